@@ -1,0 +1,364 @@
+"""Terminals: a shell in a real PTY, its scrollback ring, and per-client output queues.
+
+`Scrollback` and `OutputQueue` are sans-I/O; `Terminal` owns the process and the master fd.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import logging
+import os
+import pty
+import signal
+import struct
+import termios
+from collections import deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+SCROLLBACK_BYTES = 2 * 1024 * 1024
+COALESCE_S = 0.005
+COALESCE_BYTES = 64 * 1024
+READ_BYTES = 64 * 1024
+MAX_PENDING_INPUT = 1024 * 1024
+CLOSE_GRACE_S = 0.5
+# After the shell exits, background jobs may still hold the PTY open; output they already
+# wrote is collected for this long before the session is torn down.
+DRAIN_AFTER_EXIT_S = 0.2
+
+
+class Scrollback:
+    """A byte ring of recent output, replayed to a client that joins late.
+
+    Once full it holds between `capacity` and `capacity + slack` bytes: trimming only when
+    the slack is used up keeps appends amortised O(len(data)) however small the chunks.
+    A cut starts after a newline when one is near, and never inside a UTF-8 sequence.
+    """
+
+    def __init__(self, capacity: int = SCROLLBACK_BYTES, slack: int | None = None) -> None:
+        self.capacity = capacity
+        self.slack = capacity // 8 if slack is None else slack
+        self._buf = bytearray()
+        self.total = 0
+
+    def append(self, data: bytes) -> None:
+        self.total += len(data)
+        self._buf += data
+        if len(self._buf) > self.capacity + self.slack:
+            self._trim()
+
+    def _trim(self) -> None:
+        cut = len(self._buf) - self.capacity
+        newline = self._buf.find(b"\n", cut, cut + 4096)
+        if newline != -1:
+            cut = newline + 1
+        else:
+            while cut < len(self._buf) and self._buf[cut] & 0xC0 == 0x80:
+                cut += 1
+        del self._buf[:cut]
+
+    def snapshot(self) -> bytes:
+        return bytes(self._buf)
+
+    def __len__(self) -> int:
+        return len(self._buf)
+
+
+@dataclass(frozen=True, slots=True)
+class Output:
+    """What to send a client next. With `reset`, the client clears its terminal first and
+    `data` is a full replay of the ring (which may be larger than one message: chunk it)."""
+
+    data: bytes
+    reset: bool = False
+
+
+class OutputQueue:
+    """One client's pending terminal output, bounded.
+
+    A client that falls more than `limit` bytes behind skips ahead: its backlog is dropped
+    and its next `take` is one replay of the ring. Output pushed while that replay is
+    pending is dropped too, because the replay is taken at `take` time and already holds it.
+    """
+
+    def __init__(self, replay: Callable[[], bytes], limit: int = 1024 * 1024) -> None:
+        self._replay = replay
+        self.limit = limit
+        self._chunks: deque[bytes] = deque()
+        self.pending = 0
+        self._reset_due = False
+        self.skips = 0
+
+    def push(self, data: bytes) -> None:
+        if self._reset_due or not data:
+            return
+        if self.pending + len(data) > self.limit:
+            self._chunks.clear()
+            self.pending = 0
+            self._reset_due = True
+            self.skips += 1
+            return
+        self._chunks.append(data)
+        self.pending += len(data)
+
+    def __bool__(self) -> bool:
+        return self._reset_due or bool(self._chunks)
+
+    def take(self, max_bytes: int = 256 * 1024) -> Output | None:
+        """The next message for this client, coalescing queued chunks up to `max_bytes`."""
+        if self._reset_due:
+            self._reset_due = False
+            return Output(self._replay(), reset=True)
+        if not self._chunks:
+            return None
+        parts: list[bytes] = []
+        size = 0
+        while self._chunks and size < max_bytes:
+            chunk = self._chunks.popleft()
+            room = max_bytes - size
+            if len(chunk) > room:
+                self._chunks.appendleft(chunk[room:])
+                chunk = chunk[:room]
+            parts.append(chunk)
+            size += len(chunk)
+        self.pending -= size
+        return Output(b"".join(parts))
+
+
+def _take_controlling_tty() -> None:
+    # Runs in the child after setsid(): the PTY slave on fd 0 becomes the session's
+    # controlling terminal, which job control and SIGWINCH delivery need.
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
+def _set_winsize(fd: int, cols: int, rows: int) -> None:
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+
+
+def _clamp(value: int) -> int:
+    return max(1, min(int(value), 10_000))
+
+
+class Terminal:
+    """The user's shell in a PTY, in `cwd`, with coalesced output and a scrollback ring.
+
+    `on_output` gets chunks of up to `COALESCE_BYTES`, gathered for up to `COALESCE_S`;
+    every chunk is in `scrollback` before `on_output` sees it. `on_exit` gets the shell's
+    exit status (128 + n when killed by signal n), once, after the last output.
+    """
+
+    def __init__(
+        self,
+        cwd: Path,
+        on_output: Callable[[bytes], None] | None = None,
+        on_exit: Callable[[int], None] | None = None,
+        shell: str | None = None,
+        env: Mapping[str, str] | None = None,
+        scrollback_bytes: int = SCROLLBACK_BYTES,
+    ) -> None:
+        self.cwd = cwd
+        self.on_output = on_output
+        self.on_exit = on_exit
+        self.shell = shell or os.environ.get("SHELL") or "/bin/bash"
+        self._env = dict(os.environ if env is None else env)
+        self._env["TERM"] = "xterm-256color"
+        self.scrollback = Scrollback(scrollback_bytes)
+        self.exit_code: int | None = None
+        self.pid: int | None = None
+        self._proc: asyncio.subprocess.Process | None = None
+        self._master: int | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._out = bytearray()
+        self._flush_handle: asyncio.TimerHandle | None = None
+        self._in = bytearray()
+        self._writing = False
+        self._eof = asyncio.Event()
+        self._exited = asyncio.Event()
+        self._waiter: asyncio.Task[None] | None = None
+
+    async def start(self, cols: int = 80, rows: int = 24) -> None:
+        if self._proc is not None:
+            raise RuntimeError("terminal already started")
+        self._loop = asyncio.get_running_loop()
+        master, slave = pty.openpty()
+        try:
+            _set_winsize(slave, _clamp(cols), _clamp(rows))
+            self._proc = await asyncio.create_subprocess_exec(
+                self.shell,
+                stdin=slave,
+                stdout=slave,
+                stderr=slave,
+                cwd=self.cwd,
+                env=self._env,
+                start_new_session=True,
+                preexec_fn=_take_controlling_tty,
+            )
+        except BaseException:
+            os.close(master)
+            raise
+        finally:
+            # Only the child may hold the slave, or reading the master never sees EOF.
+            os.close(slave)
+        self.pid = self._proc.pid
+        self._master = master
+        os.set_blocking(master, False)
+        self._loop.add_reader(master, self._on_readable)
+        self._waiter = asyncio.create_task(self._wait_exit())
+
+    @property
+    def running(self) -> bool:
+        return self._proc is not None and not self._exited.is_set()
+
+    def write(self, data: str | bytes) -> bool:
+        """Queue input for the shell; False when dropped (exited, or input backlog full)."""
+        if not self.running or self._master is None:
+            return False
+        raw = data.encode("utf-8") if isinstance(data, str) else data
+        if len(self._in) + len(raw) > MAX_PENDING_INPUT:
+            log.warning("terminal %s: input backlog full, dropping %d bytes", self.pid, len(raw))
+            return False
+        self._in += raw
+        self._drain_input()
+        return True
+
+    def resize(self, cols: int, rows: int) -> None:
+        if not self.running or self._master is None or self.pid is None:
+            return
+        _set_winsize(self._master, _clamp(cols), _clamp(rows))
+        # The kernel signals the foreground job; the shell's own group is told as well.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pid, signal.SIGWINCH)
+
+    async def wait(self) -> int:
+        await self._exited.wait()
+        assert self.exit_code is not None
+        return self.exit_code
+
+    async def close(self) -> None:
+        """Hang up the session, kill what is left after a short grace, and reap."""
+        if self._proc is None or self._waiter is None:
+            return
+        if not self._exited.is_set():
+            self._signal_session(signal.SIGHUP)
+            self._signal_session(signal.SIGCONT)
+            try:
+                await asyncio.wait_for(asyncio.shield(self._proc.wait()), CLOSE_GRACE_S)
+            except TimeoutError:
+                self._signal_session(signal.SIGKILL)
+        await self._waiter
+
+    def _session_pids(self) -> list[int]:
+        if self.pid is None:
+            return []
+        pids = []
+        with contextlib.suppress(OSError):
+            for name in os.listdir("/proc"):
+                if name.isdigit():
+                    with contextlib.suppress(OSError):
+                        if os.getsid(int(name)) == self.pid and int(name) != self.pid:
+                            pids.append(int(name))
+        return pids
+
+    def _signal_session(self, sig: signal.Signals) -> None:
+        """Signal every process of the shell's session (background jobs have their own
+        process groups); processes that left the session with setsid() are out of reach."""
+        if self.pid is None or self._proc is None:
+            return
+        # Once the shell is reaped its pid may be reused, so its group is only signalled
+        # while it is alive; the members found by session id are by then excluding it.
+        if self._proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.pid, sig)
+        for pid in self._session_pids():
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, sig)
+
+    def _drain_input(self) -> None:
+        if self._master is None or not self._in:
+            return
+        try:
+            written = os.write(self._master, self._in)
+        except BlockingIOError:
+            written = 0
+        except OSError:
+            self._in.clear()
+            return
+        del self._in[:written]
+        if self._in and not self._writing and self._loop is not None:
+            self._writing = True
+            self._loop.add_writer(self._master, self._on_writable)
+
+    def _on_writable(self) -> None:
+        self._drain_input()
+        if not self._in and self._writing and self._loop is not None and self._master is not None:
+            self._writing = False
+            self._loop.remove_writer(self._master)
+
+    def _on_readable(self) -> None:
+        assert self._master is not None
+        try:
+            data = os.read(self._master, READ_BYTES)
+        except BlockingIOError:
+            return
+        except OSError:
+            # EIO: every slave fd is closed.
+            data = b""
+        if not data:
+            self._stop_reading()
+            self._flush()
+            self._eof.set()
+            return
+        self._out += data
+        if len(self._out) >= COALESCE_BYTES:
+            self._flush()
+        elif self._flush_handle is None and self._loop is not None:
+            self._flush_handle = self._loop.call_later(COALESCE_S, self._flush)
+
+    def _flush(self) -> None:
+        if self._flush_handle is not None:
+            self._flush_handle.cancel()
+            self._flush_handle = None
+        if not self._out:
+            return
+        chunk = bytes(self._out)
+        self._out.clear()
+        self.scrollback.append(chunk)
+        if self.on_output is not None:
+            try:
+                self.on_output(chunk)
+            except Exception:
+                log.exception("terminal on_output failed")
+
+    def _stop_reading(self) -> None:
+        if self._master is not None and self._loop is not None:
+            self._loop.remove_reader(self._master)
+            if self._writing:
+                self._loop.remove_writer(self._master)
+                self._writing = False
+
+    async def _wait_exit(self) -> None:
+        assert self._proc is not None
+        status = await self._proc.wait()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._eof.wait(), DRAIN_AFTER_EXIT_S)
+        # No orphans: whatever the shell left running in its session goes with it.
+        self._signal_session(signal.SIGHUP)
+        self._signal_session(signal.SIGKILL)
+        self._stop_reading()
+        self._flush()
+        if self._master is not None:
+            os.close(self._master)
+            self._master = None
+        self._in.clear()
+        self.exit_code = 128 - status if status < 0 else status
+        self._exited.set()
+        if self.on_exit is not None:
+            try:
+                self.on_exit(self.exit_code)
+            except Exception:
+                log.exception("terminal on_exit failed")
