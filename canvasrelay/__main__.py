@@ -1,0 +1,5 @@
+import sys
+
+from canvasrelay.cli import main
+
+sys.exit(main())

@@ -1,0 +1,97 @@
+"""The agents on offer: the built-in demo, the known ACP agents found on PATH, and the user's own.
+
+User agents come from `<dir>/.canvas/config.toml`:
+
+    [agents.mine]
+    command = "my-agent"
+    args = ["--acp"]
+    env = { MY_FLAG = "1" }
+    label = "My agent"
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from canvasrelay.protocol.core import AgentInfo
+
+CONFIG_FILE = "config.toml"
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    id: str
+    label: str
+    command: str
+    args: tuple[str, ...] = ()
+    env: dict[str, str] = field(default_factory=dict)
+
+    def resolve(self) -> str | None:
+        return shutil.which(self.command)
+
+    def info(self) -> AgentInfo:
+        found = self.resolve() is not None
+        reason = None if found else f"{self.command} not found on PATH"
+        return AgentInfo(id=self.id, label=self.label, available=found, reason=reason)
+
+
+DEMO = AgentSpec("demo", "Demo agent (offline)", sys.executable, ("-m", "canvasrelay.agents.demo"))
+
+KNOWN: tuple[tuple[AgentSpec, ...], ...] = (
+    (
+        AgentSpec("claude", "Claude Code", "claude-agent-acp"),
+        AgentSpec("claude", "Claude Code", "claude-code-acp"),
+    ),
+    (AgentSpec("codex", "Codex", "codex-acp"),),
+    (AgentSpec("gemini", "Gemini CLI", "gemini", ("--acp",)),),
+    (AgentSpec("opencode", "opencode", "opencode", ("acp",)),),
+)
+
+
+class ConfigError(ValueError):
+    pass
+
+
+def load_config(canvas_dir: Path) -> dict[str, object]:
+    path = canvas_dir / CONFIG_FILE
+    if not path.exists():
+        return {}
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+
+
+def _user_agents(config: dict[str, object]) -> list[AgentSpec]:
+    table = config.get("agents", {})
+    if not isinstance(table, dict):
+        raise ConfigError("[agents] must be a table")
+    specs = []
+    for name, entry in table.items():
+        if not isinstance(entry, dict) or not isinstance(entry.get("command"), str):
+            raise ConfigError(f"[agents.{name}] needs a command")
+        args = entry.get("args", [])
+        env = entry.get("env", {})
+        if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+            raise ConfigError(f"[agents.{name}].args must be a list of strings")
+        if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
+            raise ConfigError(f"[agents.{name}].env must map names to strings")
+        label = entry.get("label", name)
+        specs.append(AgentSpec(name, str(label), entry["command"], tuple(args), dict(env)))
+    return specs
+
+
+def discover(config: dict[str, object]) -> dict[str, AgentSpec]:
+    """Every agent on offer by id; for a known agent with several commands, the first one installed."""
+    found: dict[str, AgentSpec] = {DEMO.id: DEMO}
+    for choices in KNOWN:
+        installed = [spec for spec in choices if spec.resolve() is not None]
+        spec = installed[0] if installed else choices[0]
+        found[spec.id] = spec
+    for spec in _user_agents(config):
+        found[spec.id] = spec
+    return found

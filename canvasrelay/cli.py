@@ -1,0 +1,92 @@
+"""The `canvas` command."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import errno
+import os
+import signal
+import sys
+import webbrowser
+from pathlib import Path
+
+import segno
+
+from canvasrelay import __version__
+from canvasrelay.agents.catalog import ConfigError
+
+EXIT_USAGE = 2
+
+
+class UsageError(Exception):
+    """A problem the user can fix; printed as one line, exit code 2."""
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="canvas", description="A shared board for coding agents and terminals.")
+    parser.add_argument("--version", action="version", version=f"canvas {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True)
+    serve = commands.add_parser("serve", help="serve this folder's board, agents and terminals")
+    serve.add_argument("--dir", type=Path, default=Path.cwd(), help="the project folder (default: here)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8477, help="port (0 picks a free one)")
+    serve.add_argument("--no-open", action="store_true", help="do not open the host link in a browser")
+    serve.add_argument("--new-room", action="store_true", help="new room secrets: old links stop working")
+    return parser
+
+
+def _check_folder(path: Path) -> Path:
+    if not path.is_dir():
+        raise UsageError(f"folder not found: {path}")
+    resolved = path.resolve()
+    if not os.access(resolved, os.W_OK | os.X_OK):
+        raise UsageError(f"folder is not writable: {resolved} (canvas keeps its state in .canvas/ there)")
+    return resolved
+
+
+async def _serve(args: argparse.Namespace) -> None:
+    from canvasrelay.server import CanvasServer, ServeOptions
+
+    root = _check_folder(args.dir)
+    try:
+        server = CanvasServer(ServeOptions(root=root, host=args.host, port=args.port, new_room=args.new_room))
+    except (ConfigError, PermissionError) as exc:
+        raise UsageError(str(exc)) from None
+    try:
+        await server.start()
+    except OSError as exc:
+        await server.stop()
+        if exc.errno == errno.EADDRINUSE:
+            raise UsageError(f"port {args.port} is in use on {args.host}; pick another with --port") from None
+        raise UsageError(f"cannot listen on {args.host}:{args.port}: {exc.strerror}") from None
+    print(f"canvas {__version__} serving {root}")
+    print(f"Host link (keep it to yourself): {server.host_link}")
+    print(f"Room link (share it with guests): {server.room_link}")
+    if sys.stdout.isatty():
+        segno.make(server.room_link, error="l").terminal(compact=True)
+    sys.stdout.flush()
+    if not args.no_open:
+        webbrowser.open(server.host_link)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    await stop.wait()
+    print("canvas: stopping", flush=True)
+    await server.stop()
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "serve":
+            asyncio.run(_serve(args))
+    except UsageError as exc:
+        print(f"canvas: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

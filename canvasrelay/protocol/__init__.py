@@ -1,0 +1,31 @@
+"""The wire contract: every frame in both directions, as pydantic models.
+
+Importing this package registers every frame type; `web/src/protocol.gen.ts` is generated
+from these models (`python -m canvasrelay.protocol.typescript`).
+"""
+
+from canvasrelay.protocol import core
+from canvasrelay.protocol.base import (
+    CLIENT_FRAMES,
+    MAX_FRAME_BYTES,
+    SERVER_FRAMES,
+    ClientFrame,
+    FrameError,
+    Model,
+    ServerFrame,
+    encode,
+    parse_client_frame,
+)
+
+__all__ = [
+    "CLIENT_FRAMES",
+    "MAX_FRAME_BYTES",
+    "SERVER_FRAMES",
+    "ClientFrame",
+    "FrameError",
+    "Model",
+    "ServerFrame",
+    "core",
+    "encode",
+    "parse_client_frame",
+]

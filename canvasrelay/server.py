@@ -1,0 +1,131 @@
+"""`canvas serve`: the aiohttp application around one Room.
+
+It serves the built web app, the host's WebSocket, and (as features land) the other
+endpoints; `CanvasServer.stop` ends every child process and flushes the store.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from aiohttp import web
+
+from canvasrelay import room_secrets
+from canvasrelay.agents.catalog import AgentSpec, discover, load_config
+from canvasrelay.room import Room, RoomInfo
+from canvasrelay.runtime import Runtime
+from canvasrelay.store import Store, open_store
+from canvasrelay.transport_ws import host_socket
+
+log = logging.getLogger(__name__)
+
+WEB_DIST = Path(__file__).resolve().parent / "web_dist"
+SECURITY_HEADERS = {
+    "Referrer-Policy": "no-referrer",
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+}
+
+
+@dataclass
+class ServeOptions:
+    root: Path
+    host: str = "127.0.0.1"
+    port: int = 0
+    new_room: bool = False
+    extra_origins: set[str] = field(default_factory=set)
+
+
+class CanvasServer:
+    def __init__(self, options: ServeOptions) -> None:
+        self.options = options
+        self.root = options.root.resolve()
+        self.canvas_dir = room_secrets.ensure_private_dir(self.root / ".canvas")
+        self.secrets = room_secrets.load_or_create(self.canvas_dir, rotate=options.new_room)
+        self.config = load_config(self.canvas_dir)
+        self.agent_specs: dict[str, AgentSpec] = discover(self.config)
+        self.store: Store = open_store(self.canvas_dir)
+        self.room = Room(
+            RoomInfo(
+                room_id=self.secrets.room_id,
+                key=self.secrets.room_key,
+                host_public_key=self.secrets.host_public_key,
+                cwd=str(self.root),
+            )
+        )
+        self.room.agents = [spec.info() for spec in self.agent_specs.values()]
+        self.runtime = Runtime(self.room)
+        self.app = web.Application(middlewares=[_security_headers])
+        self.runner: web.AppRunner | None = None
+        self.port = 0
+
+    def own_origins(self) -> set[str]:
+        names = {self.options.host, "127.0.0.1", "localhost"}
+        return {f"http://{name}:{self.port}" for name in names} | self.options.extra_origins
+
+    def _routes(self) -> None:
+        origins = _LateOrigins(self)
+        self.app.router.add_get("/ws", host_socket(self.runtime, self.secrets.token_matches, origins))
+        if (WEB_DIST / "index.html").exists():
+            self.app.router.add_get("/", _index)
+            self.app.router.add_static("/assets", WEB_DIST / "assets")
+        else:
+            self.app.router.add_get("/", _not_built)
+
+    async def start(self) -> int:
+        self._routes()
+        self.runner = web.AppRunner(self.app, access_log=None)
+        await self.runner.setup()
+        site = web.TCPSite(self.runner, self.options.host, self.options.port)
+        await site.start()
+        self.port = int(self.runner.addresses[0][1])
+        return self.port
+
+    @property
+    def host_link(self) -> str:
+        return f"http://{self._link_host()}:{self.port}/#token={self.secrets.token}"
+
+    @property
+    def room_link(self) -> str:
+        return f"http://{self._link_host()}:{self.port}/#{self.secrets.room_fragment()}"
+
+    def _link_host(self) -> str:
+        return "127.0.0.1" if self.options.host in ("0.0.0.0", "::", "") else self.options.host
+
+    async def stop(self) -> None:
+        await self.runtime.close()
+        if self.runner is not None:
+            await self.runner.cleanup()
+        self.store.close()
+
+
+class _LateOrigins(set[str]):
+    """The server's own origins, known only once the port is bound."""
+
+    def __init__(self, server: CanvasServer) -> None:
+        super().__init__()
+        self.server = server
+
+    def __contains__(self, origin: object) -> bool:
+        return origin in self.server.own_origins()
+
+
+@web.middleware
+async def _security_headers(request: web.Request, handler):  # type: ignore[no-untyped-def]
+    response = await handler(request)
+    for key, value in SECURITY_HEADERS.items():
+        response.headers.setdefault(key, value)
+    return response
+
+
+async def _index(_request: web.Request) -> web.FileResponse:
+    return web.FileResponse(WEB_DIST / "index.html", headers={"Cache-Control": "no-cache"})
+
+
+async def _not_built(_request: web.Request) -> web.Response:
+    return web.Response(
+        status=503,
+        text="The web app is not built. Run `npm ci && npm run build` in web/, or `pip install .`.",
+    )

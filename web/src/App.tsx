@@ -1,0 +1,71 @@
+import { useEffect, useMemo, useState } from "react";
+import { fragmentParams, HostConnection, type ConnectionState } from "./connection";
+import type { Welcome } from "./protocol.gen";
+import { RoomLink } from "./RoomLink";
+
+const STATE_LABEL: Record<ConnectionState, string> = {
+  connecting: "Connecting…",
+  connected: "Connected",
+  reconnecting: "Reconnecting…",
+  unauthorized: "Not authorised: open the host link that `canvas serve` printed",
+};
+
+export function App() {
+  const token = useMemo(() => fragmentParams().get("token"), []);
+  const [state, setState] = useState<ConnectionState>("connecting");
+  const [welcome, setWelcome] = useState<Welcome | null>(null);
+
+  useEffect(() => {
+    if (!token) return;
+    const connection = new HostConnection(token);
+    const offState = connection.onState(setState);
+    const offFrame = connection.onFrame((frame) => {
+      if (frame.t === "welcome") setWelcome(frame);
+    });
+    connection.start();
+    return () => {
+      offState();
+      offFrame();
+      connection.stop();
+    };
+  }, [token]);
+
+  if (!token) {
+    return (
+      <main className="notice">
+        <h1>canvas</h1>
+        <p>This page needs the host link that <code>canvas serve</code> printed (it ends in <code>#token=…</code>).</p>
+      </main>
+    );
+  }
+
+  return (
+    <main className="shell">
+      <header className="topbar">
+        <span className="brand">canvas</span>
+        <span className={`status status-${state}`} data-testid="connection-state">
+          {STATE_LABEL[state]}
+        </span>
+        {welcome && (
+          <span className="cwd" data-testid="cwd" title="the served folder">
+            {welcome.cwd}
+          </span>
+        )}
+      </header>
+      {welcome && (
+        <section className="panel">
+          <RoomLink welcome={welcome} />
+          <h2>Agents</h2>
+          <ul className="agents" data-testid="agents">
+            {welcome.agents.map((agent) => (
+              <li key={agent.id} className={agent.available ? "available" : "unavailable"}>
+                <strong>{agent.label}</strong>
+                {!agent.available && <span className="reason"> — {agent.reason}</span>}
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+    </main>
+  );
+}

@@ -1,0 +1,28 @@
+import { useState } from "react";
+import type { Welcome } from "./protocol.gen";
+
+export function roomLink(welcome: Pick<Welcome, "roomId" | "key" | "hostPublicKey">, base: string): string {
+  return `${base}#room=${welcome.roomId}&key=${welcome.key}&host=${welcome.hostPublicKey}`;
+}
+
+export function RoomLink({ welcome }: { welcome: Welcome }) {
+  const link = roomLink(welcome, `${location.origin}/`);
+  const [copied, setCopied] = useState(false);
+  const copy = async () => {
+    await navigator.clipboard.writeText(link);
+    setCopied(true);
+    setTimeout(() => setCopied(false), 1500);
+  };
+  return (
+    <div className="room-link">
+      <h2>Room link</h2>
+      <p>Guests who open this link can join the room.</p>
+      <div className="copy-row">
+        <input readOnly value={link} data-testid="room-link" onFocus={(e) => e.currentTarget.select()} />
+        <button type="button" onClick={copy}>
+          {copied ? "Copied" : "Copy"}
+        </button>
+      </div>
+    </div>
+  );
+}

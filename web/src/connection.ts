@@ -1,0 +1,93 @@
+import type { ClientFrame, ServerFrame } from "./protocol.gen";
+
+export type ConnectionState = "connecting" | "connected" | "reconnecting" | "unauthorized";
+
+type FrameListener = (frame: ServerFrame) => void;
+type StateListener = (state: ConnectionState) => void;
+
+const CLOSE_UNAUTHORIZED = 4401;
+const MAX_BACKOFF_MS = 10_000;
+
+/** Reads the URL fragment (`#token=…` or `#room=…&key=…&host=…`) without sending it anywhere. */
+export function fragmentParams(hash: string = window.location.hash): URLSearchParams {
+  return new URLSearchParams(hash.replace(/^#/, ""));
+}
+
+/** Backoff before the nth reconnect attempt: doubling from 250 ms, capped, with jitter. */
+export function backoffMs(attempt: number, random: () => number = Math.random): number {
+  const base = Math.min(MAX_BACKOFF_MS, 250 * 2 ** Math.min(attempt, 10));
+  return Math.round(base / 2 + (random() * base) / 2);
+}
+
+/** The host's WebSocket to `/ws`: authenticates with the token, reconnects with backoff. */
+export class HostConnection {
+  private socket: WebSocket | null = null;
+  private attempt = 0;
+  private closed = false;
+  private retry: ReturnType<typeof setTimeout> | null = null;
+  private readonly frameListeners = new Set<FrameListener>();
+  private readonly stateListeners = new Set<StateListener>();
+  state: ConnectionState = "connecting";
+
+  constructor(
+    private readonly token: string,
+    private readonly url: string = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`,
+  ) {}
+
+  start(): void {
+    this.closed = false;
+    this.open();
+  }
+
+  stop(): void {
+    this.closed = true;
+    if (this.retry) clearTimeout(this.retry);
+    this.socket?.close();
+  }
+
+  send(frame: ClientFrame): boolean {
+    if (this.socket?.readyState !== WebSocket.OPEN || this.state !== "connected") return false;
+    this.socket.send(JSON.stringify(frame));
+    return true;
+  }
+
+  onFrame(listener: FrameListener): () => void {
+    this.frameListeners.add(listener);
+    return () => this.frameListeners.delete(listener);
+  }
+
+  onState(listener: StateListener): () => void {
+    this.stateListeners.add(listener);
+    return () => this.stateListeners.delete(listener);
+  }
+
+  private setState(state: ConnectionState): void {
+    this.state = state;
+    for (const listener of this.stateListeners) listener(state);
+  }
+
+  private open(): void {
+    const socket = new WebSocket(this.url);
+    this.socket = socket;
+    socket.onopen = () => socket.send(JSON.stringify({ t: "auth", token: this.token }));
+    socket.onmessage = (event) => {
+      const frame = JSON.parse(String(event.data)) as ServerFrame;
+      if (frame.t === "welcome") {
+        this.attempt = 0;
+        this.setState("connected");
+      }
+      for (const listener of this.frameListeners) listener(frame);
+    };
+    socket.onclose = (event) => {
+      if (this.socket !== socket) return;
+      this.socket = null;
+      if (event.code === CLOSE_UNAUTHORIZED) {
+        this.setState("unauthorized");
+        return;
+      }
+      if (this.closed) return;
+      this.setState("reconnecting");
+      this.retry = setTimeout(() => this.open(), backoffMs(this.attempt++));
+    };
+  }
+}
