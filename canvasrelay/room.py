@@ -144,4 +144,3 @@ class Room:
 
 def error(peer_id: str, message: str, ref: str | None = None) -> Send:
     return Send(peer_id, ErrorFrame(message=message, ref=ref))
-

@@ -180,4 +180,3 @@ class Store:
 
 def open_store(canvas_dir: Path) -> Store:
     return Store(canvas_dir / DB_FILE)
-
