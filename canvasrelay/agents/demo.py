@@ -1,0 +1,414 @@
+"""The built-in demo agent: a real ACP agent that needs no network and no API key.
+
+Run as ``python -m canvasrelay.agents.demo``; it speaks ACP over stdio. Everything it does is
+deterministic, so it doubles as the agent the tests drive:
+
+- plain text: a short plan, then a reply streamed in several chunks, then ``end_turn``;
+- ``/write PATH TEXT``: an edit tool call, a permission request (allow_once / reject_once),
+  then ``fs/write_text_file`` of TEXT to ``cwd/PATH`` if allowed;
+- ``/read PATH``: ``fs/read_text_file`` of ``cwd/PATH``, shown in the reply;
+- ``/note TEXT``: calls the ``add_note`` tool of the board's MCP server (an HTTP MCP server
+  given in ``session/new``);
+- ``/slow N``: N chunks 0.2 s apart, so a turn can be cancelled;
+- config option ``mode`` ("concise" or "verbose") shapes the plain reply.
+
+Sessions live in this process's memory. ``session/load`` of a session this process created
+replays its history; after a restart the agent accepts the id and starts the session fresh.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import re
+import sys
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx2
+from acp import (
+    PROTOCOL_VERSION,
+    Client,
+    InitializeResponse,
+    LoadSessionResponse,
+    NewSessionResponse,
+    PromptResponse,
+    RequestError,
+    SetSessionConfigOptionResponse,
+    plan_entry,
+    run_agent,
+    start_tool_call,
+    text_block,
+    tool_content,
+    tool_diff_content,
+    update_agent_message_text,
+    update_plan,
+    update_tool_call,
+    update_user_message_text,
+)
+from acp.schema import (
+    AgentCapabilities,
+    AllowedOutcome,
+    AudioContentBlock,
+    ClientCapabilities,
+    DeniedOutcome,
+    EmbeddedResourceContentBlock,
+    HttpMcpServer,
+    ImageContentBlock,
+    Implementation,
+    McpCapabilities,
+    McpServerStdio,
+    PermissionOption,
+    ResourceContentBlock,
+    SessionConfigOptionSelect,
+    SessionConfigSelectOption,
+    SseMcpServer,
+    TextContentBlock,
+    ToolCallLocation,
+    ToolCallStatus,
+    ToolCallUpdate,
+)
+from mcp import Client as McpClient
+from mcp.client.streamable_http import streamable_http_client
+
+log = logging.getLogger("canvasrelay.agents.demo")
+
+SLOW_INTERVAL = 0.2
+MCP_TIMEOUT = 15.0
+MODES = {"concise": "Concise", "verbose": "Verbose"}
+
+PromptBlock = (
+    TextContentBlock | ImageContentBlock | AudioContentBlock | ResourceContentBlock | EmbeddedResourceContentBlock
+)
+McpServer = HttpMcpServer | SseMcpServer | McpServerStdio
+
+
+class _Cancelled(Exception):
+    """The client cancelled the turn; unwinds to ``prompt``, which answers ``cancelled``."""
+
+
+@dataclass
+class _Session:
+    cwd: Path
+    mcp_servers: list[Any]
+    mode: str = "concise"
+    history: list[tuple[str, str]] = field(default_factory=list)
+    cancel: asyncio.Event = field(default_factory=asyncio.Event)
+    tool_calls: int = 0
+
+    def next_tool_call_id(self, prefix: str) -> str:
+        self.tool_calls += 1
+        return f"{prefix}-{self.tool_calls}"
+
+
+def _config_options(mode: str) -> list[SessionConfigOptionSelect]:
+    return [
+        SessionConfigOptionSelect(
+            id="mode",
+            name="Mode",
+            description="How much the demo agent says",
+            category="mode",
+            type="select",
+            current_value=mode,
+            options=[SessionConfigSelectOption(value=value, name=name) for value, name in MODES.items()],
+        )
+    ]
+
+
+def _word_chunks(text: str, words_per_chunk: int = 2) -> list[str]:
+    words = re.findall(r"\S+\s*", text)
+    return ["".join(words[i : i + words_per_chunk]) for i in range(0, len(words), words_per_chunk)]
+
+
+def _reply(text: str, mode: str) -> str:
+    if mode == "verbose":
+        return (
+            f"You said: {text}\n\nI am the canvas demo agent, so I answer deterministically: "
+            f"your message has {len(text.split())} words and {len(text)} characters. "
+            "Try /write PATH TEXT, /note TEXT or /slow N."
+        )
+    return f"You said: {text}"
+
+
+def _denial_reason(outcome: Any) -> str | None:
+    meta = getattr(outcome, "field_meta", None) or {}
+    reason = meta.get("reason")
+    return reason if isinstance(reason, str) and reason else None
+
+
+class DemoAgent:
+    """Implements the ``acp.Agent`` protocol; the SDK routes requests to these methods."""
+
+    def __init__(self) -> None:
+        self._conn: Client | None = None
+        self._sessions: dict[str, _Session] = {}
+
+    def on_connect(self, conn: Client) -> None:
+        self._conn = conn
+
+    @property
+    def conn(self) -> Client:
+        if self._conn is None:
+            raise RuntimeError("DemoAgent used before the connection was made")
+        return self._conn
+
+    async def initialize(
+        self,
+        protocol_version: int,
+        client_capabilities: ClientCapabilities | None = None,
+        client_info: Implementation | None = None,
+        **kwargs: Any,
+    ) -> InitializeResponse:
+        return InitializeResponse(
+            protocol_version=min(protocol_version, PROTOCOL_VERSION),
+            agent_capabilities=AgentCapabilities(load_session=True, mcp_capabilities=McpCapabilities(http=True)),
+            agent_info=Implementation(name="canvas-demo", title="Demo agent", version="1"),
+        )
+
+    async def new_session(
+        self,
+        cwd: str,
+        additional_directories: list[str] | None = None,
+        mcp_servers: list[McpServer] | None = None,
+        **kwargs: Any,
+    ) -> NewSessionResponse:
+        session_id = f"demo-{uuid.uuid4().hex[:12]}"
+        self._sessions[session_id] = _Session(cwd=Path(cwd), mcp_servers=list(mcp_servers or []))
+        return NewSessionResponse(session_id=session_id, config_options=_config_options("concise"))
+
+    async def load_session(
+        self,
+        cwd: str,
+        session_id: str,
+        mcp_servers: list[McpServer] | None = None,
+        additional_directories: list[str] | None = None,
+        **kwargs: Any,
+    ) -> LoadSessionResponse:
+        session = self._sessions.get(session_id)
+        if session is None:
+            session = self._sessions[session_id] = _Session(cwd=Path(cwd), mcp_servers=[])
+        session.cwd = Path(cwd)
+        session.mcp_servers = list(mcp_servers or [])
+        for role, text in session.history:
+            update = update_user_message_text(text) if role == "user" else update_agent_message_text(text)
+            await self.conn.session_update(session_id=session_id, update=update)
+        return LoadSessionResponse(config_options=_config_options(session.mode))
+
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
+    ) -> SetSessionConfigOptionResponse:
+        session = self._session(session_id)
+        if config_id != "mode" or value not in MODES:
+            raise RequestError.invalid_params({"configId": config_id, "value": value})
+        session.mode = str(value)
+        return SetSessionConfigOptionResponse(config_options=_config_options(session.mode))
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        session = self._sessions.get(session_id)
+        if session is not None:
+            session.cancel.set()
+
+    async def prompt(self, prompt: list[PromptBlock], session_id: str, **kwargs: Any) -> PromptResponse:
+        session = self._session(session_id)
+        session.cancel = asyncio.Event()
+        text = "".join(block.text for block in prompt if isinstance(block, TextContentBlock)).strip()
+        session.history.append(("user", text))
+        turn = _Turn(self.conn, session_id, session)
+        try:
+            if text.startswith("/write"):
+                await turn.write(text)
+            elif text.startswith("/read"):
+                await turn.read(text.removeprefix("/read").strip())
+            elif text.startswith("/note"):
+                await turn.note(text.removeprefix("/note").strip())
+            elif text.startswith("/slow"):
+                await turn.slow(text)
+            else:
+                await turn.answer(text)
+        except _Cancelled:
+            return PromptResponse(stop_reason="cancelled")
+        finally:
+            if turn.said:
+                session.history.append(("agent", "".join(turn.said)))
+        return PromptResponse(stop_reason="end_turn")
+
+    def _session(self, session_id: str) -> _Session:
+        session = self._sessions.get(session_id)
+        if session is None:
+            raise RequestError.invalid_params({"sessionId": session_id, "reason": "unknown session"})
+        return session
+
+
+@dataclass
+class _Turn:
+    conn: Client
+    session_id: str
+    session: _Session
+    said: list[str] = field(default_factory=list)
+
+    async def send(self, update: Any) -> None:
+        await self.conn.session_update(session_id=self.session_id, update=update)
+
+    async def say(self, text: str) -> None:
+        if self.session.cancel.is_set():
+            raise _Cancelled
+        self.said.append(text)
+        await self.send(update_agent_message_text(text))
+
+    async def update_tool(self, tool_call_id: str, status: ToolCallStatus, content: Any = None) -> None:
+        await self.send(update_tool_call(tool_call_id, status=status, content=content))
+
+    async def answer(self, text: str) -> None:
+        await self.send(
+            update_plan(
+                [
+                    plan_entry("Read the message", priority="high", status="completed"),
+                    plan_entry("Compose a reply", status="in_progress"),
+                    plan_entry("Send the reply", priority="low"),
+                ]
+            )
+        )
+        for chunk in _word_chunks(_reply(text, self.session.mode)):
+            await self.say(chunk)
+
+    async def slow(self, text: str) -> None:
+        match = re.fullmatch(r"/slow\s+(\d+)", text)
+        if match is None:
+            await self.say("Usage: /slow N")
+            return
+        count = int(match.group(1))
+        for i in range(1, count + 1):
+            await self.say(f"chunk {i}/{count}\n")
+            if i < count:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.session.cancel.wait(), SLOW_INTERVAL)
+        if self.session.cancel.is_set():
+            raise _Cancelled
+
+    async def write(self, text: str) -> None:
+        match = re.fullmatch(r"/write\s+(\S+)(?:\s(.*))?", text, re.DOTALL)
+        if match is None:
+            await self.say("Usage: /write PATH TEXT")
+            return
+        rel_path, content = match.group(1), match.group(2) or ""
+        path = str(self.session.cwd / rel_path)
+        tool_call_id = self.session.next_tool_call_id("write")
+        title = f"Write {rel_path}"
+        await self.send(
+            start_tool_call(
+                tool_call_id,
+                title,
+                kind="edit",
+                status="pending",
+                content=[tool_diff_content(path, content)],
+                locations=[ToolCallLocation(path=path)],
+                raw_input={"path": path, "content": content},
+            )
+        )
+        outcome = await self.ask(ToolCallUpdate(tool_call_id=tool_call_id, title=title, kind="edit"))
+        if isinstance(outcome, AllowedOutcome) and outcome.option_id == "allow_once":
+            await self.update_tool(tool_call_id, "in_progress")
+            try:
+                await self.conn.write_text_file(session_id=self.session_id, path=path, content=content)
+            except RequestError as exc:
+                await self.update_tool(tool_call_id, "failed")
+                await self.say(f"Could not write {rel_path}: {exc} {exc.data or ''}")
+                return
+            await self.update_tool(tool_call_id, "completed")
+            await self.say(f"Wrote {len(content)} characters to {rel_path}.")
+            return
+        await self.update_tool(tool_call_id, "failed")
+        if self.session.cancel.is_set():
+            raise _Cancelled
+        denied = f"Permission denied: not writing {rel_path}"
+        reason = _denial_reason(outcome)
+        await self.say(f"{denied} ({reason})" if reason else denied)
+
+    async def read(self, rel_path: str) -> None:
+        path = str(self.session.cwd / rel_path)
+        tool_call_id = self.session.next_tool_call_id("read")
+        await self.send(
+            start_tool_call(
+                tool_call_id,
+                f"Read {rel_path}",
+                kind="read",
+                status="in_progress",
+                locations=[ToolCallLocation(path=path)],
+            )
+        )
+        try:
+            response = await self.conn.read_text_file(session_id=self.session_id, path=path)
+        except RequestError as exc:
+            await self.update_tool(tool_call_id, "failed")
+            await self.say(f"Could not read {rel_path}: {exc} {exc.data or ''}")
+            return
+        await self.update_tool(tool_call_id, "completed")
+        await self.say(f"{rel_path} says:\n{response.content}")
+
+    async def ask(self, tool_call: ToolCallUpdate) -> DeniedOutcome | AllowedOutcome | None:
+        """The client's answer, or None when the turn is cancelled while it is asked."""
+        request = asyncio.ensure_future(
+            self.conn.request_permission(
+                session_id=self.session_id,
+                tool_call=tool_call,
+                options=[
+                    PermissionOption(option_id="allow_once", name="Allow", kind="allow_once"),
+                    PermissionOption(option_id="reject_once", name="Reject", kind="reject_once"),
+                ],
+            )
+        )
+        cancelled = asyncio.ensure_future(self.session.cancel.wait())
+        try:
+            await asyncio.wait({request, cancelled}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            cancelled.cancel()
+        if not request.done():
+            request.cancel()
+            return None
+        return request.result().outcome
+
+    async def note(self, text: str) -> None:
+        server = next((s for s in self.session.mcp_servers if isinstance(s, HttpMcpServer)), None)
+        if server is None:
+            await self.say("No board tools were given to me, so I cannot add a note.")
+            return
+        tool_call_id = self.session.next_tool_call_id("note")
+        await self.send(
+            start_tool_call(tool_call_id, "Add a note", kind="other", status="in_progress", raw_input={"text": text})
+        )
+        try:
+            result_text, is_error = await _call_add_note(server, text)
+        except Exception as exc:
+            log.warning("add_note failed", exc_info=True)
+            result_text, is_error = f"{type(exc).__name__}: {exc}", True
+        content = [tool_content(text_block(result_text))] if result_text else None
+        await self.update_tool(tool_call_id, "failed" if is_error else "completed", content)
+        if is_error:
+            await self.say(f"The board refused the note: {result_text}")
+        else:
+            await self.say(f"Added a note to the board: {text}")
+
+
+async def _call_add_note(server: HttpMcpServer, text: str) -> tuple[str, bool]:
+    headers = {header.name: header.value for header in server.headers}
+    async with (
+        asyncio.timeout(MCP_TIMEOUT),
+        httpx2.AsyncClient(headers=headers, timeout=MCP_TIMEOUT) as http,
+        # "legacy" skips the 2026 discovery probe, which a small board server need not answer.
+        McpClient(streamable_http_client(server.url, http_client=http), mode="legacy") as client,
+    ):
+        result = await client.call_tool("add_note", {"text": text})
+    parts = [block.text for block in result.content if getattr(block, "type", None) == "text"]
+    return "\n".join(parts), bool(result.is_error)
+
+
+def main() -> None:
+    logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="demo-agent %(levelname)s %(message)s")
+    asyncio.run(run_agent(DemoAgent()))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,507 @@
+"""One ACP agent subprocess, seen from canvas (the ACP client).
+
+``AgentProcess`` spawns the agent in its own process group with the full environment (the
+SDK's spawner would trim it to HOME, PATH…, losing API keys), drains its stderr into a small
+ring, and speaks ACP to it through the SDK's ``ClientSideConnection`` over a transport of
+our own. That transport does two jobs the SDK does not:
+
+- It hands every ``session/update`` to ``on_update`` synchronously, as it is read, so
+  updates arrive in wire order and before the response that follows them (the SDK would
+  run each in its own task).
+- It treats anything that is not a JSON object on the agent's stdout as fatal (the SDK would
+  log it and keep waiting), so a broken agent fails fast instead of hanging.
+
+Every request races the agent's death: when the process exits or its stdout breaks, all
+waiting calls raise ``AgentError`` with the tail of its stderr.
+
+File access asked for by the agent (``fs/read_text_file``, ``fs/write_text_file``) is
+confined to ``root``: paths are resolved (symlinks included) and refused outside it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import json
+import logging
+import os
+import signal
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Any, TypeVar
+
+from acp import PROTOCOL_VERSION, RequestError, connect_to_agent
+from acp.client.connection import ClientSideConnection
+from acp.schema import (
+    AcpMcpServer,
+    AllowedOutcome,
+    ClientCapabilities,
+    DeniedOutcome,
+    FileSystemCapabilities,
+    HttpMcpServer,
+    Implementation,
+    McpServerStdio,
+    PermissionOption,
+    ReadTextFileResponse,
+    RequestPermissionResponse,
+    SseMcpServer,
+    TextContentBlock,
+    ToolCallUpdate,
+    WriteTextFileResponse,
+)
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+UpdateCallback = Callable[[str, dict[str, Any]], None]
+PermissionCallback = Callable[[dict[str, Any]], Awaitable[str | None]]
+McpServer = HttpMcpServer | SseMcpServer | AcpMcpServer | McpServerStdio
+
+STDERR_LINES = 50
+STDOUT_LIMIT = 50 * 1024 * 1024
+INIT_TIMEOUT = 20.0
+SESSION_TIMEOUT = 60.0
+CONFIG_TIMEOUT = 30.0
+EXIT_GRACE = 1.0
+TERM_GRACE = 3.0
+
+
+class AgentError(Exception):
+    """The agent could not be started, broke the protocol, exited, or refused a request."""
+
+
+class AgentProcess:
+    """An ACP agent subprocess; use ``async with`` or ``start()`` / ``close()``.
+
+    ``on_update(session_id, update)`` gets every session update verbatim (the ACP JSON dict,
+    keyed by ``sessionUpdate``), in order, synchronously: it must not block. Updates the agent
+    replays while ``load_session`` runs are dropped, since canvas keeps its own log.
+
+    ``on_permission(request)`` gets the ``session/request_permission`` params (``sessionId``,
+    ``toolCall``, ``options``) and returns the chosen ``optionId``, or None for cancelled. It
+    is cancelled (and the agent told "cancelled") when the turn is cancelled or the process
+    closes.
+    """
+
+    def __init__(
+        self,
+        command: str,
+        args: Sequence[str] = (),
+        *,
+        root: str | Path,
+        on_update: UpdateCallback,
+        on_permission: PermissionCallback,
+        env: Mapping[str, str] | None = None,
+        init_timeout: float = INIT_TIMEOUT,
+    ) -> None:
+        self.command = command
+        self.args = list(args)
+        self.root = Path(root).resolve()
+        self._on_update = on_update
+        self._on_permission = on_permission
+        self._env = {**os.environ, **(env or {})}
+        self._init_timeout = init_timeout
+        self._proc: asyncio.subprocess.Process | None = None
+        self._conn: ClientSideConnection | None = None
+        self._stderr: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
+        self._tasks: list[asyncio.Task[None]] = []
+        self._stderr_task: asyncio.Task[None] | None = None
+        self._dead = asyncio.Event()
+        self._death: str | None = None
+        self._closed = False
+        self._loading: set[str] = set()
+        self._permissions: dict[str, set[asyncio.Task[str | None]]] = {}
+        self._config: dict[str, list[dict[str, Any]]] = {}
+        self.agent_info: dict[str, Any] = {}
+        self.agent_capabilities: dict[str, Any] = {}
+
+    async def __aenter__(self) -> AgentProcess:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.close()
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc is not None else None
+
+    @property
+    def stderr_tail(self) -> list[str]:
+        return list(self._stderr)
+
+    @property
+    def alive(self) -> bool:
+        return self._proc is not None and not self._dead.is_set()
+
+    @property
+    def supports_load(self) -> bool:
+        return bool(self.agent_capabilities.get("loadSession"))
+
+    def config_options(self, session_id: str) -> list[dict[str, Any]]:
+        """The session's config options as the agent last reported them (ACP JSON)."""
+        return self._config.get(session_id, [])
+
+    async def start(self) -> None:
+        """Spawn the agent and run ``initialize``; raises ``AgentError`` on any failure."""
+        if not self.root.is_dir():
+            raise AgentError(f"agent folder not found: {self.root}")
+        try:
+            self._proc = await asyncio.create_subprocess_exec(
+                self.command,
+                *self.args,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                env=self._env,
+                cwd=self.root,
+                limit=STDOUT_LIMIT,
+                start_new_session=True,
+            )
+        except FileNotFoundError as exc:
+            raise AgentError(f"agent command not found: {self.command}") from exc
+        except PermissionError as exc:
+            raise AgentError(f"agent command not executable: {self.command}") from exc
+        assert self._proc.stdin is not None and self._proc.stdout is not None and self._proc.stderr is not None
+        self._stderr_task = asyncio.create_task(self._drain_stderr(self._proc.stderr))
+        self._tasks = [self._stderr_task, asyncio.create_task(self._watch_exit(self._proc))]
+        transport = _PipeTransport(self._proc.stdin, self._proc.stdout, self._deliver, self._die, self._broken)
+        self._conn = connect_to_agent(_Client(self), transport)
+        try:
+            response = await self._call(
+                "initialize",
+                self._conn.initialize(
+                    protocol_version=PROTOCOL_VERSION,
+                    client_capabilities=ClientCapabilities(
+                        fs=FileSystemCapabilities(read_text_file=True, write_text_file=True), terminal=False
+                    ),
+                    client_info=Implementation(name="canvas", title="canvas", version="0"),
+                ),
+                self._init_timeout,
+            )
+        except BaseException:
+            await self.close()
+            raise
+        dumped = response.model_dump(mode="json", by_alias=True, exclude_none=True)
+        self.agent_info = dumped.get("agentInfo") or {}
+        self.agent_capabilities = dumped.get("agentCapabilities") or {}
+
+    async def new_session(self, cwd: str | Path | None = None, mcp_servers: Sequence[dict[str, Any]] = ()) -> str:
+        """Open a session; ``mcp_servers`` are ACP JSON entries, e.g. ``{"type": "http", ...}``."""
+        response = await self._call(
+            "session/new",
+            self._connection().new_session(cwd=self._cwd(cwd), mcp_servers=_mcp_servers(mcp_servers)),
+            SESSION_TIMEOUT,
+        )
+        self._store_config(response.session_id, response)
+        return response.session_id
+
+    async def load_session(
+        self, session_id: str, cwd: str | Path | None = None, mcp_servers: Sequence[dict[str, Any]] = ()
+    ) -> bool:
+        """Reopen a session the agent knows; False if the agent cannot load sessions."""
+        if not self.supports_load:
+            return False
+        self._loading.add(session_id)
+        try:
+            response = await self._call(
+                "session/load",
+                self._connection().load_session(
+                    cwd=self._cwd(cwd), session_id=session_id, mcp_servers=_mcp_servers(mcp_servers)
+                ),
+                SESSION_TIMEOUT,
+            )
+        finally:
+            self._loading.discard(session_id)
+        self._store_config(session_id, response)
+        return True
+
+    async def prompt(self, session_id: str, text: str) -> str:
+        """Run one turn to its end; returns the ACP stop reason (e.g. "end_turn", "cancelled")."""
+        response = await self._call(
+            "session/prompt",
+            self._connection().prompt(session_id=session_id, prompt=[TextContentBlock(type="text", text=text)]),
+            None,
+        )
+        return response.stop_reason
+
+    async def cancel(self, session_id: str) -> None:
+        """Ask the agent to stop the turn and answer its open permission requests "cancelled"."""
+        if self.alive:
+            with contextlib.suppress(ConnectionError, OSError):
+                await self._connection().cancel(session_id=session_id)
+        for task in self._permissions.pop(session_id, set()):
+            task.cancel()
+
+    async def set_config(self, session_id: str, config_id: str, value: str | bool) -> list[dict[str, Any]]:
+        """Set one config option; returns the session's full option list as the agent reports it."""
+        response = await self._call(
+            "session/set_config_option",
+            self._connection().set_config_option(config_id=config_id, session_id=session_id, value=value),
+            CONFIG_TIMEOUT,
+        )
+        self._store_config(session_id, response)
+        return self.config_options(session_id)
+
+    async def close(self) -> None:
+        """Stop the agent and everything it started (its process group), and wait for it."""
+        if self._closed:
+            return
+        self._closed = True
+        self._die("agent closed")
+        if self._conn is not None:
+            await self._conn.close()
+        if self._proc is not None:
+            await _stop_group(self._proc)
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    def _connection(self) -> ClientSideConnection:
+        if self._conn is None:
+            raise AgentError("agent not started")
+        return self._conn
+
+    def _cwd(self, cwd: str | Path | None) -> str:
+        return str(Path(cwd).resolve() if cwd is not None else self.root)
+
+    def _store_config(self, session_id: str, response: Any) -> None:
+        options = response.model_dump(mode="json", by_alias=True, exclude_none=True).get("configOptions")
+        if options is not None:
+            self._config[session_id] = options
+
+    def _deliver(self, session_id: str, update: dict[str, Any]) -> None:
+        if update.get("sessionUpdate") == "config_option_update" and isinstance(update.get("configOptions"), list):
+            self._config[session_id] = update["configOptions"]
+        if session_id in self._loading:
+            return
+        try:
+            self._on_update(session_id, update)
+        except Exception:
+            log.exception("on_update failed")
+
+    def _die(self, reason: str) -> None:
+        if self._death is None:
+            self._death = reason
+        self._dead.set()
+
+    def _broken(self, reason: str) -> None:
+        """The agent broke the protocol, so nothing more it says is usable: stop it soon, after
+        giving it a moment to explain itself on stderr."""
+        self._die(reason)
+        asyncio.get_running_loop().call_later(EXIT_GRACE, self._kill)
+
+    def _kill(self) -> None:
+        if self._proc is not None and self._proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self._proc.pid, signal.SIGKILL)
+
+    async def _call(self, what: str, request: Coroutine[Any, Any, T], timeout: float | None) -> T:
+        if self._dead.is_set():
+            request.close()
+            raise await self._failure(what)
+        task = asyncio.ensure_future(request)
+        dead = asyncio.ensure_future(self._dead.wait())
+        try:
+            done, _ = await asyncio.wait({task, dead}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            dead.cancel()
+            if not task.done():
+                task.cancel()
+        if task in done:
+            try:
+                return task.result()
+            except RequestError as exc:
+                detail = f" {json.dumps(exc.data)}" if exc.data is not None else ""
+                raise AgentError(f"{what} failed: {exc}{detail}") from exc
+            except ConnectionError:
+                raise await self._failure(what) from None
+        if dead in done:
+            raise await self._failure(what)
+        raise AgentError(f"{what}: no answer from the agent within {timeout:g} s{self._tail()}")
+
+    async def _failure(self, what: str) -> AgentError:
+        # The exit code and the last stderr lines explain the death; give them a moment to land.
+        if self._proc is not None and self._stderr_task is not None:
+            await asyncio.wait({asyncio.ensure_future(self._proc.wait()), self._stderr_task}, timeout=EXIT_GRACE)
+        reason = self._death or "agent stopped"
+        if self._proc is not None and self._proc.returncode is not None and "exited" not in reason:
+            reason += f" (exit code {self._proc.returncode})"
+        return AgentError(f"{what}: {reason}{self._tail()}")
+
+    def _tail(self) -> str:
+        return "\nagent stderr:\n" + "\n".join(self._stderr) if self._stderr else ""
+
+    async def _drain_stderr(self, stream: asyncio.StreamReader) -> None:
+        while line := await stream.readline():
+            text = line.decode("utf-8", "replace").rstrip()
+            self._stderr.append(text)
+            log.debug("agent %s: %s", self.command, text)
+
+    async def _watch_exit(self, proc: asyncio.subprocess.Process) -> None:
+        code = await proc.wait()
+        self._die(f"agent exited with code {code}")
+
+    async def _ask_permission(
+        self, session_id: str, tool_call: ToolCallUpdate, options: list[PermissionOption]
+    ) -> RequestPermissionResponse:
+        request = {
+            "sessionId": session_id,
+            "toolCall": tool_call.model_dump(mode="json", by_alias=True, exclude_none=True),
+            "options": [option.model_dump(mode="json", by_alias=True, exclude_none=True) for option in options],
+        }
+        answer = asyncio.ensure_future(self._on_permission(request))
+        pending = self._permissions.setdefault(session_id, set())
+        pending.add(answer)
+        try:
+            # asyncio.wait, unlike await, leaves `answer` alone when this handler is cancelled
+            # and lets cancel() cancel `answer` without cancelling this handler.
+            await asyncio.wait({answer})
+        finally:
+            pending.discard(answer)
+            answer.cancel()
+        option_id = None if answer.cancelled() else answer.result()
+        if option_id is None or option_id not in {option.option_id for option in options}:
+            return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+        return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id=option_id))
+
+    def _confine(self, path: str) -> Path:
+        resolved = (self.root / path).resolve()
+        if not resolved.is_relative_to(self.root):
+            raise RequestError.invalid_params(
+                {"path": path, "reason": f"outside the served folder {self.root}; access refused"}
+            )
+        return resolved
+
+
+class _Client:
+    """The ACP client methods the SDK routes the agent's requests to."""
+
+    def __init__(self, owner: AgentProcess) -> None:
+        self._owner = owner
+
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        """Already delivered, in order, by ``_PipeTransport``."""
+
+    async def request_permission(
+        self, session_id: str, tool_call: ToolCallUpdate, options: list[PermissionOption], **kwargs: Any
+    ) -> RequestPermissionResponse:
+        return await self._owner._ask_permission(session_id, tool_call, options)
+
+    async def read_text_file(
+        self, session_id: str, path: str, line: int | None = None, limit: int | None = None, **kwargs: Any
+    ) -> ReadTextFileResponse:
+        target = self._owner._confine(path)
+        try:
+            text = await asyncio.to_thread(target.read_text, encoding="utf-8", errors="replace")
+        except FileNotFoundError:
+            raise RequestError.resource_not_found(path) from None
+        except OSError as exc:
+            raise RequestError.internal_error({"path": path, "reason": str(exc)}) from None
+        if line is not None or limit is not None:
+            lines = text.splitlines(keepends=True)
+            start = max((line or 1) - 1, 0)
+            text = "".join(lines[start : start + limit if limit is not None else None])
+        return ReadTextFileResponse(content=text)
+
+    async def write_text_file(self, session_id: str, path: str, content: str, **kwargs: Any) -> WriteTextFileResponse:
+        target = self._owner._confine(path)
+
+        def write() -> None:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(content, encoding="utf-8")
+
+        try:
+            await asyncio.to_thread(write)
+        except OSError as exc:
+            raise RequestError.internal_error({"path": path, "reason": str(exc)}) from None
+        return WriteTextFileResponse()
+
+
+class _PipeTransport:
+    """ACP messages over the agent's stdin/stdout, one JSON object per line."""
+
+    def __init__(
+        self,
+        stdin: asyncio.StreamWriter,
+        stdout: asyncio.StreamReader,
+        deliver: UpdateCallback,
+        closed: Callable[[str], None],
+        broken: Callable[[str], None],
+    ) -> None:
+        self._stdin = stdin
+        self._stdout = stdout
+        self._deliver = deliver
+        self._closed = closed
+        self._broken = broken
+
+    async def send(self, message: dict[str, Any]) -> None:
+        try:
+            self._stdin.write(json.dumps(message, ensure_ascii=False).encode() + b"\n")
+            await self._stdin.drain()
+        except (OSError, RuntimeError) as exc:
+            raise ConnectionError(f"agent stdin closed: {exc}") from exc
+
+    async def receive(self) -> dict[str, Any] | None:
+        while True:
+            try:
+                line = await self._stdout.readline()
+            except ValueError:
+                self._broken(f"agent wrote a line over {STDOUT_LIMIT} bytes to stdout")
+                return None
+            if not line:
+                self._closed("agent closed its stdout")
+                return None
+            if not line.strip():
+                continue
+            try:
+                message = json.loads(line)
+            except ValueError:
+                message = None
+            if not isinstance(message, dict):
+                self._broken(f"agent wrote something other than ACP JSON to stdout: {line[:200]!r}")
+                return None
+            params = message.get("params")
+            if message.get("method") == "session/update" and isinstance(params, dict):
+                update = params.get("update")
+                if isinstance(update, dict) and isinstance(params.get("sessionId"), str):
+                    self._deliver(params["sessionId"], update)
+            return message
+
+    async def close(self) -> None:
+        with contextlib.suppress(OSError, RuntimeError):
+            self._stdin.close()
+
+
+def _mcp_servers(entries: Sequence[dict[str, Any]]) -> list[McpServer]:
+    models: dict[str, type[McpServer]] = {"http": HttpMcpServer, "sse": SseMcpServer, "acp": AcpMcpServer}
+    return [models.get(entry.get("type", ""), McpServerStdio).model_validate(entry) for entry in entries]
+
+
+async def _stop_group(proc: asyncio.subprocess.Process) -> None:
+    """Let the agent exit on stdin EOF, then SIGTERM, then SIGKILL its whole process group."""
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(proc.wait(), EXIT_GRACE)
+    for sig, grace in ((signal.SIGTERM, TERM_GRACE), (signal.SIGKILL, TERM_GRACE)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            break
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(_group_gone(proc), grace)
+    await proc.wait()
+
+
+async def _group_gone(proc: asyncio.subprocess.Process) -> None:
+    await proc.wait()
+    # Children of the agent outlive it in the group; there is no event for their exit.
+    while True:
+        try:
+            os.killpg(proc.pid, 0)
+        except ProcessLookupError:
+            return
+        await asyncio.sleep(0.05)
