@@ -4,7 +4,7 @@ Importing this package registers every frame type; `web/src/protocol.gen.ts` is 
 from these models (`python -m canvasrelay.protocol.typescript`).
 """
 
-from canvasrelay.protocol import core
+from canvasrelay.protocol import core, guests
 from canvasrelay.protocol.base import (
     CLIENT_FRAMES,
     MAX_FRAME_BYTES,
@@ -27,5 +27,6 @@ __all__ = [
     "ServerFrame",
     "core",
     "encode",
+    "guests",
     "parse_client_frame",
 ]

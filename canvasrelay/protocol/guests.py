@@ -1,0 +1,154 @@
+"""Frames for guests: joining over the data channel, the host's guest list, access and approvals."""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+from pydantic import Field
+
+from canvasrelay.policy import Action
+from canvasrelay.protocol.base import ClientFrame, Model, ServerFrame, client_frame, server_frame
+
+NAME_MAX = 64
+ID_MAX = 64
+AccessLevel = Literal["view", "edit", "trusted"]
+"""What a guest can be given; `host` is never granted over the wire."""
+COLOR_PATTERN = r"^#[0-9a-fA-F]{6}$"
+
+
+@client_frame
+class GuestJoin(ClientFrame):
+    """A guest's first frame on a proven channel. The hub handles it before the guest is a Room peer."""
+
+    t: Literal["guest-join"] = "guest-join"
+    guest_id: str = Field(min_length=8, max_length=ID_MAX, pattern=r"^[A-Za-z0-9_-]+$")
+    secret: str = Field(min_length=16, max_length=128)
+    """Proves on reconnect that this is the same guest, so nobody else can take over its access."""
+    name: str = Field(min_length=1, max_length=NAME_MAX)
+    color: str = Field(pattern=COLOR_PATTERN)
+    last_seq: int | None = Field(default=None, ge=0)
+    """The last stream position this guest saw; the hub resumes after it, or says it cannot."""
+
+
+@client_frame
+class GuestSetAccess(ClientFrame):
+    t: Literal["guest-set-access"] = "guest-set-access"
+    action: ClassVar[Action] = Action.ADMIN
+    guest_id: str = Field(max_length=ID_MAX)
+    access: AccessLevel | None
+    """None returns the guest to the room's default."""
+
+
+@client_frame
+class RoomSetAccess(ClientFrame):
+    t: Literal["room-set-access"] = "room-set-access"
+    action: ClassVar[Action] = Action.ADMIN
+    access: AccessLevel
+
+
+@client_frame
+class GuestKick(ClientFrame):
+    t: Literal["guest-kick"] = "guest-kick"
+    action: ClassVar[Action] = Action.ADMIN
+    guest_id: str = Field(max_length=ID_MAX)
+
+
+@client_frame
+class TerminalGrant(ClientFrame):
+    t: Literal["terminal-grant"] = "terminal-grant"
+    action: ClassVar[Action] = Action.ADMIN
+    guest_id: str = Field(max_length=ID_MAX)
+    terminal_id: str = Field(max_length=ID_MAX)
+    granted: bool
+
+
+@client_frame
+class ApprovalAnswer(ClientFrame):
+    t: Literal["approval-answer"] = "approval-answer"
+    action: ClassVar[Action] = Action.ADMIN
+    id: str = Field(max_length=ID_MAX)
+    answer: Literal["approve", "deny", "trust"]
+
+
+class GuestInfo(Model):
+    guest_id: str
+    name: str
+    color: str
+    access: AccessLevel
+    own_access: AccessLevel | None
+    """Set when the host gave this guest its own level rather than the room's default."""
+    connected: bool
+    latency_ms: float | None = None
+    granted_terminals: list[str] = Field(default_factory=list)
+
+
+@server_frame
+class GuestList(ServerFrame):
+    """To hosts, whenever a guest joins, leaves or changes."""
+
+    t: Literal["guests"] = "guests"
+    default_access: AccessLevel
+    guests: list[GuestInfo]
+
+
+@server_frame
+class ApprovalRequest(ServerFrame):
+    """To hosts: a guest asks to do something that runs on the host's machine."""
+
+    t: Literal["approval-request"] = "approval-request"
+    id: str
+    guest_id: str
+    name: str
+    color: str
+    what: str
+    """The kind of frame asked for, e.g. `agent-prompt`."""
+    text: str
+    """What it says: the prompt's text when there is one, otherwise its fields."""
+    expires_in_ms: int
+
+
+@server_frame
+class ApprovalResolved(ServerFrame):
+    """To hosts and to the asking guest: how a request ended."""
+
+    t: Literal["approval-resolved"] = "approval-resolved"
+    id: str
+    ref: str
+    outcome: Literal["approved", "denied", "trusted", "expired", "withdrawn"]
+
+
+@server_frame
+class RequestPending(ServerFrame):
+    """To a guest: its request waits for the host."""
+
+    t: Literal["request-pending"] = "request-pending"
+    id: str
+    ref: str
+    expires_in_ms: int
+
+
+@server_frame
+class YourAccess(ServerFrame):
+    """To a guest, on joining and whenever the host changes what it may do."""
+
+    t: Literal["access"] = "access"
+    access: AccessLevel
+    granted_terminals: list[str] = Field(default_factory=list)
+
+
+@server_frame
+class StreamGap(ServerFrame):
+    """The hub no longer holds the frames after `after`; a full resync (a new `welcome`) follows."""
+
+    t: Literal["gap"] = "gap"
+    after: int | None
+    reason: str
+
+
+@server_frame
+class HubProof(ServerFrame):
+    """The hub's first message on a channel: the host key's signature over nonce and fingerprints."""
+
+    t: Literal["proof"] = "proof"
+    signature: str
+    """Raw r‖s, base64url."""
