@@ -62,10 +62,10 @@ NEVER_NAMES = (
 )
 _NEVER_NAMES_RE = re.compile("|".join(fnmatch.translate(p) for p in NEVER_NAMES))
 
-# Characters that render as a slash or backslash; a missing path containing one is denied
-# rather than offered as a file an agent might write.
-_SLASH_LOOKALIKES = frozenset("\u2215\u2044\u29f8\u2216\uff0f\uff3c\u2571\u2572")
-_PERCENT_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
+# Characters that render as a slash, a backslash or a dot; a missing path containing one is
+# denied rather than offered as a file an agent might write.
+_LOOKALIKES = frozenset("\u2215\u2044\u29f8\u2216\uff0f\uff3c\u2571\u2572\u3002\uff61\u2024\ufe52\uff0e")
+_PERCENT_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}|%u[0-9A-Fa-f]{4}")
 _DRIVE = re.compile(r"^[A-Za-z]:")
 
 
@@ -152,9 +152,13 @@ def _plausible_new_name(parts: list[str]) -> bool:
     traversal are denied instead of acknowledged.
     """
     for part in parts:
-        if _PERCENT_ESCAPE.search(part) or set(part) == {"."}:
+        if _PERCENT_ESCAPE.search(part) or _LOOKALIKES.intersection(part):
             return False
-        if unicodedata.normalize("NFKC", part) != part or _SLASH_LOOKALIKES.intersection(part):
+        if part.startswith(("..", "~")) or part != part.strip() or part.endswith("."):
+            return False
+        if unicodedata.normalize("NFKC", part) != part:
+            return False
+        if any(unicodedata.category(c) in ("Cf", "Co", "Cn", "Zl", "Zp") for c in part):
             return False
     return True
 
@@ -332,12 +336,12 @@ class SharedSet:
     def _ignored_by_rules(self, rel: str) -> bool:
         if not self._is_git:
             return _GitignoreMatcher(self.root).ignored_with_ancestors(rel)
-        # Only reached for paths git did not list; `--literal-pathspecs` stops git from
-        # reading `:(magic)` or globs in a client's path.
+        # Only reached for paths git did not list. The `./` prefix keeps git from reading a
+        # client's leading `:(magic)` as pathspec magic.
         try:
             out = subprocess.run(
-                ["git", "--literal-pathspecs", "-C", str(self.root), "check-ignore", "-q", "--stdin", "-z"],
-                input=rel.encode("utf-8") + b"\0",
+                ["git", "-C", str(self.root), "check-ignore", "-q", "--stdin", "-z"],
+                input=b"./" + rel.encode("utf-8") + b"\0",
                 capture_output=True,
                 timeout=GIT_TIMEOUT_S,
                 check=False,
@@ -365,9 +369,7 @@ class SharedSet:
             prefix = "" if base == "." else base + "/"
             # Pruning here is what keeps a tree with node_modules/ or a venv fast.
             dirnames[:] = [
-                d
-                for d in dirnames
-                if never_reason([d]) is None and not matcher.ignored(prefix + d, is_dir=True)
+                d for d in dirnames if never_reason([d]) is None and not matcher.ignored(prefix + d, is_dir=True)
             ]
             for name in filenames:
                 rel = prefix + name
