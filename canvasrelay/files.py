@@ -183,7 +183,11 @@ class FileWatcher:
             await asyncio.sleep(self._debounce_s)
             # Events that arrive while the set is recomputed earn one more round.
             self._dirty = False
-            tree = await asyncio.to_thread(self._shared.refresh)
+            try:
+                tree = await asyncio.to_thread(self._shared.refresh)
+            except Exception:
+                log.exception("recomputing the shared set failed")
+                tree = self._last_tree
             if tree != self._last_tree:
                 self._last_tree = tree
                 await _call(self._on_tree_changed, list(tree))

@@ -8,6 +8,7 @@ relative name or it is denied.
 from __future__ import annotations
 
 import fnmatch
+import logging
 import os
 import re
 import stat
@@ -18,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pathspec
+
+log = logging.getLogger(__name__)
 
 MAX_PATH_CHARS = 1024
 MAX_COMPONENT_BYTES = 255
@@ -352,12 +355,17 @@ class SharedSet:
         return out.returncode != 1
 
     def _git_candidates(self) -> set[str]:
-        out = subprocess.run(
-            ["git", "-C", str(self.root), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-            capture_output=True,
-            timeout=GIT_TIMEOUT_S,
-            check=True,
-        )
+        try:
+            out = subprocess.run(
+                ["git", "-C", str(self.root), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                capture_output=True,
+                timeout=GIT_TIMEOUT_S,
+                check=True,
+            )
+        except (OSError, subprocess.SubprocessError) as error:
+            # Fail closed: a repository git cannot read shares nothing until it can.
+            log.warning("git ls-files failed in %s: %s", self.root, error)
+            return set()
         # Nested repositories show up as `dir/`; their contents are not descended.
         return {os.fsdecode(raw) for raw in out.stdout.split(b"\0") if raw and not raw.endswith(b"/")}
 
