@@ -14,6 +14,7 @@ ID_MAX = 64
 AccessLevel = Literal["view", "edit", "trusted"]
 """What a guest can be given; `host` is never granted over the wire."""
 COLOR_PATTERN = r"^#[0-9a-fA-F]{6}$"
+Outcome = Literal["approved", "denied", "trusted", "expired", "withdrawn"]
 
 
 @client_frame
@@ -114,7 +115,7 @@ class ApprovalResolved(ServerFrame):
     t: Literal["approval-resolved"] = "approval-resolved"
     id: str
     ref: str
-    outcome: Literal["approved", "denied", "trusted", "expired", "withdrawn"]
+    outcome: Outcome
 
 
 @server_frame

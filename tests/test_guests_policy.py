@@ -1,0 +1,221 @@
+"""Guests on the Room without sockets: access levels, approvals, expiry, trust, kick, grants."""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+import pytest
+
+from canvasrelay.effects import AnyEffect, Broadcast, Close, Effect, Send
+from canvasrelay.guests import Guests, peer_id_of
+from canvasrelay.policy import Access, Action, Request
+from canvasrelay.protocol import ClientFrame
+from canvasrelay.protocol.guests import (
+    ApprovalAnswer,
+    GuestJoin,
+    GuestKick,
+    GuestSetAccess,
+    RoomSetAccess,
+    TerminalGrant,
+)
+from canvasrelay.room import Peer, Room, RoomInfo
+
+
+class Prompt(ClientFrame):
+    t: Literal["x-prompt"] = "x-prompt"
+    action: ClassVar[Action] = Action.RUN_ON_HOST
+    text: str
+
+
+class Draw(ClientFrame):
+    t: Literal["x-draw"] = "x-draw"
+    action: ClassVar[Action] = Action.EDIT_BOARD
+
+
+class Type(ClientFrame):
+    t: Literal["x-type"] = "x-type"
+    action: ClassVar[Action] = Action.TYPE_TERMINAL
+    terminal: str
+
+
+class Answer(ClientFrame):
+    t: Literal["x-permission"] = "x-permission"
+    action: ClassVar[Action] = Action.ANSWER_PERMISSION
+
+
+class Ran(Effect):
+    def __init__(self, what: str) -> None:
+        self.what = what
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def room() -> Room:
+    room = Room(RoomInfo(room_id="r", key="k", host_public_key="p", cwd="/"))
+    room.route(Prompt, lambda peer, f: [Ran(f"prompt {f.text} by {peer.id}")])
+    room.route(Draw, lambda peer, f: [Ran(f"draw by {peer.id}")])
+    room.route(
+        Type,
+        lambda peer, f: [Ran(f"type by {peer.id}")],
+        request=lambda peer, f: Request(Action.TYPE_TERMINAL, terminal_granted=f.terminal in peer.granted_terminals),
+    )
+    room.route(Answer, lambda peer, f: [Ran(f"answer by {peer.id}")])
+    return room
+
+
+@pytest.fixture
+def guests(room: Room, clock: Clock) -> Guests:
+    return Guests(room, clock=clock, approval_ttl=30.0)
+
+
+def join(room: Room, guests: Guests, guest_id: str = "guest0001", secret: str = "s" * 20) -> Peer:
+    peer = guests.admit(GuestJoin(guest_id=guest_id, secret=secret, name="Ada", color="#112233"))
+    assert isinstance(peer, Peer)
+    room.join(peer)
+    return peer
+
+
+def ran(effects: list[AnyEffect]) -> list[str]:
+    return [e.what for e in effects if isinstance(e, Ran)]
+
+
+def errors(effects: list[AnyEffect]) -> list[str]:
+    return [e.frame.message for e in effects if isinstance(e, Send) and e.frame.t == "error"]  # type: ignore[attr-defined]
+
+
+def sent(effects: list[AnyEffect], t: str) -> list[Send | Broadcast]:
+    return [e for e in effects if isinstance(e, Send | Broadcast) and e.frame.t == t]
+
+
+@pytest.fixture
+def host(room: Room) -> Peer:
+    peer = Peer(id="host-1", access=Access.HOST)
+    room.join(peer)
+    return peer
+
+
+def test_view_guest_is_refused_everything(room: Room, guests: Guests, host: Peer) -> None:
+    guest = join(room, guests)
+    assert guest.access is Access.VIEW
+    frames: list[ClientFrame] = [
+        Prompt(text="rm -rf"),
+        Draw(),
+        Type(terminal="t1"),
+        Answer(),
+        GuestSetAccess(guest_id="guest0001", access="trusted"),
+        RoomSetAccess(access="trusted"),
+        GuestKick(guest_id="guest0001"),
+        ApprovalAnswer(id="a1", answer="approve"),
+    ]
+    for frame in frames:
+        effects = room.dispatch(guest, frame)
+        assert ran(effects) == [] and not sent(effects, "approval-request"), frame.t
+        assert errors(effects) and errors(effects)[0].startswith("refused"), frame.t
+    assert guests.pending == {} and guests.default_access is Access.VIEW
+
+
+def test_edit_prompt_waits_for_the_host_and_runs_when_approved(room: Room, guests: Guests, host: Peer) -> None:
+    guests.default_access = Access.EDIT
+    guest = join(room, guests)
+    assert ran(room.dispatch(guest, Draw())) == ["draw by guest-guest0001"]
+    effects = room.dispatch(guest, Prompt(text="fix the tests"))
+    assert ran(effects) == []
+    (request,) = sent(effects, "approval-request")
+    assert isinstance(request, Broadcast) and request.min_access is Access.HOST
+    assert request.frame.text == "fix the tests" and request.frame.name == "Ada"  # type: ignore[attr-defined]
+    approval_id = request.frame.id  # type: ignore[attr-defined]
+    effects = room.dispatch(host, ApprovalAnswer(id=approval_id, answer="approve"))
+    assert ran(effects) == ["prompt fix the tests by guest-guest0001"]
+    assert [e.frame.outcome for e in sent(effects, "approval-resolved")] == ["approved", "approved"]  # type: ignore[attr-defined]
+    assert "no request" in errors(room.dispatch(host, ApprovalAnswer(id=approval_id, answer="approve")))[0]
+
+
+def test_deny_runs_nothing_and_expiry_says_so(room: Room, guests: Guests, host: Peer, clock: Clock) -> None:
+    guests.default_access = Access.EDIT
+    guest = join(room, guests)
+    first = sent(room.dispatch(guest, Prompt(text="one")), "approval-request")[0].frame.id  # type: ignore[attr-defined]
+    effects = room.dispatch(host, ApprovalAnswer(id=first, answer="deny"))
+    assert ran(effects) == [] and errors(effects) == ["the host denied your x-prompt"]
+    room.dispatch(guest, Prompt(text="two"))
+    clock.now += 29
+    assert guests.expire() == []
+    clock.now += 2
+    effects = guests.expire()
+    assert ran(effects) == [] and "expired" in errors(effects)[0]
+    assert guests.pending == {}
+
+
+def test_trust_runs_this_and_the_next_directly(room: Room, guests: Guests, host: Peer) -> None:
+    guests.default_access = Access.EDIT
+    guest = join(room, guests)
+    request = sent(room.dispatch(guest, Prompt(text="a")), "approval-request")[0]
+    effects = room.dispatch(host, ApprovalAnswer(id=request.frame.id, answer="trust"))  # type: ignore[attr-defined]
+    assert ran(effects) == ["prompt a by guest-guest0001"]
+    assert guest.access is Access.TRUSTED
+    assert [e.frame.access for e in sent(effects, "access")] == ["trusted"]  # type: ignore[attr-defined]
+    assert ran(room.dispatch(guest, Prompt(text="b"))) == ["prompt b by guest-guest0001"]
+    assert ran(room.dispatch(guest, Answer())) == [], "a trusted guest never answers a tool permission"
+
+
+def test_access_changes_default_and_own(room: Room, guests: Guests, host: Peer) -> None:
+    guest = join(room, guests)
+    room.dispatch(host, RoomSetAccess(access="edit"))
+    assert guest.access is Access.EDIT
+    room.dispatch(host, GuestSetAccess(guest_id="guest0001", access="view"))
+    room.dispatch(host, RoomSetAccess(access="trusted"))
+    assert guest.access is Access.VIEW, "an own level outlasts a change of the default"
+    effects = room.dispatch(host, GuestSetAccess(guest_id="guest0001", access=None))
+    assert guest.access is Access.TRUSTED
+    (listing,) = sent(effects, "guests")
+    assert listing.frame.guests[0].access == "trusted"  # type: ignore[attr-defined]
+
+
+def test_terminal_grant_is_per_terminal(room: Room, guests: Guests, host: Peer) -> None:
+    guests.default_access = Access.EDIT
+    guest = join(room, guests)
+    assert ran(room.dispatch(guest, Type(terminal="t1"))) == []
+    room.dispatch(host, TerminalGrant(guest_id="guest0001", terminal_id="t1", granted=True))
+    assert ran(room.dispatch(guest, Type(terminal="t1"))) == ["type by guest-guest0001"]
+    assert ran(room.dispatch(guest, Type(terminal="t2"))) == []
+    room.dispatch(host, TerminalGrant(guest_id="guest0001", terminal_id="t1", granted=False))
+    assert ran(room.dispatch(guest, Type(terminal="t1"))) == []
+
+
+def test_kick_closes_and_bans_for_this_run(room: Room, guests: Guests, host: Peer) -> None:
+    join(room, guests)
+    effects = room.dispatch(host, GuestKick(guest_id="guest0001"))
+    assert [e.peer for e in effects if isinstance(e, Close)] == [peer_id_of("guest0001")]
+    again = guests.admit(GuestJoin(guest_id="guest0001", secret="s" * 20, name="Ada", color="#112233"))
+    assert again == "the host removed you from this room"
+
+
+def test_same_guest_on_reconnect_needs_its_secret(room: Room, guests: Guests) -> None:
+    peer = join(room, guests)
+    room.leave(peer.id)
+    thief = guests.admit(GuestJoin(guest_id="guest0001", secret="x" * 20, name="Eve", color="#000000"))
+    assert thief == "that guest id belongs to someone else"
+    again = guests.admit(GuestJoin(guest_id="guest0001", secret="s" * 20, name="Ada L", color="#112233"))
+    assert isinstance(again, Peer) and again.id == peer.id and len(guests.guests) == 1
+
+
+def test_host_sees_the_list_on_join_and_withdrawn_requests(room: Room, guests: Guests) -> None:
+    guests.default_access = Access.EDIT
+    guest = join(room, guests)
+    room.dispatch(guest, Prompt(text="a"))
+    effects = room.join(Peer(id="host-2", access=Access.HOST))
+    assert sent(effects, "guests")[0].frame.guests[0].connected  # type: ignore[attr-defined]
+    effects = room.leave(guest.id)
+    assert [e.frame.outcome for e in sent(effects, "approval-resolved")] == ["withdrawn"]  # type: ignore[attr-defined]
+    assert guests.pending == {}

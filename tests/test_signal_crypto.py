@@ -1,0 +1,63 @@
+"""Envelopes, topics and the hub's proof, with the vectors WebCrypto must agree on."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from canvasrelay import signal_crypto as sc
+from canvasrelay.room_secrets import RoomSecrets
+
+FP_A = ":".join(["AB"] * 32)
+FP_B = ":".join(["0c"] * 32)
+
+
+def test_envelope_round_trip_and_tamper() -> None:
+    room = RoomSecrets.generate()
+    key = sc.signal_key(room.room_key)
+    sealed = sc.seal(key, {"kind": "offer", "sdp": "v=0 secret-sdp"})
+    assert "secret-sdp" not in sealed and "offer" not in sealed
+    assert sc.open_envelope(key, sealed)["sdp"] == "v=0 secret-sdp"
+    flipped = sealed[:-2] + ("A" if sealed[-2] != "A" else "B") + sealed[-1]
+    with pytest.raises(sc.SignalError):
+        sc.open_envelope(key, flipped)
+    with pytest.raises(sc.SignalError):
+        sc.open_envelope(sc.signal_key(RoomSecrets.generate().room_key), sealed)
+    with pytest.raises(sc.SignalError):
+        sc.open_envelope(key, "not base64 !!")
+
+
+def test_stale_envelopes_are_refused() -> None:
+    key = sc.signal_key(RoomSecrets.generate().room_key)
+    sealed = sc.seal(key, {"kind": "offer"}, now=1000.0)
+    assert sc.open_envelope(key, sealed, now=1010.0)["kind"] == "offer"
+    with pytest.raises(sc.SignalError):
+        sc.open_envelope(key, sealed, now=1000.0 + sc.MAX_AGE_SECONDS + 1)
+
+
+def test_topic_hides_the_room_id() -> None:
+    topic = sc.topic("room-abc")
+    assert "room-abc" not in topic and len(topic) == 43 and topic == sc.topic("room-abc") != sc.topic("room-abd")
+
+
+def test_proof_is_raw_rs_and_binds_fingerprints() -> None:
+    room = RoomSecrets.generate()
+    nonce = os.urandom(sc.GUEST_NONCE_BYTES)
+    # Enough signatures that some have a short r or s (about 1 in 120), which must still be 64 bytes.
+    for _ in range(300):
+        message = sc.proof_message(nonce, FP_A, FP_B)
+        signature = sc.sign_proof(room.host_private_key, message)
+        assert len(signature) == 64
+        assert sc.verify_proof(room.host_public_key, message, signature)
+    assert not sc.verify_proof(room.host_public_key, sc.proof_message(nonce, FP_B, FP_A), signature)
+    assert not sc.verify_proof(RoomSecrets.generate().host_public_key, message, signature)
+    assert not sc.verify_proof(room.host_public_key, message, signature[:63])
+    assert not sc.verify_proof("garbage", message, signature)
+
+
+def test_sdp_fingerprint() -> None:
+    sdp = f"v=0\r\nm=application 9 UDP/DTLS/SCTP webrtc-datachannel\r\na=fingerprint:sha-256 {FP_B}\r\n"
+    assert sc.sdp_fingerprint(sdp) == FP_B.upper()
+    with pytest.raises(sc.SignalError):
+        sc.sdp_fingerprint("v=0\r\n")
