@@ -269,8 +269,8 @@ class Terminal:
         process groups); processes that left the session with setsid() are out of reach."""
         if self.pid is None or self._proc is None:
             return
-        # Once the shell is reaped its pid may be reused, so its group is only signalled
-        # while it is alive; the members found by session id are by then excluding it.
+        # Once the shell is reaped its pid may be reused: its group is signalled only while
+        # it lives, and the session scan skips that pid.
         if self._proc.returncode is None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.pid, sig)
