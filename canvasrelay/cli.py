@@ -37,9 +37,12 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _check_folder(path: Path) -> Path:
-    if not path.is_dir():
-        raise UsageError(f"folder not found: {path}")
-    resolved = path.resolve()
+    try:
+        if not path.is_dir():
+            raise UsageError(f"folder not found: {path}")
+        resolved = path.resolve()
+    except OSError as exc:
+        raise UsageError(f"cannot open folder {path}: {exc.strerror}") from None
     if not os.access(resolved, os.W_OK | os.X_OK):
         raise UsageError(f"folder is not writable: {resolved} (canvas keeps its state in .canvas/ there)")
     return resolved
@@ -49,6 +52,11 @@ async def _serve(args: argparse.Namespace) -> None:
     from canvasrelay.server import CanvasServer, ServeOptions
 
     root = _check_folder(args.dir)
+    # Handlers go in before the links are printed: whoever reads them may press Ctrl-C at once.
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
     try:
         server = CanvasServer(ServeOptions(root=root, host=args.host, port=args.port, new_room=args.new_room))
     except (ConfigError, PermissionError) as exc:
@@ -68,10 +76,6 @@ async def _serve(args: argparse.Namespace) -> None:
     sys.stdout.flush()
     if not args.no_open:
         webbrowser.open(server.host_link)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, stop.set)
     await stop.wait()
     print("canvas: stopping", flush=True)
     await server.stop()

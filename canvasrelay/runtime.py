@@ -17,6 +17,7 @@ from canvasrelay.room import Peer, Room
 log = logging.getLogger(__name__)
 
 E = TypeVar("E", bound=Effect)
+GOING_AWAY = 1001
 
 
 class Transport(Protocol):
@@ -78,6 +79,9 @@ class Runtime:
             await handler(effect)
 
     async def close(self) -> None:
+        """Say goodbye to every peer (1001, going away), then let each adapter stop its processes."""
+        for transport in list(self.transports.values()):
+            await transport.close(GOING_AWAY, "server stopping")
         for closer in reversed(self._closers):
             try:
                 await closer()

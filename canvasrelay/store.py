@@ -17,8 +17,16 @@ from typing import Any
 DB_FILE = "canvas.db"
 
 
+def _statements(db: sqlite3.Connection, script: str) -> None:
+    """Run each statement inside the caller's transaction (executescript would commit first)."""
+    for statement in script.split(";"):
+        if statement.strip():
+            db.execute(statement)
+
+
 def _v1(db: sqlite3.Connection) -> None:
-    db.executescript(
+    _statements(
+        db,
         """
         CREATE TABLE sessions (
             id TEXT PRIMARY KEY,
@@ -46,7 +54,7 @@ def _v1(db: sqlite3.Connection) -> None:
             action TEXT NOT NULL,
             detail TEXT NOT NULL DEFAULT '{}'
         );
-        """
+        """,
     )
 
 
@@ -64,6 +72,7 @@ def migrate(db: sqlite3.Connection, migrations: list[Callable[[sqlite3.Connectio
         raise RuntimeError(f"store schema v{current} is newer than this canvas (v{len(migrations)})")
     for version, step in enumerate(migrations[current:], start=current + 1):
         with db:
+            db.execute("BEGIN")
             step(db)
             db.execute(f"PRAGMA user_version = {version}")
     return schema_version(db)

@@ -1,0 +1,138 @@
+"""Test support: a real `canvas serve` subprocess and a real host WebSocket client."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+
+LINK = re.compile(r"^(Host|Room) link[^:]*: (\S+)$")
+START_TIMEOUT = 30.0
+FRAME_TIMEOUT = 10.0
+
+
+@dataclass
+class ServerProcess:
+    """`canvas serve` in a subprocess on a free port, as a user would run it."""
+
+    root: Path
+    extra_args: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
+    proc: subprocess.Popen[str] | None = None
+    host_link: str = ""
+    room_link: str = ""
+    output: list[str] = field(default_factory=list)
+
+    def start(self, *more_args: str) -> ServerProcess:
+        args = [sys.executable, "-m", "canvasrelay", "serve", "--dir", str(self.root), "--port", "0", "--no-open"]
+        self.proc = subprocess.Popen(
+            [*args, *self.extra_args, *more_args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1", **self.env},
+            start_new_session=True,
+        )
+        self.host_link = self.room_link = ""
+        deadline = time.monotonic() + START_TIMEOUT
+        assert self.proc.stdout is not None
+        while not (self.host_link and self.room_link):
+            if time.monotonic() > deadline:
+                raise TimeoutError("canvas serve did not print its links:\n" + "".join(self.output))
+            line = self.proc.stdout.readline()
+            if not line:
+                raise RuntimeError("canvas serve exited:\n" + "".join(self.output))
+            self.output.append(line)
+            match = LINK.match(line.strip())
+            if match:
+                if match.group(1) == "Host":
+                    self.host_link = match.group(2)
+                else:
+                    self.room_link = match.group(2)
+        return self
+
+    @property
+    def base_url(self) -> str:
+        return self.host_link.split("#", 1)[0].rstrip("/")
+
+    @property
+    def token(self) -> str:
+        return self.host_link.split("#token=", 1)[1]
+
+    @property
+    def ws_url(self) -> str:
+        return self.base_url.replace("http://", "ws://") + "/ws"
+
+    def stop(self, timeout: float = 15.0) -> int:
+        """Ctrl-C, as a user would; returns the exit code."""
+        if self.proc is None or self.proc.poll() is not None:
+            return self.proc.returncode if self.proc else 0
+        self.proc.send_signal(signal.SIGINT)
+        try:
+            code = self.proc.wait(timeout=timeout)
+        finally:
+            self._drain()
+        return code
+
+    def kill9(self) -> None:
+        assert self.proc is not None
+        os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(timeout=10)
+        self._drain()
+
+    def _drain(self) -> None:
+        if self.proc is not None and self.proc.stdout is not None:
+            self.output.append(self.proc.stdout.read())
+            self.proc.stdout.close()
+
+
+class HostClient:
+    """A host page's WebSocket, driven from a test: send frames, wait for the ones you expect."""
+
+    def __init__(self, session: aiohttp.ClientSession, ws: aiohttp.ClientWebSocketResponse) -> None:
+        self.session = session
+        self.ws = ws
+        self.welcome: dict[str, Any] = {}
+        self.seen: list[dict[str, Any]] = []
+
+    @classmethod
+    async def connect(cls, server: ServerProcess, token: str | None = None) -> HostClient:
+        session = aiohttp.ClientSession()
+        ws = await session.ws_connect(server.ws_url, headers={"Origin": server.base_url}, max_msg_size=0)
+        client = cls(session, ws)
+        await client.send({"t": "auth", "token": server.token if token is None else token})
+        client.welcome = await client.expect("welcome")
+        return client
+
+    async def send(self, frame: dict[str, Any] | str) -> None:
+        await self.ws.send_str(frame if isinstance(frame, str) else json.dumps(frame))
+
+    async def next_frame(self, timeout: float = FRAME_TIMEOUT) -> dict[str, Any]:
+        msg = await self.ws.receive(timeout=timeout)
+        if msg.type is not aiohttp.WSMsgType.TEXT:
+            raise ConnectionError(f"socket closed: {msg.type} {msg.data!r} {msg.extra!r}")
+        frame: dict[str, Any] = json.loads(msg.data)
+        self.seen.append(frame)
+        return frame
+
+    async def expect(self, t: str, timeout: float = FRAME_TIMEOUT, **match: Any) -> dict[str, Any]:
+        """The next frame of type `t` whose fields equal `match`; others are kept in `seen`."""
+        async with asyncio.timeout(timeout):
+            while True:
+                frame = await self.next_frame(timeout)
+                if frame.get("t") == t and all(frame.get(k) == v for k, v in match.items()):
+                    return frame
+
+    async def close(self) -> None:
+        await self.ws.close()
+        await self.session.close()

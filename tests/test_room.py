@@ -1,0 +1,42 @@
+"""The sans-I/O Room: frames in, effects out, no sockets."""
+
+from canvasrelay.effects import Send
+from canvasrelay.policy import Access
+from canvasrelay.protocol.core import ErrorFrame, Pong, Welcome
+from canvasrelay.room import Peer, Room, RoomInfo
+
+
+def make_room() -> Room:
+    return Room(RoomInfo(room_id="r", key="k", host_public_key="h", cwd="/p"))
+
+
+def test_join_sends_welcome_first() -> None:
+    room = make_room()
+    effects = room.join(Peer("host-1", Access.HOST))
+    assert isinstance(effects[0], Send) and isinstance(effects[0].frame, Welcome)
+    assert effects[0].frame.access == "host" and effects[0].to == "host-1"
+
+
+def test_ping_is_answered_and_bad_frames_get_errors() -> None:
+    room = make_room()
+    room.join(Peer("g", Access.VIEW))
+    assert room.receive("g", '{"t":"ping"}') == [Send("g", Pong())]
+    [effect] = room.receive("g", "{")
+    assert isinstance(effect, Send) and isinstance(effect.frame, ErrorFrame)
+    assert "not JSON" in effect.frame.message
+
+
+def test_auth_after_joining_is_not_accepted() -> None:
+    room = make_room()
+    room.join(Peer("h", Access.HOST))
+    [effect] = room.receive("h", '{"t":"auth","token":"x"}')
+    assert isinstance(effect, Send) and isinstance(effect.frame, ErrorFrame)
+    assert effect.frame.ref == "auth"
+
+
+def test_unknown_peer_and_leave() -> None:
+    room = make_room()
+    assert room.receive("ghost", '{"t":"ping"}') == []
+    room.join(Peer("h", Access.HOST))
+    room.leave("h")
+    assert "h" not in room.peers
