@@ -127,7 +127,8 @@ def _describe(item_id: str, item: Map) -> dict[str, Any]:
         out["to"] = item.get("to")
     if kind == "stroke":
         points = item.get("points")
-        out["points"] = [float(p) for p in points] if isinstance(points, Array) else []
+        numbers = points if isinstance(points, Array) else []
+        out["points"] = [float(p) for p in numbers if isinstance(p, int | float) and not isinstance(p, bool)]
     if kind == "frame":
         holds = item.get("holds")
         out["holds"] = holds.to_py() if isinstance(holds, Map) else None
@@ -289,9 +290,7 @@ def delete(board: Board, item_id: str) -> Edit:
     attached = [
         other_id
         for other_id, other in board.items.items()
-        if isinstance(other, Map)
-        and other.get("kind") == "arrow"
-        and item_id in (other.get("from"), other.get("to"))
+        if isinstance(other, Map) and other.get("kind") == "arrow" and item_id in (other.get("from"), other.get("to"))
     ]
     with board.change() as change:
         for other_id in attached:
