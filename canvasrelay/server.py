@@ -7,6 +7,7 @@ endpoints; `CanvasServer.stop` ends every child process and flushes the store.
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from aiohttp import web
 
 from canvasrelay import room_secrets
 from canvasrelay.agents.catalog import AgentSpec, discover, load_config
+from canvasrelay.features import install_all
 from canvasrelay.room import Room, RoomInfo
 from canvasrelay.runtime import Runtime
 from canvasrelay.store import Store, open_store
@@ -60,6 +62,12 @@ class CanvasServer:
         self.app = web.Application(middlewares=[_security_headers])
         self.runner: web.AppRunner | None = None
         self.port = 0
+        self._starters: list[Callable[[], Awaitable[None]]] = []
+        install_all(self)
+
+    def on_start(self, starter: Callable[[], Awaitable[None]]) -> None:
+        """Run `starter` once the event loop runs and before the port opens (watchers, restored state)."""
+        self._starters.append(starter)
 
     def own_origins(self) -> set[str]:
         names = {self.options.host, "127.0.0.1", "localhost"}
@@ -75,6 +83,8 @@ class CanvasServer:
             self.app.router.add_get("/", _not_built)
 
     async def start(self) -> int:
+        for starter in self._starters:
+            await starter()
         self._routes()
         self.runner = web.AppRunner(self.app, access_log=None)
         await self.runner.setup()

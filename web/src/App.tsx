@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useState } from "react";
 import { fragmentParams, HostConnection, type ConnectionState } from "./connection";
 import type { Welcome } from "./protocol.gen";
+import { RoomClientContext } from "./roomClient";
 import { RoomLink } from "./RoomLink";
 
 const STATE_LABEL: Record<ConnectionState, string> = {
@@ -14,10 +15,10 @@ export function App() {
   const token = useMemo(() => fragmentParams().get("token"), []);
   const [state, setState] = useState<ConnectionState>("connecting");
   const [welcome, setWelcome] = useState<Welcome | null>(null);
+  const connection = useMemo(() => (token ? new HostConnection(token) : null), [token]);
 
   useEffect(() => {
-    if (!token) return;
-    const connection = new HostConnection(token);
+    if (!connection) return;
     const offState = connection.onState(setState);
     const offFrame = connection.onFrame((frame) => {
       if (frame.t === "welcome") setWelcome(frame);
@@ -28,9 +29,9 @@ export function App() {
       offFrame();
       connection.stop();
     };
-  }, [token]);
+  }, [connection]);
 
-  if (!token) {
+  if (!connection) {
     return (
       <main className="notice">
         <h1>canvas</h1>
@@ -40,6 +41,7 @@ export function App() {
   }
 
   return (
+    <RoomClientContext.Provider value={connection}>
     <main className="shell">
       <header className="topbar">
         <span className="brand">canvas</span>
@@ -67,5 +69,6 @@ export function App() {
         </section>
       )}
     </main>
+    </RoomClientContext.Provider>
   );
 }

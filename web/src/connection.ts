@@ -1,4 +1,5 @@
-import type { ClientFrame, ServerFrame } from "./protocol.gen";
+import type { ClientFrame, ServerFrame, Welcome } from "./protocol.gen";
+import type { RoomClient } from "./roomClient";
 
 export type ConnectionState = "connecting" | "connected" | "reconnecting" | "unauthorized";
 
@@ -20,7 +21,7 @@ export function backoffMs(attempt: number, random: () => number = Math.random): 
 }
 
 /** The host's WebSocket to `/ws`: authenticates with the token, reconnects with backoff. */
-export class HostConnection {
+export class HostConnection implements RoomClient {
   private socket: WebSocket | null = null;
   private attempt = 0;
   private closed = false;
@@ -28,6 +29,7 @@ export class HostConnection {
   private readonly frameListeners = new Set<FrameListener>();
   private readonly stateListeners = new Set<StateListener>();
   state: ConnectionState = "connecting";
+  welcome: Welcome | null = null;
 
   constructor(
     private readonly token: string,
@@ -73,6 +75,7 @@ export class HostConnection {
     socket.onmessage = (event) => {
       const frame = JSON.parse(String(event.data)) as ServerFrame;
       if (frame.t === "welcome") {
+        this.welcome = frame;
         this.attempt = 0;
         this.setState("connected");
       }

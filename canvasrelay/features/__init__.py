@@ -1,0 +1,25 @@
+"""The room's features, each installed onto a `CanvasServer`.
+
+A feature registers its frames' handlers on the Room (sans-I/O: they return effects), the
+adapters that carry out its own effects on the runtime, what it adds to `welcome`, and what
+must start with the server and stop with it. One line here per feature.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from canvasrelay.server import CanvasServer
+
+Installer = Callable[["CanvasServer"], None]
+
+
+def installers() -> list[Installer]:
+    return []
+
+
+def install_all(server: CanvasServer) -> None:
+    for install in installers():
+        install(server)

@@ -1,0 +1,32 @@
+import { createContext, useContext, useEffect } from "react";
+import type { ClientFrame, ServerFrame, ServerFrameOf, Welcome } from "./protocol.gen";
+
+/**
+ * What the UI needs from a connection to the room, whether it is the host's WebSocket or a
+ * guest's data channel: send a frame, hear frames, know who we are.
+ */
+export interface RoomClient {
+  send(frame: ClientFrame): boolean;
+  onFrame(listener: (frame: ServerFrame) => void): () => void;
+  readonly welcome: Welcome | null;
+}
+
+export const RoomClientContext = createContext<RoomClient | null>(null);
+
+export function useRoomClient(): RoomClient {
+  const client = useContext(RoomClientContext);
+  if (!client) throw new Error("useRoomClient outside a RoomClientContext");
+  return client;
+}
+
+/** Calls `listener` for every server frame of type `t` while the component is mounted. */
+export function useFrames<T extends ServerFrame["t"]>(t: T, listener: (frame: ServerFrameOf<T>) => void): void {
+  const client = useRoomClient();
+  useEffect(
+    () =>
+      client.onFrame((frame) => {
+        if (frame.t === t) listener(frame as ServerFrameOf<T>);
+      }),
+    [client, t, listener],
+  );
+}
