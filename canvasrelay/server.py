@@ -10,12 +10,16 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import quote
 
 from aiohttp import web
 
 from canvasrelay import room_secrets
 from canvasrelay.agents.catalog import AgentSpec, discover, load_config
 from canvasrelay.features import install_all
+from canvasrelay.guests import Guests
+from canvasrelay.hub import Hub
+from canvasrelay.rendezvous import add_routes as add_rendezvous
 from canvasrelay.room import Room, RoomInfo
 from canvasrelay.runtime import Runtime
 from canvasrelay.store import Store, open_store
@@ -38,6 +42,11 @@ class ServeOptions:
     port: int = 0
     new_room: bool = False
     extra_origins: set[str] = field(default_factory=set)
+    signal_url: str | None = None
+    """An outside rendezvous (`canvas signal`); by default this server's own `/signal`."""
+    base_url: str | None = None
+    """Where the room link points guests (the guest page), when not this server."""
+    ice_servers: list[str] = field(default_factory=list)
 
 
 class CanvasServer:
@@ -59,6 +68,8 @@ class CanvasServer:
         )
         self.room.agents = [spec.info() for spec in self.agent_specs.values()]
         self.runtime = Runtime(self.room)
+        self.guests = Guests(self.room)
+        self.hub: Hub | None = None
         self.app = web.Application(middlewares=[_security_headers])
         self.runner: web.AppRunner | None = None
         self.port = 0
@@ -76,6 +87,8 @@ class CanvasServer:
     def _routes(self) -> None:
         origins = _LateOrigins(self)
         self.app.router.add_get("/ws", host_socket(self.runtime, self.secrets.token_matches, origins))
+        if self.options.signal_url is None:
+            add_rendezvous(self.app)
         if (WEB_DIST / "index.html").exists():
             self.app.router.add_get("/", _index)
             self.app.router.add_static("/assets", WEB_DIST / "assets")
@@ -91,6 +104,9 @@ class CanvasServer:
         site = web.TCPSite(self.runner, self.options.host, self.options.port)
         await site.start()
         self.port = int(self.runner.addresses[0][1])
+        signal = self.options.signal_url or f"ws://{self._link_host()}:{self.port}/signal"
+        self.hub = Hub(self.runtime, self.guests, self.secrets, signal, self.options.ice_servers)
+        await self.hub.start()
         return self.port
 
     @property
@@ -99,12 +115,19 @@ class CanvasServer:
 
     @property
     def room_link(self) -> str:
-        return f"http://{self._link_host()}:{self.port}/#{self.secrets.room_fragment()}"
+        extra = {"signal": self.options.signal_url or "", "ice": ",".join(self.options.ice_servers)}
+        tail = "".join(f"&{k}={quote(v, safe=':/@,')}" for k, v in extra.items() if v)
+        return f"{self._base()}/#{self.secrets.room_fragment()}{tail}"
+
+    def _base(self) -> str:
+        return (self.options.base_url or f"http://{self._link_host()}:{self.port}").rstrip("/")
 
     def _link_host(self) -> str:
         return "127.0.0.1" if self.options.host in ("0.0.0.0", "::", "") else self.options.host
 
     async def stop(self) -> None:
+        if self.hub is not None:
+            await self.hub.stop()
         await self.runtime.close()
         if self.runner is not None:
             await self.runner.cleanup()

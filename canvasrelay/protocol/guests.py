@@ -153,3 +153,12 @@ class HubProof(ServerFrame):
     t: Literal["proof"] = "proof"
     signature: str
     """Raw r‖s, base64url."""
+
+
+@server_frame
+class Bye(ServerFrame):
+    """The hub is closing this guest's channel for good (kicked, or the room is stopping): do not reconnect."""
+
+    t: Literal["bye"] = "bye"
+    code: int
+    reason: str

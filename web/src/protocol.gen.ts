@@ -9,9 +9,39 @@ export interface AgentInfo {
   reason: string | null;
 }
 
+export interface ApprovalAnswer {
+  t: "approval-answer";
+  id: string;
+  answer: "approve" | "deny" | "trust";
+}
+
+export interface ApprovalRequest {
+  t: "approval-request";
+  id: string;
+  guestId: string;
+  name: string;
+  color: string;
+  what: string;
+  text: string;
+  expiresInMs: number;
+}
+
+export interface ApprovalResolved {
+  t: "approval-resolved";
+  id: string;
+  ref: string;
+  outcome: "approved" | "denied" | "trusted" | "expired" | "withdrawn";
+}
+
 export interface Auth {
   t: "auth";
   token: string;
+}
+
+export interface Bye {
+  t: "bye";
+  code: number;
+  reason: string;
 }
 
 export interface ErrorFrame {
@@ -20,12 +50,79 @@ export interface ErrorFrame {
   ref: string | null;
 }
 
+export interface GuestInfo {
+  guestId: string;
+  name: string;
+  color: string;
+  access: "view" | "edit" | "trusted";
+  ownAccess: "view" | "edit" | "trusted" | null;
+  connected: boolean;
+  latencyMs: number | null;
+  grantedTerminals: string[];
+}
+
+export interface GuestJoin {
+  t: "guest-join";
+  guestId: string;
+  secret: string;
+  name: string;
+  color: string;
+  lastSeq?: number | null;
+}
+
+export interface GuestKick {
+  t: "guest-kick";
+  guestId: string;
+}
+
+export interface GuestList {
+  t: "guests";
+  defaultAccess: "view" | "edit" | "trusted";
+  guests: GuestInfo[];
+}
+
+export interface GuestSetAccess {
+  t: "guest-set-access";
+  guestId: string;
+  access: "view" | "edit" | "trusted" | null;
+}
+
+export interface HubProof {
+  t: "proof";
+  signature: string;
+}
+
 export interface Ping {
   t: "ping";
 }
 
 export interface Pong {
   t: "pong";
+}
+
+export interface RequestPending {
+  t: "request-pending";
+  id: string;
+  ref: string;
+  expiresInMs: number;
+}
+
+export interface RoomSetAccess {
+  t: "room-set-access";
+  access: "view" | "edit" | "trusted";
+}
+
+export interface StreamGap {
+  t: "gap";
+  after: number | null;
+  reason: string;
+}
+
+export interface TerminalGrant {
+  t: "terminal-grant";
+  guestId: string;
+  terminalId: string;
+  granted: boolean;
 }
 
 export interface Welcome {
@@ -41,8 +138,14 @@ export interface Welcome {
   sessions: Record<string, unknown>[];
 }
 
-export type ClientFrame = Auth | Ping;
+export interface YourAccess {
+  t: "access";
+  access: "view" | "edit" | "trusted";
+  grantedTerminals: string[];
+}
 
-export type ServerFrame = ErrorFrame | Pong | Welcome;
+export type ClientFrame = ApprovalAnswer | Auth | GuestJoin | GuestKick | GuestSetAccess | Ping | RoomSetAccess | TerminalGrant;
+
+export type ServerFrame = ApprovalRequest | ApprovalResolved | Bye | ErrorFrame | GuestList | HubProof | Pong | RequestPending | StreamGap | Welcome | YourAccess;
 
 export type ServerFrameOf<T extends ServerFrame["t"]> = Extract<ServerFrame, { t: T }>;
