@@ -58,7 +58,23 @@ def _v1(db: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1]
+def _v2_session_rules(db: sqlite3.Connection) -> None:
+    """Permission rules a host's answers added to one session (see permission_rules)."""
+    _statements(
+        db,
+        """
+        CREATE TABLE session_rules (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            rule TEXT NOT NULL,
+            created REAL NOT NULL
+        );
+        CREATE INDEX session_rules_by_session ON session_rules (session_id, id);
+        """,
+    )
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2_session_rules]
 
 
 def schema_version(db: sqlite3.Connection) -> int:
@@ -150,6 +166,31 @@ class Store:
             (session_id, after, -1 if limit is None else limit),
         ).fetchall()
         return [json.loads(r[0]) for r in rows]
+
+    def add_session_rule(self, session_id: str, rule: dict[str, Any]) -> int:
+        with self.db:
+            cur = self.db.execute(
+                "INSERT INTO session_rules (session_id, rule, created) VALUES (?, ?, ?)",
+                (session_id, json.dumps(rule), time.time()),
+            )
+        return int(cur.lastrowid or 0)
+
+    def session_rules(self, session_id: str) -> list[tuple[int, dict[str, Any]]]:
+        rows = self.db.execute(
+            "SELECT id, rule FROM session_rules WHERE session_id = ? ORDER BY id", (session_id,)
+        ).fetchall()
+        return [(int(r[0]), json.loads(r[1])) for r in rows]
+
+    def delete_session_rules(self, session_id: str, rule_id: int | None = None) -> int:
+        """Delete one of the session's rules, or all of them; returns how many went."""
+        with self.db:
+            if rule_id is None:
+                cur = self.db.execute("DELETE FROM session_rules WHERE session_id = ?", (session_id,))
+            else:
+                cur = self.db.execute(
+                    "DELETE FROM session_rules WHERE session_id = ? AND id = ?", (session_id, rule_id)
+                )
+        return cur.rowcount
 
     # board
 
