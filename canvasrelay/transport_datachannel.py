@@ -155,9 +155,9 @@ class GuestStream:
         self._drained.set()
 
     async def close(self, code: int, reason: str) -> None:
-        self.detach()
         if self.closer is not None:
             await self.closer(code, reason)
+        self.detach()
 
     async def _write(self, channel: Channel) -> None:
         while True:

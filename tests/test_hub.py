@@ -1,0 +1,342 @@
+"""Real aiortc guests against a real hub and rendezvous on loopback, inside one `canvas serve`."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import ClassVar, Literal
+
+import aiohttp
+import pytest
+
+from canvasrelay import signal_crypto
+from canvasrelay.effects import AnyEffect, Broadcast, Effect
+from canvasrelay.guest import Guest, HubRefused, RoomLink
+from canvasrelay.policy import Action
+from canvasrelay.protocol import CLIENT_FRAMES, ClientFrame, ServerFrame
+from canvasrelay.room import Peer
+from canvasrelay.room_secrets import RoomSecrets
+from canvasrelay.server import CanvasServer, ServeOptions
+from tests.support import HostClient
+
+
+class Prompt(ClientFrame):
+    t: Literal["x-prompt"] = "x-prompt"
+    action: ClassVar[Action] = Action.RUN_ON_HOST
+    text: str
+
+
+class Draw(ClientFrame):
+    t: Literal["x-draw"] = "x-draw"
+    action: ClassVar[Action] = Action.EDIT_BOARD
+
+
+class Browse(ClientFrame):
+    t: Literal["x-browse"] = "x-browse"
+    action: ClassVar[Action] = Action.BROWSE_FILES
+
+
+class Type(ClientFrame):
+    t: Literal["x-type"] = "x-type"
+    action: ClassVar[Action] = Action.TYPE_TERMINAL
+
+
+class Permission(ClientFrame):
+    t: Literal["x-permission"] = "x-permission"
+    action: ClassVar[Action] = Action.ANSWER_PERMISSION
+
+
+class Emit(ClientFrame):
+    """The host asks for `count` streamed frames, as an agent's chunks would be."""
+
+    t: Literal["x-emit"] = "x-emit"
+    action: ClassVar[Action] = Action.ADMIN
+    start: int
+    count: int
+
+
+class Chunk(ServerFrame):
+    t: Literal["x-chunk"] = "x-chunk"
+    i: int
+
+
+TEST_FRAMES: list[type[ClientFrame]] = [Prompt, Draw, Browse, Type, Permission, Emit]
+
+
+@dataclass
+class Ran(Effect):
+    what: str
+
+
+@dataclass
+class Served:
+    server: CanvasServer
+    ran: list[str] = field(default_factory=list)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.server.port}"
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://127.0.0.1:{self.server.port}/ws"
+
+    @property
+    def token(self) -> str:
+        return self.server.secrets.token
+
+    @property
+    def room_link(self) -> str:
+        return self.server.room_link
+
+
+@pytest.fixture
+def test_frames() -> Iterator[None]:
+    for frame in TEST_FRAMES:
+        CLIENT_FRAMES[frame.model_fields["t"].default] = frame
+    yield
+    for frame in TEST_FRAMES:
+        CLIENT_FRAMES.pop(frame.model_fields["t"].default, None)
+
+
+@pytest.fixture
+async def served(project: Path, test_frames: None) -> AsyncIterator[Served]:
+    server = CanvasServer(ServeOptions(root=project))
+    served = Served(server)
+
+    def run(what: str):  # type: ignore[no-untyped-def]
+        return lambda peer, frame: [Ran(" ".join(filter(None, [what, getattr(frame, "text", ""), "by", peer.name])))]
+
+    for frame, what in [(Prompt, "prompt"), (Draw, "draw"), (Browse, "browse"), (Type, "type"), (Permission, "answer")]:
+        server.room.route(frame, run(what))
+
+    def emit(_peer: Peer, frame: Emit) -> list[AnyEffect]:
+        return [Broadcast(Chunk(i=i)) for i in range(frame.start, frame.start + frame.count)]
+
+    server.room.route(Emit, emit)
+
+    async def record(effect: Ran) -> None:
+        served.ran.append(effect.what)
+
+    server.runtime.handle(Ran, record)
+    await server.start()
+    yield served
+    await server.stop()
+
+
+@pytest.fixture
+async def host_client(served: Served) -> AsyncIterator[HostClient]:
+    client = await HostClient.connect(served)  # type: ignore[arg-type]
+    yield client
+    await client.close()
+
+
+async def joined(served: Served, name: str = "Ada", **kwargs: object) -> Guest:
+    guest = await Guest(served.room_link, name=name, color="#3366aa", **kwargs).connect()  # type: ignore[arg-type]
+    await guest.expect("access")
+    return guest
+
+
+async def set_room_access(host: HostClient, access: str) -> None:
+    await host.send({"t": "room-set-access", "access": access})
+    await host.expect("guests", defaultAccess=access)
+
+
+async def test_view_guest_is_refused_everything(served: Served, host_client: HostClient) -> None:
+    guest = await joined(served)
+    assert guest.welcome["access"] == "view"
+    attempts: list[dict[str, object]] = [
+        {"t": "x-prompt", "text": "rm -rf /"},
+        {"t": "x-draw"},
+        {"t": "x-browse"},
+        {"t": "x-type"},
+        {"t": "x-permission"},
+        {"t": "x-emit", "start": 0, "count": 1},
+        {"t": "guest-set-access", "guestId": guest.guest_id, "access": "trusted"},
+        {"t": "room-set-access", "access": "trusted"},
+        {"t": "guest-kick", "guestId": guest.guest_id},
+        {"t": "approval-answer", "id": "a1", "answer": "approve"},
+        {"t": "terminal-grant", "guestId": guest.guest_id, "terminalId": "t1", "granted": True},
+    ]
+    for frame in attempts:
+        await guest.send(frame)
+        refusal = await guest.expect("error", ref=frame["t"])
+        assert refusal["message"].startswith("refused"), refusal
+    await guest.send({"t": "ping"})
+    await guest.expect("pong")
+    assert served.ran == []
+    assert served.server.guests.pending == {} and served.server.guests.default_access.value == "view"
+    assert not any(f["t"] == "approval-request" for f in host_client.seen)
+    await guest.close()
+
+
+async def test_edit_prompt_needs_the_host(served: Served, host_client: HostClient) -> None:
+    await set_room_access(host_client, "edit")
+    guest = await joined(served)
+    await guest.send({"t": "x-draw"})
+    await guest.send({"t": "x-prompt", "text": "please fix the tests"})
+    pending = await guest.expect("request-pending", ref="x-prompt")
+    request = await host_client.expect("approval-request", id=pending["id"])
+    assert request["name"] == "Ada" and request["text"] == "please fix the tests" and request["what"] == "x-prompt"
+    assert served.ran == ["draw by Ada"]
+    await host_client.send({"t": "approval-answer", "id": request["id"], "answer": "approve"})
+    await guest.expect("approval-resolved", id=request["id"], outcome="approved")
+    assert served.ran[-1] == "prompt please fix the tests by Ada"
+
+    await guest.send({"t": "x-prompt", "text": "deny me"})
+    request = await host_client.expect("approval-request", text="deny me")
+    await host_client.send({"t": "approval-answer", "id": request["id"], "answer": "deny"})
+    assert (await guest.expect("error", ref="x-prompt"))["message"] == "the host denied your x-prompt"
+
+    served.server.guests.approval_ttl = 0.5
+    await guest.send({"t": "x-prompt", "text": "nobody answers"})
+    expired = await guest.expect("error", ref="x-prompt", timeout=5)
+    assert "expired" in expired["message"]
+    await host_client.expect("approval-resolved", outcome="expired")
+    served.server.guests.approval_ttl = 60.0
+
+    await guest.send({"t": "x-prompt", "text": "trust me"})
+    request = await host_client.expect("approval-request", text="trust me")
+    await host_client.send({"t": "approval-answer", "id": request["id"], "answer": "trust"})
+    await guest.expect("access", access="trusted")
+    await guest.send({"t": "x-prompt", "text": "directly"})
+    await guest.send({"t": "x-permission"})
+    assert "refused" in (await guest.expect("error", ref="x-permission"))["message"]
+    assert served.ran == [
+        "draw by Ada",
+        "prompt please fix the tests by Ada",
+        "prompt trust me by Ada",
+        "prompt directly by Ada",
+    ]
+    await guest.close()
+
+
+async def test_host_lists_raises_lowers_and_kicks(served: Served, host_client: HostClient) -> None:
+    guest = await joined(served)
+    listing = await host_client.expect("guests")
+    while not listing["guests"]:
+        listing = await host_client.expect("guests")
+    assert [(g["name"], g["access"], g["connected"]) for g in listing["guests"]] == [("Ada", "view", True)]
+    await host_client.send({"t": "guest-set-access", "guestId": guest.guest_id, "access": "edit"})
+    await guest.expect("access", access="edit")
+    await host_client.send({"t": "guest-set-access", "guestId": guest.guest_id, "access": "view"})
+    await guest.expect("access", access="view")
+    await host_client.send({"t": "guest-kick", "guestId": guest.guest_id})
+    bye = await guest.expect("bye")
+    assert "removed" in bye["reason"]
+    again = Guest(served.room_link, name="Ada", guest_id=guest.guest_id, secret=guest.secret)
+    with pytest.raises(HubRefused, match="removed"):
+        await again.connect()
+    await guest.close()
+
+
+async def test_wrong_keys_and_a_blind_rendezvous(served: Served) -> None:
+    link = RoomLink.parse(served.room_link)
+    spy_url = f"{link.signal}?topic={signal_crypto.topic(link.room_id)}"
+    async with aiohttp.ClientSession() as session, session.ws_connect(spy_url) as spy:
+        relayed: list[str] = []
+        # A peer without the room key: its offer opens for nobody, so nobody answers it.
+        stranger = signal_crypto.signal_key(RoomSecrets.generate().room_key)
+        await spy.send_str(signal_crypto.seal(stranger, {"kind": "offer", "from": "x", "sdp": "v=0", "nonce": "AA"}))
+        impostor_link = served.room_link.replace(link.host_key, RoomSecrets.generate().host_public_key)
+        with pytest.raises(HubRefused, match="prove"):
+            await Guest(impostor_link, name="Mallory", reconnect=False).connect()
+        guest = await joined(served, name="Zed Secretname")
+        await guest.close()
+        async with asyncio.timeout(5):
+            while len(relayed) < 4:
+                relayed.append((await spy.receive()).data)
+    key = signal_crypto.signal_key(link.key)
+    opened = [signal_crypto.open_envelope(key, text) for text in relayed]
+    assert [m["kind"] for m in opened] == ["offer", "answer", "offer", "answer"]
+    assert opened[1]["to"] == opened[0]["from"] and opened[3]["to"] == opened[2]["from"]
+    for text in relayed:
+        for plain in ("v=0", "sdp", "fingerprint", "candidate", "offer", link.room_id, link.key, "Secretname"):
+            assert plain not in text
+
+
+async def test_bad_frames_get_errors_and_the_channel_stays(served: Served) -> None:
+    guest = await joined(served)
+    await guest.send("not json")
+    assert "not JSON" in (await guest.expect("error"))["message"]
+    await guest.send({"t": "no-such-frame"})
+    assert "unknown frame type" in (await guest.expect("error"))["message"]
+    await guest.send({"t": "x-prompt", "text": 5})
+    assert "bad x-prompt frame" in (await guest.expect("error"))["message"]
+    big = json.dumps({"t": "x-prompt", "text": "é" * 300_000}, ensure_ascii=False)
+    await guest.send(big)
+    assert (await guest.expect("error", ref="x-prompt"))["message"].startswith("refused")
+    await guest.send(json.dumps({"t": "x-prompt", "text": "a" * (2 << 20)}))
+    assert "too large" in (await guest.expect("error"))["message"]
+    guest.channel.send('{"t":"chunk","id":1,"more":"yes"}')  # type: ignore[union-attr]
+    assert "malformed chunk" in (await guest.expect("error"))["message"]
+    await guest.send({"t": "ping"})
+    await guest.expect("pong")
+    await guest.close()
+
+
+async def test_a_flooding_guest_cannot_slow_another(served: Served) -> None:
+    flooder = await joined(served, name="Flood")
+    calm = await joined(served, name="Calm")
+    stop = asyncio.Event()
+
+    async def flood() -> None:
+        while not stop.is_set():
+            for _ in range(50):
+                await flooder.send({"t": "x-draw"})
+            await asyncio.sleep(0.005)
+
+    flooding = asyncio.get_running_loop().create_task(flood())
+    await flooder.expect("error", timeout=5, message="throttled: you are sending too fast; frames were dropped")
+    round_trips = []
+    for _ in range(20):
+        start = time.perf_counter()
+        await calm.send({"t": "ping"})
+        await calm.expect("pong")
+        round_trips.append((time.perf_counter() - start) * 1000)
+    stop.set()
+    await flooding
+    round_trips.sort()
+    print(f"calm guest round trip under flood: p50 {round_trips[10]:.1f} ms, max {round_trips[-1]:.1f} ms")
+    assert round_trips[-2] < 50, round_trips
+    await flooder.close()
+    await calm.close()
+
+
+async def test_a_dropped_guest_resumes_without_a_gap(served: Served, host_client: HostClient) -> None:
+    guest = await joined(served)
+    await host_client.send({"t": "x-emit", "start": 0, "count": 200})
+    await guest.expect("x-chunk", i=199)
+    await guest.drop()
+    await host_client.send({"t": "x-emit", "start": 200, "count": 300})
+    await guest.expect("x-chunk", i=499, timeout=20)
+    received = [f["i"] for f in guest.seen if f["t"] == "x-chunk"]
+    assert received == list(range(500))
+    assert not any(f["t"] in ("gap", "welcome") for f in guest.seen[1:])
+    assert guest.connections == 2
+    listing = served.server.guests.guest_list()
+    assert [(g.name, g.connected) for g in listing.guests] == [("Ada", True)]
+    await guest.close()
+
+
+async def test_a_guest_beyond_the_ring_gets_a_gap_and_the_full_state(served: Served, host_client: HostClient) -> None:
+    guest = await joined(served, reconnect=False)
+    await host_client.send({"t": "x-emit", "start": 0, "count": 10})
+    await guest.expect("x-chunk", i=9)
+    await guest.drop()
+    await host_client.send({"t": "x-emit", "start": 10, "count": 5})
+    await host_client.send({"t": "ping"})
+    await host_client.expect("pong")
+    served.server.hub.live[guest.guest_id].stream.ring.clear()  # type: ignore[union-attr]
+    await guest.connect()
+    gap = await guest.expect("gap")
+    assert gap["after"] is not None
+    await guest.expect("welcome")
+    assert not any(f["t"] == "x-chunk" and f["i"] >= 10 for f in guest.seen)
+    await host_client.send({"t": "x-emit", "start": 15, "count": 1})
+    await guest.expect("x-chunk", i=15)
+    await guest.close()
