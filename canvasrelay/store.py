@@ -209,6 +209,11 @@ class Store:
             self.db.execute("DELETE FROM board_updates WHERE id <= ?", (upto_id,))
             self.db.execute("INSERT INTO board_updates (id, data, checkpoint) VALUES (?, ?, 1)", (upto_id, state))
 
+    def board_last_id(self) -> int | None:
+        """The id of the newest row, which a checkpoint of the whole board may replace everything up to."""
+        row = self.db.execute("SELECT MAX(id) FROM board_updates").fetchone()
+        return None if row[0] is None else int(row[0])
+
     def board_size(self) -> int:
         return int(self.db.execute("SELECT COALESCE(SUM(LENGTH(data)), 0) FROM board_updates").fetchone()[0])
 

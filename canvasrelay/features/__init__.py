@@ -17,7 +17,9 @@ Installer = Callable[["CanvasServer"], None]
 
 
 def installers() -> list[Installer]:
-    return []
+    from canvasrelay import board_room
+
+    return [board_room.install]
 
 
 def install_all(server: CanvasServer) -> None:
