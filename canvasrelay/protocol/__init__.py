@@ -4,7 +4,7 @@ Importing this package registers every frame type; `web/src/protocol.gen.ts` is 
 from these models (`python -m canvasrelay.protocol.typescript`).
 """
 
-from canvasrelay.protocol import board, core, guests
+from canvasrelay.protocol import board, core, files, guests, terminals
 from canvasrelay.protocol.base import (
     CLIENT_FRAMES,
     MAX_FRAME_BYTES,
@@ -28,6 +28,8 @@ __all__ = [
     "board",
     "core",
     "encode",
+    "files",
     "guests",
     "parse_client_frame",
+    "terminals",
 ]

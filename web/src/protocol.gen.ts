@@ -38,16 +38,98 @@ export interface Auth {
   token: string;
 }
 
+export interface Awareness {
+  t: "awareness";
+  state: AwarenessStateInput;
+}
+
+export interface AwarenessOut {
+  t: "awareness";
+  peer: string;
+  state: AwarenessStateOutput | null;
+}
+
+export interface AwarenessStateInput {
+  name: string;
+  color: string;
+  cursor?: Point | null;
+  selection?: string[];
+  dragging?: DragPosition[];
+  editing?: string | null;
+}
+
+export interface AwarenessStateOutput {
+  name: string;
+  color: string;
+  cursor: Point | null;
+  selection: string[];
+  dragging: DragPosition[];
+  editing: string | null;
+}
+
+export interface BinaryFile {
+  kind: "binary";
+  size: number;
+}
+
+export interface BoardSync {
+  t: "board-sync";
+  update: string;
+  stateVector: string;
+}
+
+export interface BoardSyncRequest {
+  t: "board-sync";
+  stateVector: string;
+}
+
+export interface BoardUpdate {
+  t: "board-update";
+  update: string;
+}
+
+export interface BoardUpdateOut {
+  t: "board-update";
+  update: string;
+}
+
 export interface Bye {
   t: "bye";
   code: number;
   reason: string;
 }
 
+export interface DeniedFile {
+  kind: "denied";
+  reason: string;
+}
+
+export interface DragPosition {
+  id: string;
+  x: number;
+  y: number;
+}
+
 export interface ErrorFrame {
   t: "error";
   message: string;
   ref: string | null;
+}
+
+export interface File {
+  t: "file";
+  path: string;
+  file: TextFile | BinaryFile | TooLargeFile | MissingFile | DeniedFile;
+}
+
+export interface FileClose {
+  t: "file-close";
+  path: string;
+}
+
+export interface FileOpen {
+  t: "file-open";
+  path: string;
 }
 
 export interface GuestInfo {
@@ -92,8 +174,17 @@ export interface HubProof {
   signature: string;
 }
 
+export interface MissingFile {
+  kind: "missing";
+}
+
 export interface Ping {
   t: "ping";
+}
+
+export interface Point {
+  x: number;
+  y: number;
 }
 
 export interface Pong {
@@ -118,11 +209,85 @@ export interface StreamGap {
   reason: string;
 }
 
+export interface TermClose {
+  t: "term-close";
+  id: string;
+}
+
+export interface TermData {
+  t: "term-data";
+  id: string;
+  data: string;
+  replay: boolean;
+}
+
+export interface TermDetach {
+  t: "term-detach";
+  id: string;
+}
+
+export interface TermExit {
+  t: "term-exit";
+  id: string;
+  code: number;
+}
+
+export interface TermInput {
+  t: "term-input";
+  id: string;
+  data: string;
+}
+
+export interface TermOpen {
+  t: "term-open";
+  id: string;
+  cols?: number;
+  rows?: number;
+}
+
+export interface TermResize {
+  t: "term-resize";
+  id: string;
+  cols: number;
+  rows: number;
+}
+
 export interface TerminalGrant {
   t: "terminal-grant";
   guestId: string;
   terminalId: string;
   granted: boolean;
+}
+
+export interface TerminalInfo {
+  id: string;
+  running: boolean;
+  exitCode: number | null;
+}
+
+export interface Terminals {
+  t: "terminals";
+  terminals: TerminalInfo[];
+}
+
+export interface TextFile {
+  kind: "text";
+  text: string;
+  size: number;
+}
+
+export interface TooLargeFile {
+  kind: "too-large";
+  size: number;
+}
+
+export interface Tree {
+  t: "tree";
+  paths: string[];
+}
+
+export interface TreeWatch {
+  t: "tree-watch";
 }
 
 export interface Welcome {
@@ -144,8 +309,8 @@ export interface YourAccess {
   grantedTerminals: string[];
 }
 
-export type ClientFrame = ApprovalAnswer | Auth | GuestJoin | GuestKick | GuestSetAccess | Ping | RoomSetAccess | TerminalGrant;
+export type ClientFrame = ApprovalAnswer | Auth | Awareness | BoardSyncRequest | BoardUpdate | FileClose | FileOpen | GuestJoin | GuestKick | GuestSetAccess | Ping | RoomSetAccess | TermClose | TermDetach | TermInput | TermOpen | TermResize | TerminalGrant | TreeWatch;
 
-export type ServerFrame = ApprovalRequest | ApprovalResolved | Bye | ErrorFrame | GuestList | HubProof | Pong | RequestPending | StreamGap | Welcome | YourAccess;
+export type ServerFrame = ApprovalRequest | ApprovalResolved | AwarenessOut | BoardSync | BoardUpdateOut | Bye | ErrorFrame | File | GuestList | HubProof | Pong | RequestPending | StreamGap | TermData | TermExit | Terminals | Tree | Welcome | YourAccess;
 
 export type ServerFrameOf<T extends ServerFrame["t"]> = Extract<ServerFrame, { t: T }>;

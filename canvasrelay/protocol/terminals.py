@@ -1,0 +1,98 @@
+"""Terminal frames.
+
+Output travels as text: the PTY's bytes decoded as UTF-8 (invalid bytes become U+FFFD) by a
+decoder kept per client and terminal, so a character split across two reads arrives whole.
+A `term-data` with `replay` set carries the start of the terminal's scrollback ring: the
+client clears its screen first. A replay larger than one frame continues in ordinary frames.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, ClassVar, Literal
+
+from pydantic import Field
+
+from canvasrelay.policy import Action
+from canvasrelay.protocol.base import ClientFrame, Model, ServerFrame, client_frame, server_frame
+
+TERMINAL_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
+MAX_INPUT_CHARS = 64 * 1024
+"""One frame of keystrokes or a paste; a larger paste arrives as several frames."""
+MAX_COLS = 1000
+MAX_ROWS = 500
+TerminalId = Annotated[str, Field(pattern=TERMINAL_ID_PATTERN)]
+
+
+@client_frame
+class TermOpen(ClientFrame):
+    """Open a new terminal with this id (runs a shell on the host), or watch the existing one."""
+
+    t: Literal["term-open"] = "term-open"
+    action: ClassVar[Action] = Action.RUN_ON_HOST
+    id: TerminalId
+    cols: int = Field(default=80, ge=2, le=MAX_COLS)
+    rows: int = Field(default=24, ge=1, le=MAX_ROWS)
+
+
+@client_frame
+class TermInput(ClientFrame):
+    t: Literal["term-input"] = "term-input"
+    action: ClassVar[Action] = Action.TYPE_TERMINAL
+    id: TerminalId
+    data: str = Field(max_length=MAX_INPUT_CHARS)
+
+
+@client_frame
+class TermResize(ClientFrame):
+    t: Literal["term-resize"] = "term-resize"
+    action: ClassVar[Action] = Action.TYPE_TERMINAL
+    id: TerminalId
+    cols: int = Field(ge=2, le=MAX_COLS)
+    rows: int = Field(ge=1, le=MAX_ROWS)
+
+
+@client_frame
+class TermClose(ClientFrame):
+    """End the terminal's shell, for everyone. Anyone who may type into it may end it."""
+
+    t: Literal["term-close"] = "term-close"
+    action: ClassVar[Action] = Action.TYPE_TERMINAL
+    id: TerminalId
+
+
+@client_frame
+class TermDetach(ClientFrame):
+    """Stop receiving a terminal's output (its view was closed); the shell keeps running."""
+
+    t: Literal["term-detach"] = "term-detach"
+    id: TerminalId
+
+
+@server_frame
+class TermData(ServerFrame):
+    t: Literal["term-data"] = "term-data"
+    id: TerminalId
+    data: str
+    replay: bool = False
+    """Clear the screen, then write `data`: the start of a replay of the scrollback ring."""
+
+
+@server_frame
+class TermExit(ServerFrame):
+    t: Literal["term-exit"] = "term-exit"
+    id: TerminalId
+    code: int
+
+
+class TerminalInfo(Model):
+    id: TerminalId
+    running: bool
+    exit_code: int | None = None
+
+
+@server_frame
+class Terminals(ServerFrame):
+    """Every terminal in the room; sent on joining and whenever one starts or ends."""
+
+    t: Literal["terminals"] = "terminals"
+    terminals: list[TerminalInfo]

@@ -1,0 +1,239 @@
+"""Terminals, the adapter's side: runs the shells and carries their output to each watcher.
+
+Each watcher has, per terminal, a bounded `OutputQueue`; one pump task per peer writes to its
+transport only while the transport's own backlog is small, so a slow reader falls behind in
+its queue, and its queue (not the server's memory) overflows: it then skips ahead to a replay
+of the scrollback ring.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from canvasrelay.effects import AnyEffect
+from canvasrelay.protocol import encode
+from canvasrelay.protocol.terminals import TermData, TermExit
+from canvasrelay.pty import Output, OutputQueue, Terminal
+from canvasrelay.room import error
+from canvasrelay.runtime import Runtime, Transport
+from canvasrelay.terminals import (
+    AttachTerminal,
+    DeliverExit,
+    DetachPeer,
+    DetachTerminal,
+    EndTerminal,
+    ForgetTerminal,
+    ResizeTerminal,
+    StartTerminal,
+    TerminalRoom,
+    WriteTerminal,
+)
+
+if TYPE_CHECKING:
+    from canvasrelay.server import CanvasServer
+
+log = logging.getLogger(__name__)
+
+QUEUE_LIMIT = 1024 * 1024
+"""Output one watcher may fall behind by before it skips ahead to a replay."""
+FRAME_BYTES = 64 * 1024
+"""Output bytes per `term-data` frame (a replay is split into frames of this size)."""
+TRANSPORT_HIGH_WATER = 256 * 1024
+"""Write to a transport only while less than this waits in it."""
+BACKED_UP_POLL_S = 0.005
+
+
+def _waiting_in(transport: Transport) -> int:
+    # The WebSocket transport counts its queue in `backlog`, the data channel in `pending_bytes`.
+    for name in ("backlog", "pending_bytes"):
+        value = getattr(transport, name, None)
+        if isinstance(value, int):
+            return value
+    return 0
+
+
+@dataclass
+class _Stream:
+    """One watcher's view of one terminal."""
+
+    queue: OutputQueue
+    replay: bytes | None
+    """The ring as it was on attaching: sent first; what comes after is in `queue`."""
+    exit_code: int | None = None
+    decoder: codecs.IncrementalDecoder = field(default_factory=lambda: codecs.getincrementaldecoder("utf-8")("replace"))
+
+    def take(self) -> Output | None:
+        if self.replay is not None:
+            replay, self.replay = self.replay, None
+            return Output(replay, reset=True)
+        return self.queue.take(FRAME_BYTES)
+
+
+class _Pump:
+    """Writes one peer's terminal output, round-robin over the terminals it watches."""
+
+    def __init__(self, host: TerminalHost, peer: str) -> None:
+        self.host = host
+        self.peer = peer
+        self.streams: dict[str, _Stream] = {}
+        self.wake = asyncio.Event()
+        self.task = asyncio.create_task(self._run())
+
+    async def _run(self) -> None:
+        while True:
+            await self.wake.wait()
+            self.wake.clear()
+            while await self._write_round():
+                pass
+
+    async def _write_round(self) -> bool:
+        transport = self.host.runtime.transports.get(self.peer)
+        if transport is None:
+            return False
+        while _waiting_in(transport) > TRANSPORT_HIGH_WATER:
+            await asyncio.sleep(BACKED_UP_POLL_S)
+        wrote = False
+        for tid, stream in list(self.streams.items()):
+            out = stream.take()
+            if out is not None:
+                self._send_output(transport, tid, stream, out)
+                wrote = True
+            elif stream.exit_code is not None:
+                transport.send(encode(TermExit(id=tid, code=stream.exit_code)))
+                del self.streams[tid]
+        return wrote
+
+    def _send_output(self, transport: Transport, tid: str, stream: _Stream, out: Output) -> None:
+        if out.reset:
+            stream.decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        for start in range(0, max(len(out.data), 1), FRAME_BYTES):
+            text = stream.decoder.decode(out.data[start : start + FRAME_BYTES])
+            replay = out.reset and start == 0
+            if text or replay:
+                transport.send(encode(TermData(id=tid, data=text, replay=replay)))
+
+
+class TerminalHost:
+    def __init__(self, runtime: Runtime, room_side: TerminalRoom, cwd: Path) -> None:
+        self.runtime = runtime
+        self.room_side = room_side
+        self.cwd = cwd
+        self.terminals: dict[str, Terminal] = {}
+        self.pumps: dict[str, _Pump] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+        runtime.handle(StartTerminal, self._start)
+        runtime.handle(AttachTerminal, self._attach)
+        runtime.handle(DetachTerminal, self._detach)
+        runtime.handle(DetachPeer, self._detach_peer)
+        runtime.handle(WriteTerminal, self._write)
+        runtime.handle(ResizeTerminal, self._resize)
+        runtime.handle(EndTerminal, self._end)
+        runtime.handle(ForgetTerminal, self._forget)
+        runtime.handle(DeliverExit, self._deliver_exit)
+        runtime.on_close(self.close)
+
+    def _spawn(self, effects: list[AnyEffect]) -> None:
+        task = asyncio.get_running_loop().create_task(self.runtime.run(effects))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _start(self, effect: StartTerminal) -> None:
+        terminal = Terminal(
+            self.cwd,
+            on_output=lambda data: self._output(effect.id, data),
+            on_exit=lambda code: self._spawn(self.room_side.exited(effect.id, code)),
+        )
+        self.terminals[effect.id] = terminal
+        self._stream(effect.id, effect.peer)
+        try:
+            await terminal.start(effect.cols, effect.rows)
+        except OSError as exc:
+            log.warning("cannot start %s: %s", terminal.shell, exc)
+            await self.runtime.run(
+                [error(effect.peer, f"cannot start the shell {terminal.shell}: {exc.strerror}", "term-open")]
+            )
+            await self.runtime.run(self.room_side.exited(effect.id, 127))
+
+    def _stream(self, tid: str, peer: str) -> _Stream | None:
+        terminal = self.terminals.get(tid)
+        if terminal is None:
+            return None
+        pump = self.pumps.get(peer)
+        if pump is None:
+            pump = self.pumps[peer] = _Pump(self, peer)
+        queue = OutputQueue(terminal.scrollback.snapshot, QUEUE_LIMIT)
+        stream = pump.streams[tid] = _Stream(queue, terminal.scrollback.snapshot())
+        stream.exit_code = terminal.exit_code
+        pump.wake.set()
+        return stream
+
+    def _output(self, tid: str, data: bytes) -> None:
+        for pump in self.pumps.values():
+            stream = pump.streams.get(tid)
+            if stream is not None:
+                stream.queue.push(data)
+                pump.wake.set()
+
+    async def _attach(self, effect: AttachTerminal) -> None:
+        self._stream(effect.id, effect.peer)
+
+    async def _detach(self, effect: DetachTerminal) -> None:
+        pump = self.pumps.get(effect.peer)
+        if pump is not None:
+            pump.streams.pop(effect.id, None)
+
+    async def _detach_peer(self, effect: DetachPeer) -> None:
+        pump = self.pumps.pop(effect.peer, None)
+        if pump is not None:
+            pump.task.cancel()
+
+    async def _write(self, effect: WriteTerminal) -> None:
+        terminal = self.terminals.get(effect.id)
+        if terminal is not None and not terminal.write(effect.data):
+            await self.runtime.run(
+                [error(effect.peer, f"terminal {effect.id} is not reading: input dropped", "term-input")]
+            )
+
+    async def _resize(self, effect: ResizeTerminal) -> None:
+        terminal = self.terminals.get(effect.id)
+        if terminal is not None:
+            terminal.resize(effect.cols, effect.rows)
+
+    async def _end(self, effect: EndTerminal) -> None:
+        terminal = self.terminals.get(effect.id)
+        if terminal is not None:
+            # Closing waits out a grace period; the frame's sender is not held up by it.
+            task = asyncio.get_running_loop().create_task(terminal.close())
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _forget(self, effect: ForgetTerminal) -> None:
+        self.terminals.pop(effect.id, None)
+        for pump in self.pumps.values():
+            pump.streams.pop(effect.id, None)
+
+    async def _deliver_exit(self, effect: DeliverExit) -> None:
+        for peer in effect.peers:
+            pump = self.pumps.get(peer)
+            stream = pump.streams.get(effect.id) if pump else None
+            if pump is not None and stream is not None:
+                stream.exit_code = effect.code
+                pump.wake.set()
+
+    async def close(self) -> None:
+        """The server stops: every shell goes with it."""
+        await asyncio.gather(*(t.close() for t in self.terminals.values()), return_exceptions=True)
+        for pump in self.pumps.values():
+            pump.task.cancel()
+        self.pumps.clear()
+        for task in list(self._tasks):
+            task.cancel()
+
+
+def install(server: CanvasServer) -> None:
+    TerminalHost(server.runtime, TerminalRoom(server.room), server.root)
