@@ -91,9 +91,6 @@ class Subject:
     command: str | None = None
 
 
-DEFAULT_RULES: tuple[Rule, ...] = (Rule(permission="*", pattern="*", action="ask"),)
-
-
 # -- globs ----------------------------------------------------------------------------------
 
 
@@ -145,6 +142,9 @@ def _matches_path(pattern: str, path: str, root: str) -> bool:
 
 def _matches_command(pattern: str, command: str) -> bool:
     return _regex(pattern, crosses_slash=True).fullmatch(command.strip()) is not None
+
+
+DEFAULT_RULES: tuple[Rule, ...] = (Rule(permission="*", pattern="*", action="ask"),)
 
 
 # -- tool calls -----------------------------------------------------------------------------
@@ -325,3 +325,106 @@ def load_user_rules(env: Mapping[str, str] | None = None) -> list[Rule]:
 def project_rules(config: Mapping[str, object]) -> list[Rule]:
     """The `[[permissions]]` of `<dir>/.canvas/config.toml`, already parsed by the agent catalog."""
     return parse_rules(config.get("permissions"), ".canvas/config.toml")
+
+
+# -- a server's rules -----------------------------------------------------------------------
+
+
+class RuleBook:
+    """The layers for every session of one server: files read at start, session rules kept in
+    the store (so a restart keeps them), and an audit entry for every decision."""
+
+    def __init__(self, store: Any, root: str | Path, user: Sequence[Rule] = (), project: Sequence[Rule] = ()) -> None:
+        self.store = store
+        self.root = str(Path(root))
+        self.user = list(user)
+        self.project = list(project)
+        self._session: dict[str, list[tuple[int, Rule]]] = {}
+
+    def session_rules(self, session_id: str) -> list[tuple[int, Rule]]:
+        if session_id not in self._session:
+            self._session[session_id] = [(i, Rule.model_validate(r)) for i, r in self.store.session_rules(session_id)]
+        return self._session[session_id]
+
+    def layers(self, session_id: str) -> list[tuple[Layer, Sequence[Rule]]]:
+        return [
+            ("default", DEFAULT_RULES),
+            ("user", self.user),
+            ("project", self.project),
+            ("session", [rule for _, rule in self.session_rules(session_id)]),
+        ]
+
+    def add(self, session_id: str, rule: Rule, by: str) -> int:
+        rule_id = self.store.add_session_rule(session_id, rule.model_dump(exclude_none=True))
+        self.session_rules(session_id).append((rule_id, rule))
+        self.store.audit(by, "permission-rule-added", {"session": session_id, "id": rule_id, **rule.model_dump()})
+        return rule_id
+
+    def remove(self, session_id: str, rule_id: int | None, by: str) -> int:
+        """Remove one session rule (or all of them, for None); returns how many went."""
+        gone = self.store.delete_session_rules(session_id, rule_id)
+        rules = self.session_rules(session_id)
+        rules[:] = [] if rule_id is None else [(i, r) for i, r in rules if i != rule_id]
+        if gone:
+            self.store.audit(by, "permission-rules-removed", {"session": session_id, "id": rule_id, "count": gone})
+        return gone
+
+    def forget(self, session_id: str) -> None:
+        """Drop the cache of a deleted session (the store cascades its rows)."""
+        self._session.pop(session_id, None)
+
+    def decide(self, session_id: str, tool_call: Mapping[str, Any], known_kind: str | None = None) -> Decision:
+        subject = subject_of(tool_call, known_kind)
+        decision = decide(subject, self.layers(session_id), self.root)
+        self.store.audit(
+            "rules" if decision.action != "ask" else "rules:ask-host",
+            f"permission-{decision.action}",
+            _audit_detail(session_id, tool_call, subject, decision),
+        )
+        return decision
+
+    def answered(
+        self,
+        session_id: str,
+        tool_call: Mapping[str, Any],
+        answer: HostAnswer | None,
+        option_id: str | None,
+        by: str,
+        known_kind: str | None = None,
+    ) -> Rule | None:
+        """Record the host's answer to a question the rules asked; "always", "never" and
+        "session" add the session rule they stand for, which is returned."""
+        subject = subject_of(tool_call, known_kind)
+        rule = rule_for_answer(subject, answer, self.root) if answer is not None else None
+        detail = {
+            "session": session_id,
+            "toolCallId": tool_call.get("toolCallId"),
+            "kind": subject.kind,
+            "paths": list(subject.paths),
+            "command": subject.command,
+            "answer": answer,
+            "optionId": option_id,
+            "layer": "host",
+            "by": by,
+        }
+        self.store.audit(by, "permission-answered", detail)
+        if rule is not None:
+            self.add(session_id, rule, by)
+        return rule
+
+
+def _audit_detail(
+    session_id: str, tool_call: Mapping[str, Any], subject: Subject, decision: Decision
+) -> dict[str, Any]:
+    return {
+        "session": session_id,
+        "toolCallId": tool_call.get("toolCallId"),
+        "kind": subject.kind,
+        "paths": list(subject.paths),
+        "command": subject.command,
+        "action": decision.action,
+        "rule": decision.rule.model_dump() if decision.rule else None,
+        "layer": decision.layer,
+        "reason": decision.reason,
+        "by": "rules",
+    }

