@@ -13,7 +13,7 @@ from pathlib import Path
 
 import segno
 
-from canvasrelay import __version__
+from canvasrelay import __version__, cli_guests
 from canvasrelay.agents.catalog import ConfigError
 
 EXIT_USAGE = 2
@@ -33,6 +33,8 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8477, help="port (0 picks a free one)")
     serve.add_argument("--no-open", action="store_true", help="do not open the host link in a browser")
     serve.add_argument("--new-room", action="store_true", help="new room secrets: old links stop working")
+    cli_guests.add_serve_options(serve)
+    cli_guests.add_commands(commands)
     return parser
 
 
@@ -58,7 +60,17 @@ async def _serve(args: argparse.Namespace) -> None:
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
     try:
-        server = CanvasServer(ServeOptions(root=root, host=args.host, port=args.port, new_room=args.new_room))
+        server = CanvasServer(
+            ServeOptions(
+                root=root,
+                host=args.host,
+                port=args.port,
+                new_room=args.new_room,
+                signal_url=args.signal,
+                base_url=args.base_url,
+                ice_servers=args.ice_server,
+            )
+        )
     except (ConfigError, PermissionError) as exc:
         raise UsageError(str(exc)) from None
     try:
@@ -86,6 +98,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "serve":
             asyncio.run(_serve(args))
+        elif args.command in cli_guests.COMMANDS:
+            return asyncio.run(cli_guests.run(args))
     except UsageError as exc:
         print(f"canvas: {exc}", file=sys.stderr)
         return EXIT_USAGE
