@@ -3,6 +3,9 @@ import { fragmentParams, HostConnection, type ConnectionState } from "./connecti
 import type { Welcome } from "./protocol.gen";
 import { RoomClientContext } from "./roomClient";
 import { RoomLink } from "./RoomLink";
+import { GuestApp } from "./guest/GuestApp";
+import { roomLinkParams } from "./guest/guestConnection";
+import { Guests } from "./host/Guests";
 
 const STATE_LABEL: Record<ConnectionState, string> = {
   connecting: "Connecting…",
@@ -12,6 +15,11 @@ const STATE_LABEL: Record<ConnectionState, string> = {
 };
 
 export function App() {
+  const guestLink = useMemo(() => roomLinkParams(), []);
+  return guestLink ? <GuestApp link={guestLink} /> : <HostApp />;
+}
+
+function HostApp() {
   const token = useMemo(() => fragmentParams().get("token"), []);
   const [state, setState] = useState<ConnectionState>("connecting");
   const [welcome, setWelcome] = useState<Welcome | null>(null);
@@ -57,6 +65,7 @@ export function App() {
       {welcome && (
         <section className="panel">
           <RoomLink welcome={welcome} />
+          <Guests />
           <h2>Agents</h2>
           <ul className="agents" data-testid="agents">
             {welcome.agents.map((agent) => (

@@ -1,0 +1,40 @@
+"""Chromium pages against a real `canvas serve`: a host page and two guest pages over WebRTC."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.support import ServerProcess
+
+TIMEOUT_MS = 20_000
+
+
+def open_guest(browser: Any, server: ServerProcess, name: str) -> Any:
+    page = browser.new_context().new_page()
+    page.goto(server.room_link)
+    page.get_by_test_id("guest-name").fill(name)
+    page.get_by_test_id("guest-join").click()
+    page.get_by_test_id("connection-state").filter(has_text="Connected").wait_for(timeout=TIMEOUT_MS)
+    return page
+
+
+def test_host_page_and_two_guest_pages(browser: Any, server: ServerProcess) -> None:
+    host = browser.new_context().new_page()
+    host.goto(server.host_link)
+    host.get_by_test_id("connection-state").filter(has_text="Connected").wait_for(timeout=TIMEOUT_MS)
+    ada = open_guest(browser, server, "Ada")
+    bob = open_guest(browser, server, "Bob")
+    assert ada.get_by_test_id("access-banner").get_attribute("data-access") == "view"
+    host.locator('[data-testid="guest"][data-name="Ada"]').wait_for(timeout=TIMEOUT_MS)
+    host.locator('[data-testid="guest"][data-name="Bob"]').wait_for(timeout=TIMEOUT_MS)
+
+    host.locator('[data-testid="guest"][data-name="Ada"] [data-testid="guest-access"]').select_option("edit")
+    ada.locator('[data-testid="access-banner"][data-access="edit"]').wait_for(timeout=TIMEOUT_MS)
+    assert bob.get_by_test_id("access-banner").get_attribute("data-access") == "view"
+    host.locator('[data-testid="guest"][data-name="Ada"] [data-testid="guest-access"]').select_option("")
+    ada.locator('[data-testid="access-banner"][data-access="view"]').wait_for(timeout=TIMEOUT_MS)
+
+    host.locator('[data-testid="guest"][data-name="Bob"] [data-testid="kick"]').click()
+    bob.get_by_test_id("refusal").filter(has_text="removed").wait_for(timeout=TIMEOUT_MS)
+    for page in (host, ada, bob):
+        page.context.close()

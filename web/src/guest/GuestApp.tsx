@@ -1,0 +1,148 @@
+import { useEffect, useMemo, useState } from "react";
+import type { ServerFrame } from "../protocol.gen";
+import { RoomClientContext } from "../roomClient";
+import { GuestConnection, type GuestState, type Profile, type RoomLinkParams } from "./guestConnection";
+
+const PROFILE_KEY = "canvas.guest.profile";
+const COLORS = ["#e0533d", "#e3a33b", "#3fa34d", "#2f7fd1", "#8c5bd6", "#d1469a"];
+
+const STATE_LABEL: Record<GuestState, string> = {
+  idle: "Not joined",
+  connecting: "Joining…",
+  connected: "Connected",
+  reconnecting: "Reconnecting…",
+  refused: "Refused",
+};
+
+const ACCESS_TEXT: Record<string, string> = {
+  view: "You can watch: the board, sessions and terminals.",
+  edit: "You can edit the board and browse files; prompts wait for the host's approval.",
+  trusted: "You are trusted: your prompts run directly.",
+};
+
+interface Pending {
+  id: string;
+  ref: string;
+}
+
+function savedProfile(): Profile {
+  try {
+    const saved = JSON.parse(localStorage.getItem(PROFILE_KEY) ?? "") as Profile;
+    if (saved.name && /^#[0-9a-f]{6}$/i.test(saved.color)) return saved;
+  } catch {
+    // first visit: no profile yet
+  }
+  return { name: "", color: COLORS[Math.floor(Math.random() * COLORS.length)] };
+}
+
+/** The page a room link opens: pick a name and colour, join, and see what you may do. */
+export function GuestApp({ link }: { link: RoomLinkParams }) {
+  const [profile, setProfile] = useState<Profile>(savedProfile);
+  const [joined, setJoined] = useState(false);
+  // The profile is taken as it is when the guest presses Join; later edits of the form do not reconnect.
+  const connection = useMemo(() => (joined ? new GuestConnection(link, profile) : null), [joined]);
+  const [state, setState] = useState<GuestState>("idle");
+  const [access, setAccess] = useState<string | null>(null);
+  const [pending, setPending] = useState<Pending[]>([]);
+  const [notices, setNotices] = useState<string[]>([]);
+
+  useEffect(() => {
+    if (!connection) return;
+    const offState = connection.onState(setState);
+    const offFrame = connection.onFrame((frame: ServerFrame) => {
+      if (frame.t === "welcome" || frame.t === "access") setAccess(frame.access);
+      if (frame.t === "request-pending") setPending((list) => [...list, { id: frame.id, ref: frame.ref }]);
+      if (frame.t === "approval-resolved") {
+        setPending((list) => list.filter((p) => p.id !== frame.id));
+        setNotices((list) => [...list.slice(-4), `Your ${frame.ref} was ${frame.outcome}.`]);
+      }
+      if (frame.t === "error") setNotices((list) => [...list.slice(-4), frame.message]);
+      if (frame.t === "gap") setNotices((list) => [...list.slice(-4), "Catching up with the room…"]);
+    });
+    connection.start();
+    return () => {
+      offState();
+      offFrame();
+      connection.stop();
+    };
+  }, [connection]);
+
+  if (!connection) {
+    return (
+      <main className="notice guest-join">
+        <h1>Join this canvas</h1>
+        <form
+          onSubmit={(event) => {
+            event.preventDefault();
+            if (!profile.name.trim()) return;
+            localStorage.setItem(PROFILE_KEY, JSON.stringify(profile));
+            setJoined(true);
+          }}
+        >
+          <label>
+            Your name{" "}
+            <input
+              data-testid="guest-name"
+              value={profile.name}
+              maxLength={64}
+              autoFocus
+              onChange={(event) => setProfile({ ...profile, name: event.target.value })}
+            />
+          </label>{" "}
+          <label>
+            Colour{" "}
+            <input
+              type="color"
+              data-testid="guest-color"
+              value={profile.color}
+              onChange={(event) => setProfile({ ...profile, color: event.target.value })}
+            />
+          </label>{" "}
+          <button type="submit" data-testid="guest-join" disabled={!profile.name.trim()}>
+            Join
+          </button>
+        </form>
+      </main>
+    );
+  }
+
+  return (
+    <RoomClientContext.Provider value={connection}>
+      <main className="shell">
+        <header className="topbar">
+          <span className="brand">canvas</span>
+          <span className={`status status-${state}`} data-testid="connection-state">
+            {STATE_LABEL[state]}
+          </span>
+          <span className="guest-me" style={{ color: profile.color }}>
+            {profile.name}
+          </span>
+        </header>
+        {state === "refused" && (
+          <p className="banner banner-refused" data-testid="refusal">
+            {connection.refusal}
+          </p>
+        )}
+        {access && (
+          <p className={`banner banner-${access}`} data-testid="access-banner" data-access={access}>
+            {ACCESS_TEXT[access] ?? access}
+          </p>
+        )}
+        {pending.length > 0 && (
+          <ul className="banner banner-pending" data-testid="pending-requests">
+            {pending.map((p) => (
+              <li key={p.id}>Your {p.ref} is waiting for the host…</li>
+            ))}
+          </ul>
+        )}
+        {notices.length > 0 && (
+          <ul className="notices" data-testid="guest-notices">
+            {notices.map((text, i) => (
+              <li key={i}>{text}</li>
+            ))}
+          </ul>
+        )}
+      </main>
+    </RoomClientContext.Provider>
+  );
+}
