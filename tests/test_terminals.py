@@ -1,0 +1,231 @@
+"""Terminals: the policy at the Room, and real shells through a real `canvas serve` and WebSocket."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from canvasrelay.policy import Access
+from canvasrelay.protocol import encode
+from canvasrelay.protocol.core import ErrorFrame
+from canvasrelay.room import Peer, Room, RoomInfo
+from canvasrelay.terminals import AttachTerminal, StartTerminal, TerminalRoom, WriteTerminal
+from tests.support import HostClient, ServerProcess
+
+pytestmark = pytest.mark.timeout(60)
+
+
+# -- the policy, at the Room ------------------------------------------------------------------
+
+
+def make_room() -> tuple[Room, TerminalRoom, dict[Access, Peer]]:
+    room = Room(RoomInfo(room_id="r", key="k", host_public_key="h", cwd="/tmp"))
+    terminals = TerminalRoom(room)
+    peers = {access: Peer(id=access.value, access=access) for access in Access}
+    for peer in peers.values():
+        room.join(peer)
+    return room, terminals, peers
+
+
+def refused(effects: list[object]) -> str | None:
+    for effect in effects:
+        frame = getattr(effect, "frame", None)
+        if isinstance(frame, ErrorFrame):
+            return frame.message
+    return None
+
+
+def test_who_may_start_a_shell() -> None:
+    room, _, peers = make_room()
+    assert "view access may not run on host" in (refused(room.receive("view", '{"t":"term-open","id":"a"}')) or "")
+    assert "approval" in (refused(room.receive("edit", '{"t":"term-open","id":"a"}')) or "")
+    started = room.receive("trusted", '{"t":"term-open","id":"a","cols":100,"rows":30}')
+    assert StartTerminal("a", 100, 30, "trusted") in started
+    assert any(isinstance(e, StartTerminal) for e in room.receive("host", '{"t":"term-open","id":"b"}'))
+    assert peers
+
+
+def test_everyone_may_watch_an_existing_terminal() -> None:
+    room, terminals, _ = make_room()
+    room.receive("host", '{"t":"term-open","id":"a"}')
+    for who in ("view", "edit", "trusted"):
+        assert room.receive(who, '{"t":"term-open","id":"a"}') == [AttachTerminal("a", who)]
+    assert terminals.watchers["a"] == {"host", "view", "edit", "trusted"}
+
+
+def test_who_may_type() -> None:
+    room, _, peers = make_room()
+    room.receive("host", '{"t":"term-open","id":"a"}')
+    room.receive("host", '{"t":"term-open","id":"b"}')
+    typing = '{"t":"term-input","id":"a","data":"ls\\r"}'
+    assert room.receive("host", typing) == [WriteTerminal("a", "ls\r", "host")]
+    assert room.receive("trusted", typing) == [WriteTerminal("a", "ls\r", "trusted")]
+    assert "view access may not type terminal" in (refused(room.receive("view", typing)) or "")
+    assert "edit access may not type terminal" in (refused(room.receive("edit", typing)) or "")
+    # The host grants an edit guest control of one terminal: that one only, until revoked.
+    peers[Access.EDIT].granted_terminals.add("a")
+    assert room.receive("edit", typing) == [WriteTerminal("a", "ls\r", "edit")]
+    assert refused(room.receive("edit", '{"t":"term-input","id":"b","data":"x"}'))
+    assert refused(room.receive("edit", '{"t":"term-resize","id":"b","cols":80,"rows":24}'))
+    assert not refused(room.receive("edit", '{"t":"term-resize","id":"a","cols":80,"rows":24}'))
+    peers[Access.VIEW].granted_terminals.add("a")
+    assert refused(room.receive("view", typing)), "a grant never lets a view guest type"
+    peers[Access.EDIT].granted_terminals.discard("a")
+    assert refused(room.receive("edit", typing))
+    assert refused(room.receive("edit", '{"t":"term-close","id":"a"}'))
+
+
+def test_bad_terminal_frames_are_refused_by_name() -> None:
+    room, _, _ = make_room()
+    cases = {
+        '{"t":"term-input","id":"nope","data":"x"}': "no terminal nope",
+        '{"t":"term-open","id":"../x"}': "id",
+        '{"t":"term-open","id":"a","cols":0}': "cols",
+        '{"t":"term-open","id":"a","rows":100000}': "rows",
+        '{"t":"term-input","id":"a","data":"' + "x" * 70_000 + '"}': "data",
+        '{"t":"term-resize","id":"a","cols":"wide","rows":3}': "cols",
+    }
+    for raw, named in cases.items():
+        message = refused(room.receive("host", raw))
+        assert message is not None and named in message, (raw[:60], message)
+
+
+def test_a_shell_that_exits_is_reported_and_typing_is_refused() -> None:
+    room, terminals, _ = make_room()
+    room.receive("host", '{"t":"term-open","id":"a"}')
+    effects = terminals.exited("a", 3)
+    assert any(getattr(e, "code", None) == 3 and getattr(e, "peers", None) == ("host",) for e in effects)
+    assert '"exitCode":3' in encode(effects[-1].frame)  # type: ignore[union-attr]
+    assert "has ended" in (refused(room.receive("host", '{"t":"term-input","id":"a","data":"x"}')) or "")
+
+
+# -- real shells through the real server ------------------------------------------------------
+
+
+class Screen:
+    """What one client's terminal shows: the `term-data` of one terminal, from its last replay."""
+
+    def __init__(self, client: HostClient, tid: str) -> None:
+        self.client = client
+        self.tid = tid
+        self.text = ""
+        self.exit_code: int | None = None
+
+    async def pump(self, timeout: float) -> bool:
+        try:
+            frame = await self.client.next_frame(timeout)
+        except TimeoutError:
+            return False
+        if frame.get("id") == self.tid and frame["t"] == "term-data":
+            self.text = frame["data"] if frame.get("replay") else self.text + frame["data"]
+        elif frame.get("id") == self.tid and frame["t"] == "term-exit":
+            self.exit_code = frame["code"]
+        return True
+
+    async def until(self, pattern: str, timeout: float = 15.0) -> re.Match[str]:
+        deadline = time.monotonic() + timeout
+        while not (found := re.search(pattern, self.text)):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{pattern!r} not in {self.text[-500:]!r}")
+            await self.pump(deadline - time.monotonic())
+        return found
+
+    async def settle(self, quiet: float = 0.6) -> str:
+        while await self.pump(quiet):
+            pass
+        return self.text
+
+
+async def open_terminal(client: HostClient, tid: str, **size: int) -> Screen:
+    await client.send({"t": "term-open", "id": tid, **size})
+    return Screen(client, tid)
+
+
+async def test_echo_comes_back(host: HostClient) -> None:
+    screen = await open_terminal(host, "t1")
+    await host.send({"t": "term-input", "id": "t1", "data": "echo round$((20+22))trip\r"})
+    await screen.until("round42trip")
+
+
+async def test_stty_size_follows_the_last_resize(host: HostClient) -> None:
+    screen = await open_terminal(host, "t1", cols=80, rows=24)
+    await host.send({"t": "term-resize", "id": "t1", "cols": 90, "rows": 20})
+    await host.send({"t": "term-resize", "id": "t1", "cols": 132, "rows": 43})
+    await host.send({"t": "term-input", "id": "t1", "data": "stty size\r"})
+    await screen.until(r"\r43 132\r\n")
+
+
+async def test_a_late_client_sees_what_an_early_one_saw(server: ServerProcess, host: HostClient) -> None:
+    early = await open_terminal(host, "t1")
+    await host.send({"t": "term-input", "id": "t1", "data": "for i in $(seq 1 300); do echo line$i; done\r"})
+    await early.until("line300\r\n")
+    seen = await early.settle()
+    late_client = await HostClient.connect(server)
+    try:
+        assert any(t["id"] == "t1" for t in (await late_client.expect("terminals"))["terminals"])
+        late = await open_terminal(late_client, "t1")
+        replayed = await late.settle()
+        assert replayed == seen and "line1\r\n" in replayed
+        # From then on both see the same live output.
+        await late_client.send({"t": "term-input", "id": "t1", "data": "echo after$((1+1))\r"})
+        await late.until("after2")
+        await early.until("after2")
+        assert await late.settle() == await early.settle()
+    finally:
+        await late_client.close()
+
+
+async def test_exit_code_is_sent(host: HostClient) -> None:
+    screen = await open_terminal(host, "t1")
+    await host.send({"t": "term-input", "id": "t1", "data": "exit 7\r"})
+    async with asyncio.timeout(15):
+        while screen.exit_code is None:
+            await screen.pump(15)
+    assert screen.exit_code == 7
+    listing = [frame for frame in host.seen if frame["t"] == "terminals"][-1]
+    assert listing["terminals"] == [{"id": "t1", "running": False, "exitCode": 7}]
+    await host.send({"t": "term-input", "id": "t1", "data": "echo\r"})
+    assert "has ended" in (await host.expect("error"))["message"]
+
+
+def alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+async def test_server_stop_leaves_no_shell(project: Path) -> None:
+    server = ServerProcess(project).start()
+    try:
+        host = await HostClient.connect(server)
+        pids: list[int] = []
+        for tid in ("t1", "t2"):
+            screen = await open_terminal(host, tid)
+            await host.send({"t": "term-input", "id": tid, "data": "sleep 1000 & echo pids:$$:$!:\r"})
+            found = await screen.until(r"pids:(\d+):(\d+):")
+            pids += [int(found.group(1)), int(found.group(2))]
+        assert all(alive(pid) for pid in pids)
+        await host.close()
+    finally:
+        assert server.stop() == 0
+    deadline = time.monotonic() + 5
+    while any(alive(pid) for pid in pids) and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    assert not [pid for pid in pids if alive(pid)]
+
+
+async def test_bad_frames_get_an_error_and_the_connection_stays(host: HostClient) -> None:
+    await host.send({"t": "term-input", "id": "t1", "data": "x" * 70_000})
+    assert "data" in (await host.expect("error"))["message"]
+    await host.send({"t": "term-open", "id": "x" * 65})
+    assert "id" in (await host.expect("error"))["message"]
+    await host.send({"t": "ping"})
+    await host.expect("pong")
+    assert not any(os.sep in t.get("id", "") for t in host.seen)
