@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -12,6 +13,7 @@ from typing import ClassVar, Literal
 
 import aiohttp
 import pytest
+from pycrdt import Doc, Map
 
 from canvasrelay import signal_crypto
 from canvasrelay.effects import AnyEffect, Broadcast, Effect
@@ -146,10 +148,31 @@ async def set_room_access(host: HostClient, access: str) -> None:
     await host.expect("guests", defaultAccess=access)
 
 
+def board_update() -> str:
+    doc = Doc()
+    doc["nodes"] = nodes = Map()
+    nodes["x"] = "a guest's note"
+    return base64.b64encode(doc.get_update()).decode("ascii")
+
+
+def child_processes() -> set[str]:
+    return {c for path in Path("/proc/self/task").glob("*/children") for c in path.read_text().split()}
+
+
 async def test_view_guest_is_refused_everything(served: Served, host_client: HostClient) -> None:
     guest = await joined(served)
     assert guest.welcome["access"] == "view"
+    host_peer = served.server.room.peers[host_client.welcome["peerId"]]
+    board_before = served.server.room.welcome(host_peer).board
+    children_before = child_processes()
     attempts: list[dict[str, object]] = [
+        {"t": "term-open", "id": "t1"},
+        {"t": "term-input", "id": "t1", "data": "touch pwned\n"},
+        {"t": "term-resize", "id": "t1", "cols": 100, "rows": 30},
+        {"t": "term-close", "id": "t1"},
+        {"t": "board-update", "update": board_update()},
+        {"t": "tree-watch"},
+        {"t": "file-open", "path": "README.md"},
         {"t": "x-prompt", "text": "rm -rf /"},
         {"t": "x-draw"},
         {"t": "x-browse"},
@@ -169,6 +192,9 @@ async def test_view_guest_is_refused_everything(served: Served, host_client: Hos
     await guest.send({"t": "ping"})
     await guest.expect("pong")
     assert served.ran == []
+    assert served.server.room.welcome(host_peer).board == board_before
+    assert child_processes() == children_before and not (served.server.root / "pwned").exists()
+    assert not any(f["t"] in ("file", "tree", "term-data") for f in guest.seen)
     assert served.server.guests.pending == {} and served.server.guests.default_access.value == "view"
     assert not any(f["t"] == "approval-request" for f in host_client.seen)
     await guest.close()
@@ -339,4 +365,25 @@ async def test_a_guest_beyond_the_ring_gets_a_gap_and_the_full_state(served: Ser
     assert not any(f["t"] == "x-chunk" and f["i"] >= 10 for f in guest.seen)
     await host_client.send({"t": "x-emit", "start": 15, "count": 1})
     await guest.expect("x-chunk", i=15)
+    await guest.close()
+
+
+async def test_an_edit_guest_opens_a_real_terminal_once_approved(served: Served, host_client: HostClient) -> None:
+    await set_room_access(host_client, "edit")
+    guest = await joined(served)
+    await guest.send({"t": "term-open", "id": "gt1", "cols": 80, "rows": 24})
+    request = await host_client.expect("approval-request", what="term-open")
+    await guest.send({"t": "term-input", "id": "gt1", "data": "echo nope\n"})
+    assert "refused" in (await guest.expect("error", ref="term-input"))["message"]
+    await host_client.send({"t": "approval-answer", "id": request["id"], "answer": "approve"})
+    await guest.expect("term-data", id="gt1")
+    await host_client.send({"t": "terminal-grant", "guestId": guest.guest_id, "terminalId": "gt1", "granted": True})
+    await guest.expect("access", grantedTerminals=["gt1"])
+    await guest.send({"t": "term-input", "id": "gt1", "data": "echo typed-by-$((20+22))\n"})
+    async with asyncio.timeout(10):
+        while True:
+            frame = await guest.expect("term-data", id="gt1")
+            if "typed-by-42" in json.dumps(frame):
+                break
+    await host_client.send({"t": "term-close", "id": "gt1"})
     await guest.close()
