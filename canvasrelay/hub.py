@@ -345,6 +345,7 @@ class Hub:
         if guest is None or guest.stream is not stream:
             return
         channel = stream.channel
+        stream.detach()
         await self.runtime.disconnect(guest.peer.id)
         guest.stream = self._stream(guest_id)
         if channel is not None:
