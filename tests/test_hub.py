@@ -59,11 +59,13 @@ class Emit(ClientFrame):
     action: ClassVar[Action] = Action.ADMIN
     start: int
     count: int
+    pad: int = 0
 
 
 class Chunk(ServerFrame):
     t: Literal["x-chunk"] = "x-chunk"
     i: int
+    pad: str = ""
 
 
 TEST_FRAMES: list[type[ClientFrame]] = [Prompt, Draw, Browse, Type, Permission, Emit]
@@ -117,7 +119,7 @@ async def served(project: Path, test_frames: None) -> AsyncIterator[Served]:
         server.room.route(frame, run(what))
 
     def emit(_peer: Peer, frame: Emit) -> list[AnyEffect]:
-        return [Broadcast(Chunk(i=i)) for i in range(frame.start, frame.start + frame.count)]
+        return [Broadcast(Chunk(i=i, pad="p" * frame.pad)) for i in range(frame.start, frame.start + frame.count)]
 
     server.room.route(Emit, emit)
 
@@ -386,4 +388,17 @@ async def test_an_edit_guest_opens_a_real_terminal_once_approved(served: Served,
             if "typed-by-42" in json.dumps(frame):
                 break
     await host_client.send({"t": "term-close", "id": "gt1"})
+    await guest.close()
+
+
+async def test_a_guest_that_falls_behind_skips_to_the_full_state(served: Served, host_client: HostClient) -> None:
+    guest = await joined(served)
+    # One burst larger than a guest may have unsent: the hub gives up on the backlog at once.
+    await host_client.send({"t": "x-emit", "start": 0, "count": 100, "pad": 100_000})
+    gap = await guest.expect("gap", timeout=20)
+    assert "behind" in gap["reason"]
+    await guest.expect("welcome")
+    await host_client.send({"t": "x-emit", "start": 100, "count": 1})
+    await guest.expect("x-chunk", i=100, timeout=20)
+    assert served.server.hub.live[guest.guest_id].stream.pending_bytes < 1 << 20  # type: ignore[union-attr]
     await guest.close()
