@@ -1,0 +1,168 @@
+"""The HTTP API against a real `canvas serve`: schemathesis from the OpenAPI document, auth,
+the error shape, the version header, CORS and the docs page."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+
+from canvasrelay import __version__
+from tests.support import ServerProcess
+
+SCHEMATHESIS = Path(sys.executable).with_name("schemathesis")
+SCHEMATHESIS_TIMEOUT = 110
+
+
+@pytest.fixture(scope="module")
+def api_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    root = tmp_path_factory.mktemp("api") / "project"
+    (root / ".canvas").mkdir(parents=True)
+    (root / ".canvas" / "config.toml").write_text('[api]\ncors_origins = ["https://tools.example"]\n')
+    proc = ServerProcess(root).start()
+    yield proc
+    proc.stop()
+
+
+@pytest.fixture
+async def http(api_server: ServerProcess) -> AsyncIterator[aiohttp.ClientSession]:
+    async with aiohttp.ClientSession(base_url=api_server.base_url) as session:
+        yield session
+
+
+def auth(server: ServerProcess) -> dict[str, str]:
+    return {"Authorization": f"Bearer {server.token}"}
+
+
+async def error_of(response: aiohttp.ClientResponse, status: int) -> dict[str, Any]:
+    assert response.status == status, await response.text()
+    assert response.headers["X-Canvas-Version"] == __version__
+    body = await response.json()
+    assert set(body) == {"error"}
+    error = body["error"]
+    assert {"name", "message", "code"} <= set(error) <= {"name", "message", "code", "details"}
+    assert error["code"] == status
+    return error
+
+
+def test_schemathesis_finds_nothing(api_server: ServerProcess, tmp_path: Path) -> None:
+    if not SCHEMATHESIS.exists():
+        pytest.skip("schemathesis is not installed (pip install -e '.[test]')")
+    result = subprocess.run(
+        [
+            str(SCHEMATHESIS),
+            "run",
+            f"{api_server.base_url}/api/openapi.json",
+            "--header",
+            f"Authorization: Bearer {api_server.token}",
+            "--checks",
+            "all",
+            "--max-examples",
+            "15",
+            "--request-timeout",
+            "10",
+            "--workers",
+            "1",
+            "--no-color",
+            # an event stream never ends; it has its own tests
+            "--exclude-operation-id",
+            "stream_session_events",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=SCHEMATHESIS_TIMEOUT,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
+    assert re.search(r"\d+ passed", result.stdout)
+
+
+async def test_the_document_is_openapi_3_1_and_the_docs_page_is_self_contained(
+    http: aiohttp.ClientSession,
+) -> None:
+    async with http.get("/api/openapi.json") as response:
+        spec = await response.json()
+    assert spec["openapi"].startswith("3.1")
+    assert spec["info"]["version"] == __version__
+    assert "/api/health" in spec["paths"]
+    assert "ErrorOut" in spec["components"]["schemas"]
+    async with http.get("/api/docs") as response:
+        assert response.status == 200
+        page = await response.text()
+    assert "openapi.json" in page
+    assert not re.search(r"""(src|href)=["']?(https?:)?//""", page), "the docs page must not need the internet"
+
+
+async def test_auth_is_required_everywhere_but_health(api_server: ServerProcess, http: aiohttp.ClientSession) -> None:
+    async with http.get("/api/openapi.json") as response:
+        spec = await response.json()
+    checked = 0
+    for path, methods in spec["paths"].items():
+        for method, op in methods.items():
+            url = re.sub(r"{\w+}", "x", path)
+            for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": api_server.token}):
+                async with http.request(method, url, headers=headers, json={}) as response:
+                    if path == "/api/health":
+                        assert response.status == 200
+                        assert op["security"] == []
+                        continue
+                    error = await error_of(response, 401)
+                    assert error["name"] == "unauthorized"
+                    assert response.headers["WWW-Authenticate"] == "Bearer"
+                    checked += 1
+    assert checked >= 3 * 5
+    async with http.get("/api/health") as response:
+        health = await response.json()
+    assert health["version"] == __version__
+    assert health["uptimeSeconds"] >= 0
+    assert (health["sessions"], health["guests"]) == (0, 0)
+
+
+async def test_one_error_shape(api_server: ServerProcess, http: aiohttp.ClientSession) -> None:
+    headers = auth(api_server)
+    async with http.get("/api/nowhere", headers=headers) as response:
+        assert (await error_of(response, 404))["name"] == "not_found"
+    async with http.put("/api/guest/nobody/access", headers=headers, json={"access": "edit"}) as response:
+        assert (await error_of(response, 404))["message"] == "guest not found"
+    async with http.put("/api/guest/nobody/access", headers=headers, data=b"{not json") as response:
+        assert (await error_of(response, 400))["name"] == "bad_request"
+    async with http.put("/api/guest/nobody/access", headers=headers, json={"access": 3, "extra": 1}) as response:
+        error = await error_of(response, 422)
+    assert error["name"] == "validation_error"
+    assert {d["field"] for d in error["details"]} == {"body.access", "body.extra"}
+    async with http.get("/api/board/items", headers=headers, params={"surprise": "1"}) as response:
+        await error_of(response, 422)
+    async with http.post("/api/health") as response:
+        assert (await error_of(response, 405))["name"] == "method_not_allowed"
+    async with http.get("/api/board/items", headers=headers) as response:
+        assert response.status == 200
+        assert response.headers["X-Canvas-Version"] == __version__
+        assert await response.json() == {"items": []}
+    async with http.get("/api/guests", headers=headers) as response:
+        assert await response.json() == {"defaultAccess": "view", "guests": []}
+
+
+async def test_cors_only_for_the_servers_own_origin_unless_configured(
+    api_server: ServerProcess, http: aiohttp.ClientSession
+) -> None:
+    own = api_server.base_url
+    for origin, allowed in ((own, True), ("https://tools.example", True), ("https://evil.example", False)):
+        async with http.get("/api/health", headers={"Origin": origin}) as response:
+            assert response.status == 200
+            assert response.headers.get("Access-Control-Allow-Origin") == (origin if allowed else None)
+        preflight = {"Origin": origin, "Access-Control-Request-Method": "POST"}
+        async with http.options("/api/sessions", headers=preflight) as response:
+            if allowed:
+                assert response.status == 204
+                assert response.headers["Access-Control-Allow-Origin"] == origin
+                assert "Authorization" in response.headers["Access-Control-Allow-Headers"]
+            else:
+                await error_of(response, 403)
+                assert "Access-Control-Allow-Origin" not in response.headers
