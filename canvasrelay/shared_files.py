@@ -77,13 +77,12 @@ class SharedFiles:
         content = _content.validate_python(payload)
         frame = File(path=path, file=content)
         if isinstance(content, DeniedFile):
-            effects: list[AnyEffect] = [Send(requester, frame)] if requester is not None else []
-            if path in self.holders:
-                # Shared a moment ago, not any more (a new .canvasignore line): everyone is told.
-                del self.holders[path]
-                self.contents.pop(path, None)
-                effects = [Broadcast(frame), UnwatchFile(path)]
-            return effects or [UnwatchFile(path)]
+            if path not in self.holders:
+                return [Send(requester, frame)] if requester is not None else []
+            # Shared a moment ago, not any more (a new .canvasignore line): everyone is told.
+            del self.holders[path]
+            self.contents.pop(path, None)
+            return [Broadcast(frame), UnwatchFile(path)]
         if requester is not None:
             if requester not in self.room.peers:
                 return [] if path in self.holders else [UnwatchFile(path)]
