@@ -1,0 +1,50 @@
+import { fragmentParams } from "../connection";
+
+/** A permission rule, as `canvasrelay.permission_rules.Rule` (see the README's Options). */
+export interface Rule {
+  permission: string;
+  pattern: string;
+  action: "allow" | "deny" | "ask";
+  reason?: string | null;
+}
+
+export interface SessionRules {
+  session: { id: number; rule: Rule }[];
+  user: Rule[];
+  project: Rule[];
+}
+
+type Fetch = typeof fetch;
+
+/** The HTTP API with the host's token: the rules live in the server, not in any one page. */
+export class RulesApi {
+  constructor(
+    private readonly token: string | null = fragmentParams().get("token"),
+    private readonly fetcher: Fetch = (...args) => fetch(...args),
+  ) {}
+
+  private async call(method: string, path: string): Promise<Response> {
+    const response = await this.fetcher(path, { method, headers: { Authorization: `Bearer ${this.token ?? ""}` } });
+    if (!response.ok) {
+      const body = await response.json().catch(() => null);
+      throw new Error(body?.error?.message ?? `${response.status} ${response.statusText}`);
+    }
+    return response;
+  }
+
+  async list(sessionId: string): Promise<SessionRules> {
+    return (await this.call("GET", `/api/session/${encodeURIComponent(sessionId)}/rules`)).json();
+  }
+
+  /** Removes one session rule, or every one of them when `ruleId` is null. */
+  async remove(sessionId: string, ruleId: number | null): Promise<void> {
+    const base = `/api/session/${encodeURIComponent(sessionId)}/rules`;
+    await this.call("DELETE", ruleId === null ? base : `${base}/${ruleId}`);
+  }
+}
+
+export function describeRule(rule: Rule): string {
+  const what = rule.permission === "*" ? "any tool" : rule.permission;
+  const where = rule.pattern === "*" || rule.pattern === "**" ? "" : ` ${rule.pattern}`;
+  return `${rule.action} ${what}${where}${rule.reason ? ` (${rule.reason})` : ""}`;
+}
