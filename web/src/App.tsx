@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState } from "react";
 import { fragmentParams, HostConnection, type ConnectionState } from "./connection";
 import type { Welcome } from "./protocol.gen";
 import { RoomClientContext } from "./roomClient";
+import { Board } from "./board/Board";
 import { RoomLink } from "./RoomLink";
 import { GuestApp } from "./guest/GuestApp";
 import { roomLinkParams } from "./guest/guestConnection";
@@ -63,6 +64,8 @@ function HostApp() {
         )}
       </header>
       {welcome && (
+        <div className="workspace">
+        <Board />
         <section className="panel">
           <RoomLink welcome={welcome} />
           <Guests />
@@ -76,6 +79,7 @@ function HostApp() {
             ))}
           </ul>
         </section>
+        </div>
       )}
     </main>
     </RoomClientContext.Provider>

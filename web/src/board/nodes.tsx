@@ -1,0 +1,315 @@
+/** How each kind of board item is drawn, and the collaborative text editor inside notes, text and shapes. */
+import {
+  BaseEdge,
+  type Edge,
+  type EdgeProps,
+  Handle,
+  type InternalNode,
+  type Node,
+  type NodeProps,
+  NodeResizer,
+  Position,
+  getStraightPath,
+  useInternalNode,
+} from "@xyflow/react";
+import { getStroke } from "perfect-freehand";
+import { type CSSProperties, useEffect, useLayoutEffect, useRef, useState } from "react";
+import type * as Y from "yjs";
+import { frameContent } from "../frames";
+import { applyTextDiff, type Item, REMOTE, textDiff } from "./model";
+import type { BoardSession } from "./sync";
+
+export type NodeData = {
+  item: Item;
+  session: BoardSession;
+  readOnly: boolean;
+  editing: boolean;
+  remoteColor: string | undefined;
+  onEditEnd: () => void;
+};
+export type BoardNode = Node<NodeData>;
+
+const FRAME_LABEL = { agent: "Agent session", terminal: "Terminal", file: "File" } as const;
+
+/** The text of a Y.Text, kept current as anyone edits it. */
+export function useYText(text: Y.Text | undefined): string {
+  const [value, setValue] = useState(() => text?.toString() ?? "");
+  useEffect(() => {
+    if (!text) return;
+    const update = () => setValue(text.toString());
+    update();
+    text.observe(update);
+    return () => text.unobserve(update);
+  }, [text]);
+  return value;
+}
+
+/** Moves a caret offset across a remote Y.Text change, so typing is not thrown to the end. */
+function shiftCaret(caret: number, delta: Y.YTextEvent["delta"]): number {
+  let index = 0;
+  for (const op of delta) {
+    if (op.retain !== undefined) index += op.retain;
+    else if (typeof op.insert === "string") {
+      if (index <= caret) caret += op.insert.length;
+      index += op.insert.length;
+    } else if (op.delete !== undefined) {
+      if (index < caret) caret -= Math.min(op.delete, caret - index);
+    }
+  }
+  return caret;
+}
+
+function TextEditor({
+  text,
+  session,
+  onDone,
+  className,
+}: {
+  text: Y.Text;
+  session: BoardSession;
+  onDone: () => void;
+  className: string;
+}) {
+  const ref = useRef<HTMLTextAreaElement>(null);
+  const [value, setValue] = useState(() => text.toString());
+  const caret = useRef<[number, number] | null>(null);
+
+  useEffect(() => {
+    const observe = (event: Y.YTextEvent) => {
+      const area = ref.current;
+      if (area && event.transaction.origin === REMOTE) {
+        caret.current = [shiftCaret(area.selectionStart, event.delta), shiftCaret(area.selectionEnd, event.delta)];
+      }
+      setValue(text.toString());
+    };
+    text.observe(observe);
+    return () => text.unobserve(observe);
+  }, [text]);
+
+  useLayoutEffect(() => {
+    if (ref.current && caret.current) {
+      ref.current.setSelectionRange(...caret.current);
+      caret.current = null;
+    }
+  }, [value]);
+
+  useEffect(() => {
+    const area = ref.current;
+    if (!area) return;
+    area.focus();
+    area.setSelectionRange(area.value.length, area.value.length);
+  }, []);
+
+  return (
+    <textarea
+      ref={ref}
+      className={`${className} nodrag nowheel board-editor`}
+      data-testid="board-text-editor"
+      value={value}
+      onChange={(event) => {
+        const edit = textDiff(text.toString(), event.target.value);
+        if (edit) session.change(() => applyTextDiff(text, edit));
+        setValue(text.toString());
+      }}
+      onBlur={onDone}
+      onKeyDown={(event) => {
+        if (event.key === "Escape") onDone();
+        event.stopPropagation();
+      }}
+    />
+  );
+}
+
+function Resizer({ data, selected }: { data: NodeData; selected: boolean }) {
+  const { item, session } = data;
+  if (data.readOnly) return null;
+  return (
+    <NodeResizer
+      isVisible={selected}
+      minWidth={20}
+      minHeight={20}
+      onResizeEnd={(_, box) =>
+        session.change(() => {
+          const map = session.items.get(item.id) as Y.Map<unknown> | undefined;
+          if (!map) return;
+          map.set("x", box.x);
+          map.set("y", box.y);
+          map.set("w", box.width);
+          map.set("h", box.height);
+        })
+      }
+    />
+  );
+}
+
+function Handles() {
+  return (
+    <>
+      <Handle type="source" position={Position.Right} className="board-handle" />
+      <Handle type="target" position={Position.Left} className="board-handle" />
+    </>
+  );
+}
+
+function outline(data: NodeData): CSSProperties | undefined {
+  return data.remoteColor ? { boxShadow: `0 0 0 2px ${data.remoteColor}` } : undefined;
+}
+
+function TextBody({ data, className }: { data: NodeData; className: string }) {
+  const value = useYText(data.item.text);
+  if (data.editing && data.item.text && !data.readOnly) {
+    return <TextEditor text={data.item.text} session={data.session} onDone={data.onEditEnd} className={className} />;
+  }
+  return (
+    <div className={className} data-testid="board-text">
+      {value}
+    </div>
+  );
+}
+
+export function NoteNode({ data, selected }: NodeProps<BoardNode>) {
+  return (
+    <div className="board-note" style={{ background: data.item.color, ...outline(data) }} data-testid="board-note">
+      <Resizer data={data} selected={selected} />
+      <Handles />
+      <TextBody data={data} className="board-note-text" />
+    </div>
+  );
+}
+
+export function TextNode({ data, selected }: NodeProps<BoardNode>) {
+  return (
+    <div className="board-textitem" style={{ color: data.item.color, ...outline(data) }}>
+      <Resizer data={data} selected={selected} />
+      <Handles />
+      <TextBody data={data} className="board-textitem-text" />
+    </div>
+  );
+}
+
+export function ShapeNode({ data, selected }: NodeProps<BoardNode>) {
+  const { item } = data;
+  return (
+    <div className="board-shape" style={outline(data)} data-testid="board-shape">
+      <Resizer data={data} selected={selected} />
+      <Handles />
+      <svg width="100%" height="100%" viewBox={`0 0 ${item.w} ${item.h}`} preserveAspectRatio="none">
+        {item.shape === "ellipse" ? (
+          <ellipse
+            cx={item.w / 2}
+            cy={item.h / 2}
+            rx={Math.max(item.w / 2 - 1.5, 1)}
+            ry={Math.max(item.h / 2 - 1.5, 1)}
+            fill={`${item.color}33`}
+            stroke={item.color}
+            strokeWidth={2}
+            vectorEffect="non-scaling-stroke"
+          />
+        ) : (
+          <rect
+            x={1}
+            y={1}
+            width={Math.max(item.w - 2, 1)}
+            height={Math.max(item.h - 2, 1)}
+            rx={4}
+            fill={`${item.color}33`}
+            stroke={item.color}
+            strokeWidth={2}
+            vectorEffect="non-scaling-stroke"
+          />
+        )}
+      </svg>
+      <TextBody data={data} className="board-shape-text" />
+    </div>
+  );
+}
+
+/** An SVG path for a freehand stroke, from perfect-freehand's outline of the points. */
+export function strokePath(points: number[], size = 6): string {
+  const pairs: [number, number][] = [];
+  for (let i = 0; i + 1 < points.length; i += 2) pairs.push([points[i], points[i + 1]]);
+  const outlinePoints = getStroke(pairs, { size, thinning: 0.5, smoothing: 0.5, streamline: 0.5 });
+  if (outlinePoints.length === 0) return "";
+  const [first, ...rest] = outlinePoints;
+  return `M${first[0].toFixed(1)},${first[1].toFixed(1)} ${rest.map(([x, y]) => `L${x.toFixed(1)},${y.toFixed(1)}`).join(" ")} Z`;
+}
+
+export function StrokeNode({ data }: NodeProps<BoardNode>) {
+  const { item } = data;
+  return (
+    <svg className="board-stroke" width={item.w} height={item.h} style={{ overflow: "visible", ...outline(data) }}>
+      <path d={strokePath(item.points ?? [])} fill={item.color} />
+    </svg>
+  );
+}
+
+export function FrameNode({ data, selected, width, height }: NodeProps<BoardNode>) {
+  const { item } = data;
+  const holds = item.holds;
+  const Content = holds ? frameContent[holds.type] : undefined;
+  const label = holds ? FRAME_LABEL[holds.type] : "Frame";
+  return (
+    <div className="board-frame" style={{ borderColor: item.color, ...outline(data) }} data-testid="board-frame">
+      <Resizer data={data} selected={selected} />
+      <Handles />
+      <div className="board-frame-title" style={{ background: item.color }}>
+        <strong>{label}</strong> {item.title || holds?.ref}
+      </div>
+      <div className="board-frame-body nodrag nowheel">
+        {Content && holds ? (
+          <Content refId={holds.ref} title={item.title ?? ""} width={width ?? item.w} height={(height ?? item.h) - 28} />
+        ) : (
+          <div className="board-frame-placeholder" data-testid="board-frame-placeholder">
+            {label}
+            {holds ? ` · ${holds.ref}` : ""}
+            <br />
+            <small>its content appears here once that feature is available</small>
+          </div>
+        )}
+      </div>
+    </div>
+  );
+}
+
+export const nodeTypes = {
+  note: NoteNode,
+  text: TextNode,
+  shape: ShapeNode,
+  stroke: StrokeNode,
+  frame: FrameNode,
+};
+
+/** Where the line from the centre of `node` towards `toward` leaves the node's box. */
+function borderPoint(node: InternalNode, toward: { x: number; y: number }): { x: number; y: number } {
+  const w = node.measured.width ?? node.width ?? 1;
+  const h = node.measured.height ?? node.height ?? 1;
+  const cx = node.internals.positionAbsolute.x + w / 2;
+  const cy = node.internals.positionAbsolute.y + h / 2;
+  const dx = toward.x - cx;
+  const dy = toward.y - cy;
+  if (dx === 0 && dy === 0) return { x: cx, y: cy };
+  const scale = Math.min(Math.abs(w / 2 / (dx || 1e-9)), Math.abs(h / 2 / (dy || 1e-9)));
+  return { x: cx + dx * scale, y: cy + dy * scale };
+}
+
+function centre(node: InternalNode): { x: number; y: number } {
+  return {
+    x: node.internals.positionAbsolute.x + (node.measured.width ?? 0) / 2,
+    y: node.internals.positionAbsolute.y + (node.measured.height ?? 0) / 2,
+  };
+}
+
+/** An arrow from border to border of the items it connects, whatever their sides. */
+export function ArrowEdge({ source, target, markerEnd, style, selected }: EdgeProps<Edge>) {
+  const from = useInternalNode(source);
+  const to = useInternalNode(target);
+  if (!from || !to) return null;
+  const start = borderPoint(from, centre(to));
+  const end = borderPoint(to, centre(from));
+  const [path] = getStraightPath({ sourceX: start.x, sourceY: start.y, targetX: end.x, targetY: end.y });
+  return (
+    <BaseEdge path={path} markerEnd={markerEnd} style={{ ...style, strokeWidth: selected ? 3 : 2 }} interactionWidth={16} />
+  );
+}
+
+export const edgeTypes = { arrow: ArrowEdge };

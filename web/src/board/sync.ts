@@ -1,0 +1,146 @@
+/**
+ * The board's connection to the room: one Y.Doc kept in step with the server's, and presence.
+ *
+ * Updates from the server are applied with the REMOTE origin and never sent back; everything
+ * else (own edits, undo and redo) is sent. After every welcome the client sends its state vector;
+ * the server answers with what it lacks plus its own vector, from which the client sends the
+ * edits the server has not seen (made while offline, or refused while the server restarted).
+ */
+import * as Y from "yjs";
+import type { AwarenessStateInput, AwarenessStateOutput, ServerFrame } from "../protocol.gen";
+import type { RoomClient } from "../roomClient";
+import { fromBase64, ITEMS, LOCAL, rateLimit, REMOTE, toBase64 } from "./model";
+
+export const AWARENESS_INTERVAL_MS = 50;
+/** Presence is resent this often so the server (which expires it after 30 s) knows we are here. */
+export const AWARENESS_REFRESH_MS = 10_000;
+const AWARENESS_EXPIRY_MS = 35_000;
+
+export interface Peer {
+  state: AwarenessStateOutput;
+  seen: number;
+}
+
+export class BoardSession {
+  readonly doc = new Y.Doc();
+  readonly items: Y.Map<unknown> = this.doc.getMap(ITEMS);
+  readonly undo: Y.UndoManager;
+  readonly peers = new Map<string, Peer>();
+  private readonly peerListeners = new Set<() => void>();
+  private local: AwarenessStateInput;
+  private readonly sendAwareness = rateLimit(() => this.pushAwareness(), AWARENESS_INTERVAL_MS);
+  private refresh: ReturnType<typeof setInterval> | null = null;
+  private offFrame: (() => void) | null = null;
+  private unsent = false;
+
+  constructor(
+    private readonly client: RoomClient,
+    name: string,
+    color: string,
+  ) {
+    this.local = { name, color, cursor: null, selection: [], dragging: [], editing: null };
+    this.undo = new Y.UndoManager(this.items, { trackedOrigins: new Set([LOCAL]) });
+    this.doc.on("update", (update: Uint8Array, origin: unknown) => {
+      // If the socket is down this update is not lost: the sync after the next welcome resends it.
+      if (origin !== REMOTE && !this.client.send({ t: "board-update", update: toBase64(update) })) this.unsent = true;
+    });
+  }
+
+  start(): void {
+    this.offFrame = this.client.onFrame((frame) => this.receive(frame));
+    if (this.client.welcome) this.receive(this.client.welcome);
+    this.refresh = setInterval(() => {
+      this.pushAwareness();
+      this.expirePeers();
+    }, AWARENESS_REFRESH_MS);
+  }
+
+  stop(): void {
+    this.offFrame?.();
+    if (this.refresh) clearInterval(this.refresh);
+    this.undo.destroy();
+  }
+
+  get readOnly(): boolean {
+    return this.client.welcome?.access === "view";
+  }
+
+  /** Runs `fn` as one local, undoable transaction. */
+  change(fn: () => void): void {
+    if (this.readOnly) return;
+    this.doc.transact(fn, LOCAL);
+  }
+
+  receive(frame: ServerFrame): void {
+    switch (frame.t) {
+      case "welcome":
+        if (frame.board) Y.applyUpdate(this.doc, fromBase64(frame.board), REMOTE);
+        this.peers.clear();
+        this.notifyPeers();
+        this.client.send({ t: "board-sync", stateVector: toBase64(Y.encodeStateVector(this.doc)) });
+        this.pushAwareness();
+        break;
+      case "board-update":
+        Y.applyUpdate(this.doc, fromBase64(frame.update), REMOTE);
+        break;
+      case "board-sync": {
+        Y.applyUpdate(this.doc, fromBase64(frame.update), REMOTE);
+        const theirs = fromBase64(frame.stateVector);
+        const missing = Y.encodeStateAsUpdate(this.doc, theirs);
+        // A deletion does not advance a state vector, so deletes made while offline are known by
+        // `unsent`; the diff carries our whole delete set, so it is not sent when nothing is missing.
+        if (!this.readOnly && (this.unsent || serverLacksStructs(this.doc, theirs))) {
+          this.unsent = !this.client.send({ t: "board-update", update: toBase64(missing) });
+        }
+        break;
+      }
+      case "awareness":
+        if (frame.state === null) this.peers.delete(frame.peer);
+        else this.peers.set(frame.peer, { state: frame.state, seen: Date.now() });
+        this.notifyPeers();
+        break;
+      case "error":
+        // A refused update (e.g. it raced a server restart): ask again what the server lacks.
+        if (frame.ref === "board-update" && !this.readOnly) {
+          this.client.send({ t: "board-sync", stateVector: toBase64(Y.encodeStateVector(this.doc)) });
+        }
+        break;
+    }
+  }
+
+  setPresence(patch: Partial<AwarenessStateInput>): void {
+    this.local = { ...this.local, ...patch };
+    this.sendAwareness.call();
+  }
+
+  onPeers(listener: () => void): () => void {
+    this.peerListeners.add(listener);
+    return () => this.peerListeners.delete(listener);
+  }
+
+  private pushAwareness(): void {
+    this.client.send({ t: "awareness", state: this.local });
+  }
+
+  private expirePeers(): void {
+    const cutoff = Date.now() - AWARENESS_EXPIRY_MS;
+    let changed = false;
+    for (const [id, peer] of this.peers) {
+      if (peer.seen < cutoff) changed = this.peers.delete(id);
+    }
+    if (changed) this.notifyPeers();
+  }
+
+  private notifyPeers(): void {
+    for (const listener of this.peerListeners) listener();
+  }
+}
+
+/** Whether the server's state vector lacks any of our structs. */
+function serverLacksStructs(doc: Y.Doc, theirs: Uint8Array): boolean {
+  const known = Y.decodeStateVector(theirs);
+  for (const [client, clock] of Y.decodeStateVector(Y.encodeStateVector(doc))) {
+    if ((known.get(client) ?? 0) < clock) return true;
+  }
+  return false;
+}
