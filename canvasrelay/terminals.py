@@ -18,6 +18,7 @@ from canvasrelay.protocol.terminals import (
     TerminalInfo,
     Terminals,
     TermInput,
+    TermList,
     TermOpen,
     TermResize,
 )
@@ -113,6 +114,7 @@ class TerminalRoom:
         room.route(TermResize, self._resize, request=self._typing)
         room.route(TermClose, self._close, request=self._typing)
         room.route(TermDetach, self._detach)
+        room.route(TermList, lambda peer, _frame: self._joined(peer))
         room.on_join(self._joined)
         room.on_leave(self._left)
 

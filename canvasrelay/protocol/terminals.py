@@ -68,6 +68,13 @@ class TermDetach(ClientFrame):
     id: TerminalId
 
 
+@client_frame
+class TermList(ClientFrame):
+    """Ask for `terminals` again (a view that mounts after the one sent on joining)."""
+
+    t: Literal["term-list"] = "term-list"
+
+
 @server_frame
 class TermData(ServerFrame):
     t: Literal["term-data"] = "term-data"

@@ -7,6 +7,8 @@ import { RoomLink } from "./RoomLink";
 import { GuestApp } from "./guest/GuestApp";
 import { roomLinkParams } from "./guest/guestConnection";
 import { Guests } from "./host/Guests";
+import { FilesPanel } from "./files/FilesPanel";
+import { TerminalsPanel } from "./terminals/TerminalsPanel";
 
 const STATE_LABEL: Record<ConnectionState, string> = {
   connecting: "Connecting…",
@@ -69,6 +71,8 @@ function HostApp() {
         <section className="panel">
           <RoomLink welcome={welcome} />
           <Guests />
+          <TerminalsPanel />
+          <FilesPanel />
           <h2>Agents</h2>
           <ul className="agents" data-testid="agents">
             {welcome.agents.map((agent) => (

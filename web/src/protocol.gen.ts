@@ -238,6 +238,10 @@ export interface TermInput {
   data: string;
 }
 
+export interface TermList {
+  t: "term-list";
+}
+
 export interface TermOpen {
   t: "term-open";
   id: string;
@@ -309,7 +313,7 @@ export interface YourAccess {
   grantedTerminals: string[];
 }
 
-export type ClientFrame = ApprovalAnswer | Auth | Awareness | BoardSyncRequest | BoardUpdate | FileClose | FileOpen | GuestJoin | GuestKick | GuestSetAccess | Ping | RoomSetAccess | TermClose | TermDetach | TermInput | TermOpen | TermResize | TerminalGrant | TreeWatch;
+export type ClientFrame = ApprovalAnswer | Auth | Awareness | BoardSyncRequest | BoardUpdate | FileClose | FileOpen | GuestJoin | GuestKick | GuestSetAccess | Ping | RoomSetAccess | TermClose | TermDetach | TermInput | TermList | TermOpen | TermResize | TerminalGrant | TreeWatch;
 
 export type ServerFrame = ApprovalRequest | ApprovalResolved | AwarenessOut | BoardSync | BoardUpdateOut | Bye | ErrorFrame | File | GuestList | HubProof | Pong | RequestPending | StreamGap | TermData | TermExit | Terminals | Tree | Welcome | YourAccess;
 

@@ -1,0 +1,52 @@
+import { useCallback, useEffect, useMemo, useState } from "react";
+import { useFrames, useRoomClient } from "../roomClient";
+import { buildTree, type TreeNode } from "./tree";
+
+function Node({ node, onOpen }: { node: TreeNode; onOpen: (path: string) => void }) {
+  if (node.children === null) {
+    return (
+      <li>
+        <button type="button" className="tree-file" data-path={node.path} onClick={() => onOpen(node.path)}>
+          {node.name}
+        </button>
+      </li>
+    );
+  }
+  return (
+    <li>
+      <details>
+        <summary>{node.name}/</summary>
+        <ul>
+          {node.children.map((child) => (
+            <Node key={child.path} node={child} onOpen={onOpen} />
+          ))}
+        </ul>
+      </details>
+    </li>
+  );
+}
+
+/** The shared files, live: asks for the tree (again after a reconnect) and shows it nested. */
+export function FileTree({ onOpen }: { onOpen: (path: string) => void }) {
+  const client = useRoomClient();
+  const [paths, setPaths] = useState<string[] | null>(null);
+  useEffect(() => {
+    client.send({ t: "tree-watch" });
+    return client.onFrame((frame) => {
+      if (frame.t === "welcome") client.send({ t: "tree-watch" });
+    });
+  }, [client]);
+  useFrames(
+    "tree",
+    useCallback((frame) => setPaths(frame.paths), []),
+  );
+  const tree = useMemo(() => buildTree(paths ?? []), [paths]);
+  if (paths === null) return null;
+  return (
+    <ul className="file-tree" data-testid="file-tree">
+      {tree.map((node) => (
+        <Node key={node.path} node={node} onOpen={onOpen} />
+      ))}
+    </ul>
+  );
+}

@@ -1,0 +1,63 @@
+import { useEffect, useMemo, useState } from "react";
+import type { FrameContentProps } from "../frames";
+import type { File } from "../protocol.gen";
+import { useRoomClient } from "../roomClient";
+import { highlightHtml } from "./highlight";
+
+type Content = File["file"];
+
+function describe(content: Content): string | null {
+  switch (content.kind) {
+    case "binary":
+      return `Binary file, ${content.size} bytes`;
+    case "too-large":
+      return `Too large to show (${content.size} bytes)`;
+    case "missing":
+      return "Not on disk (yet)";
+    case "denied":
+      return `Not shared: ${content.reason}`;
+    case "text":
+      return null;
+  }
+}
+
+/** One shared file, by path (`refId`), read-only, highlighted, following changes on disk. */
+export function FileView({ refId, title, width, height }: FrameContentProps) {
+  const client = useRoomClient();
+  const [content, setContent] = useState<Content | null>(null);
+
+  useEffect(() => {
+    const open = () => client.send({ t: "file-open", path: refId });
+    const off = client.onFrame((frame) => {
+      if (frame.t === "welcome") open();
+      else if (frame.t === "file" && frame.path === refId) setContent(frame.file);
+    });
+    open();
+    return () => {
+      off();
+      client.send({ t: "file-close", path: refId });
+    };
+  }, [client, refId]);
+
+  const html = useMemo(
+    () => (content?.kind === "text" ? highlightHtml(refId, content.text) : null),
+    [content, refId],
+  );
+  const note = content ? describe(content) : "Loading…";
+
+  return (
+    <div className="file-view" style={{ width, height }} data-testid={`file-${refId}`} title={title}>
+      {note !== null ? (
+        <div className="file-note">{note}</div>
+      ) : html !== null ? (
+        <pre className="file-text hljs">
+          <code dangerouslySetInnerHTML={{ __html: html }} />
+        </pre>
+      ) : (
+        <pre className="file-text">
+          <code>{content?.kind === "text" ? content.text : ""}</code>
+        </pre>
+      )}
+    </div>
+  );
+}

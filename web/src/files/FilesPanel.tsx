@@ -1,0 +1,54 @@
+import { useCallback, useState } from "react";
+import { registerFrameContent } from "../frames";
+import { useFrames, useRoomClient } from "../roomClient";
+import { FileTree } from "./FileTree";
+import { FileView } from "./FileView";
+
+registerFrameContent("file", FileView);
+
+const BROWSERS = new Set(["edit", "trusted", "host"]);
+
+/** The file tree (for those who may browse) and the files open in the room. */
+export function FilesPanel() {
+  const client = useRoomClient();
+  const [open, setOpen] = useState<string[]>([]);
+  const [access, setAccess] = useState(client.welcome?.access);
+  const show = useCallback((path: string) => setOpen((paths) => (paths.includes(path) ? paths : [...paths, path])), []);
+  useFrames(
+    "welcome",
+    useCallback((frame) => setAccess(frame.access), []),
+  );
+  useFrames(
+    "access",
+    useCallback((frame) => setAccess(frame.access), []),
+  );
+  // Files someone else opened are pushed to everyone: show them too.
+  useFrames(
+    "file",
+    useCallback((frame) => {
+      if (frame.file.kind !== "denied") show(frame.path);
+    }, [show]),
+  );
+
+  return (
+    <section className="files-panel">
+      {access && BROWSERS.has(access) && (
+        <>
+          <h2>Files</h2>
+          <FileTree onOpen={show} />
+        </>
+      )}
+      {open.map((path) => (
+        <div key={path} className="file-card">
+          <div className="file-card-head">
+            <span>{path}</span>
+            <button type="button" title="Close" onClick={() => setOpen((paths) => paths.filter((p) => p !== path))}>
+              ×
+            </button>
+          </div>
+          <FileView refId={path} title={path} width={320} height={260} />
+        </div>
+      ))}
+    </section>
+  );
+}

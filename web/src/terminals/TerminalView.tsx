@@ -1,0 +1,87 @@
+import { FitAddon } from "@xterm/addon-fit";
+import { Terminal } from "@xterm/xterm";
+import "@xterm/xterm/css/xterm.css";
+import { useEffect, useRef, useState } from "react";
+import type { FrameContentProps } from "../frames";
+import { useRoomClient } from "../roomClient";
+import { chunkInput, clampSize, mayType } from "./stream";
+
+/**
+ * One terminal of the room, by id (`refId`): opens it on the server (or watches it when it
+ * exists), shows its output, sends keystrokes, and makes the PTY follow the view's size.
+ */
+export function TerminalView({ refId, title, width, height }: FrameContentProps) {
+  const client = useRoomClient();
+  const box = useRef<HTMLDivElement>(null);
+  const [exitCode, setExitCode] = useState<number | null>(null);
+
+  useEffect(() => {
+    const element = box.current;
+    if (!element) return;
+    const term = new Terminal({
+      fontFamily: "ui-monospace, SFMono-Regular, Menlo, monospace",
+      fontSize: 13,
+      scrollback: 5000,
+      theme: { background: "#1e1e1e" },
+    });
+    const fit = new FitAddon();
+    term.loadAddon(fit);
+    term.open(element);
+    // Access can change while the view is open; each keystroke asks again.
+    let access: string | undefined = client.welcome?.access;
+    let granted = false;
+    const canType = () => mayType(access, granted);
+    const measure = () => {
+      try {
+        fit.fit();
+      } catch {
+        // Not laid out yet (hidden): keep the last size.
+      }
+      return clampSize(term.cols, term.rows);
+    };
+    const open = () => client.send({ t: "term-open", id: refId, ...measure() });
+    open();
+
+    const offFrame = client.onFrame((frame) => {
+      if (frame.t === "welcome") {
+        access = frame.access;
+        open();
+      } else if (frame.t === "term-data" && frame.id === refId) {
+        if (frame.replay) {
+          term.reset();
+          setExitCode(null);
+        }
+        term.write(frame.data);
+      } else if (frame.t === "term-exit" && frame.id === refId) {
+        setExitCode(frame.code);
+      } else if (frame.t === "access") {
+        access = frame.access;
+        granted = frame.grantedTerminals.includes(refId);
+      }
+    });
+    const typed = term.onData((data) => {
+      if (!canType()) return;
+      for (const chunk of chunkInput(data)) client.send({ t: "term-input", id: refId, data: chunk });
+    });
+    const resized = term.onResize(({ cols, rows }) => {
+      if (canType()) client.send({ t: "term-resize", id: refId, ...clampSize(cols, rows) });
+    });
+    const observer = new ResizeObserver(() => measure());
+    observer.observe(element);
+    return () => {
+      observer.disconnect();
+      offFrame();
+      typed.dispose();
+      resized.dispose();
+      client.send({ t: "term-detach", id: refId });
+      term.dispose();
+    };
+  }, [client, refId]);
+
+  return (
+    <div className="terminal-view" style={{ width, height }} data-testid={`terminal-${refId}`} title={title}>
+      <div className="terminal-screen" ref={box} />
+      {exitCode !== null && <div className="terminal-exit">exited with code {exitCode}</div>}
+    </div>
+  );
+}
