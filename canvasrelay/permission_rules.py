@@ -38,6 +38,8 @@ from typing import Any, Literal, NamedTuple, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from canvasrelay.agents.process import Choice
+
 Permission = Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other"]
 PERMISSIONS: tuple[str, ...] = get_args(Permission)
 RuleAction = Literal["allow", "deny", "ask"]
@@ -54,6 +56,8 @@ SHELL_OPERATORS = re.compile(r"[;&|`\n<>]|\$\(")
 """A command with these may chain another command after the one an allow rule was written for."""
 PATH_KEYS = ("path", "file_path", "filePath", "abs_path", "absPath", "notebook_path", "source", "destination")
 COMMAND_KEYS = ("command", "cmd")
+ANNOUNCED_MAX = 256
+"""Tool calls remembered per session, to complete permission requests."""
 
 
 class RulesError(ValueError):
@@ -150,13 +154,10 @@ DEFAULT_RULES: tuple[Rule, ...] = (Rule(permission="*", pattern="*", action="ask
 # -- tool calls -----------------------------------------------------------------------------
 
 
-def subject_of(tool_call: Mapping[str, Any], known_kind: str | None = None) -> Subject:
-    """Read an ACP `ToolCall`/`ToolCallUpdate` (wire JSON): its kind, paths and command.
-
-    A permission request's tool call may omit the kind it announced in an earlier update, so
-    the caller may pass that `known_kind`. An unknown kind counts as `other`.
-    """
-    kind = tool_call.get("kind") or known_kind or "other"
+def subject_of(tool_call: Mapping[str, Any]) -> Subject:
+    """Read an ACP `ToolCall`/`ToolCallUpdate` (wire JSON): its kind, paths and command. An
+    unknown kind counts as `other`."""
+    kind = tool_call.get("kind") or "other"
     if kind not in PERMISSIONS:
         kind = "other"
     paths: list[str] = []
@@ -340,6 +341,25 @@ class RuleBook:
         self.user = list(user)
         self.project = list(project)
         self._session: dict[str, list[tuple[int, Rule]]] = {}
+        self._announced: dict[str, dict[str, dict[str, Any]]] = {}
+
+    def seen(self, session_id: str, update: Mapping[str, Any]) -> None:
+        """Remember what a `tool_call`/`tool_call_update` announced: a permission request's
+        tool call often carries only its id and title, the path and command came before."""
+        if update.get("sessionUpdate") not in ("tool_call", "tool_call_update"):
+            return
+        tool_call_id = update.get("toolCallId")
+        if not isinstance(tool_call_id, str):
+            return
+        calls = self._announced.setdefault(session_id, {})
+        fields = {k: v for k, v in update.items() if k in ("kind", "locations", "rawInput") and v is not None}
+        calls[tool_call_id] = {**calls.pop(tool_call_id, {}), **fields}
+        while len(calls) > ANNOUNCED_MAX:
+            del calls[next(iter(calls))]
+
+    def full_tool_call(self, session_id: str, tool_call: Mapping[str, Any]) -> dict[str, Any]:
+        announced = self._announced.get(session_id, {}).get(str(tool_call.get("toolCallId")), {})
+        return {**announced, **{k: v for k, v in tool_call.items() if v is not None}}
 
     def session_rules(self, session_id: str) -> list[tuple[int, Rule]]:
         if session_id not in self._session:
@@ -370,11 +390,12 @@ class RuleBook:
         return gone
 
     def forget(self, session_id: str) -> None:
-        """Drop the cache of a deleted session (the store cascades its rows)."""
+        """Drop the caches of a deleted session (the store cascades its rows)."""
         self._session.pop(session_id, None)
+        self._announced.pop(session_id, None)
 
-    def decide(self, session_id: str, tool_call: Mapping[str, Any], known_kind: str | None = None) -> Decision:
-        subject = subject_of(tool_call, known_kind)
+    def decide(self, session_id: str, tool_call: Mapping[str, Any]) -> Decision:
+        subject = subject_of(tool_call)
         decision = decide(subject, self.layers(session_id), self.root)
         self.store.audit(
             "rules" if decision.action != "ask" else "rules:ask-host",
@@ -383,6 +404,22 @@ class RuleBook:
         )
         return decision
 
+    def verdict(self, session_id: str, request: Mapping[str, Any]) -> tuple[Decision, Choice | None]:
+        """The rules' answer to an ACP `session/request_permission` (its params, wire JSON).
+
+        For "ask" the choice is None and the caller asks the host. For allow and deny it is the
+        agent's option that carries the decision out, with the deny rule's reason; None when the
+        agent offers no such option (it is then told "cancelled", which refuses the call too).
+        """
+        decision = self.decide(session_id, self.full_tool_call(session_id, request.get("toolCall") or {}))
+        if decision.action == "ask":
+            return decision, None
+        option_id = option_for(request.get("options") or (), "once" if decision.action == "allow" else "reject")
+        if option_id is None:
+            return decision, None
+        reason = decision.reason or (f"a {decision.layer} permission rule" if decision.action == "deny" else None)
+        return decision, Choice(option_id, reason)
+
     def answered(
         self,
         session_id: str,
@@ -390,11 +427,10 @@ class RuleBook:
         answer: HostAnswer | None,
         option_id: str | None,
         by: str,
-        known_kind: str | None = None,
     ) -> Rule | None:
         """Record the host's answer to a question the rules asked; "always", "never" and
         "session" add the session rule they stand for, which is returned."""
-        subject = subject_of(tool_call, known_kind)
+        subject = subject_of(self.full_tool_call(session_id, tool_call))
         rule = rule_for_answer(subject, answer, self.root) if answer is not None else None
         detail = {
             "session": session_id,

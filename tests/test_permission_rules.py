@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from canvasrelay.agents.process import AgentProcess, Choice
 from canvasrelay.permission_rules import (
     DEFAULT_RULES,
     Layer,
@@ -162,8 +164,12 @@ def test_glob_details() -> None:
 
 def test_subject_of_reads_acp_fields() -> None:
     subject = subject_of(
-        {"toolCallId": "x", "locations": [{"path": "/a"}, {"path": "/a"}], "rawInput": {"cmd": ["ls", "-l"]}},
-        known_kind="execute",
+        {
+            "toolCallId": "x",
+            "kind": "execute",
+            "locations": [{"path": "/a"}, {"path": "/a"}],
+            "rawInput": {"cmd": ["ls", "-l"]},
+        }
     )
     assert (subject.kind, subject.paths, subject.command) == ("execute", ("/a",), "ls -l")
     assert subject_of({"kind": "nonsense"}).kind == "other"
@@ -291,4 +297,67 @@ def test_rule_book_persists_session_rules_and_audits(tmp_path: Path) -> None:
     store.delete_session("s1")
     again.forget("s1")
     assert store.session_rules("s1") == []
+    store.close()
+
+
+DEMO = [sys.executable, "-m", "canvasrelay.agents.demo"]
+DEMO_ENV = {"PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+
+
+async def run_demo_write(root: Path, book: RuleBook, session_id: str, prompt: str) -> tuple[str, list[dict[str, Any]]]:
+    """Prompt the real demo agent with the rules answering its permission requests, as the
+    session manager does; what the host would have been asked is returned."""
+    text: list[str] = []
+    asked: list[dict[str, Any]] = []
+
+    def on_update(_session: str, update: dict[str, Any]) -> None:
+        book.seen(session_id, update)
+        if update["sessionUpdate"] == "agent_message_chunk":
+            text.append(update["content"]["text"])
+
+    async def on_permission(request: dict[str, Any]) -> str | Choice | None:
+        decision, choice = book.verdict(session_id, request)
+        if decision.action == "ask":
+            asked.append(request)
+            return "reject_once"
+        return choice
+
+    agent = AgentProcess(DEMO[0], DEMO[1:], root=root, env=DEMO_ENV, on_update=on_update, on_permission=on_permission)
+    async with agent:
+        session = await agent.new_session()
+        assert await agent.prompt(session, prompt) == "end_turn"
+    return "".join(text), asked
+
+
+@pytest.mark.timeout(60)
+async def test_rules_answer_the_demo_agent(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    root.mkdir()
+    store = Store(tmp_path / "canvas.db")
+    store.create_session("s1", "demo")
+    book = RuleBook(
+        store,
+        root,
+        project=[r("edit", "*.lock", "deny", "lock files are generated"), r("edit", "notes/**", "allow")],
+    )
+    text, asked = await run_demo_write(root, book, "s1", "/write poetry.lock x")
+    assert "Permission denied: not writing poetry.lock (lock files are generated)" in text
+    assert asked == [] and not (root / "poetry.lock").exists()
+
+    text, asked = await run_demo_write(root, book, "s1", "/write notes/a.md hello")
+    assert "Wrote 5 characters to notes/a.md." in text
+    assert asked == [] and (root / "notes" / "a.md").read_text() == "hello"
+
+    text, asked = await run_demo_write(root, book, "s1", "/write b.md one")
+    assert len(asked) == 1 and "Permission denied" in text
+    # the host answers "always": the next matching call is not asked
+    book.answered("s1", asked[0]["toolCall"], "always", "allow_once", by="host")
+    text, asked = await run_demo_write(root, book, "s1", "/write b.md two")
+    assert asked == [] and (root / "b.md").read_text() == "two"
+
+    log = store.audit_log(limit=50)
+    deny = next(e for e in log if e["action"] == "permission-deny")
+    assert deny["detail"]["rule"]["pattern"] == "*.lock"
+    assert deny["detail"]["layer"] == "project"
+    assert deny["detail"]["paths"] == [str(root / "poetry.lock")]
     store.close()

@@ -28,6 +28,7 @@ import logging
 import os
 import signal
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
@@ -56,7 +57,6 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 UpdateCallback = Callable[[str, dict[str, Any]], None]
-PermissionCallback = Callable[[dict[str, Any]], Awaitable[str | None]]
 McpServer = HttpMcpServer | SseMcpServer | AcpMcpServer | McpServerStdio
 
 STDERR_LINES = 50
@@ -66,6 +66,18 @@ SESSION_TIMEOUT = 60.0
 CONFIG_TIMEOUT = 30.0
 EXIT_GRACE = 1.0
 TERM_GRACE = 3.0
+
+
+@dataclass(frozen=True)
+class Choice:
+    """An answer to a permission request with a reason the agent is told (in the outcome's
+    ``_meta.reason``), e.g. the permission rule that refused the call."""
+
+    option_id: str
+    reason: str | None = None
+
+
+PermissionCallback = Callable[[dict[str, Any]], Awaitable[str | Choice | None]]
 
 
 class AgentError(Exception):
@@ -80,9 +92,9 @@ class AgentProcess:
     replays while ``load_session`` runs are dropped, since canvas keeps its own log.
 
     ``on_permission(request)`` gets the ``session/request_permission`` params (``sessionId``,
-    ``toolCall``, ``options``) and returns the chosen ``optionId``, or None for cancelled. It
-    is cancelled (and the agent told "cancelled") when the turn is cancelled or the process
-    closes.
+    ``toolCall``, ``options``) and returns the chosen ``optionId`` (or a ``Choice``, to give a
+    reason), or None for cancelled. It is cancelled (and the agent told "cancelled") when the
+    turn is cancelled or the process closes.
     """
 
     def __init__(
@@ -364,10 +376,14 @@ class AgentProcess:
         finally:
             pending.discard(answer)
             answer.cancel()
-        option_id = None if answer.cancelled() else answer.result()
-        if option_id is None or option_id not in {option.option_id for option in options}:
+        result = None if answer.cancelled() else answer.result()
+        choice = Choice(result) if isinstance(result, str) else result
+        if choice is None or choice.option_id not in {option.option_id for option in options}:
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
-        return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id=option_id))
+        meta = {"reason": choice.reason} if choice.reason else None
+        return RequestPermissionResponse(
+            outcome=AllowedOutcome(outcome="selected", option_id=choice.option_id, field_meta=meta)
+        )
 
     def _confine(self, path: str) -> Path:
         resolved = (self.root / path).resolve()
