@@ -34,11 +34,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal, NamedTuple, get_args
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from canvasrelay.agents.catalog import ConfigError
 from canvasrelay.agents.process import Choice
+
+if TYPE_CHECKING:
+    from canvasrelay.server import CanvasServer
 
 Permission = Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other"]
 PERMISSIONS: tuple[str, ...] = get_args(Permission)
@@ -60,7 +64,7 @@ ANNOUNCED_MAX = 256
 """Tool calls remembered per session, to complete permission requests."""
 
 
-class RulesError(ValueError):
+class RulesError(ConfigError):
     """A rules file or a rule that cannot be used; the message names where."""
 
 
@@ -464,3 +468,10 @@ def _audit_detail(
         "reason": decision.reason,
         "by": "rules",
     }
+
+
+def install(server: CanvasServer) -> None:
+    """Attach the server's `RuleBook` as `server.permission_rules`, for the sessions and the API."""
+    server.permission_rules = RuleBook(  # type: ignore[attr-defined]
+        server.store, server.root, load_user_rules(), project_rules(server.config)
+    )

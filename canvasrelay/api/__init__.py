@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from canvasrelay.api import routes
+from canvasrelay.api import routes, sessions
 from canvasrelay.api.app import mount
 
 if TYPE_CHECKING:
@@ -14,4 +14,4 @@ if TYPE_CHECKING:
 
 
 def install(server: CanvasServer) -> None:
-    mount(server, routes.operations(server))
+    mount(server, [*routes.operations(server), *sessions.operations(server)])
