@@ -17,6 +17,7 @@ import {
   ReactFlow,
   ReactFlowProvider,
   useReactFlow,
+  useViewport,
   ViewportPortal,
 } from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
@@ -450,6 +451,7 @@ function Canvas({ session }: { session: BoardSession }) {
         minZoom={0.05}
         maxZoom={4}
         fitView
+        fitViewOptions={{ maxZoom: 1 }}
         proOptions={{ hideAttribution: true }}
       >
         <Background gap={24} />
@@ -503,10 +505,15 @@ function PenPreview({ points }: { points: number[] }) {
 }
 
 function Cursor({ peer }: { peer: Peer }) {
+  const { zoom } = useViewport();
   const { cursor, color, name } = peer.state;
   if (!cursor) return null;
   return (
-    <div className="board-cursor" style={{ transform: `translate(${cursor.x}px, ${cursor.y}px)` }} data-testid="board-cursor">
+    <div
+      className="board-cursor"
+      style={{ transform: `translate(${cursor.x}px, ${cursor.y}px) scale(${1 / zoom})` }}
+      data-testid="board-cursor"
+    >
       <svg width="18" height="18" viewBox="0 0 18 18">
         <path d="M1 1 L1 15 L5 11 L8 17 L10 16 L7 10 L13 10 Z" fill={color} stroke="#fff" strokeWidth="1" />
       </svg>
@@ -516,12 +523,12 @@ function Cursor({ peer }: { peer: Peer }) {
 }
 
 const TOOLS: [Tool, string, string][] = [
-  ["select", "Select", "⬚"],
-  ["note", "Sticky note", "🗒"],
-  ["text", "Text", "T"],
+  ["select", "Select", "Select"],
+  ["note", "Sticky note", "Note"],
+  ["text", "Text", "Text"],
   ["rect", "Rectangle", "▭"],
   ["ellipse", "Ellipse", "◯"],
-  ["pen", "Pen", "✎"],
+  ["pen", "Pen", "Pen"],
 ];
 
 function Toolbar(props: {
@@ -568,16 +575,16 @@ function Toolbar(props: {
       </button>
       <span className="board-sep" />
       <button type="button" title="Duplicate (Ctrl+D)" aria-label="Duplicate" disabled={!props.hasSelection} onClick={props.onDuplicate}>
-        ⧉
+        Duplicate
       </button>
       <button type="button" title="Bring to front" aria-label="Bring to front" disabled={!props.hasSelection} onClick={props.onFront}>
-        ⤒
+        Front
       </button>
       <button type="button" title="Send to back" aria-label="Send to back" disabled={!props.hasSelection} onClick={props.onBack}>
-        ⤓
+        Back
       </button>
       <button type="button" title="Delete (Del)" aria-label="Delete" disabled={!props.hasSelection} onClick={props.onDelete}>
-        🗑
+        Delete
       </button>
       <span className="board-sep" />
       <button type="button" title="Add a terminal frame" aria-label="Add terminal" onClick={() => props.onFrame("terminal")}>
