@@ -3,6 +3,8 @@ the error shape, the version header, CORS and the docs page."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import re
 import subprocess
 import sys
@@ -14,6 +16,7 @@ import aiohttp
 import pytest
 
 from canvasrelay import __version__
+from canvasrelay.store import Store
 from tests.support import ServerProcess
 
 SCHEMATHESIS = Path(sys.executable).with_name("schemathesis")
@@ -166,3 +169,89 @@ async def test_cors_only_for_the_servers_own_origin_unless_configured(
             else:
                 await error_of(response, 403)
                 assert "Access-Control-Allow-Origin" not in response.headers
+
+
+def seed_session(server: ServerProcess, session_id: str, events: int) -> None:
+    """Write a session and its log into the server's store, as the session manager does."""
+    store = Store(server.root / ".canvas" / "canvas.db")
+    try:
+        store.create_session(session_id, "demo", "seeded")
+        for seq in range(1, events + 1):
+            store.append_event(session_id, seq, chunk_event(seq))
+    finally:
+        store.db.close()
+
+
+def chunk_event(seq: int) -> dict[str, Any]:
+    update = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": f"w{seq} "}}
+    return {"seq": seq, "kind": "chunk", "update": update}
+
+
+async def read_sse(response: aiohttp.ClientResponse, count: int) -> list[tuple[str, str, dict[str, Any]]]:
+    events: list[tuple[str, str, dict[str, Any]]] = []
+    fields: dict[str, str] = {}
+    async with asyncio.timeout(10):
+        while len(events) < count:
+            line = (await response.content.readline()).decode().rstrip("\n")
+            if line:
+                key, _, value = line.partition(": ")
+                fields[key] = value
+            elif "data" in fields:
+                events.append((fields.get("id", ""), fields.get("event", ""), json.loads(fields["data"])))
+                fields = {}
+    return events
+
+
+async def test_sessions_pages_events_and_the_event_stream(
+    api_server: ServerProcess, http: aiohttp.ClientSession
+) -> None:
+    headers = auth(api_server)
+    seed_session(api_server, "paged", 7)
+    async with http.get("/api/sessions", headers=headers, params={"limit": "1"}) as response:
+        page = await response.json()
+    assert [s["id"] for s in page["sessions"]] == ["paged"]
+    async with http.get("/api/session/paged", headers=headers, params={"limit": "3", "after": "2"}) as response:
+        body = await response.json()
+    assert [e["seq"] for e in body["events"]] == [3, 4, 5]
+    assert body["nextAfter"] == 5
+    assert (body["session"]["status"], body["session"]["lastSeq"]) == ("idle", 7)
+    async with http.get("/api/session/paged", headers=headers, params={"after": "5"}) as response:
+        assert (await response.json())["nextAfter"] is None
+    async with http.get("/api/session/nope", headers=headers) as response:
+        await error_of(response, 404)
+
+    stream_headers = {**headers, "Last-Event-ID": "5", "Origin": api_server.base_url}
+    async with http.get("/api/session/paged/events", headers=stream_headers) as response:
+        assert response.headers["Content-Type"].startswith("text/event-stream")
+        assert response.headers["X-Canvas-Version"] == __version__
+        assert response.headers["Access-Control-Allow-Origin"] == api_server.base_url
+        assert [(i, k) for i, k, _ in await read_sse(response, 2)] == [("6", "chunk"), ("7", "chunk")]
+        store = Store(api_server.root / ".canvas" / "canvas.db")
+        store.append_event("paged", 8, chunk_event(8))
+        store.db.close()
+        [(seq, _, event)] = await read_sse(response, 1)
+        assert (seq, event) == ("8", chunk_event(8))
+    async with http.get("/api/session/paged/events", headers={**headers, "Last-Event-ID": "x"}) as response:
+        await error_of(response, 422)
+
+
+async def test_session_rules_through_the_api(api_server: ServerProcess, http: aiohttp.ClientSession) -> None:
+    headers = auth(api_server)
+    seed_session(api_server, "ruled", 0)
+    store = Store(api_server.root / ".canvas" / "canvas.db")
+    first = store.add_session_rule("ruled", {"permission": "edit", "pattern": "a.md", "action": "allow"})
+    store.add_session_rule("ruled", {"permission": "execute", "pattern": "rm *", "action": "deny", "reason": "no"})
+    store.add_session_rule("ruled", {"permission": "read", "pattern": "*", "action": "allow"})
+    store.db.close()
+    async with http.get("/api/session/ruled/rules", headers=headers) as response:
+        rules = await response.json()
+    assert [r["rule"]["pattern"] for r in rules["session"]] == ["a.md", "rm *", "*"]
+    assert (rules["user"], rules["project"]) == ([], [])
+    async with http.delete(f"/api/session/ruled/rules/{first}", headers=headers) as response:
+        assert response.status == 204
+    async with http.delete(f"/api/session/ruled/rules/{first}", headers=headers) as response:
+        await error_of(response, 404)
+    async with http.delete("/api/session/ruled/rules", headers=headers) as response:
+        assert await response.json() == {"removed": 2}
+    async with http.get("/api/session/ruled/rules", headers=headers) as response:
+        assert (await response.json())["session"] == []

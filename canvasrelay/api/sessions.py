@@ -59,6 +59,13 @@ def find(server: CanvasServer, session_id: str) -> dict[str, Any]:
 
 
 def operations(server: CanvasServer) -> list[Operation]:
+    stopping = asyncio.Event()
+
+    async def stop_streams() -> None:
+        stopping.set()
+
+    server.runtime.on_close(stop_streams)
+
     def rules() -> RuleBook:
         return server.permission_rules  # type: ignore[attr-defined,no-any-return]
 
@@ -98,7 +105,7 @@ def operations(server: CanvasServer) -> list[Operation]:
         await response.prepare(call.request)
         # A client that goes away ends the stream; there is nobody left to tell.
         with contextlib.suppress(ConnectionResetError):
-            await follow(server, session_id, after, response)
+            await follow(server, session_id, after, call.request, response, stopping)
         return response
 
     async def get_session_rules(call: Call) -> RulesOut:
@@ -179,10 +186,20 @@ def find_or_none(server: CanvasServer, session_id: str) -> bool:
     return any(row["id"] == session_id for row in server.store.sessions())
 
 
-async def follow(server: CanvasServer, session_id: str, after: int, response: web.StreamResponse) -> None:
-    """Write every event after `after`, then each new one as it is stored, until the session is deleted."""
+async def follow(
+    server: CanvasServer,
+    session_id: str,
+    after: int,
+    request: web.Request,
+    response: web.StreamResponse,
+    stop: asyncio.Event,
+) -> None:
+    """Write every event after `after`, then each new one as it is stored, until the session is
+    deleted, the client goes or the server stops."""
     quiet_since = time.monotonic()
-    while find_or_none(server, session_id):
+    while not stop.is_set() and find_or_none(server, session_id):
+        if request.transport is None or request.transport.is_closing():
+            return
         events = server.store.events(session_id, after=after, limit=STREAM_BATCH)
         for event in events:
             after = event["seq"]
@@ -194,5 +211,7 @@ async def follow(server: CanvasServer, session_id: str, after: int, response: we
         if time.monotonic() - quiet_since > HEARTBEAT_S:
             await response.write(b": keep-alive\n\n")
             quiet_since = time.monotonic()
-        await asyncio.sleep(STREAM_POLL_S)
-    await response.write(b"event: deleted\ndata: {}\n\n")
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), STREAM_POLL_S)
+    if not stop.is_set() and not find_or_none(server, session_id):
+        await response.write(b"event: deleted\ndata: {}\n\n")
