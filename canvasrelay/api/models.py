@@ -6,7 +6,7 @@ refuse unknown fields, so what the document promises is exactly what is accepted
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
@@ -15,7 +15,6 @@ from canvasrelay.permission_rules import Rule
 from canvasrelay.protocol.guests import AccessLevel, GuestInfo
 
 ID_MAX = 128
-TEXT_MAX = 100_000
 PAGE_MAX = 500
 
 
@@ -125,45 +124,10 @@ class SessionsOut(ApiModel):
     next_cursor: int | None
 
 
-class SessionCreateIn(RequestModel):
-    agent: str = Field(min_length=1, max_length=ID_MAX, description="An agent id from GET /api/agents.")
-    title: str | None = Field(default=None, max_length=200)
-
-
-class SessionPatchIn(RequestModel):
-    title: str = Field(max_length=200)
-
-
 class SessionEventsOut(ApiModel):
     session: SessionOut
     events: list[dict[str, Any]] = Field(description="The session's log: turn, chunk, permission… each with seq.")
     next_after: int | None = Field(description="Pass as `after` for the next page; null when this is the end.")
-
-
-class PromptIn(RequestModel):
-    text: str = Field(min_length=1, max_length=TEXT_MAX)
-    author: str = Field(default="api", min_length=1, max_length=80)
-
-
-class Accepted(ApiModel):
-    ok: Literal[True] = True
-
-
-class PermissionIn(RequestModel):
-    request_id: str = Field(min_length=1, max_length=ID_MAX)
-    answer: Literal["once", "reject", "always", "never", "session"] = Field(
-        description="once/reject: this call only; always/never: allow/deny this kind and path or command for "
-        "the rest of the session; session: allow this kind for the rest of the session."
-    )
-
-
-class ConfigOut(ApiModel):
-    options: list[dict[str, Any]] = Field(description="The agent's ACP config options, as it reported them.")
-
-
-class ConfigIn(RequestModel):
-    config_id: str = Field(min_length=1, max_length=ID_MAX)
-    value: str | bool
 
 
 class RuleOut(ApiModel):
