@@ -66,6 +66,7 @@ SESSION_TIMEOUT = 60.0
 CONFIG_TIMEOUT = 30.0
 EXIT_GRACE = 1.0
 TERM_GRACE = 3.0
+STDOUT_CLOSED = "agent closed its stdout"
 
 
 @dataclass(frozen=True)
@@ -116,6 +117,7 @@ class AgentProcess:
         self._env = {**os.environ, **(env or {})}
         self._init_timeout = init_timeout
         self._proc: asyncio.subprocess.Process | None = None
+        self._exited = asyncio.Event()
         self._conn: ClientSideConnection | None = None
         self._stderr: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
         self._tasks: list[asyncio.Task[None]] = []
@@ -123,6 +125,7 @@ class AgentProcess:
         self._dead = asyncio.Event()
         self._death: str | None = None
         self._closed = False
+        self._settling: asyncio.Future[None] | None = None
         self._loading: set[str] = set()
         self._permissions: dict[str, set[asyncio.Task[str | None]]] = {}
         self._config: dict[str, list[dict[str, Any]]] = {}
@@ -162,8 +165,11 @@ class AgentProcess:
         """Spawn the agent and run ``initialize``; raises ``AgentError`` on any failure."""
         if not self.root.is_dir():
             raise AgentError(f"agent folder not found: {self.root}")
+        loop = asyncio.get_running_loop()
+        protocol = _AgentProtocol(self._exited, loop)
         try:
-            self._proc = await asyncio.create_subprocess_exec(
+            transport, _ = await loop.subprocess_exec(
+                lambda: protocol,
                 self.command,
                 *self.args,
                 stdin=asyncio.subprocess.PIPE,
@@ -171,16 +177,16 @@ class AgentProcess:
                 stderr=asyncio.subprocess.PIPE,
                 env=self._env,
                 cwd=self.root,
-                limit=STDOUT_LIMIT,
                 start_new_session=True,
             )
         except FileNotFoundError as exc:
             raise AgentError(f"agent command not found: {self.command}") from exc
         except PermissionError as exc:
             raise AgentError(f"agent command not executable: {self.command}") from exc
+        self._proc = asyncio.subprocess.Process(transport, protocol, loop)
         assert self._proc.stdin is not None and self._proc.stdout is not None and self._proc.stderr is not None
         self._stderr_task = asyncio.create_task(self._drain_stderr(self._proc.stderr))
-        self._tasks = [self._stderr_task, asyncio.create_task(self._watch_exit(self._proc))]
+        self._tasks = [self._stderr_task, asyncio.create_task(self._watch_exit())]
         transport = _PipeTransport(self._proc.stdin, self._proc.stdout, self._deliver, self._die, self._broken)
         self._conn = connect_to_agent(_Client(self), transport)
         try:
@@ -268,7 +274,7 @@ class AgentProcess:
         if self._conn is not None:
             await self._conn.close()
         if self._proc is not None:
-            await _stop_group(self._proc)
+            await _stop_group(self._proc, self._exited)
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
@@ -337,13 +343,21 @@ class AgentProcess:
         raise AgentError(f"{what}: no answer from the agent within {timeout:g} s{self._tail()}")
 
     async def _failure(self, what: str) -> AgentError:
-        # The exit code and the last stderr lines explain the death; give them a moment to land.
-        if self._proc is not None and self._stderr_task is not None:
-            await asyncio.wait({asyncio.ensure_future(self._proc.wait()), self._stderr_task}, timeout=EXIT_GRACE)
+        if self._settling is None:
+            self._settling = asyncio.ensure_future(self._settle())
+        await asyncio.shield(self._settling)
         reason = self._death or "agent stopped"
         if self._proc is not None and self._proc.returncode is not None and "exited" not in reason:
             reason += f" (exit code {self._proc.returncode})"
         return AgentError(f"{what}: {reason}{self._tail()}")
+
+    async def _settle(self) -> None:
+        """The exit code and the last stderr lines explain a death; give them a moment to land."""
+        if self._stderr_task is None:
+            return
+        exited = asyncio.ensure_future(self._exited.wait())
+        await asyncio.wait({exited, self._stderr_task}, timeout=EXIT_GRACE)
+        exited.cancel()
 
     def _tail(self) -> str:
         return "\nagent stderr:\n" + "\n".join(self._stderr) if self._stderr else ""
@@ -354,8 +368,12 @@ class AgentProcess:
             self._stderr.append(text)
             log.debug("agent %s: %s", self.command, text)
 
-    async def _watch_exit(self, proc: asyncio.subprocess.Process) -> None:
-        code = await proc.wait()
+    async def _watch_exit(self) -> None:
+        await self._exited.wait()
+        code = self._proc.returncode if self._proc is not None else None
+        if self._death == STDOUT_CLOSED:
+            # Closing stdout is how a dying agent looks first; its exit code says more.
+            self._death = None
         self._die(f"agent exited with code {code}")
 
     async def _ask_permission(
@@ -438,6 +456,19 @@ class _Client:
         return WriteTextFileResponse()
 
 
+class _AgentProtocol(asyncio.subprocess.SubprocessStreamProtocol):
+    """Signals the agent's exit as it happens: ``Process.wait()`` also waits for its pipes to
+    close, which never happens while a child of the agent still holds them."""
+
+    def __init__(self, exited: asyncio.Event, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(limit=STDOUT_LIMIT, loop=loop)
+        self._exited = exited
+
+    def process_exited(self) -> None:
+        super().process_exited()
+        self._exited.set()
+
+
 class _PipeTransport:
     """ACP messages over the agent's stdin/stdout, one JSON object per line."""
 
@@ -470,7 +501,7 @@ class _PipeTransport:
                 self._broken(f"agent wrote a line over {STDOUT_LIMIT} bytes to stdout")
                 return None
             if not line:
-                self._closed("agent closed its stdout")
+                self._closed(STDOUT_CLOSED)
                 return None
             if not line.strip():
                 continue
@@ -498,26 +529,43 @@ def _mcp_servers(entries: Sequence[dict[str, Any]]) -> list[McpServer]:
     return [models.get(entry.get("type", ""), McpServerStdio).model_validate(entry) for entry in entries]
 
 
-async def _stop_group(proc: asyncio.subprocess.Process) -> None:
+async def _stop_group(proc: asyncio.subprocess.Process, exited: asyncio.Event) -> None:
     """Let the agent exit on stdin EOF, then SIGTERM, then SIGKILL its whole process group."""
     with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(proc.wait(), EXIT_GRACE)
-    for sig, grace in ((signal.SIGTERM, TERM_GRACE), (signal.SIGKILL, TERM_GRACE)):
-        try:
-            os.killpg(proc.pid, sig)
-        except ProcessLookupError:
+        await asyncio.wait_for(exited.wait(), EXIT_GRACE)
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        if not _group_alive(proc.pid):
             break
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, sig)
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(_group_gone(proc), grace)
-    await proc.wait()
+            await asyncio.wait_for(_group_gone(proc.pid), TERM_GRACE)
+    # Only a process that left the group (setsid) can still hold the pipes open; don't wait on it.
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(proc.wait(), EXIT_GRACE)
 
 
-async def _group_gone(proc: asyncio.subprocess.Process) -> None:
-    await proc.wait()
-    # Children of the agent outlive it in the group; there is no event for their exit.
-    while True:
-        try:
-            os.killpg(proc.pid, 0)
-        except ProcessLookupError:
-            return
+async def _group_gone(pgid: int) -> None:
+    # Processes of the group other than our child raise no event when they exit.
+    while _group_alive(pgid):
         await asyncio.sleep(0.05)
+
+
+def _group_alive(pgid: int) -> bool:
+    """Whether any process of the group still runs; zombies waiting for init to reap don't."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    proc_fs = Path("/proc")
+    if not proc_fs.is_dir():
+        return True
+    for stat in proc_fs.glob("[0-9]*/stat"):
+        try:
+            # After the ")" that closes the command name: state, ppid, pgrp, ...
+            state, _, pgrp = stat.read_text().rsplit(")", 1)[1].split()[:3]
+        except (OSError, IndexError, ValueError):
+            continue
+        if int(pgrp) == pgid and state != "Z":
+            return True
+    return False
