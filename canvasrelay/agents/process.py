@@ -52,6 +52,7 @@ from acp.schema import (
     ToolCallUpdate,
     WriteTextFileResponse,
 )
+from pydantic import ValidationError
 
 log = logging.getLogger(__name__)
 
@@ -338,6 +339,8 @@ class AgentProcess:
                 raise AgentError(f"{what} failed: {exc}{detail}") from exc
             except ConnectionError:
                 raise await self._failure(what) from None
+            except ValidationError as exc:
+                raise AgentError(f"{what}: the agent's answer is not valid ACP: {exc}") from exc
         if dead in done:
             raise await self._failure(what)
         raise AgentError(f"{what}: no answer from the agent within {timeout:g} s{self._tail()}")
