@@ -24,7 +24,7 @@ export interface Peer {
 export class BoardSession {
   readonly doc = new Y.Doc();
   readonly items: Y.Map<unknown> = this.doc.getMap(ITEMS);
-  readonly undo: Y.UndoManager;
+  undo: Y.UndoManager;
   readonly peers = new Map<string, Peer>();
   private readonly peerListeners = new Set<() => void>();
   private local: AwarenessStateInput;
@@ -39,7 +39,7 @@ export class BoardSession {
     color: string,
   ) {
     this.local = { name, color, cursor: null, selection: [], dragging: [], editing: null };
-    this.undo = new Y.UndoManager(this.items, { trackedOrigins: new Set([LOCAL]) });
+    this.undo = this.newUndoManager();
     this.doc.on("update", (update: Uint8Array, origin: unknown) => {
       // If the socket is down this update is not lost: the sync after the next welcome resends it.
       if (origin !== REMOTE && !this.client.send({ t: "board-update", update: toBase64(update) })) this.unsent = true;
@@ -47,6 +47,9 @@ export class BoardSession {
   }
 
   start(): void {
+    // Made anew on each start: React's development mode stops and restarts every effect once.
+    this.undo.destroy();
+    this.undo = this.newUndoManager();
     this.offFrame = this.client.onFrame((frame) => this.receive(frame));
     if (this.client.welcome) this.receive(this.client.welcome);
     this.refresh = setInterval(() => {
@@ -59,6 +62,10 @@ export class BoardSession {
     this.offFrame?.();
     if (this.refresh) clearInterval(this.refresh);
     this.undo.destroy();
+  }
+
+  private newUndoManager(): Y.UndoManager {
+    return new Y.UndoManager(this.items, { trackedOrigins: new Set([LOCAL]) });
   }
 
   get readOnly(): boolean {

@@ -1,0 +1,125 @@
+import { afterEach, describe, expect, it } from "vitest";
+import * as Y from "yjs";
+import type { ClientFrame, ServerFrame, Welcome } from "../protocol.gen";
+import type { RoomClient } from "../roomClient";
+import { addItem, fromBase64, readItems, toBase64 } from "./model";
+import { BoardSession } from "./sync";
+
+class FakeClient implements RoomClient {
+  sent: ClientFrame[] = [];
+  connected = true;
+  welcome: Welcome | null = null;
+  listeners = new Set<(frame: ServerFrame) => void>();
+  send(frame: ClientFrame): boolean {
+    if (this.connected) this.sent.push(frame);
+    return this.connected;
+  }
+  onFrame(listener: (frame: ServerFrame) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+  deliver(frame: ServerFrame): void {
+    if (frame.t === "welcome") this.welcome = frame;
+    for (const listener of this.listeners) listener(frame);
+  }
+  updates(): Uint8Array[] {
+    return this.sent.flatMap((frame) => (frame.t === "board-update" ? [fromBase64(frame.update)] : []));
+  }
+}
+
+function welcome(board: Y.Doc, access: Welcome["access"] = "host"): Welcome {
+  return {
+    t: "welcome",
+    roomId: "r",
+    key: "k",
+    hostPublicKey: "h",
+    cwd: "/",
+    access,
+    peerId: "p",
+    agents: [],
+    board: toBase64(Y.encodeStateAsUpdate(board)),
+    sessions: [],
+  } as Welcome;
+}
+
+const sessions: BoardSession[] = [];
+function start(client: FakeClient): BoardSession {
+  const session = new BoardSession(client, "Ann", "#e03131");
+  session.start();
+  sessions.push(session);
+  return session;
+}
+afterEach(() => sessions.splice(0).forEach((session) => session.stop()));
+
+describe("BoardSession", () => {
+  it("loads the welcome, sends own edits and never echoes the server's", () => {
+    const server = new Y.Doc();
+    server.transact(() => addItem(server.getMap("items"), { kind: "note", x: 0, y: 0, w: 1, h: 1, color: "#ffffff" }, "a"));
+    const client = new FakeClient();
+    const session = start(client);
+    client.deliver(welcome(server));
+    expect(readItems(session.items).map((item) => item.id)).toEqual(["a"]);
+    expect(client.updates()).toEqual([]);
+    session.change(() => addItem(session.items, { kind: "note", x: 1, y: 1, w: 1, h: 1, color: "#ffffff" }, "b"));
+    expect(client.updates()).toHaveLength(1);
+    Y.applyUpdate(server, client.updates()[0]);
+    expect([...server.getMap("items").keys()].sort()).toEqual(["a", "b"]);
+  });
+
+  it("undoes only its own changes, and sends the undo", () => {
+    const client = new FakeClient();
+    const session = start(client);
+    client.deliver(welcome(new Y.Doc()));
+    session.change(() => addItem(session.items, { kind: "note", x: 0, y: 0, w: 1, h: 1, color: "#ffffff" }, "mine"));
+    const other = new Y.Doc();
+    Y.applyUpdate(other, Y.encodeStateAsUpdate(session.doc));
+    const before = Y.encodeStateVector(other);
+    other.transact(() => addItem(other.getMap("items"), { kind: "note", x: 0, y: 0, w: 1, h: 1, color: "#ffffff" }, "theirs"));
+    client.deliver({ t: "board-update", update: toBase64(Y.encodeStateAsUpdate(other, before)) });
+    const sentBefore = client.updates().length;
+    session.undo.undo();
+    expect([...session.items.keys()]).toEqual(["theirs"]);
+    expect(client.updates().length).toBe(sentBefore + 1);
+    session.undo.redo();
+    expect([...session.items.keys()].sort()).toEqual(["mine", "theirs"]);
+  });
+
+  it("after a reconnect, sends what the server lacks from its state vector", () => {
+    const server = new Y.Doc();
+    const client = new FakeClient();
+    const session = start(client);
+    client.deliver(welcome(server));
+    client.connected = false;
+    session.change(() => addItem(session.items, { kind: "text", x: 0, y: 0, w: 1, h: 1, color: "#000000", text: "offline" }, "t"));
+    client.connected = true;
+    client.deliver(welcome(server));
+    const request = client.sent.find((frame) => frame.t === "board-sync");
+    expect(request).toBeDefined();
+    client.deliver({ t: "board-sync", update: toBase64(new Uint8Array([0, 0])), stateVector: toBase64(Y.encodeStateVector(server)) });
+    const [missing] = client.updates();
+    Y.applyUpdate(server, missing);
+    expect(server.getMap("items").has("t")).toBe(true);
+  });
+
+  it("makes no edits for a view guest", () => {
+    const client = new FakeClient();
+    const session = start(client);
+    client.deliver(welcome(new Y.Doc(), "view"));
+    session.change(() => addItem(session.items, { kind: "note", x: 0, y: 0, w: 1, h: 1, color: "#ffffff" }));
+    expect(session.readOnly).toBe(true);
+    expect(session.items.size).toBe(0);
+    expect(client.updates()).toEqual([]);
+  });
+
+  it("tracks others' presence and forgets those who left", () => {
+    const client = new FakeClient();
+    const session = start(client);
+    client.deliver(welcome(new Y.Doc()));
+    const state = { name: "Bob", color: "#1971c2", cursor: { x: 1, y: 2 }, selection: [], dragging: [], editing: null };
+    client.deliver({ t: "awareness", peer: "b", state });
+    expect(session.peers.get("b")?.state.name).toBe("Bob");
+    client.deliver({ t: "awareness", peer: "b", state: null });
+    expect(session.peers.size).toBe(0);
+    expect(client.sent.some((frame) => frame.t === "awareness")).toBe(true);
+  });
+});
