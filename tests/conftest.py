@@ -44,8 +44,10 @@ async def host(server: ServerProcess) -> AsyncIterator[HostClient]:
     await client.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    """Chromium for one module's sync tests. Not session-wide: while Playwright's sync API runs it
+    holds an event loop on the main thread, and every async test after it would fail."""
     if not Path(CHROMIUM).exists() or shutil.which("chromium") is None:
         pytest.skip("Debian's chromium is not installed (apt-get install -y chromium)")
     from playwright.sync_api import sync_playwright
