@@ -229,3 +229,34 @@ async def test_bad_frames_get_an_error_and_the_connection_stays(host: HostClient
     await host.send({"t": "ping"})
     await host.expect("pong")
     assert not any(os.sep in t.get("id", "") for t in host.seen)
+
+
+def peak_rss_kb(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    raise LookupError("no VmHWM")
+
+
+async def test_a_stalled_client_skips_ahead_and_memory_stays_bounded(server: ServerProcess, host: HostClient) -> None:
+    assert server.proc is not None
+    stalled = await HostClient.connect(server)
+    try:
+        fast = await open_terminal(host, "t1")
+        await stalled.send({"t": "term-open", "id": "t1"})
+        await fast.until(r"\$ |# ")
+        before = peak_rss_kb(server.proc.pid)
+        # ~20 MB of output while `stalled` reads nothing.
+        await host.send(
+            {"t": "term-input", "id": "t1", "data": "yes 0123456789abcdef | head -n 1000000; echo END$((6*7))\r"}
+        )
+        await fast.until("END42", timeout=60)
+        grown_mib = (peak_rss_kb(server.proc.pid) - before) / 1024
+        assert grown_mib < 64, f"server grew by {grown_mib:.0f} MiB"
+        late = Screen(stalled, "t1")
+        await late.until("END42", timeout=30)
+        replays = [f for f in stalled.seen if f["t"] == "term-data" and f["id"] == "t1" and f["replay"]]
+        assert len(replays) >= 2, "the stalled client got the ring's replay instead of a backlog"
+        assert len(late.text) < 3 * 1024 * 1024
+    finally:
+        await stalled.close()

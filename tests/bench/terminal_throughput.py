@@ -1,0 +1,172 @@
+"""Terminal throughput and keystroke echo latency through `canvas serve` and its host WebSocket.
+
+Run: `python -m tests.bench.terminal_throughput [--mb 50] [--clients 1,5] [--keys 300]`.
+It starts `canvas serve` in its own process (so its memory is its own), opens one terminal,
+and `cat`s a file of `--mb` MB to 1 and then 5 WebSocket clients watching it, timing until the
+last client has seen the marker printed after it. It prints MB/s, the frames each client got,
+how many times a client skipped ahead to a replay, and the server's peak RSS (VmHWM). Then it
+types `--keys` single keystrokes and times each until its echo comes back: p50/p99.
+
+The clients share this process and do not parse JSON on the hot path (they search the text
+for the marker), so at 5 clients this process's CPU, not the server's, may bound the figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import string
+import tempfile
+import time
+from pathlib import Path
+
+import aiohttp
+
+from tests.support import HostClient, ServerProcess
+
+MB = 1_000_000
+
+
+def status_kb(pid: int, field: str) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    return 0
+
+
+def write_payload(path: Path, size: int) -> None:
+    line = (string.ascii_letters + string.digits) * 2  # 124 printable chars + newline per line
+    block = ((line + "\n") * 8192).encode()
+    with path.open("wb") as out:
+        written = 0
+        while written < size:
+            chunk = block[: size - written]
+            out.write(chunk)
+            written += len(chunk)
+
+
+class Watcher:
+    """A client that counts bytes and frames until a marker appears."""
+
+    def __init__(self, client: HostClient) -> None:
+        self.client = client
+        self.frames = 0
+        self.chars = 0
+        self.replays = 0
+
+    async def until(self, marker: str, timeout: float) -> float:
+        async with asyncio.timeout(timeout):
+            while True:
+                msg = await self.client.ws.receive()
+                if msg.type is not aiohttp.WSMsgType.TEXT:
+                    raise ConnectionError(f"closed: {msg.type} {msg.data!r}")
+                text: str = msg.data
+                self.frames += 1
+                self.chars += len(text)
+                if '"replay":true' in text:
+                    self.replays += 1
+                if marker in text:
+                    return time.perf_counter()
+
+
+async def throughput(server: ServerProcess, clients: int, payload: Path, size: int, run: int) -> None:
+    tid = f"bench{run}"
+    watchers = [Watcher(await HostClient.connect(server)) for _ in range(clients)]
+    try:
+        for watcher in watchers:
+            await watcher.client.send({"t": "term-open", "id": tid, "cols": 200, "rows": 50})
+        ready = f"READY{run}"
+        await watchers[0].client.send({"t": "term-input", "id": tid, "data": f"stty -echo; echo READY{run}\r"})
+        await asyncio.gather(*(w.until(ready, 30) for w in watchers))
+        await asyncio.sleep(0.3)
+        for watcher in watchers:
+            watcher.frames = watcher.chars = watcher.replays = 0
+        done = f"DONE{run}{run}"
+        started = time.perf_counter()
+        command = f'cat {payload}; echo DONE{run}""{run}\r'
+        await watchers[0].client.send({"t": "term-input", "id": tid, "data": command})
+        ends = await asyncio.gather(*(w.until(done, 600) for w in watchers))
+        elapsed = max(ends) - started
+        frames = statistics.mean(w.frames for w in watchers)
+        replays = sum(w.replays for w in watchers)
+        print(
+            f"cat {size / MB:.0f} MB to {clients} client(s): {size / MB / elapsed:7.1f} MB/s per client, "
+            f"{clients * size / MB / elapsed:7.1f} MB/s total, {elapsed:5.2f} s, "
+            f"{frames:.0f} frames/client, {replays} skip-ahead replay(s)"
+        )
+        await watchers[0].client.send({"t": "term-close", "id": tid})
+    finally:
+        for watcher in watchers:
+            await watcher.client.close()
+
+
+async def echo_latency(server: ServerProcess, keys: int) -> None:
+    client = await HostClient.connect(server)
+    try:
+        await client.send({"t": "term-open", "id": "echo", "cols": 200, "rows": 50})
+        await client.send({"t": "term-input", "id": "echo", "data": "echo READY$((1))\r"})
+        await Watcher(client).until("READY1", 30)
+        await asyncio.sleep(0.5)
+        # Drain what came after the marker (the prompt) so each wait below sees only its echo.
+        while True:
+            try:
+                await client.ws.receive(timeout=0.3)
+            except TimeoutError:
+                break
+        samples: list[float] = []
+        for i in range(keys):
+            key = "abcdefghijklmnopqrstuvwxyz"[i % 26]
+            if i % 40 == 39:
+                # Clear the line (Ctrl-U) now and then so the line editor's redraws stay short.
+                await client.send({"t": "term-input", "id": "echo", "data": "\x15"})
+                await asyncio.sleep(0.05)
+                while True:
+                    try:
+                        await client.ws.receive(timeout=0.05)
+                    except TimeoutError:
+                        break
+            started = time.perf_counter()
+            await client.send({"t": "term-input", "id": "echo", "data": key})
+            while True:
+                msg = await client.ws.receive(timeout=10)
+                if '"term-data"' in msg.data and key in msg.data.split('"data":"', 1)[1]:
+                    break
+            samples.append((time.perf_counter() - started) * 1000)
+        samples.sort()
+        p50 = samples[len(samples) // 2]
+        p99 = samples[min(len(samples) - 1, int(len(samples) * 0.99))]
+        print(f"keystroke echo over {keys} keys: p50 {p50:.2f} ms, p99 {p99:.2f} ms")
+    finally:
+        await client.close()
+
+
+async def main(size_mb: int, client_counts: list[int], keys: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "project"
+        root.mkdir()
+        payload = Path(tmp) / "payload.txt"
+        size = size_mb * MB
+        write_payload(payload, size)
+        server = ServerProcess(root, env={"SHELL": "/bin/bash"}).start()
+        assert server.proc is not None
+        pid = server.proc.pid
+        try:
+            print(f"server RSS at start: {status_kb(pid, 'VmRSS') / 1024:.1f} MiB")
+            for run, clients in enumerate(client_counts, start=1):
+                await throughput(server, clients, payload, size, run)
+                print(f"  server peak RSS so far (VmHWM): {status_kb(pid, 'VmHWM') / 1024:.1f} MiB")
+            await echo_latency(server, keys)
+        finally:
+            server.stop()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--mb", type=int, default=50)
+    parser.add_argument("--clients", default="1,5")
+    parser.add_argument("--keys", type=int, default=300)
+    args = parser.parse_args()
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    asyncio.run(main(args.mb, [int(n) for n in args.clients.split(",")], args.keys))
