@@ -17,9 +17,16 @@ Installer = Callable[["CanvasServer"], None]
 
 
 def installers() -> list[Installer]:
-    from canvasrelay import api, board_room, file_host, permission_rules, terminal_host
+    from canvasrelay import agent_host, api, board_room, file_host, permission_rules, terminal_host
 
-    return [permission_rules.install, board_room.install, terminal_host.install, file_host.install, api.install]
+    return [
+        permission_rules.install,
+        board_room.install,
+        agent_host.install,
+        terminal_host.install,
+        file_host.install,
+        api.install,
+    ]
 
 
 def install_all(server: CanvasServer) -> None:

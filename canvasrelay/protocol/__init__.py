@@ -4,7 +4,7 @@ Importing this package registers every frame type; `web/src/protocol.gen.ts` is 
 from these models (`python -m canvasrelay.protocol.typescript`).
 """
 
-from canvasrelay.protocol import board, core, files, guests, terminals
+from canvasrelay.protocol import agents, board, core, files, guests, terminals
 from canvasrelay.protocol.base import (
     CLIENT_FRAMES,
     MAX_FRAME_BYTES,
@@ -25,6 +25,7 @@ __all__ = [
     "FrameError",
     "Model",
     "ServerFrame",
+    "agents",
     "board",
     "core",
     "encode",

@@ -2,11 +2,81 @@
 
 export const MAX_FRAME_BYTES = 1048576;
 
+export interface AgentCancel {
+  t: "agent-cancel";
+  sessionId: string;
+}
+
+export interface AgentConfig {
+  t: "agent-config";
+  sessionId: string;
+  configId: string;
+  value: string | boolean;
+}
+
+export interface AgentCreate {
+  t: "agent-create";
+  id: string;
+  agent: string;
+  title?: string;
+}
+
+export interface AgentEvent {
+  t: "agent-event";
+  sessionId: string;
+  event: Record<string, unknown>;
+}
+
+export interface AgentHistory {
+  t: "agent-history";
+  sessionId: string;
+  events: Record<string, unknown>[];
+  more: boolean;
+}
+
+export interface AgentHistoryRequest {
+  t: "agent-history-request";
+  sessionId: string;
+  after?: number;
+}
+
 export interface AgentInfo {
   id: string;
   label: string;
   available: boolean;
   reason: string | null;
+}
+
+export interface AgentMeta {
+  t: "agent-meta";
+  meta: SessionHead;
+}
+
+export interface AgentOptions {
+  t: "agent-options";
+  sessionId: string;
+  options: Record<string, unknown>[];
+}
+
+export interface AgentPermission {
+  t: "agent-permission";
+  sessionId: string;
+  requestId: string;
+  optionId?: string | null;
+  answer?: "once" | "reject" | "always" | "never" | "session" | null;
+  by?: string;
+}
+
+export interface AgentPrompt {
+  t: "agent-prompt";
+  sessionId: string;
+  text: string;
+  author?: string;
+}
+
+export interface AgentRemoved {
+  t: "agent-removed";
+  sessionId: string;
 }
 
 export interface ApprovalAnswer {
@@ -191,6 +261,11 @@ export interface Pong {
   t: "pong";
 }
 
+export interface QueuedPrompt {
+  text: string;
+  author: string;
+}
+
 export interface RequestPending {
   t: "request-pending";
   id: string;
@@ -201,6 +276,18 @@ export interface RequestPending {
 export interface RoomSetAccess {
   t: "room-set-access";
   access: "view" | "edit" | "trusted";
+}
+
+export interface SessionHead {
+  id: string;
+  agent: string;
+  agentLabel: string;
+  title: string;
+  status: "idle" | "running" | "waiting";
+  queued: QueuedPrompt[];
+  options: Record<string, unknown>[];
+  created: number;
+  lastSeq: number;
 }
 
 export interface StreamGap {
@@ -313,8 +400,8 @@ export interface YourAccess {
   grantedTerminals: string[];
 }
 
-export type ClientFrame = ApprovalAnswer | Auth | Awareness | BoardSyncRequest | BoardUpdate | FileClose | FileOpen | GuestJoin | GuestKick | GuestSetAccess | Ping | RoomSetAccess | TermClose | TermDetach | TermInput | TermList | TermOpen | TermResize | TerminalGrant | TreeWatch;
+export type ClientFrame = AgentCancel | AgentConfig | AgentCreate | AgentHistoryRequest | AgentPermission | AgentPrompt | ApprovalAnswer | Auth | Awareness | BoardSyncRequest | BoardUpdate | FileClose | FileOpen | GuestJoin | GuestKick | GuestSetAccess | Ping | RoomSetAccess | TermClose | TermDetach | TermInput | TermList | TermOpen | TermResize | TerminalGrant | TreeWatch;
 
-export type ServerFrame = ApprovalRequest | ApprovalResolved | AwarenessOut | BoardSync | BoardUpdateOut | Bye | ErrorFrame | File | GuestList | HubProof | Pong | RequestPending | StreamGap | TermData | TermExit | Terminals | Tree | Welcome | YourAccess;
+export type ServerFrame = AgentEvent | AgentHistory | AgentMeta | AgentOptions | AgentRemoved | ApprovalRequest | ApprovalResolved | AwarenessOut | BoardSync | BoardUpdateOut | Bye | ErrorFrame | File | GuestList | HubProof | Pong | RequestPending | StreamGap | TermData | TermExit | Terminals | Tree | Welcome | YourAccess;
 
 export type ServerFrameOf<T extends ServerFrame["t"]> = Extract<ServerFrame, { t: T }>;
