@@ -1,0 +1,29 @@
+/** The TypeScript fold against the same JSON vectors as the Python one (tests/vectors/session_log). */
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { apply, empty, fold } from "./sessionLog";
+
+const VECTORS = join(dirname(fileURLToPath(import.meta.url)), "../../../tests/vectors/session_log");
+const names = readdirSync(VECTORS).filter((name) => name.endsWith(".json")).sort();
+
+describe("session log vectors", () => {
+  it("has vectors", () => expect(names.length).toBeGreaterThanOrEqual(8));
+
+  for (const name of names) {
+    const vector = JSON.parse(readFileSync(join(VECTORS, name), "utf-8"));
+
+    it(`${name}: fold gives the vector's thread`, () => {
+      expect(fold(structuredClone(vector.events))).toEqual(vector.thread);
+    });
+
+    it(`${name}: replaying the whole log again changes nothing`, () => {
+      const thread = fold(structuredClone(vector.events));
+      for (const event of structuredClone(vector.events)) apply(thread, event);
+      expect(thread).toEqual(vector.thread);
+    });
+  }
+
+  it("starts empty", () => expect(empty()).toEqual({ status: "idle", items: [], lastSeq: -1 }));
+});
