@@ -42,7 +42,7 @@ log = logging.getLogger(__name__)
 QUEUE_LIMIT = 1024 * 1024
 """Output one watcher may fall behind by before it skips ahead to a replay."""
 FRAME_BYTES = 64 * 1024
-"""Output bytes per `term-data` frame (a replay is split into frames of this size)."""
+"""Output bytes per `term-data` frame, a replay's included."""
 TRANSPORT_HIGH_WATER = 256 * 1024
 """Write to a transport only while less than this waits in it."""
 BACKED_UP_POLL_S = 0.005
@@ -63,15 +63,24 @@ class _Stream:
 
     queue: OutputQueue
     replay: bytes | None
-    """The ring as it was on attaching: sent first; what comes after is in `queue`."""
+    """A replay of the ring still to be sent from `offset`, one frame per round like any output,
+    so it waits for the transport too. The first is the ring as it was on attaching."""
+    offset: int = 0
     exit_code: int | None = None
     decoder: codecs.IncrementalDecoder = field(default_factory=lambda: codecs.getincrementaldecoder("utf-8")("replace"))
 
     def take(self) -> Output | None:
-        if self.replay is not None:
-            replay, self.replay = self.replay, None
-            return Output(replay, reset=True)
-        return self.queue.take(FRAME_BYTES)
+        if self.replay is None:
+            out = self.queue.take(FRAME_BYTES)
+            if out is None or not out.reset:
+                return out
+            self.replay, self.offset = out.data, 0
+        start = self.offset
+        piece = self.replay[start : start + FRAME_BYTES]
+        self.offset += FRAME_BYTES
+        if self.offset >= len(self.replay):
+            self.replay = None
+        return Output(piece, reset=start == 0)
 
 
 class _Pump:
@@ -111,11 +120,9 @@ class _Pump:
     def _send_output(self, transport: Transport, tid: str, stream: _Stream, out: Output) -> None:
         if out.reset:
             stream.decoder = codecs.getincrementaldecoder("utf-8")("replace")
-        for start in range(0, max(len(out.data), 1), FRAME_BYTES):
-            text = stream.decoder.decode(out.data[start : start + FRAME_BYTES])
-            replay = out.reset and start == 0
-            if text or replay:
-                transport.send(encode(TermData(id=tid, data=text, replay=replay)))
+        text = stream.decoder.decode(out.data)
+        if text or out.reset:
+            transport.send(encode(TermData(id=tid, data=text, replay=out.reset)))
 
 
 class TerminalHost:
