@@ -222,7 +222,10 @@ class TerminalHost:
     async def _forget(self, effect: ForgetTerminal) -> None:
         self.terminals.pop(effect.id, None)
         for pump in self.pumps.values():
-            pump.streams.pop(effect.id, None)
+            stream = pump.streams.get(effect.id)
+            # A watcher still owed the last output and the exit gets them first.
+            if stream is not None and stream.exit_code is None:
+                del pump.streams[effect.id]
 
     async def _deliver_exit(self, effect: DeliverExit) -> None:
         for peer in effect.peers:

@@ -260,3 +260,17 @@ async def test_a_stalled_client_skips_ahead_and_memory_stays_bounded(server: Ser
         assert len(late.text) < 3 * 1024 * 1024
     finally:
         await stalled.close()
+
+
+async def test_closing_a_terminal_ends_its_shell_and_says_so(host: HostClient) -> None:
+    screen = await open_terminal(host, "t1")
+    await host.send({"t": "term-input", "id": "t1", "data": "echo up$((2+2))\r"})
+    await screen.until("up4")
+    await host.send({"t": "term-close", "id": "t1"})
+    async with asyncio.timeout(15):
+        while screen.exit_code is None:
+            await screen.pump(15)
+    assert screen.exit_code == 128 + 1, "hung up (SIGHUP)"
+    async with asyncio.timeout(5):
+        while not any(f["t"] == "terminals" and f["terminals"] == [] for f in host.seen):
+            await host.next_frame()
