@@ -9,6 +9,7 @@ import { roomLinkParams } from "./guest/guestConnection";
 import { Guests } from "./host/Guests";
 import { FilesPanel } from "./files/FilesPanel";
 import { TerminalsPanel } from "./terminals/TerminalsPanel";
+import "./agents/register";
 
 const STATE_LABEL: Record<ConnectionState, string> = {
   connecting: "Connecting…",

@@ -103,6 +103,7 @@ function itemMap(session: BoardSession, id: string): Y.Map<unknown> | undefined 
 }
 
 function Canvas({ session }: { session: BoardSession }) {
+  const roomClient = useRoomClient();
   const flow = useReactFlow<BoardNode, Edge>();
   const wrapper = useRef<HTMLDivElement>(null);
   const items = useItems(session);
@@ -334,8 +335,13 @@ function Canvas({ session }: { session: BoardSession }) {
         });
       });
       setSelected(new Set([id]));
+      if (type === "agent") {
+        // The frame and its session together; the frame offers the other agents if this fails.
+        const agent = roomClient.welcome?.agents.find((a) => a.available);
+        if (agent) roomClient.send({ t: "agent-create", id: ref!, agent: agent.id });
+      }
     },
-    [session, viewCentre],
+    [session, viewCentre, roomClient],
   );
 
   const removeSelected = useCallback(() => {

@@ -1,0 +1,272 @@
+import { memo, useCallback, useMemo, useState, useSyncExternalStore, type KeyboardEvent } from "react";
+import type { FrameContentProps } from "../frames";
+import { useRoomClient } from "../roomClient";
+import { SessionRules } from "../rules/SessionRules";
+import type { Item } from "./sessionLog";
+import { renderMarkdown } from "./markdown";
+import { agentSessionsFor } from "./store";
+import "./agents.css";
+
+/** Items drawn at once; older ones wait behind "show earlier", so a long thread stays fast. */
+const PAGE = 100;
+
+type Answer = "once" | "always" | "reject" | "never";
+const ANSWERS: { answer: Answer; label: string }[] = [
+  { answer: "once", label: "Allow" },
+  { answer: "always", label: "Always" },
+  { answer: "reject", label: "Reject" },
+  { answer: "never", label: "Never" },
+];
+
+interface ConfigOption {
+  id: string;
+  name?: string;
+  type?: string;
+  currentValue?: string | boolean;
+  options?: { value: string; name?: string }[];
+}
+
+/** A board frame holding an agent session: header, thread, composer, permission buttons. */
+export function AgentView({ refId, width, height }: FrameContentProps) {
+  const client = useRoomClient();
+  const store = agentSessionsFor(client);
+  const state = useSyncExternalStore(store.subscribe, () => store.get(refId));
+  const [shown, setShown] = useState(PAGE);
+  const [draft, setDraft] = useState("");
+  const [showRules, setShowRules] = useState(false);
+  const [rulesVersion, setRulesVersion] = useState(0);
+  const isHost = client.welcome?.access === "host";
+  const mayRun = client.welcome?.access !== "view";
+  const head = state?.head ?? null;
+  const thread = state?.thread;
+
+  const send = useCallback(() => {
+    const text = draft.trim();
+    if (!text) return;
+    if (client.send({ t: "agent-prompt", sessionId: refId, text, author: isHost ? "host" : "" })) setDraft("");
+  }, [client, draft, isHost, refId]);
+
+  const onKey = useCallback(
+    (event: KeyboardEvent<HTMLTextAreaElement>) => {
+      if (event.key === "Enter" && !event.shiftKey && !event.nativeEvent.isComposing) {
+        event.preventDefault();
+        send();
+      }
+    },
+    [send],
+  );
+
+  const answer = useCallback(
+    (requestId: string, choice: Answer) => {
+      client.send({ t: "agent-permission", sessionId: refId, requestId, answer: choice, by: "host" });
+      if (choice === "always" || choice === "never") setRulesVersion((v) => v + 1);
+    },
+    [client, refId],
+  );
+
+  const items = thread?.items ?? [];
+  const visible = useMemo(() => items.slice(Math.max(0, items.length - shown)), [items, shown]);
+
+  if (!head) {
+    return <AgentPicker refId={refId} mayRun={mayRun} />;
+  }
+  const status = thread?.status ?? head.status;
+  const options = head.options as unknown as ConfigOption[];
+  return (
+    <div className="agent-view" style={{ width, height }} data-testid="agent-view" data-status={status}>
+      <div className="agent-head">
+        <strong>{head.agentLabel}</strong>
+        <span className={`agent-status agent-status-${status}`} data-testid="agent-status">
+          {status}
+        </span>
+        {options.map((option) => (
+          <ConfigSelect key={option.id} option={option} disabled={!mayRun} onChange={(value) =>
+            client.send({ t: "agent-config", sessionId: refId, configId: option.id, value })
+          } />
+        ))}
+        {isHost && (
+          <button type="button" className="agent-link" onClick={() => setShowRules((v) => !v)}>
+            {showRules ? "Hide rules" : "Rules"}
+          </button>
+        )}
+      </div>
+      {showRules && isHost && (
+        <div className="agent-rules">
+          <SessionRules sessionId={refId} version={rulesVersion} />
+        </div>
+      )}
+      <div className="agent-thread" data-testid="agent-thread">
+        {items.length > visible.length && (
+          <button type="button" className="agent-link" onClick={() => setShown((n) => n + PAGE)}>
+            Show earlier ({items.length - visible.length})
+          </button>
+        )}
+        {visible.map((item) => (
+          <ThreadItem key={`${item.type}-${item.seq}`} item={item} isHost={isHost} onAnswer={answer} />
+        ))}
+        {head.queued.map((queued, i) => (
+          <div key={`queued-${i}`} className="agent-user agent-queued" data-testid="agent-queued">
+            <small>{queued.author} · queued</small>
+            <div>{queued.text}</div>
+          </div>
+        ))}
+      </div>
+      {mayRun && (
+        <div className="agent-composer">
+          <textarea
+            value={draft}
+            placeholder="Prompt the agent (Enter sends, Shift+Enter for a new line)"
+            onChange={(e) => setDraft(e.target.value)}
+            onKeyDown={onKey}
+            data-testid="agent-input"
+            rows={2}
+          />
+          <div className="agent-actions">
+            <button type="button" onClick={send} disabled={!draft.trim()}>
+              Send
+            </button>
+            {status !== "idle" && (
+              <button type="button" onClick={() => client.send({ t: "agent-cancel", sessionId: refId })}>
+                Cancel
+              </button>
+            )}
+          </div>
+        </div>
+      )}
+    </div>
+  );
+}
+
+function AgentPicker({ refId, mayRun }: { refId: string; mayRun: boolean }) {
+  const client = useRoomClient();
+  const agents = client.welcome?.agents ?? [];
+  return (
+    <div className="agent-view agent-picker" data-testid="agent-picker">
+      <p>No session here yet.</p>
+      {mayRun &&
+        agents.map((agent) => (
+          <button
+            key={agent.id}
+            type="button"
+            disabled={!agent.available}
+            title={agent.reason ?? ""}
+            onClick={() => client.send({ t: "agent-create", id: refId, agent: agent.id })}
+          >
+            Start {agent.label}
+          </button>
+        ))}
+    </div>
+  );
+}
+
+function ConfigSelect({
+  option,
+  disabled,
+  onChange,
+}: {
+  option: ConfigOption;
+  disabled: boolean;
+  onChange: (value: string | boolean) => void;
+}) {
+  if (option.type === "boolean") {
+    return (
+      <label className="agent-config">
+        <input type="checkbox" checked={Boolean(option.currentValue)} disabled={disabled} onChange={(e) => onChange(e.target.checked)} />
+        {option.name ?? option.id}
+      </label>
+    );
+  }
+  return (
+    <label className="agent-config" title={option.name ?? option.id}>
+      <select
+        value={String(option.currentValue ?? "")}
+        disabled={disabled}
+        onChange={(e) => onChange(e.target.value)}
+        data-testid={`agent-config-${option.id}`}
+      >
+        {(option.options ?? []).map((choice) => (
+          <option key={choice.value} value={choice.value}>
+            {choice.name ?? choice.value}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+const ThreadItem = memo(function ThreadItem({
+  item,
+  isHost,
+  onAnswer,
+}: {
+  item: Item;
+  isHost: boolean;
+  onAnswer: (requestId: string, answer: Answer) => void;
+}) {
+  switch (item.type) {
+    case "user":
+      return (
+        <div className="agent-user">
+          {item.author && <small>{item.author}</small>}
+          <div>{item.text}</div>
+        </div>
+      );
+    case "message":
+      return (
+        <div
+          className="agent-message"
+          data-testid="agent-message"
+          dangerouslySetInnerHTML={{ __html: renderMarkdown(item.text) }}
+        />
+      );
+    case "thought":
+      return <div className="agent-thought">{item.text}</div>;
+    case "tool":
+      return (
+        <div className={`agent-tool agent-tool-${item.status}`} data-testid="agent-tool">
+          <span className="agent-tool-kind">{item.kind}</span> {item.title || item.toolCallId}
+          <span className="agent-tool-status">{item.status}</span>
+        </div>
+      );
+    case "plan":
+      return (
+        <ol className="agent-plan">
+          {item.entries.map((entry, i) => (
+            <li key={i} className={`agent-plan-${entry.status ?? "pending"}`}>
+              {entry.content}
+            </li>
+          ))}
+        </ol>
+      );
+    case "permission":
+      return (
+        <div className="agent-permission" data-testid="agent-permission">
+          <div>
+            Permission: <strong>{item.title}</strong>
+          </div>
+          {item.resolution ? (
+            <small>
+              {item.resolution.optionId ?? "cancelled"}
+              {item.resolution.by ? ` · by ${item.resolution.by}` : ""}
+            </small>
+          ) : isHost ? (
+            <div className="agent-actions">
+              {ANSWERS.map(({ answer, label }) => (
+                <button key={answer} type="button" onClick={() => onAnswer(item.requestId, answer)}>
+                  {label}
+                </button>
+              ))}
+            </div>
+          ) : (
+            <small>waiting for the host</small>
+          )}
+        </div>
+      );
+    case "turn-end":
+      return (
+        <div className="agent-turn-end" data-testid="agent-turn-end">
+          {item.error ? `Error: ${item.error}` : item.cancelled ? "Cancelled" : "Interrupted (the server restarted)"}
+        </div>
+      );
+  }
+});

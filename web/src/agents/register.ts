@@ -1,0 +1,4 @@
+import { registerFrameContent } from "../frames";
+import { AgentView } from "./AgentView";
+
+registerFrameContent("agent", AgentView);
