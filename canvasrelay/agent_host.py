@@ -288,12 +288,16 @@ class AgentHost:
 
     async def _configure(self, effect: SetConfig) -> None:
         try:
-            proc, agent_id = await self._ensure(effect.session_id)
-            options = await proc.set_config(agent_id, effect.config_id, effect.value)
+            await self.configure(effect.session_id, effect.config_id, effect.value)
         except AgentError as exc:
             self.pump(self.core.failed(effect.session_id, f"config {effect.config_id}: {exc}"))
-            return
-        self.pump(self.core.options(effect.session_id, options))
+
+    async def configure(self, session_id: str, config_id: str, value: str | bool) -> list[dict[str, Any]]:
+        """Set one option and tell everyone the agent's options; raises `AgentError`."""
+        proc, agent_id = await self._ensure(session_id)
+        options = await proc.set_config(agent_id, config_id, value)
+        await self.run(self.core.options(session_id, options))
+        return options
 
     async def _stop_session(self, effect: StopSession) -> None:
         turn = self.turns.pop(effect.session_id, None)
