@@ -147,7 +147,8 @@ def _clamp(value: int) -> int:
 class Terminal:
     """The user's shell in a PTY, in `cwd`, with coalesced output and a scrollback ring.
 
-    `on_output` gets chunks of up to `COALESCE_BYTES`, gathered for up to `COALESCE_S`;
+    `on_output` gets chunks of up to `COALESCE_BYTES`, gathered for up to `COALESCE_S` (the
+    first output after a quiet spell goes at once, so typing echoes without that delay);
     every chunk is in `scrollback` before `on_output` sees it. `on_exit` gets the shell's
     exit status (128 + n when killed by signal n), once, after the last output.
     """
@@ -175,6 +176,7 @@ class Terminal:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._out = bytearray()
         self._flush_handle: asyncio.TimerHandle | None = None
+        self._last_flush = 0.0
         self._in = bytearray()
         self._writing = False
         self._eof = asyncio.Event()
@@ -317,9 +319,16 @@ class Terminal:
         if len(self._out) >= COALESCE_BYTES:
             self._flush()
         elif self._flush_handle is None and self._loop is not None:
-            self._flush_handle = self._loop.call_later(COALESCE_S, self._flush)
+            # Leading edge: output after a quiet spell (a keystroke's echo) goes at once;
+            # only what follows within COALESCE_S waits to be gathered.
+            if self._loop.time() - self._last_flush >= COALESCE_S:
+                self._flush()
+            else:
+                self._flush_handle = self._loop.call_later(COALESCE_S, self._flush)
 
     def _flush(self) -> None:
+        if self._loop is not None:
+            self._last_flush = self._loop.time()
         if self._flush_handle is not None:
             self._flush_handle.cancel()
             self._flush_handle = None

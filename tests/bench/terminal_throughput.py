@@ -1,11 +1,13 @@
 """Terminal throughput and keystroke echo latency through `canvas serve` and its host WebSocket.
 
-Run: `python -m tests.bench.terminal_throughput [--mb 50] [--clients 1,5] [--keys 300]`.
+Run: `python -m tests.bench.terminal_throughput [--mb 50] [--clients 1,5] [--keys 300] [--termpair PATH]`.
 It starts `canvas serve` in its own process (so its memory is its own), opens one terminal,
 and `cat`s a file of `--mb` MB to 1 and then 5 WebSocket clients watching it, timing until the
 last client has seen the marker printed after it. It prints MB/s, the frames each client got,
 how many times a client skipped ahead to a replay, and the server's peak RSS (VmHWM). Then it
-types `--keys` single keystrokes and times each until its echo comes back: p50/p99.
+types `--keys` single keystrokes, 20 ms apart, and times each until its echo comes back: p50/p99.
+With `--termpair PATH` (or `$TERMPAIR`) it runs the same through termpair and prints the ratios
+(see tests/bench/termpair_side.py for how termpair is installed and driven).
 
 The clients share this process and do not parse JSON on the hot path (they search the text
 for the marker), so at 5 clients this process's CPU, not the server's, may bound the figure.
@@ -24,9 +26,14 @@ from pathlib import Path
 
 import aiohttp
 
+from tests.bench.termpair_side import Termpair
+from tests.bench.termpair_side import echo_latency as termpair_echo
+from tests.bench.termpair_side import throughput as termpair_throughput
 from tests.support import HostClient, ServerProcess
 
 MB = 1_000_000
+KEY_GAP_S = 0.02
+"""Between keystrokes, as a fast typist (50 keys/s): output coalescing then waits for nothing."""
 
 
 def status_kb(pid: int, field: str) -> int:
@@ -71,7 +78,7 @@ class Watcher:
                     return time.perf_counter()
 
 
-async def throughput(server: ServerProcess, clients: int, payload: Path, size: int, run: int) -> None:
+async def throughput(server: ServerProcess, clients: int, payload: Path, size: int, run: int) -> float:
     tid = f"bench{run}"
     watchers = [Watcher(await HostClient.connect(server)) for _ in range(clients)]
     try:
@@ -97,12 +104,13 @@ async def throughput(server: ServerProcess, clients: int, payload: Path, size: i
             f"{frames:.0f} frames/client, {replays} skip-ahead replay(s)"
         )
         await watchers[0].client.send({"t": "term-close", "id": tid})
+        return elapsed
     finally:
         for watcher in watchers:
             await watcher.client.close()
 
 
-async def echo_latency(server: ServerProcess, keys: int) -> None:
+async def echo_latency(server: ServerProcess, keys: int) -> list[float]:
     client = await HostClient.connect(server)
     try:
         await client.send({"t": "term-open", "id": "echo", "cols": 200, "rows": 50})
@@ -127,6 +135,7 @@ async def echo_latency(server: ServerProcess, keys: int) -> None:
                         await client.ws.receive(timeout=0.05)
                     except TimeoutError:
                         break
+            await asyncio.sleep(KEY_GAP_S)
             started = time.perf_counter()
             await client.send({"t": "term-input", "id": "echo", "data": key})
             while True:
@@ -135,31 +144,56 @@ async def echo_latency(server: ServerProcess, keys: int) -> None:
                     break
             samples.append((time.perf_counter() - started) * 1000)
         samples.sort()
-        p50 = samples[len(samples) // 2]
-        p99 = samples[min(len(samples) - 1, int(len(samples) * 0.99))]
-        print(f"keystroke echo over {keys} keys: p50 {p50:.2f} ms, p99 {p99:.2f} ms")
+        print(f"keystroke echo over {keys} keys: {percentiles(samples)}")
+        return samples
     finally:
         await client.close()
 
 
-async def main(size_mb: int, client_counts: list[int], keys: int) -> None:
+def percentiles(samples: list[float]) -> str:
+    p50 = samples[len(samples) // 2]
+    p99 = samples[min(len(samples) - 1, int(len(samples) * 0.99))]
+    return f"p50 {p50:.2f} ms, p99 {p99:.2f} ms"
+
+
+async def main(size_mb: int, client_counts: list[int], keys: int, termpair: str | None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "project"
         root.mkdir()
         payload = Path(tmp) / "payload.txt"
         size = size_mb * MB
         write_payload(payload, size)
+        ours: dict[int, float] = {}
         server = ServerProcess(root, env={"SHELL": "/bin/bash"}).start()
         assert server.proc is not None
         pid = server.proc.pid
         try:
-            print(f"server RSS at start: {status_kb(pid, 'VmRSS') / 1024:.1f} MiB")
+            print(f"canvas: server RSS at start: {status_kb(pid, 'VmRSS') / 1024:.1f} MiB")
             for run, clients in enumerate(client_counts, start=1):
-                await throughput(server, clients, payload, size, run)
+                ours[clients] = await throughput(server, clients, payload, size, run)
                 print(f"  server peak RSS so far (VmHWM): {status_kb(pid, 'VmHWM') / 1024:.1f} MiB")
-            await echo_latency(server, keys)
+            our_echo = await echo_latency(server, keys)
         finally:
             server.stop()
+        if termpair is None:
+            print("termpair: not run (give --termpair PATH or set $TERMPAIR; see tests/bench/termpair_side.py)")
+            return
+        tp = Termpair(termpair, root)
+        try:
+            await tp.start()
+            for run, clients in enumerate(client_counts, start=1):
+                elapsed = await termpair_throughput(tp, clients, payload, run)
+                print(
+                    f"termpair: cat {size / MB:.0f} MB to {clients} client(s): {size / MB / elapsed:7.1f} MB/s per "
+                    f"client, {elapsed:5.2f} s; canvas is {elapsed / ours[clients]:.1f}x as fast"
+                )
+                print(f"  termpair server peak RSS so far (VmHWM): {tp.rss_peak_kb() / 1024:.1f} MiB")
+            their_echo = await termpair_echo(tp, keys)
+            print(f"termpair: keystroke echo over {keys} keys: {percentiles(their_echo)}")
+            ratio = their_echo[len(their_echo) // 2] / our_echo[len(our_echo) // 2]
+            print(f"echo p50 ratio termpair/canvas: {ratio:.2f}")
+        finally:
+            tp.stop()
 
 
 if __name__ == "__main__":
@@ -167,6 +201,7 @@ if __name__ == "__main__":
     parser.add_argument("--mb", type=int, default=50)
     parser.add_argument("--clients", default="1,5")
     parser.add_argument("--keys", type=int, default=300)
+    parser.add_argument("--termpair", default=os.environ.get("TERMPAIR"), help="the termpair executable")
     args = parser.parse_args()
     os.environ.setdefault("PYTHONUNBUFFERED", "1")
-    asyncio.run(main(args.mb, [int(n) for n in args.clients.split(",")], args.keys))
+    asyncio.run(main(args.mb, [int(n) for n in args.clients.split(",")], args.keys, args.termpair))
