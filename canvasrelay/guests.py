@@ -84,6 +84,14 @@ def describe(frame: ClientFrame) -> str:
     return json.dumps(fields, ensure_ascii=False)[:TEXT_MAX]
 
 
+def subject_of(frame: ClientFrame) -> str | None:
+    for name in ("session_id", "id"):
+        value = getattr(frame, name, None)
+        if isinstance(value, str):
+            return value
+    return None
+
+
 class Guests:
     def __init__(
         self,
@@ -171,7 +179,7 @@ class Guests:
         self.pending[approval.id] = approval
         ttl_ms = int(self.approval_ttl * 1000)
         return [
-            Send(peer.id, RequestPending(id=approval.id, ref=frame.t, expires_in_ms=ttl_ms)),
+            Send(peer.id, RequestPending(id=approval.id, ref=frame.t, subject=subject_of(frame), expires_in_ms=ttl_ms)),
             Broadcast(
                 ApprovalRequest(
                     id=approval.id,

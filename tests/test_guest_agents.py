@@ -111,6 +111,7 @@ async def test_an_edit_guests_prompts_wait_for_the_host(served: Served, host_cli
 
     await ada.send({"t": "agent-prompt", "sessionId": session_id, "text": "hello from ada"})
     pending = await ada.expect("request-pending", ref="agent-prompt")
+    assert pending["subject"] == session_id
     request = await host_client.expect("approval-request", id=pending["id"])
     assert (request["name"], request["what"], request["text"]) == ("Ada", "agent-prompt", "hello from ada")
     assert turns(served.stored(session_id)) == []

@@ -126,6 +126,8 @@ class RequestPending(ServerFrame):
     id: str
     ref: str
     expires_in_ms: int
+    subject: str | None = None
+    """What the request is about (a session or terminal id), so the view showing it can say it waits."""
 
 
 @server_frame

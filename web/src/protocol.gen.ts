@@ -271,6 +271,7 @@ export interface RequestPending {
   id: string;
   ref: string;
   expiresInMs: number;
+  subject: string | null;
 }
 
 export interface RoomSetAccess {

@@ -1,4 +1,4 @@
-import { createContext, useContext, useEffect } from "react";
+import { createContext, useContext, useEffect, useState } from "react";
 import type { ClientFrame, ServerFrame, ServerFrameOf, Welcome } from "./protocol.gen";
 
 /**
@@ -29,4 +29,20 @@ export function useFrames<T extends ServerFrame["t"]>(t: T, listener: (frame: Se
       }),
     [client, t, listener],
   );
+}
+
+/**
+ * Our access as it is now: the welcome's, then whatever the host changes it to (a guest's
+ * connection keeps `welcome.access` current). Components re-render when it changes.
+ */
+export function useAccess(): Welcome["access"] | null {
+  const client = useRoomClient();
+  const [access, setAccess] = useState(client.welcome?.access ?? null);
+  useEffect(() => {
+    setAccess(client.welcome?.access ?? null);
+    return client.onFrame((frame) => {
+      if (frame.t === "welcome" || frame.t === "access") setAccess(client.welcome?.access ?? null);
+    });
+  }, [client]);
+  return access;
 }

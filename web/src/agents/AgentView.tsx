@@ -1,6 +1,6 @@
-import { memo, useCallback, useMemo, useState, useSyncExternalStore, type KeyboardEvent } from "react";
+import { memo, useCallback, useEffect, useMemo, useState, useSyncExternalStore, type KeyboardEvent } from "react";
 import type { FrameContentProps } from "../frames";
-import { useRoomClient } from "../roomClient";
+import { useAccess, useRoomClient } from "../roomClient";
 import { SessionRules } from "../rules/SessionRules";
 import type { Item } from "./sessionLog";
 import { renderMarkdown } from "./markdown";
@@ -26,6 +26,65 @@ interface ConfigOption {
   options?: { value: string; name?: string }[];
 }
 
+const REQUEST_WORDS: Record<string, string> = {
+  "agent-prompt": "prompt",
+  "agent-create": "request to start the agent",
+  "agent-cancel": "cancel",
+  "agent-config": "settings change",
+};
+
+const OUTCOME_TEXT: Record<string, (what: string) => string> = {
+  denied: (what) => `The host denied your ${what}.`,
+  expired: (what) => `The host did not answer in time: your ${what} expired.`,
+  withdrawn: (what) => `Your ${what} was withdrawn.`,
+};
+
+/**
+ * A guest's requests about this session that wait for the host (an edit guest's prompt, start,
+ * cancel or settings change), and how the last one that did not run ended.
+ */
+function useRequests(refId: string): { waiting: string[]; note: string | null } {
+  const client = useRoomClient();
+  const [waiting, setWaiting] = useState<Map<string, string>>(new Map());
+  const [note, setNote] = useState<string | null>(null);
+  useEffect(() => {
+    const open = new Map<string, string>();
+    return client.onFrame((frame) => {
+      if (frame.t === "request-pending" && frame.subject === refId) {
+        open.set(frame.id, REQUEST_WORDS[frame.ref] ?? frame.ref);
+        setNote(null);
+      } else if (frame.t === "approval-resolved" && open.has(frame.id)) {
+        setNote(OUTCOME_TEXT[frame.outcome]?.(open.get(frame.id)!) ?? null);
+        open.delete(frame.id);
+      } else if (frame.t === "welcome") {
+        // A resync withdraws what was waiting (ADR 0004).
+        open.clear();
+      } else {
+        return;
+      }
+      setWaiting(new Map(open));
+    });
+  }, [client, refId]);
+  return { waiting: [...waiting.values()], note };
+}
+
+function RequestNotes({ waiting, note }: { waiting: string[]; note: string | null }) {
+  return (
+    <>
+      {waiting.map((what, i) => (
+        <div key={i} className="agent-note agent-waiting" data-testid="agent-waiting">
+          Your {what} is waiting for the host…
+        </div>
+      ))}
+      {note && (
+        <div className="agent-note agent-refused" data-testid="agent-request-note">
+          {note}
+        </div>
+      )}
+    </>
+  );
+}
+
 /** A board frame holding an agent session: header, thread, composer, permission buttons. */
 export function AgentView({ refId, width, height }: FrameContentProps) {
   const client = useRoomClient();
@@ -35,8 +94,10 @@ export function AgentView({ refId, width, height }: FrameContentProps) {
   const [draft, setDraft] = useState("");
   const [showRules, setShowRules] = useState(false);
   const [rulesVersion, setRulesVersion] = useState(0);
-  const isHost = client.welcome?.access === "host";
-  const mayRun = client.welcome?.access !== "view";
+  const access = useAccess();
+  const isHost = access === "host";
+  const mayRun = access !== null && access !== "view";
+  const requests = useRequests(refId);
   const head = state?.head ?? null;
   const thread = state?.thread;
 
@@ -68,7 +129,12 @@ export function AgentView({ refId, width, height }: FrameContentProps) {
   const visible = useMemo(() => items.slice(Math.max(0, items.length - shown)), [items, shown]);
 
   if (!head) {
-    return <AgentPicker refId={refId} mayRun={mayRun} />;
+    return (
+      <div className="agent-view agent-picker" data-testid="agent-picker">
+        <AgentPicker refId={refId} mayRun={mayRun} />
+        <RequestNotes {...requests} />
+      </div>
+    );
   }
   const status = thread?.status ?? head.status;
   const options = head.options as unknown as ConfigOption[];
@@ -111,11 +177,21 @@ export function AgentView({ refId, width, height }: FrameContentProps) {
           </div>
         ))}
       </div>
+      <RequestNotes {...requests} />
+      {!mayRun && (
+        <div className="agent-composer agent-composer-off" data-testid="agent-composer-off">
+          You are watching: prompting this agent needs edit access from the host.
+        </div>
+      )}
       {mayRun && (
         <div className="agent-composer">
           <textarea
             value={draft}
-            placeholder="Prompt the agent (Enter sends, Shift+Enter for a new line)"
+            placeholder={
+              isHost || access === "trusted"
+                ? "Prompt the agent (Enter sends, Shift+Enter for a new line)"
+                : "Prompt the agent: the host approves each prompt (Enter sends)"
+            }
             onChange={(e) => setDraft(e.target.value)}
             onKeyDown={onKey}
             data-testid="agent-input"
@@ -141,7 +217,7 @@ function AgentPicker({ refId, mayRun }: { refId: string; mayRun: boolean }) {
   const client = useRoomClient();
   const agents = client.welcome?.agents ?? [];
   return (
-    <div className="agent-view agent-picker" data-testid="agent-picker">
+    <>
       <p>No session here yet.</p>
       {mayRun &&
         agents.map((agent) => (
@@ -155,7 +231,7 @@ function AgentPicker({ refId, mayRun }: { refId: string; mayRun: boolean }) {
             Start {agent.label}
           </button>
         ))}
-    </div>
+    </>
   );
 }
 

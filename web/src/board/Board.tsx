@@ -23,7 +23,7 @@ import {
 import "@xyflow/react/dist/style.css";
 import { type KeyboardEvent, type PointerEvent, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type * as Y from "yjs";
-import { useRoomClient } from "../roomClient";
+import { useAccess, useRoomClient } from "../roomClient";
 import "./board.css";
 import {
   addItem,
@@ -108,7 +108,7 @@ function Canvas({ session }: { session: BoardSession }) {
   const wrapper = useRef<HTMLDivElement>(null);
   const items = useItems(session);
   const peers = usePeers(session);
-  const readOnly = session.readOnly;
+  const readOnly = useAccess() === "view";
   const [tool, setTool] = useState<Tool>("select");
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [editing, setEditing] = useState<string | null>(null);

@@ -1,6 +1,10 @@
 import { useEffect, useMemo, useState } from "react";
 import type { ServerFrame } from "../protocol.gen";
 import { RoomClientContext } from "../roomClient";
+import { agentSessionsFor } from "../agents/store";
+import { Board } from "../board/Board";
+import { FilesPanel } from "../files/FilesPanel";
+import { TerminalsPanel } from "../terminals/TerminalsPanel";
 import { GuestConnection, type GuestState, type Profile, type RoomLinkParams } from "./guestConnection";
 
 const PROFILE_KEY = "canvas.guest.profile";
@@ -40,7 +44,13 @@ export function GuestApp({ link }: { link: RoomLinkParams }) {
   const [profile, setProfile] = useState<Profile>(savedProfile);
   const [joined, setJoined] = useState(false);
   // The profile is taken as it is when the guest presses Join; later edits of the form do not reconnect.
-  const connection = useMemo(() => (joined ? new GuestConnection(link, profile) : null), [joined]);
+  const connection = useMemo(() => {
+    if (!joined) return null;
+    const made = new GuestConnection(link, profile);
+    // Listening before the channel opens: the histories that follow the welcome are not missed.
+    agentSessionsFor(made);
+    return made;
+  }, [joined]);
   const [state, setState] = useState<GuestState>("idle");
   const [access, setAccess] = useState<string | null>(null);
   const [pending, setPending] = useState<Pending[]>([]);
@@ -141,6 +151,15 @@ export function GuestApp({ link }: { link: RoomLinkParams }) {
               <li key={i}>{text}</li>
             ))}
           </ul>
+        )}
+        {access && state !== "refused" && (
+          <div className="workspace">
+            <Board name={profile.name} color={profile.color} />
+            <section className="panel">
+              <TerminalsPanel />
+              <FilesPanel />
+            </section>
+          </div>
         )}
       </main>
     </RoomClientContext.Provider>

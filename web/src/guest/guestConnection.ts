@@ -257,6 +257,8 @@ export class GuestConnection implements RoomClient {
 
   private emit(frame: ServerFrame): void {
     if (frame.t === "welcome") this.welcome = frame;
+    // Views read our access from the welcome; the host may change it at any time.
+    if (frame.t === "access" && this.welcome) this.welcome = { ...this.welcome, access: frame.access };
     if (frame.t === "bye" || (frame.t === "error" && frame.ref === "guest-join")) {
       this.refusal = frame.t === "bye" ? frame.reason : frame.message;
       this.stopped = true;

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState } from "react";
 import { registerFrameContent } from "../frames";
 import type { TerminalInfo } from "../protocol.gen";
-import { useFrames, useRoomClient } from "../roomClient";
+import { useAccess, useFrames, useRoomClient } from "../roomClient";
 import { newTerminalId } from "./stream";
 import { TerminalView } from "./TerminalView";
 
@@ -12,6 +12,8 @@ export function TerminalsPanel() {
   const client = useRoomClient();
   const [terminals, setTerminals] = useState<TerminalInfo[]>([]);
   const [mine, setMine] = useState<string[]>([]);
+  // A view guest watches the terminals that exist; it can neither start nor end one.
+  const watching = useAccess() === "view";
   useFrames(
     "terminals",
     useCallback((frame) => setTerminals(frame.terminals), []),
@@ -30,24 +32,28 @@ export function TerminalsPanel() {
     <section className="terminals-panel">
       <div className="panel-head">
         <h2>Terminals</h2>
-        <button type="button" data-testid="new-terminal" onClick={() => setMine((m) => [...m, newTerminalId()])}>
-          New terminal
-        </button>
+        {!watching && (
+          <button type="button" data-testid="new-terminal" onClick={() => setMine((m) => [...m, newTerminalId()])}>
+            New terminal
+          </button>
+        )}
       </div>
       {ids.map((id, i) => (
         <div key={id} className="terminal-card">
           <div className="terminal-card-head">
             <span>Terminal {i + 1}</span>
-            <button
-              type="button"
-              title="End this shell for everyone"
-              onClick={() => {
-                client.send({ t: "term-close", id });
-                setMine((m) => m.filter((x) => x !== id));
-              }}
-            >
-              ×
-            </button>
+            {!watching && (
+              <button
+                type="button"
+                title="End this shell for everyone"
+                onClick={() => {
+                  client.send({ t: "term-close", id });
+                  setMine((m) => m.filter((x) => x !== id));
+                }}
+              >
+                ×
+              </button>
+            )}
           </div>
           <TerminalView refId={id} title={`Terminal ${i + 1}`} width={320} height={220} />
         </div>

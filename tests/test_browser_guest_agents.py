@@ -1,0 +1,48 @@
+"""Chromium: a host page and two guest pages; an edit guest prompts the demo agent, the host approves."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.support import ServerProcess
+from tests.test_browser_guests import TIMEOUT_MS, open_guest
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
+
+
+def test_an_edit_guest_prompts_the_host_approves_both_guests_watch(browser: Any, server: ServerProcess) -> None:
+    host = browser.new_context().new_page()
+    host.goto(server.host_link)
+    host.get_by_test_id("connection-state").filter(has_text="Connected").wait_for(timeout=TIMEOUT_MS)
+    host.get_by_role("button", name="Add agent").click()
+    host.get_by_test_id("agent-view").get_by_test_id("agent-config-mode").wait_for(timeout=TIMEOUT_MS)
+
+    ada = open_guest(browser, server, "Ada")
+    bob = open_guest(browser, server, "Bob")
+    host.locator('[data-testid="guest"][data-name="Ada"] [data-testid="guest-access"]').select_option("edit")
+    ada.locator('[data-testid="access-banner"][data-access="edit"]').wait_for(timeout=TIMEOUT_MS)
+
+    # Both guests see the host's agent frame on their board; only the edit guest may prompt.
+    ada_view, bob_view = ada.get_by_test_id("agent-view"), bob.get_by_test_id("agent-view")
+    bob_view.get_by_test_id("agent-composer-off").wait_for(timeout=TIMEOUT_MS)
+    composer = ada_view.get_by_test_id("agent-input")
+    composer.fill("hello from ada's browser")
+    composer.press("Enter")
+    ada_view.get_by_test_id("agent-waiting").filter(has_text="prompt is waiting for the host").wait_for(
+        timeout=TIMEOUT_MS
+    )
+
+    approval = host.locator('[data-testid="approval"][data-what="agent-prompt"]')
+    approval.filter(has_text="hello from ada's browser").wait_for(timeout=TIMEOUT_MS)
+    approval.get_by_test_id("approve").click()
+
+    for view in (ada_view, bob_view, host.get_by_test_id("agent-view")):
+        view.get_by_test_id("agent-message").filter(has_text="You said: hello from ada's browser").wait_for(
+            timeout=TIMEOUT_MS
+        )
+    ada_view.get_by_test_id("agent-waiting").wait_for(state="detached", timeout=TIMEOUT_MS)
+    assert ada_view.get_by_test_id("agent-status").inner_text() == "idle"
+    for page in (host, ada, bob):
+        page.context.close()
