@@ -94,23 +94,12 @@ def _summary(frame: dict[str, Any]) -> str | None:
         return f"your {frame.get('ref')} was {frame.get('outcome')}"
     if kind == "gap":
         return f"resyncing: {frame.get('reason')}"
-    text = _text_of(frame)
-    return text if text else None
-
-
-def _text_of(value: Any) -> str:
-    """The streamed text inside an agent event (ACP content blocks carry it as `text`)."""
-    if isinstance(value, dict):
-        if value.get("type") == "text" and isinstance(value.get("text"), str):
-            return value["text"]
-        return "".join(_text_of(v) for v in value.values())
-    if isinstance(value, list):
-        return "".join(_text_of(v) for v in value)
-    return ""
+    return None
 
 
 async def _join(args: argparse.Namespace) -> int:
     from canvasrelay.guest import Guest, HubRefused
+    from canvasrelay.join_view import ThreadView
 
     try:
         guest = Guest(args.link, name=args.name, color=args.color)
@@ -118,13 +107,17 @@ async def _join(args: argparse.Namespace) -> int:
         print(f"canvas: {exc}", file=sys.stderr)
         return 2
 
+    threads = ThreadView()
+
     def show(frame: dict[str, Any]) -> None:
         if args.json:
             print(json.dumps(frame, ensure_ascii=False), flush=True)
             return
         line = _summary(frame)
-        if line:
-            print(line, flush=True)
+        text = (threads.line(line) if line else "") + threads.feed(frame)
+        if text:
+            sys.stdout.write(text)
+            sys.stdout.flush()
 
     guest.listeners.append(show)
     try:

@@ -1,0 +1,73 @@
+"""`canvas join` without `--json`: the sessions' threads as they stream, against a real server."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+from typing import Any
+
+from canvasrelay.join_view import ThreadView
+from tests.support import HostClient, ServerProcess
+from tests.test_agents_serve import create, events_until
+
+TIMEOUT = 30.0
+
+
+def chunk(seq: int, text: str) -> dict[str, Any]:
+    update = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}
+    return {"t": "agent-event", "sessionId": "s1", "event": {"seq": seq, "kind": "chunk", "update": update}}
+
+
+def test_new_text_is_written_as_it_arrives_and_only_once() -> None:
+    view = ThreadView()
+    view.feed({"t": "welcome", "sessions": [{"id": "s1", "agentLabel": "Demo", "title": ""}]})
+    turn = {"seq": 1, "kind": "turn", "text": "hi", "author": "Ada", "time": 0}
+    assert view.feed({"t": "agent-history", "sessionId": "s1", "events": [turn]}) == "[Demo] Ada: hi\n"
+    assert view.feed(chunk(2, "Hel")) == "[Demo] agent: Hel"
+    assert view.feed(chunk(3, "lo")) == "lo"
+    assert view.feed(chunk(3, "lo")) == ""
+    assert view.line("your access is now edit") == "\nyour access is now edit\n"
+    assert view.feed(chunk(4, "!")) == "[Demo] agent: !"
+    assert view.feed({"t": "agent-event", "sessionId": "s1", "event": {"seq": 5, "kind": "turn-end"}}) == ""
+    again = {"seq": 6, "kind": "turn", "text": "stop", "author": "Bo", "time": 0}
+    assert view.feed({"t": "agent-event", "sessionId": "s1", "event": again}) == "\n[Demo] Bo: stop\n"
+    end = {"seq": 7, "kind": "turn-end", "cancelled": True}
+    assert view.feed({"t": "agent-event", "sessionId": "s1", "event": end}) == "[Demo] turn cancelled\n"
+
+
+async def read_until(proc: subprocess.Popen[str], needle: str, output: list[str]) -> None:
+    assert proc.stdout is not None
+    async with asyncio.timeout(TIMEOUT):
+        while needle not in "".join(output):
+            piece = await asyncio.to_thread(proc.stdout.read1, 4096)  # type: ignore[attr-defined]
+            if not piece:
+                raise AssertionError(f"canvas join ended: {''.join(output)}")
+            output.append(piece.decode() if isinstance(piece, bytes) else piece)
+
+
+async def test_canvas_join_shows_the_threads(server: ServerProcess, host: HostClient) -> None:
+    session_id = await create(host)
+    await host.send({"t": "agent-prompt", "sessionId": session_id, "text": "before you came", "author": "ann"})
+    await events_until(host, session_id, "turn-end")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "canvasrelay", "join", server.room_link, "--name", "Tess"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    output: list[str] = []
+    try:
+        await read_until(proc, "You said: before you came", output)
+        await host.send({"t": "agent-prompt", "sessionId": session_id, "text": "while you watch", "author": "ann"})
+        await read_until(proc, "You said: while you watch", output)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    text = "".join(output)
+    assert text.startswith("joined ") and "with view access" in text.splitlines()[0]
+    lines = text.splitlines()
+    label = "[Demo agent (offline)]"
+    assert lines.index(f"{label} ann: before you came") < lines.index(f"{label} ann: while you watch")
+    assert text.count("You said: before you came") == 1 and text.count("You said: while you watch") == 1
