@@ -55,6 +55,11 @@ class Runtime:
     async def run(self, effects: list[AnyEffect]) -> None:
         for effect in effects:
             await self._carry_out(effect)
+        # Transports that can write inline (the host's WebSocket) do it now, once per batch.
+        for transport in list(self.transports.values()):
+            flush = getattr(transport, "flush", None)
+            if flush is not None:
+                await flush()
 
     async def _carry_out(self, effect: AnyEffect) -> None:
         if isinstance(effect, Send):
