@@ -132,7 +132,8 @@ async def _authenticate(ws: web.WebSocketResponse, token_matches: Callable[[str]
 
 def host_socket(runtime: Runtime, token_matches: Callable[[str], bool], own_origins: set[str]):
     async def handler(request: web.Request) -> web.WebSocketResponse:
-        ws = web.WebSocketResponse(heartbeat=HEARTBEAT, max_msg_size=MAX_MESSAGE_BYTES)
+        # No per-message deflate: it would compress every broadcast once per peer, on a local link.
+        ws = web.WebSocketResponse(heartbeat=HEARTBEAT, max_msg_size=MAX_MESSAGE_BYTES, compress=False)
         await ws.prepare(request)
         origin = request.headers.get("Origin")
         if (origin is not None and origin not in own_origins) or not await _authenticate(ws, token_matches):
