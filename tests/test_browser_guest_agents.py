@@ -44,5 +44,21 @@ def test_an_edit_guest_prompts_the_host_approves_both_guests_watch(browser: Any,
         )
     ada_view.get_by_test_id("agent-waiting").wait_for(state="detached", timeout=TIMEOUT_MS)
     assert ada_view.get_by_test_id("agent-status").inner_text() == "idle"
+    # What each may do shows: the edit guest edits the board and browses files, the view guest neither.
+    ada.get_by_test_id("file-tree").wait_for(timeout=TIMEOUT_MS)
+    assert ada.get_by_role("button", name="Add agent").count() == 1
+    assert bob.get_by_test_id("board-toolbar").inner_text() == "View only"
+    assert bob.get_by_test_id("file-tree").count() == 0 and bob.get_by_test_id("new-terminal").count() == 0
+
+    # A tool permission is the host's alone: the guests see the question, never its buttons.
+    host_composer = host.get_by_test_id("agent-view").get_by_test_id("agent-input")
+    host_composer.fill("/write from-host.txt asked in front of guests")
+    host_composer.press("Enter")
+    for page in (ada, bob):
+        page.get_by_test_id("agent-permission").wait_for(timeout=TIMEOUT_MS)
+        assert page.get_by_test_id("agent-permission").get_by_role("button").count() == 0
+    host.get_by_test_id("agent-permission").get_by_role("button", name="Reject").click(timeout=TIMEOUT_MS)
+    ada.get_by_test_id("agent-message").filter(has_text="Permission denied").wait_for(timeout=TIMEOUT_MS)
+    assert not (server.root / "from-host.txt").exists()
     for page in (host, ada, bob):
         page.context.close()
