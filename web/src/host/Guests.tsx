@@ -1,5 +1,5 @@
 import { useCallback, useState } from "react";
-import type { ApprovalRequest, GuestList } from "../protocol.gen";
+import type { ApprovalRequest, GuestInfo, GuestList, TerminalInfo } from "../protocol.gen";
 import { useFrames, useRoomClient } from "../roomClient";
 
 const LEVELS = ["view", "edit", "trusted"] as const;
@@ -9,8 +9,10 @@ export function Guests() {
   const client = useRoomClient();
   const [list, setList] = useState<GuestList | null>(null);
   const [requests, setRequests] = useState<ApprovalRequest[]>([]);
+  const [terminals, setTerminals] = useState<TerminalInfo[]>([]);
 
   useFrames("guests", useCallback((frame: GuestList) => setList(frame), []));
+  useFrames("terminals", useCallback((frame: { terminals: TerminalInfo[] }) => setTerminals(frame.terminals), []));
   useFrames(
     "approval-request",
     useCallback((frame: ApprovalRequest) => setRequests((all) => [...all.filter((r) => r.id !== frame.id), frame]), []),
@@ -85,11 +87,42 @@ export function Guests() {
                 <button data-testid="kick" onClick={() => client.send({ t: "guest-kick", guestId: g.guestId })}>
                   Kick
                 </button>
+                {g.access === "edit" && <TerminalGrants guest={g} terminals={terminals} />}
               </li>
             ))}
           </ul>
         </>
       )}
     </section>
+  );
+}
+
+/** An edit guest types into a terminal only while the host grants it control of that terminal. */
+function TerminalGrants({ guest, terminals }: { guest: GuestInfo; terminals: TerminalInfo[] }) {
+  const client = useRoomClient();
+  if (terminals.length === 0) return null;
+  return (
+    <div className="terminal-grants" data-testid="terminal-grants">
+      Terminal control:{" "}
+      {terminals.map((term) => (
+        <label key={term.id}>
+          <input
+            type="checkbox"
+            data-testid="terminal-grant"
+            data-terminal={term.id}
+            checked={guest.grantedTerminals.includes(term.id)}
+            onChange={(e) =>
+              client.send({
+                t: "terminal-grant",
+                guestId: guest.guestId,
+                terminalId: term.id,
+                granted: e.target.checked,
+              })
+            }
+          />{" "}
+          {term.id}
+        </label>
+      ))}
+    </div>
   );
 }

@@ -14,6 +14,7 @@ export function TerminalView({ refId, title, width, height }: FrameContentProps)
   const client = useRoomClient();
   const box = useRef<HTMLDivElement>(null);
   const [exitCode, setExitCode] = useState<number | null>(null);
+  const [typing, setTyping] = useState(() => mayType(client.welcome?.access, false));
 
   useEffect(() => {
     const element = box.current;
@@ -45,6 +46,7 @@ export function TerminalView({ refId, title, width, height }: FrameContentProps)
     const offFrame = client.onFrame((frame) => {
       if (frame.t === "welcome") {
         access = frame.access;
+        setTyping(canType());
         open();
       } else if (frame.t === "term-data" && frame.id === refId) {
         if (frame.replay) {
@@ -57,6 +59,7 @@ export function TerminalView({ refId, title, width, height }: FrameContentProps)
       } else if (frame.t === "access") {
         access = frame.access;
         granted = frame.grantedTerminals.includes(refId);
+        setTyping(canType());
       }
     });
     const typed = term.onData((data) => {
@@ -81,6 +84,11 @@ export function TerminalView({ refId, title, width, height }: FrameContentProps)
   return (
     <div className="terminal-view" style={{ width, height }} data-testid={`terminal-${refId}`} title={title}>
       <div className="terminal-screen" ref={box} />
+      {!typing && (
+        <div className="terminal-watching" data-testid="terminal-watching">
+          Watching: the host has not given you control of this terminal
+        </div>
+      )}
       {exitCode !== null && <div className="terminal-exit">exited with code {exitCode}</div>}
     </div>
   );
