@@ -210,11 +210,12 @@ async def test_random_concurrent_edits_from_three_clients_converge(server: Serve
     clients = [await BoardClient.connect(server) for _ in range(3)]
     rng = random.Random(20240603)
 
-    def random_edit(client: BoardClient) -> Callable[[Map], None]:
-        keys = list(client.items.keys())
+    def random_edit() -> Callable[[Map], None]:
         choice = rng.random()
 
         def change(items: Map) -> None:
+            # The keys as they are when the edit is made: a remote delete may have landed since.
+            keys = list(items.keys())
             if not keys or choice < 0.3:
                 items[f"i{rng.randrange(1 << 30)}"] = note(rng.choice(["a", "é", "😀", "世界"]), rng.uniform(-500, 500))
             elif choice < 0.6:
@@ -233,7 +234,7 @@ async def test_random_concurrent_edits_from_three_clients_converge(server: Serve
             client.start_reading()
         for _ in range(30):
             # Each round, all three edit before any hears the others: truly concurrent edits.
-            await asyncio.gather(*(c.edit(random_edit(c)) for c in clients))
+            await asyncio.gather(*(c.edit(random_edit()) for c in clients))
             await asyncio.sleep(rng.choice([0, 0, 0.005]))
         for client in clients:
             await client.settle()
