@@ -187,6 +187,23 @@ def _add(board: Board, fields: dict[str, Any]) -> Edit:
     return Edit(item_id, change.update)
 
 
+def _add_with_text(
+    board: Board,
+    kind: str,
+    text: str,
+    x: float | None,
+    y: float | None,
+    color: str | None,
+    w: float | None,
+    h: float | None,
+    extra: dict[str, Any] | None = None,
+) -> Edit:
+    body = _string("text", text, MAX_TEXT)
+    left, top, width, height = _place(board, kind, x, y, w, h)
+    fields = {"kind": kind, **(extra or {}), "x": left, "y": top, "w": width, "h": height}
+    return _add(board, {**fields, "color": _color(color, kind), "text": Text(body)})
+
+
 def add_note(
     board: Board,
     text: str,
@@ -196,10 +213,7 @@ def add_note(
     w: float | None = None,
     h: float | None = None,
 ) -> Edit:
-    body = _string("text", text, MAX_TEXT)
-    left, top, width, height = _place(board, "note", x, y, w, h)
-    fields = {"kind": "note", "x": left, "y": top, "w": width, "h": height}
-    return _add(board, {**fields, "color": _color(color, "note"), "text": Text(body)})
+    return _add_with_text(board, "note", text, x, y, color, w, h)
 
 
 def add_text(
@@ -211,10 +225,7 @@ def add_text(
     w: float | None = None,
     h: float | None = None,
 ) -> Edit:
-    body = _string("text", text, MAX_TEXT)
-    left, top, width, height = _place(board, "text", x, y, w, h)
-    fields = {"kind": "text", "x": left, "y": top, "w": width, "h": height}
-    return _add(board, {**fields, "color": _color(color, "text"), "text": Text(body)})
+    return _add_with_text(board, "text", text, x, y, color, w, h)
 
 
 def add_shape(
@@ -229,10 +240,7 @@ def add_shape(
 ) -> Edit:
     if shape not in SHAPES:
         raise BoardApiError(f"shape must be one of {', '.join(SHAPES)}, got {shape!r}")
-    body = _string("text", text, MAX_TEXT)
-    left, top, width, height = _place(board, "shape", x, y, w, h)
-    fields = {"kind": "shape", "shape": shape, "x": left, "y": top, "w": width, "h": height}
-    return _add(board, {**fields, "color": _color(color, "shape"), "text": Text(body)})
+    return _add_with_text(board, "shape", text, x, y, color, w, h, {"shape": shape})
 
 
 def add_arrow(board: Board, from_id: str, to_id: str, color: str | None = None) -> Edit:
