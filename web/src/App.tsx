@@ -4,6 +4,7 @@ import type { Welcome } from "./protocol.gen";
 import { RoomClientContext } from "./roomClient";
 import { Board } from "./board/Board";
 import { RoomLink } from "./RoomLink";
+import { TopBar } from "./TopBar";
 import { GuestApp } from "./guest/GuestApp";
 import { roomLinkParams } from "./guest/guestConnection";
 import { Guests } from "./host/Guests";
@@ -55,17 +56,13 @@ function HostApp() {
   return (
     <RoomClientContext.Provider value={connection}>
     <main className="shell">
-      <header className="topbar">
-        <span className="brand">canvas</span>
-        <span className={`status status-${state}`} data-testid="connection-state">
-          {STATE_LABEL[state]}
-        </span>
+      <TopBar state={state} label={STATE_LABEL[state]}>
         {welcome && (
           <span className="cwd" data-testid="cwd" title="the served folder">
             {welcome.cwd}
           </span>
         )}
-      </header>
+      </TopBar>
       {welcome && (
         <div className="workspace">
         <Board />

@@ -6,6 +6,7 @@ import { Board } from "../board/Board";
 import { FilesPanel } from "../files/FilesPanel";
 import { TerminalsPanel } from "../terminals/TerminalsPanel";
 import { GuestConnection, type GuestState, type Profile, type RoomLinkParams } from "./guestConnection";
+import { TopBar } from "../TopBar";
 
 const PROFILE_KEY = "canvas.guest.profile";
 const COLORS = ["#e0533d", "#e3a33b", "#3fa34d", "#2f7fd1", "#8c5bd6", "#d1469a"];
@@ -119,15 +120,11 @@ export function GuestApp({ link }: { link: RoomLinkParams }) {
   return (
     <RoomClientContext.Provider value={connection}>
       <main className="shell">
-        <header className="topbar">
-          <span className="brand">canvas</span>
-          <span className={`status status-${state}`} data-testid="connection-state">
-            {STATE_LABEL[state]}
-          </span>
+        <TopBar state={state} label={STATE_LABEL[state]}>
           <span className="guest-me" style={{ color: profile.color }}>
             {profile.name}
           </span>
-        </header>
+        </TopBar>
         {state === "refused" && (
           <p className="banner banner-refused" data-testid="refusal">
             {connection.refusal}
