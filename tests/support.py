@@ -106,7 +106,7 @@ class HostClient:
         self.seen: list[dict[str, Any]] = []
 
     @classmethod
-    async def connect(cls, server: ServerProcess, token: str | None = None) -> HostClient:
+    async def connect(cls, server: ServerProcess | InProcessServer, token: str | None = None) -> HostClient:
         session = aiohttp.ClientSession()
         ws = await session.ws_connect(server.ws_url, headers={"Origin": server.base_url}, max_msg_size=0)
         client = cls(session, ws)
@@ -136,3 +136,27 @@ class HostClient:
     async def close(self) -> None:
         await self.ws.close()
         await self.session.close()
+
+
+@dataclass
+class InProcessServer:
+    """A `CanvasServer` run in the test's own event loop, for tests that reach into its parts;
+    it answers to the same names as `ServerProcess`, so `HostClient.connect` takes either."""
+
+    server: Any
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.server.port}"
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://127.0.0.1:{self.server.port}/ws"
+
+    @property
+    def token(self) -> str:
+        return str(self.server.secrets.token)
+
+    @property
+    def room_link(self) -> str:
+        return str(self.server.room_link)

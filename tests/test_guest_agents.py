@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,7 @@ import pytest
 from canvasrelay import session_log
 from canvasrelay.guest import Guest
 from canvasrelay.server import CanvasServer, ServeOptions
-from tests.support import HostClient
+from tests.support import HostClient, InProcessServer
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -26,22 +25,7 @@ TURN_TIMEOUT = 30.0
 _ids = itertools.count(1)
 
 
-@dataclass
-class Served:
-    server: CanvasServer
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.server.port}"
-
-    @property
-    def ws_url(self) -> str:
-        return f"ws://127.0.0.1:{self.server.port}/ws"
-
-    @property
-    def token(self) -> str:
-        return self.server.secrets.token
-
+class Served(InProcessServer):
     def stored(self, session_id: str) -> list[dict[str, Any]]:
         return self.server.store.events(session_id)
 
@@ -56,7 +40,7 @@ async def served(project: Path) -> AsyncIterator[Served]:
 
 @pytest.fixture
 async def host_client(served: Served) -> AsyncIterator[HostClient]:
-    client = await HostClient.connect(served)  # type: ignore[arg-type]
+    client = await HostClient.connect(served)
     yield client
     await client.close()
 

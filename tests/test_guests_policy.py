@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
-
 import pytest
 
-from canvasrelay.effects import AnyEffect, Broadcast, Close, Effect, Send
+from canvasrelay.effects import AnyEffect, Broadcast, Close, Send
 from canvasrelay.guests import Guests, peer_id_of
 from canvasrelay.policy import Access, Action, Request
 from canvasrelay.protocol import ClientFrame
@@ -19,33 +17,7 @@ from canvasrelay.protocol.guests import (
     TerminalGrant,
 )
 from canvasrelay.room import Peer, Room, RoomInfo
-
-
-class Prompt(ClientFrame):
-    t: Literal["x-prompt"] = "x-prompt"
-    action: ClassVar[Action] = Action.RUN_ON_HOST
-    text: str
-
-
-class Draw(ClientFrame):
-    t: Literal["x-draw"] = "x-draw"
-    action: ClassVar[Action] = Action.EDIT_BOARD
-
-
-class Type(ClientFrame):
-    t: Literal["x-type"] = "x-type"
-    action: ClassVar[Action] = Action.TYPE_TERMINAL
-    terminal: str
-
-
-class Answer(ClientFrame):
-    t: Literal["x-permission"] = "x-permission"
-    action: ClassVar[Action] = Action.ANSWER_PERMISSION
-
-
-class Ran(Effect):
-    def __init__(self, what: str) -> None:
-        self.what = what
+from tests.probe_frames import Draw, Permission, Prompt, Ran, Type
 
 
 class Clock:
@@ -71,7 +43,7 @@ def room() -> Room:
         lambda peer, f: [Ran(f"type by {peer.id}")],
         request=lambda peer, f: Request(Action.TYPE_TERMINAL, terminal_granted=f.terminal in peer.granted_terminals),
     )
-    room.route(Answer, lambda peer, f: [Ran(f"answer by {peer.id}")])
+    room.route(Permission, lambda peer, f: [Ran(f"answer by {peer.id}")])
     return room
 
 
@@ -113,7 +85,7 @@ def test_view_guest_is_refused_everything(room: Room, guests: Guests, host: Peer
         Prompt(text="rm -rf"),
         Draw(),
         Type(terminal="t1"),
-        Answer(),
+        Permission(),
         GuestSetAccess(guest_id="guest0001", access="trusted"),
         RoomSetAccess(access="trusted"),
         GuestKick(guest_id="guest0001"),
@@ -166,7 +138,7 @@ def test_trust_runs_this_and_the_next_directly(room: Room, guests: Guests, host:
     assert guest.access is Access.TRUSTED
     assert [e.frame.access for e in sent(effects, "access")] == ["trusted"]  # type: ignore[attr-defined]
     assert ran(room.dispatch(guest, Prompt(text="b"))) == ["prompt b by guest-guest0001"]
-    assert ran(room.dispatch(guest, Answer())) == [], "a trusted guest never answers a tool permission"
+    assert ran(room.dispatch(guest, Permission())) == [], "a trusted guest never answers a tool permission"
 
 
 def test_access_changes_default_and_own(room: Room, guests: Guests, host: Peer) -> None:

@@ -16,40 +16,15 @@ import pytest
 from pycrdt import Doc, Map
 
 from canvasrelay import signal_crypto
-from canvasrelay.effects import AnyEffect, Broadcast, Effect
+from canvasrelay.effects import AnyEffect, Broadcast
 from canvasrelay.guest import Guest, HubRefused, RoomLink
 from canvasrelay.policy import Action
 from canvasrelay.protocol import CLIENT_FRAMES, ClientFrame, ServerFrame
 from canvasrelay.room import Peer
 from canvasrelay.room_secrets import RoomSecrets
 from canvasrelay.server import CanvasServer, ServeOptions
-from tests.support import HostClient
-
-
-class Prompt(ClientFrame):
-    t: Literal["x-prompt"] = "x-prompt"
-    action: ClassVar[Action] = Action.RUN_ON_HOST
-    text: str
-
-
-class Draw(ClientFrame):
-    t: Literal["x-draw"] = "x-draw"
-    action: ClassVar[Action] = Action.EDIT_BOARD
-
-
-class Browse(ClientFrame):
-    t: Literal["x-browse"] = "x-browse"
-    action: ClassVar[Action] = Action.BROWSE_FILES
-
-
-class Type(ClientFrame):
-    t: Literal["x-type"] = "x-type"
-    action: ClassVar[Action] = Action.TYPE_TERMINAL
-
-
-class Permission(ClientFrame):
-    t: Literal["x-permission"] = "x-permission"
-    action: ClassVar[Action] = Action.ANSWER_PERMISSION
+from tests.probe_frames import Browse, Draw, Permission, Prompt, Ran, Type
+from tests.support import HostClient, InProcessServer
 
 
 class Emit(ClientFrame):
@@ -72,30 +47,8 @@ TEST_FRAMES: list[type[ClientFrame]] = [Prompt, Draw, Browse, Type, Permission, 
 
 
 @dataclass
-class Ran(Effect):
-    what: str
-
-
-@dataclass
-class Served:
-    server: CanvasServer
+class Served(InProcessServer):
     ran: list[str] = field(default_factory=list)
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.server.port}"
-
-    @property
-    def ws_url(self) -> str:
-        return f"ws://127.0.0.1:{self.server.port}/ws"
-
-    @property
-    def token(self) -> str:
-        return self.server.secrets.token
-
-    @property
-    def room_link(self) -> str:
-        return self.server.room_link
 
 
 @pytest.fixture
@@ -134,7 +87,7 @@ async def served(project: Path, test_frames: None) -> AsyncIterator[Served]:
 
 @pytest.fixture
 async def host_client(served: Served) -> AsyncIterator[HostClient]:
-    client = await HostClient.connect(served)  # type: ignore[arg-type]
+    client = await HostClient.connect(served)
     yield client
     await client.close()
 
