@@ -7,19 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.support import HostClient, ServerProcess
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+from tests.support import CHROMIUM, CHROMIUM_ARGS, HostClient, InProcessServer, ServerProcess
 
 
 @pytest.fixture
@@ -56,3 +44,11 @@ def browser() -> Iterator[Any]:
         instance = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield instance
         instance.close()
+
+
+@pytest.fixture
+async def host_client(served: InProcessServer) -> AsyncIterator[HostClient]:
+    """A host socket on the module's own in-process `served` server."""
+    client = await HostClient.connect(served)
+    yield client
+    await client.close()

@@ -16,6 +16,18 @@ from typing import Any
 
 import aiohttp
 
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    # as DESIGN says: no sandbox as root, and no background traffic on a closed network
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 LINK = re.compile(r"^(Host|Room) link[^:]*: (\S+)$")
 START_TIMEOUT = 30.0
 FRAME_TIMEOUT = 10.0

@@ -38,13 +38,6 @@ async def served(project: Path) -> AsyncIterator[Served]:
     await server.stop()
 
 
-@pytest.fixture
-async def host_client(served: Served) -> AsyncIterator[HostClient]:
-    client = await HostClient.connect(served)
-    yield client
-    await client.close()
-
-
 async def create(host: HostClient, size_hint: str = "") -> str:
     session_id = f"g{next(_ids)}{size_hint}"
     await host.send({"t": "agent-create", "id": session_id, "agent": "demo"})

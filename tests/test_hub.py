@@ -85,13 +85,6 @@ async def served(project: Path, test_frames: None) -> AsyncIterator[Served]:
     await server.stop()
 
 
-@pytest.fixture
-async def host_client(served: Served) -> AsyncIterator[HostClient]:
-    client = await HostClient.connect(served)
-    yield client
-    await client.close()
-
-
 async def joined(served: Served, name: str = "Ada", **kwargs: object) -> Guest:
     guest = await Guest(served.room_link, name=name, color="#3366aa", **kwargs).connect()  # type: ignore[arg-type]
     await guest.expect("access")

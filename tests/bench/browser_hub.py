@@ -18,20 +18,10 @@ from aiortc import RTCDataChannel, RTCPeerConnection, RTCSessionDescription
 from playwright.async_api import Browser, Page, async_playwright
 
 from canvasrelay.transport_datachannel import HIGH_WATER
+from tests.support import CHROMIUM, CHROMIUM_ARGS
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    # Real host addresses instead of mDNS names, which aiortc cannot resolve quickly (DESIGN).
-    "--disable-features=WebRtcHideLocalIpsWithMdns",
-]
+# Real host addresses instead of mDNS names, which aiortc cannot resolve quickly (DESIGN).
+HUB_ARGS = [*CHROMIUM_ARGS, "--disable-features=WebRtcHideLocalIpsWithMdns"]
 TICKS = os.sysconf("SC_CLK_TCK")
 
 HUB_JS = """
@@ -159,7 +149,7 @@ class BrowserHub:
 
     async def __aenter__(self) -> BrowserHub:
         self._playwright = await async_playwright().start()
-        self.browser = await self._playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        self.browser = await self._playwright.chromium.launch(executable_path=CHROMIUM, args=HUB_ARGS)
         return self
 
     async def __aexit__(self, *exc: object) -> None:
