@@ -1,14 +1,19 @@
-import { memo, useCallback, useEffect, useMemo, useState, useSyncExternalStore, type KeyboardEvent } from "react";
+import { memo, useCallback, useEffect, useState, useSyncExternalStore, type KeyboardEvent } from "react";
 import type { FrameContentProps } from "../frames";
 import { useAccess, useRoomClient } from "../roomClient";
 import { SessionRules } from "../rules/SessionRules";
 import type { Item } from "./sessionLog";
 import { renderMarkdown } from "./markdown";
 import { agentSessionsFor } from "./store";
+import { ThreadList } from "./ThreadList";
 import "./agents.css";
 
-/** Items drawn at once; older ones wait behind "show earlier", so a long thread stays fast. */
-const PAGE = 100;
+const NO_ITEMS: Item[] = [];
+
+/** Unique within a thread: an event makes at most one item of each type. */
+function itemKey(item: Item): string {
+  return `${item.type}-${item.seq}`;
+}
 
 type Answer = "once" | "always" | "reject" | "never";
 const ANSWERS: { answer: Answer; label: string }[] = [
@@ -90,7 +95,6 @@ export function AgentView({ refId, width, height }: FrameContentProps) {
   const client = useRoomClient();
   const store = agentSessionsFor(client);
   const state = useSyncExternalStore(store.subscribe, () => store.get(refId));
-  const [shown, setShown] = useState(PAGE);
   const [draft, setDraft] = useState("");
   const [showRules, setShowRules] = useState(false);
   const [rulesVersion, setRulesVersion] = useState(0);
@@ -125,8 +129,10 @@ export function AgentView({ refId, width, height }: FrameContentProps) {
     [client, refId],
   );
 
-  const items = thread?.items ?? [];
-  const visible = useMemo(() => items.slice(Math.max(0, items.length - shown)), [items, shown]);
+  const renderItem = useCallback(
+    (item: Item) => <ThreadItem item={item} isHost={isHost} onAnswer={answer} />,
+    [isHost, answer],
+  );
 
   if (!head) {
     return (
@@ -161,22 +167,19 @@ export function AgentView({ refId, width, height }: FrameContentProps) {
           <SessionRules sessionId={refId} version={rulesVersion} />
         </div>
       )}
-      <div className="agent-thread" data-testid="agent-thread">
-        {items.length > visible.length && (
-          <button type="button" className="agent-link" onClick={() => setShown((n) => n + PAGE)}>
-            Show earlier ({items.length - visible.length})
-          </button>
-        )}
-        {visible.map((item) => (
-          <ThreadItem key={`${item.type}-${item.seq}`} item={item} isHost={isHost} onAnswer={answer} />
-        ))}
-        {head.queued.map((queued, i) => (
-          <div key={`queued-${i}`} className="agent-user agent-queued" data-testid="agent-queued">
-            <small>{queued.author} · queued</small>
-            <div>{queued.text}</div>
+      <ThreadList
+        items={thread?.items ?? NO_ITEMS}
+        keyOf={itemKey}
+        renderItem={renderItem}
+        footer={head.queued.map((queued, i) => (
+          <div key={`queued-${i}`} className="agent-row">
+            <div className="agent-user agent-queued" data-testid="agent-queued">
+              <small>{queued.author} · queued</small>
+              <div>{queued.text}</div>
+            </div>
           </div>
         ))}
-      </div>
+      />
       <RequestNotes {...requests} />
       {!mayRun && (
         <div className="agent-composer agent-composer-off" data-testid="agent-composer-off">

@@ -18,9 +18,20 @@ describe("session log vectors", () => {
       expect(fold(structuredClone(vector.events))).toEqual(vector.thread);
     });
 
+    it(`${name}: one event at a time gives the same thread, and never changes the one before`, () => {
+      let thread = empty();
+      for (const event of structuredClone(vector.events)) {
+        const before = structuredClone(thread);
+        const next = apply(thread, event);
+        expect(thread).toEqual(before);
+        thread = next;
+      }
+      expect(thread).toEqual(vector.thread);
+    });
+
     it(`${name}: replaying the whole log again changes nothing`, () => {
-      const thread = fold(structuredClone(vector.events));
-      for (const event of structuredClone(vector.events)) apply(thread, event);
+      let thread = fold(structuredClone(vector.events));
+      for (const event of structuredClone(vector.events)) thread = apply(thread, event);
       expect(thread).toEqual(vector.thread);
     });
   }

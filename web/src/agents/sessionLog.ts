@@ -2,6 +2,12 @@
  * Fold an agent session's event log into the thread every screen shows: a line-by-line port
  * of `canvasrelay/session_log.py`. Both pass the JSON vectors in `tests/vectors/session_log/`;
  * change one, change the other and the vectors.
+ *
+ * One difference: the Python fold changes its thread in place, this one never does. React (and
+ * the memoised rows) see a change only in a new object, and a change can reach any item, not
+ * just the current turn's (a late tool update, a permission resolved in a catch-up batch, a
+ * turn-end closing older ones). So `apply` returns a new thread in which exactly the items that
+ * changed are new objects and the others are shared.
  */
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -51,72 +57,190 @@ const MERGED_CHUNKS: Record<string, "message" | "thought"> = {
 const TOOL_FIELDS = ["title", "kind", "status", "content", "locations"] as const;
 const UNFINISHED_TOOL = ["pending", "in_progress"];
 
+type ItemOf<T extends Item["type"]> = Extract<Item, { type: T }>;
+
 export function empty(): Thread {
   return { status: "idle", items: [], lastSeq: -1 };
 }
 
-export function fold(events: SessionEvent[]): Thread {
-  const thread = empty();
-  for (const event of events) apply(thread, event);
-  return thread;
+export function fold(events: Iterable<SessionEvent>): Thread {
+  return applyAll(empty(), events);
 }
 
-/** Updates `thread` in place and returns it. */
 export function apply(thread: Thread, event: SessionEvent): Thread {
-  const seq = event.seq;
-  if (seq <= thread.lastSeq) return thread;
-  thread.lastSeq = seq;
-  const kind = event.kind;
-  if (kind === "turn") {
-    thread.items.push({
-      type: "user",
-      seq,
-      text: event.text ?? "",
-      author: event.author ?? null,
-      time: event.time ?? null,
-    });
-    thread.status = "running";
-  } else if (kind === "chunk") {
-    applyUpdate(thread, seq, event.update ?? {});
-  } else if (kind === "permission") {
-    thread.items.push({
-      type: "permission",
-      seq,
-      requestId: event.requestId,
-      toolCallId: event.toolCallId ?? null,
-      title: event.title ?? "",
-      options: event.options ?? [],
-      resolution: null,
-    });
-    thread.status = "waiting";
-  } else if (kind === "permission-resolved") {
-    resolvePermission(thread, event);
-  } else if (kind === "turn-end") {
-    endTurn(thread, seq, event);
-  }
-  return thread;
+  return applyAll(thread, [event]);
 }
 
-function applyUpdate(thread: Thread, seq: number, update: any): void {
-  const items = thread.items;
-  const last = items.length ? items[items.length - 1] : null;
-  const kind = update?.sessionUpdate;
-  if (typeof kind === "string" && kind in MERGED_CHUNKS) {
-    const itemType = MERGED_CHUNKS[kind];
-    const text = contentText(update.content);
-    if (last !== null && last.type === itemType) last.text += text;
-    else items.push({ type: itemType, seq, text });
-  } else if (kind === "user_message_chunk") {
-    const text = contentText(update.content);
-    if (last !== null && last.type === "user" && last.author === null) last.text += text;
-    else items.push({ type: "user", seq, text, author: null, time: null });
-  } else if (kind === "tool_call" || kind === "tool_call_update") {
-    applyTool(items, seq, update);
-  } else if (kind === "plan") {
-    const plan = currentTurnPlan(items);
-    const entries = update.entries ?? [];
-    if (plan === null) items.push({ type: "plan", seq, entries });
-    else plan.entries = entries;
+/**
+ * The thread after `events`; `thread` is left as it was. A batch (a page of history) copies the
+ * item list once and each changed item once, so catching up on a long log stays linear.
+ */
+export function applyAll(thread: Thread, events: Iterable<SessionEvent>): Thread {
+  const draft = new Draft(thread);
+  for (const event of events) draft.apply(event);
+  return draft.done();
+}
+
+/** Copy-on-write over one thread: the items array and each item are copied on first change. */
+class Draft {
+  status: Thread["status"];
+  lastSeq: number;
+  items: Item[];
+  private copiedList = false;
+  private own = new WeakSet<Item>();
+
+  constructor(private base: Thread) {
+    this.status = base.status;
+    this.lastSeq = base.lastSeq;
+    this.items = base.items;
+  }
+
+  done(): Thread {
+    const base = this.base;
+    if (!this.copiedList && this.status === base.status && this.lastSeq === base.lastSeq) return base;
+    return { status: this.status, items: this.items, lastSeq: this.lastSeq };
+  }
+
+  private list(): Item[] {
+    if (!this.copiedList) {
+      this.items = [...this.items];
+      this.copiedList = true;
+    }
+    return this.items;
+  }
+
+  private push(item: Item): void {
+    this.list().push(item);
+    this.own.add(item);
+  }
+
+  /** The item at `index`, safe to change: the base's items are copied first. */
+  private edit<T extends Item>(index: number): T {
+    const item = this.items[index];
+    if (this.own.has(item)) return item as T;
+    const copy = { ...item };
+    this.list()[index] = copy;
+    this.own.add(copy);
+    return copy as T;
+  }
+
+  apply(event: SessionEvent): void {
+    const seq = event.seq;
+    if (seq <= this.lastSeq) return;
+    this.lastSeq = seq;
+    const kind = event.kind;
+    if (kind === "turn") {
+      this.push({
+        type: "user",
+        seq,
+        text: event.text ?? "",
+        author: event.author ?? null,
+        time: event.time ?? null,
+      });
+      this.status = "running";
+    } else if (kind === "chunk") {
+      this.applyUpdate(seq, event.update ?? {});
+    } else if (kind === "permission") {
+      this.push({
+        type: "permission",
+        seq,
+        requestId: event.requestId,
+        toolCallId: event.toolCallId ?? null,
+        title: event.title ?? "",
+        options: event.options ?? [],
+        resolution: null,
+      });
+      this.status = "waiting";
+    } else if (kind === "permission-resolved") {
+      this.resolvePermission(event);
+    } else if (kind === "turn-end") {
+      this.endTurn(seq, event);
+    }
+  }
+
+  private applyUpdate(seq: number, update: any): void {
+    const lastIndex = this.items.length - 1;
+    const last = lastIndex >= 0 ? this.items[lastIndex] : null;
+    const kind = update?.sessionUpdate;
+    if (typeof kind === "string" && kind in MERGED_CHUNKS) {
+      const itemType = MERGED_CHUNKS[kind];
+      const text = contentText(update.content);
+      if (last !== null && last.type === itemType) this.edit<ItemOf<"message" | "thought">>(lastIndex).text += text;
+      else this.push({ type: itemType, seq, text });
+    } else if (kind === "user_message_chunk") {
+      const text = contentText(update.content);
+      if (last !== null && last.type === "user" && last.author === null) this.edit<ItemOf<"user">>(lastIndex).text += text;
+      else this.push({ type: "user", seq, text, author: null, time: null });
+    } else if (kind === "tool_call" || kind === "tool_call_update") {
+      this.applyTool(seq, update);
+    } else if (kind === "plan") {
+      const plan = this.currentTurnPlan();
+      const entries = update.entries ?? [];
+      if (plan === -1) this.push({ type: "plan", seq, entries });
+      else this.edit<ItemOf<"plan">>(plan).entries = entries;
+    }
+  }
+
+  private applyTool(seq: number, update: any): void {
+    const toolCallId = update.toolCallId;
+    let index = this.items.length - 1;
+    while (index >= 0) {
+      const item = this.items[index];
+      if (item.type === "tool" && item.toolCallId === toolCallId) break;
+      index--;
+    }
+    let tool: ItemOf<"tool">;
+    if (index === -1) {
+      tool = { type: "tool", seq, toolCallId, title: "", kind: "other", status: "pending", content: [], locations: [] };
+      this.push(tool);
+    } else {
+      tool = this.edit<ItemOf<"tool">>(index);
+    }
+    for (const field of TOOL_FIELDS) {
+      if (update[field] !== undefined && update[field] !== null) (tool as any)[field] = update[field];
+    }
+  }
+
+  /** The index of the latest plan item of the current turn, or -1. */
+  private currentTurnPlan(): number {
+    for (let i = this.items.length - 1; i >= 0; i--) {
+      const item = this.items[i];
+      if (item.type === "plan") return i;
+      if (item.type === "user") return -1;
+    }
+    return -1;
+  }
+
+  private resolvePermission(event: SessionEvent): void {
+    let openCount = 0;
+    for (let i = 0; i < this.items.length; i++) {
+      let item = this.items[i];
+      if (item.type !== "permission") continue;
+      if (item.requestId === event.requestId && item.resolution === null) {
+        item = this.edit<ItemOf<"permission">>(i);
+        item.resolution = { optionId: event.optionId ?? null, by: event.by ?? null };
+      }
+      if (item.resolution === null) openCount += 1;
+    }
+    if (this.status === "waiting" && openCount === 0) this.status = "running";
+  }
+
+  private endTurn(seq: number, event: SessionEvent): void {
+    for (let i = 0; i < this.items.length; i++) {
+      const item = this.items[i];
+      if (item.type === "permission" && item.resolution === null) {
+        this.edit<ItemOf<"permission">>(i).resolution = { optionId: null, by: null };
+      } else if (item.type === "tool" && UNFINISHED_TOOL.includes(item.status)) {
+        this.edit<ItemOf<"tool">>(i).status = "failed";
+      }
+    }
+    const error = event.error;
+    const cancelled = Boolean(event.cancelled);
+    const interrupted = Boolean(event.interrupted);
+    if (error || cancelled || interrupted) {
+      this.push({ type: "turn-end", seq, error: error || null, cancelled, interrupted });
+    }
+    this.status = "idle";
   }
 }
 
@@ -125,67 +249,4 @@ function contentText(block: any): string {
   if (block.type === "text") return block.text ?? "";
   if (block.type === "resource_link") return "[" + (block.name ?? "") + "](" + (block.uri ?? "") + ")";
   return "";
-}
-
-function applyTool(items: Item[], seq: number, update: any): void {
-  const toolCallId = update.toolCallId;
-  let tool: Extract<Item, { type: "tool" }> | null = null;
-  for (let i = items.length - 1; i >= 0; i--) {
-    const item = items[i];
-    if (item.type === "tool" && item.toolCallId === toolCallId) {
-      tool = item;
-      break;
-    }
-  }
-  if (tool === null) {
-    tool = {
-      type: "tool",
-      seq,
-      toolCallId,
-      title: "",
-      kind: "other",
-      status: "pending",
-      content: [],
-      locations: [],
-    };
-    items.push(tool);
-  }
-  for (const field of TOOL_FIELDS) {
-    if (update[field] !== undefined && update[field] !== null) (tool as any)[field] = update[field];
-  }
-}
-
-function currentTurnPlan(items: Item[]): Extract<Item, { type: "plan" }> | null {
-  for (let i = items.length - 1; i >= 0; i--) {
-    const item = items[i];
-    if (item.type === "plan") return item;
-    if (item.type === "user") return null;
-  }
-  return null;
-}
-
-function resolvePermission(thread: Thread, event: SessionEvent): void {
-  let openCount = 0;
-  for (const item of thread.items) {
-    if (item.type !== "permission") continue;
-    if (item.requestId === event.requestId && item.resolution === null) {
-      item.resolution = { optionId: event.optionId ?? null, by: event.by ?? null };
-    }
-    if (item.resolution === null) openCount += 1;
-  }
-  if (thread.status === "waiting" && openCount === 0) thread.status = "running";
-}
-
-function endTurn(thread: Thread, seq: number, event: SessionEvent): void {
-  for (const item of thread.items) {
-    if (item.type === "permission" && item.resolution === null) item.resolution = { optionId: null, by: null };
-    else if (item.type === "tool" && UNFINISHED_TOOL.includes(item.status)) item.status = "failed";
-  }
-  const error = event.error;
-  const cancelled = Boolean(event.cancelled);
-  const interrupted = Boolean(event.interrupted);
-  if (error || cancelled || interrupted) {
-    thread.items.push({ type: "turn-end", seq, error: error || null, cancelled, interrupted });
-  }
-  thread.status = "idle";
 }

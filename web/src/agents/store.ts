@@ -1,6 +1,6 @@
 import type { RoomClient } from "../roomClient";
 import type { ServerFrame, SessionHead } from "../protocol.gen";
-import { apply, empty, type Item, type SessionEvent, type Thread } from "./sessionLog";
+import { applyAll, empty, type SessionEvent, type Thread } from "./sessionLog";
 
 export interface SessionState {
   head: SessionHead | null;
@@ -79,16 +79,13 @@ export class AgentSessions {
   private add(id: string, events: SessionEvent[]): void {
     if (events.length === 0) return;
     const state = this.state(id);
-    const thread = state.thread;
-    for (const event of events) {
-      if (event.seq > Math.max(thread.lastSeq, 0) + 1) {
-        // A gap: the events in between come with the history asked for here.
-        this.catchUp(id, event.seq);
-        return this.notify();
-      }
-      apply(thread, event);
-    }
-    this.replace(id, { head: state.head, thread: { ...thread, items: fresh(thread.items) } });
+    let have = Math.max(state.thread.lastSeq, 0);
+    let end = 0;
+    while (end < events.length && events[end].seq <= have + 1) have = Math.max(have, events[end++].seq);
+    const thread = applyAll(state.thread, events.slice(0, end));
+    if (thread !== state.thread) this.replace(id, { head: state.head, thread });
+    // A gap: the events in between come with the history asked for here.
+    if (end < events.length) this.catchUp(id, events[end].seq);
   }
 
   private catchUp(id: string, upTo: number): void {
@@ -106,18 +103,6 @@ export class AgentSessions {
   private notify(): void {
     for (const listener of this.listeners) listener();
   }
-}
-
-/**
- * The fold works in place; React (and the memoised rows) see a change only in new objects. The
- * fold changes the current turn's items (chunks merge into the last, tools and permissions of
- * the turn update), so those are copied: from the last user item on.
- */
-function fresh(items: Item[]): Item[] {
-  let start = items.length;
-  while (start > 0 && items[start - 1].type !== "user") start--;
-  start = Math.max(0, start - 1);
-  return [...items.slice(0, start), ...items.slice(start).map((item) => ({ ...item }) as Item)];
 }
 
 const stores = new WeakMap<RoomClient, AgentSessions>();
