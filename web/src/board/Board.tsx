@@ -251,6 +251,7 @@ function Canvas({ session }: { session: BoardSession }) {
     (_: unknown, _node: BoardNode, dragged: BoardNode[]) => {
       for (const node of dragged) pending.current.set(node.id, node.position);
       writePositions.flush();
+      session.endStep();
       session.setPresence({ dragging: [] });
       setOverrides((old) => {
         const next = new Map(old);
@@ -284,7 +285,7 @@ function Canvas({ session }: { session: BoardSession }) {
   const create = useCallback(
     (kind: Tool, at: { x: number; y: number }) => {
       let id = "";
-      session.change(() => {
+      session.step(() => {
         if (kind === "note" || kind === "text") {
           const size = DEFAULTS[kind];
           id = addItem(session.items, { kind, x: at.x - size.w / 2, y: at.y - size.h / 2, ...size, text: "" });
@@ -324,7 +325,7 @@ function Canvas({ session }: { session: BoardSession }) {
       const centre = viewCentre();
       const size = DEFAULTS.frame;
       let id = "";
-      session.change(() => {
+      session.step(() => {
         id = addItem(session.items, {
           kind: "frame",
           x: centre.x - size.w / 2,
@@ -346,14 +347,14 @@ function Canvas({ session }: { session: BoardSession }) {
 
   const removeSelected = useCallback(() => {
     if (selected.size === 0) return;
-    session.change(() => deleteItems(session.items, selected));
+    session.step(() => deleteItems(session.items, selected));
     setSelected(new Set());
   }, [session, selected]);
 
   const duplicateSelected = useCallback(() => {
     if (selected.size === 0) return;
     let copies: string[] = [];
-    session.change(() => {
+    session.step(() => {
       copies = duplicateItems(session.items, selected);
     });
     setSelected(new Set(copies));
@@ -362,7 +363,7 @@ function Canvas({ session }: { session: BoardSession }) {
   const restack = useCallback(
     (where: "front" | "back") => {
       const order = reorder(items, selected, where);
-      session.change(() => {
+      session.step(() => {
         for (const [id, z] of order) itemMap(session, id)?.set("z", z);
       });
     },
@@ -400,7 +401,7 @@ function Canvas({ session }: { session: BoardSession }) {
     setPen(null);
     if (pen.length < 4) return;
     const box = strokeBox(pen);
-    session.change(() => {
+    session.step(() => {
       addItem(session.items, { kind: "stroke", ...box, color: "#1e1e1e" });
     });
   }, [pen, session]);
@@ -422,12 +423,13 @@ function Canvas({ session }: { session: BoardSession }) {
         edgeTypes={edgeTypes}
         onNodesChange={onNodesChange}
         onEdgesChange={onEdgesChange}
+        onNodeDragStart={() => session.endStep()}
         onNodeDrag={onNodeDrag}
         onNodeDragStop={onNodeDragStop}
         onNodeDoubleClick={(_, node) => !readOnly && node.data.item.text && setEditing(node.id)}
         onConnect={(connection) => {
           if (!connection.source || !connection.target || connection.source === connection.target) return;
-          session.change(() => {
+          session.step(() => {
             addItem(session.items, {
               kind: "arrow",
               from: connection.source,
@@ -566,6 +568,7 @@ function Toolbar(props: {
           title={label}
           aria-label={label}
           aria-pressed={props.tool === tool}
+          data-testid={`board-tool-${tool}`}
           className={props.tool === tool ? "active" : ""}
           onClick={() => props.setTool(tool)}
         >
@@ -573,23 +576,23 @@ function Toolbar(props: {
         </button>
       ))}
       <span className="board-sep" />
-      <button type="button" title="Undo (Ctrl+Z)" aria-label="Undo" onClick={props.onUndo}>
+      <button type="button" title="Undo (Ctrl+Z)" aria-label="Undo" data-testid="board-undo" onClick={props.onUndo}>
         ↶
       </button>
-      <button type="button" title="Redo (Ctrl+Shift+Z)" aria-label="Redo" onClick={props.onRedo}>
+      <button type="button" title="Redo (Ctrl+Shift+Z)" aria-label="Redo" data-testid="board-redo" onClick={props.onRedo}>
         ↷
       </button>
       <span className="board-sep" />
-      <button type="button" title="Duplicate (Ctrl+D)" aria-label="Duplicate" disabled={!props.hasSelection} onClick={props.onDuplicate}>
+      <button type="button" title="Duplicate (Ctrl+D)" aria-label="Duplicate" data-testid="board-duplicate" disabled={!props.hasSelection} onClick={props.onDuplicate}>
         Duplicate
       </button>
-      <button type="button" title="Bring to front" aria-label="Bring to front" disabled={!props.hasSelection} onClick={props.onFront}>
+      <button type="button" title="Bring to front" aria-label="Bring to front" data-testid="board-front" disabled={!props.hasSelection} onClick={props.onFront}>
         Front
       </button>
-      <button type="button" title="Send to back" aria-label="Send to back" disabled={!props.hasSelection} onClick={props.onBack}>
+      <button type="button" title="Send to back" aria-label="Send to back" data-testid="board-back" disabled={!props.hasSelection} onClick={props.onBack}>
         Back
       </button>
-      <button type="button" title="Delete (Del)" aria-label="Delete" disabled={!props.hasSelection} onClick={props.onDelete}>
+      <button type="button" title="Delete (Del)" aria-label="Delete" data-testid="board-delete" disabled={!props.hasSelection} onClick={props.onDelete}>
         Delete
       </button>
       <span className="board-sep" />

@@ -98,7 +98,10 @@ function TextEditor({
     if (!area) return;
     area.focus();
     area.setSelectionRange(area.value.length, area.value.length);
-  }, []);
+    // One editing session is one undo step, apart from creating the item and from later moves.
+    session.endStep();
+    return () => session.endStep();
+  }, [session]);
 
   return (
     <textarea
@@ -129,7 +132,7 @@ function Resizer({ data, selected }: { data: NodeData; selected: boolean }) {
       minWidth={20}
       minHeight={20}
       onResizeEnd={(_, box) =>
-        session.change(() => {
+        session.step(() => {
           const map = session.items.get(item.id) as Y.Map<unknown> | undefined;
           if (!map) return;
           map.set("x", box.x);
@@ -142,11 +145,12 @@ function Resizer({ data, selected }: { data: NodeData; selected: boolean }) {
   );
 }
 
-function Handles() {
+/** Always there, since React Flow draws no edge without its ends' handles; usable only by editors. */
+function Handles({ data }: { data: NodeData }) {
   return (
     <>
-      <Handle type="source" position={Position.Right} className="board-handle" />
-      <Handle type="target" position={Position.Left} className="board-handle" />
+      <Handle type="source" position={Position.Right} className="board-handle" isConnectable={!data.readOnly} />
+      <Handle type="target" position={Position.Left} className="board-handle" isConnectable={!data.readOnly} />
     </>
   );
 }
@@ -171,7 +175,7 @@ export function NoteNode({ data, selected }: NodeProps<BoardNode>) {
   return (
     <div className="board-note" style={{ background: data.item.color, ...outline(data) }} data-testid="board-note">
       <Resizer data={data} selected={selected} />
-      <Handles />
+      <Handles data={data} />
       <TextBody data={data} className="board-note-text" />
     </div>
   );
@@ -179,9 +183,9 @@ export function NoteNode({ data, selected }: NodeProps<BoardNode>) {
 
 export function TextNode({ data, selected }: NodeProps<BoardNode>) {
   return (
-    <div className="board-textitem" style={{ color: data.item.color, ...outline(data) }}>
+    <div className="board-textitem" style={{ color: data.item.color, ...outline(data) }} data-testid="board-textitem">
       <Resizer data={data} selected={selected} />
-      <Handles />
+      <Handles data={data} />
       <TextBody data={data} className="board-textitem-text" />
     </div>
   );
@@ -192,7 +196,7 @@ export function ShapeNode({ data, selected }: NodeProps<BoardNode>) {
   return (
     <div className="board-shape" style={outline(data)} data-testid="board-shape">
       <Resizer data={data} selected={selected} />
-      <Handles />
+      <Handles data={data} />
       <svg width="100%" height="100%" viewBox={`0 0 ${item.w} ${item.h}`} preserveAspectRatio="none">
         {item.shape === "ellipse" ? (
           <ellipse
@@ -237,7 +241,7 @@ export function strokePath(points: number[], size = 6): string {
 export function StrokeNode({ data }: NodeProps<BoardNode>) {
   const { item } = data;
   return (
-    <svg className="board-stroke" width={item.w} height={item.h} style={{ overflow: "visible", ...outline(data) }}>
+    <svg className="board-stroke" data-testid="board-stroke" width={item.w} height={item.h} style={{ overflow: "visible", ...outline(data) }}>
       <path d={strokePath(item.points ?? [])} fill={item.color} />
     </svg>
   );
@@ -251,7 +255,7 @@ export function FrameNode({ data, selected, width, height }: NodeProps<BoardNode
   return (
     <div className="board-frame" style={{ borderColor: item.color, ...outline(data) }} data-testid="board-frame">
       <Resizer data={data} selected={selected} />
-      <Handles />
+      <Handles data={data} />
       <div className="board-frame-title" style={{ background: item.color }}>
         <strong>{label}</strong> {item.title || holds?.ref}
       </div>
@@ -308,7 +312,13 @@ export function ArrowEdge({ source, target, markerEnd, style, selected }: EdgePr
   const end = borderPoint(to, centre(from));
   const [path] = getStraightPath({ sourceX: start.x, sourceY: start.y, targetX: end.x, targetY: end.y });
   return (
-    <BaseEdge path={path} markerEnd={markerEnd} style={{ ...style, strokeWidth: selected ? 3 : 2 }} interactionWidth={16} />
+    <BaseEdge
+      path={path}
+      markerEnd={markerEnd}
+      style={{ ...style, strokeWidth: selected ? 3 : 2 }}
+      interactionWidth={16}
+      data-testid="board-arrow"
+    />
   );
 }
 

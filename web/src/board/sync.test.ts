@@ -84,6 +84,25 @@ describe("BoardSession", () => {
     expect([...session.items.keys()].sort()).toEqual(["mine", "theirs"]);
   });
 
+  it("undoes a step on its own even right after another change, and a stream of changes together", () => {
+    const client = new FakeClient();
+    const session = start(client);
+    client.deliver(welcome(new Y.Doc()));
+    const note = () => session.items.get("n") as Y.Map<unknown>;
+    session.step(() => addItem(session.items, { kind: "note", x: 0, y: 0, w: 1, h: 1, color: "#ffffff" }, "n"));
+    session.endStep();
+    for (const x of [10, 20, 30]) session.change(() => note().set("x", x));
+    session.endStep();
+    session.step(() => note().set("w", 5));
+    session.undo.undo();
+    expect(note().get("w")).toBe(1);
+    expect(note().get("x")).toBe(30);
+    session.undo.undo();
+    expect(note().get("x")).toBe(0);
+    session.undo.undo();
+    expect(session.items.has("n")).toBe(false);
+  });
+
   it("after a reconnect, sends what the server lacks from its state vector", () => {
     const server = new Y.Doc();
     const client = new FakeClient();

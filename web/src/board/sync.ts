@@ -72,10 +72,25 @@ export class BoardSession {
     return this.client.welcome?.access === "view";
   }
 
-  /** Runs `fn` as one local, undoable transaction. */
+  /**
+   * Runs `fn` as one local, undoable transaction. Changes less than the undo manager's capture
+   * timeout apart are undone together, which suits a stream (typing, a drag's writes).
+   */
   change(fn: () => void): void {
     if (this.readOnly) return;
     this.doc.transact(fn, LOCAL);
+  }
+
+  /** A change that undo takes back on its own, even if it comes right after another. */
+  step(fn: () => void): void {
+    this.endStep();
+    this.change(fn);
+    this.endStep();
+  }
+
+  /** Whatever changes come next are undone apart from the ones before (a drag or an edit begins or ends). */
+  endStep(): void {
+    this.undo.stopCapturing();
   }
 
   receive(frame: ServerFrame): void {
