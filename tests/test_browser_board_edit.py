@@ -15,6 +15,8 @@ from tests.test_browser_guests import open_guest
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(90)]
 
 WAIT_MS = 10_000
+# Arrows are waited for as attached, not visible: a level arrow is a path with no height, which
+# Playwright counts as hidden.
 
 # A node's flow-space box as React Flow draws it: the position is the wrapper's translate, so it
 # is the same on every page whatever each page's pan and zoom.
@@ -136,8 +138,8 @@ def test_an_arrow_joins_two_notes_and_a_pen_stroke_is_kept(pages: Any, server: S
         (start["x"] + start["width"] / 2, start["y"] + start["height"] / 2),
         (end["x"] + end["width"] / 2, end["y"] + end["height"] / 2),
     )
-    one.get_by_test_id("board-arrow").wait_for(timeout=WAIT_MS)
-    two.get_by_test_id("board-arrow").wait_for(timeout=WAIT_MS)
+    one.get_by_test_id("board-arrow").wait_for(state="attached", timeout=WAIT_MS)
+    two.get_by_test_id("board-arrow").wait_for(state="attached", timeout=WAIT_MS)
 
     one.get_by_test_id("board-tool-pen").click()
     one.get_by_test_id("board-pen-layer").wait_for(timeout=WAIT_MS)
@@ -175,7 +177,7 @@ def test_several_notes_are_moved_duplicated_restacked_and_deleted_with_their_arr
     b = add_note(one, 450, 250, "beta")
     c = add_note(one, 700, 250, "gamma")
     connect(one, a, c)
-    two.get_by_test_id("board-arrow").wait_for(timeout=WAIT_MS)
+    two.get_by_test_id("board-arrow").wait_for(state="attached", timeout=WAIT_MS)
     start = {item: box(one, item) for item in (a, b, c)}
 
     one.locator(f'.react-flow__node[data-id="{a}"]').click()
@@ -307,3 +309,26 @@ def test_a_view_guest_sees_the_board_live_but_cannot_change_it(browser: Any, ser
     assert sorted(items) == sorted([note, later])
     assert str(items[note]["text"]) == "look, don't touch"
     assert (items[note]["x"], items[note]["y"]) == pytest.approx((placed["x"], placed["y"]), abs=1)
+
+
+def test_notes_caught_in_a_selection_box_move_together(pages: Any, server: ServerProcess) -> None:
+    one, two = pages
+    a = add_note(one, 250, 300, "boxed a")
+    b = add_note(one, 500, 300, "boxed b")
+    start = {item: box(one, item) for item in (a, b)}
+    one.mouse.click(*board_point(one, 700, 650))
+
+    # A drag on the empty pane draws the box; then the box itself is dragged.
+    drag(one, board_point(one, 60, 120), board_point(one, 660, 480))
+    rect = one.locator(".react-flow__nodesselection-rect")
+    rect.wait_for(timeout=WAIT_MS)
+    x, y = centre(one, a)
+    drag(one, (x, y), (x + 60, y + 150))
+    dx, dy = box(one, a)["x"] - start[a]["x"], box(one, a)["y"] - start[a]["y"]
+    assert dy > 100
+    for item in (a, b):
+        wait_box(two, item, x=start[item]["x"] + dx, y=start[item]["y"] + dy)
+
+    items = stored_items(server)
+    for item in (a, b):
+        assert items[item]["y"] == pytest.approx(start[item]["y"] + dy, abs=1)

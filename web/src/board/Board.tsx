@@ -115,6 +115,9 @@ function Canvas({ session }: { session: BoardSession }) {
   const [overrides, setOverrides] = useState<Map<string, Box>>(new Map());
   const [measured, setMeasured] = useState<Map<string, { width: number; height: number }>>(new Map());
   const [pen, setPen] = useState<number[] | null>(null);
+  // Fitting an empty board would wait for the first item and then jump the view from under the
+  // person who just placed it.
+  const [fitOnLoad] = useState(() => items.length > 0);
   const pending = useRef(new Map<string, Box>());
 
   const writePositions = useMemo(
@@ -458,7 +461,7 @@ function Canvas({ session }: { session: BoardSession }) {
         zoomOnDoubleClick={false}
         minZoom={0.05}
         maxZoom={4}
-        fitView
+        fitView={fitOnLoad}
         fitViewOptions={{ maxZoom: 1 }}
         proOptions={{ hideAttribution: true }}
       >

@@ -66,6 +66,16 @@ describe("BoardSession", () => {
     expect([...server.getMap("items").keys()].sort()).toEqual(["a", "b"]);
   });
 
+  it("holds the board of a welcome that came before it, even before it starts", () => {
+    const server = new Y.Doc();
+    server.transact(() => addItem(server.getMap("items"), { kind: "note", x: 0, y: 0, w: 1, h: 1, color: "#ffffff" }, "a"));
+    const client = new FakeClient();
+    client.deliver(welcome(server));
+    const session = new BoardSession(client, "Ann", "#e03131");
+    expect(readItems(session.items).map((item) => item.id)).toEqual(["a"]);
+    expect(client.sent).toEqual([]);
+  });
+
   it("undoes only its own changes, and sends the undo", () => {
     const client = new FakeClient();
     const session = start(client);

@@ -40,6 +40,9 @@ export class BoardSession {
   ) {
     this.local = { name, color, cursor: null, selection: [], dragging: [], editing: null };
     this.undo = this.newUndoManager();
+    // Loaded here, not only in start(), so the canvas's first render already has the board: it
+    // fits the view to a board that has items, and never jumps later when the first one appears.
+    if (client.welcome?.board) Y.applyUpdate(this.doc, fromBase64(client.welcome.board), REMOTE);
     this.doc.on("update", (update: Uint8Array, origin: unknown) => {
       // If the socket is down this update is not lost: the sync after the next welcome resends it.
       if (origin !== REMOTE && !this.client.send({ t: "board-update", update: toBase64(update) })) this.unsent = true;
