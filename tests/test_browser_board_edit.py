@@ -332,3 +332,25 @@ def test_notes_caught_in_a_selection_box_move_together(pages: Any, server: Serve
     items = stored_items(server)
     for item in (a, b):
         assert items[item]["y"] == pytest.approx(start[item]["y"] + dy, abs=1)
+
+
+def test_a_page_opened_on_a_board_fits_its_items_in_view(browser: Any, pages: Any, server: ServerProcess) -> None:
+    one, two = pages
+    note = add_note(one, 300, 300, "far away")
+    # Zoomed out, the note is dropped far off where a fresh page's default view looks.
+    for _ in range(4):
+        one.locator(".react-flow__controls-zoomout").click()
+    drag(one, centre(one, note), board_point(one, 880, 700))
+    dropped = box(one, note)
+    assert dropped["x"] > 1000
+    wait_box(two, note, x=dropped["x"], y=dropped["y"])
+    later = open_board(browser, server)
+    try:
+        node = later.locator(f'.react-flow__node[data-id="{note}"]')
+        node.wait_for(timeout=WAIT_MS)
+        assert box(later, note)["x"] == pytest.approx(dropped["x"], abs=1)
+        area, rect = later.get_by_test_id("board").bounding_box(), node.bounding_box()
+        assert area["x"] <= rect["x"] and rect["x"] + rect["width"] <= area["x"] + area["width"]
+        assert area["y"] <= rect["y"] and rect["y"] + rect["height"] <= area["y"] + area["height"]
+    finally:
+        later.close()
