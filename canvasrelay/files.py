@@ -10,6 +10,7 @@ import os
 import stat
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 from watchfiles import Change, awatch
 
@@ -106,6 +107,8 @@ class FileWatcher:
         self._task: asyncio.Task[None] | None = None
         self._refresh_task: asyncio.Task[None] | None = None
         self._dirty = False
+        self._folders_changed = asyncio.Event()
+        self._generation: tuple[asyncio.Event, list[asyncio.Task[None]]] = (asyncio.Event(), [])
         self._last_tree = shared.paths()
         self._root = str(shared.root)
 
@@ -128,17 +131,58 @@ class FileWatcher:
         if self._task is not None:
             return
         self._stop.clear()
-        changes = awatch(
-            self._root,
-            watch_filter=self._wanted,
-            debounce=int(self._debounce_s * 1000),
-            step=50,
-            stop_event=self._stop,
-        )
-        self._task = asyncio.create_task(self._consume(changes))
+        self._generation = self._watch_generation()
+        self._task = asyncio.create_task(self._supervise())
         # awatch sets up its inotify watches synchronously on its first step; letting the
-        # task run once means changes made right after start() are seen.
+        # tasks run once means changes made right after start() are seen.
         await asyncio.sleep(0)
+
+    def _watch_generation(self) -> tuple[asyncio.Event, list[asyncio.Task[None]]]:
+        """Watch the root's own entries, and every top-level folder but `.canvas/` below them.
+
+        `.canvas/` is never watched at all: the store commits there on every edit, and each
+        commit would otherwise wake this watcher (and its thread) for nothing.
+        """
+        done = asyncio.Event()
+        options: dict[str, Any] = {
+            "watch_filter": self._wanted,
+            "debounce": int(self._debounce_s * 1000),
+            "step": 50,
+            "stop_event": done,
+        }
+        watchers = [awatch(self._root, recursive=False, **options)]
+        folders = self._top_folders()
+        if folders:
+            watchers.append(awatch(*folders, **options))
+        return done, [asyncio.create_task(self._consume(changes)) for changes in watchers]
+
+    def _top_folders(self) -> list[str]:
+        with os.scandir(self._root) as entries:
+            return sorted(
+                entry.path for entry in entries if entry.name != ".canvas" and entry.is_dir(follow_symlinks=False)
+            )
+
+    async def _supervise(self) -> None:
+        """Start a new generation of watchers whenever a top-level folder comes or goes."""
+        while True:
+            done, tasks = self._generation
+            stop = asyncio.create_task(self._stop.wait())
+            again = asyncio.create_task(self._folders_changed.wait())
+            try:
+                await asyncio.wait([stop, again], return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                stop.cancel()
+                again.cancel()
+                done.set()
+                for task in tasks:
+                    task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+            if self._stop.is_set():
+                return
+            self._folders_changed.clear()
+            self._generation = self._watch_generation()
+            # What happened in the new folder before its watch was set up is found by a recompute.
+            self._schedule_refresh()
 
     async def stop(self) -> None:
         self._stop.set()
@@ -159,6 +203,8 @@ class FileWatcher:
 
     async def _consume(self, changes: AsyncGenerator[set[tuple[Change, str]], None]) -> None:
         async for batch in changes:
+            if any(change != Change.modified and os.path.dirname(path) == self._root for change, path in batch):
+                self._folders_changed.set()
             changed_abs = {path for _, path in batch}
             for rel, target in list(self._open.items()):
                 if target in changed_abs or os.path.join(self._root, rel) in changed_abs:

@@ -113,3 +113,32 @@ async def test_git_churn_does_not_spam_recomputes(tmp_path: Path) -> None:
         assert refreshes <= elapsed / 0.2 + 2
     finally:
         await watcher.stop()
+
+
+async def test_a_new_top_level_folder_is_watched(watched: tuple[Path, FileWatcher, Events]) -> None:
+    """Top-level folders are watched one by one (so `.canvas/` is not); a new one joins the watch."""
+    root, watcher, events = watched
+    (root / "src").mkdir()
+    await events.until(lambda: "src/first.py" in watcher.tree, lambda: (root / "src" / "first.py").write_text("1"))
+    (root / "src" / "deep").mkdir()
+    await events.until(
+        lambda: "src/deep/second.py" in watcher.tree, lambda: (root / "src" / "deep" / "second.py").write_text("2")
+    )
+    assert watcher.open("src/deep/second.py")
+    text = iter(f"edit {n}\n" for n in range(1000))
+    await events.until(
+        lambda: "src/deep/second.py" in events.changed,
+        lambda: (root / "src" / "deep" / "second.py").write_text(next(text)),
+    )
+
+
+async def test_the_store_folder_is_not_watched(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("one\n")
+    (tmp_path / ".canvas").mkdir()
+    watcher = FileWatcher(SharedSet(tmp_path), lambda path: None, lambda paths: None)
+    await watcher.start()
+    try:
+        _, tasks = watcher._generation
+        assert len(tasks) == 1, "only the root's own entries: .canvas/ is the one top-level folder"
+    finally:
+        await asyncio.wait_for(watcher.stop(), 5)
