@@ -31,7 +31,7 @@ class LocalChange:
     update: bytes = EMPTY_UPDATE
 
 
-def _read_var_uint(data: bytes, pos: int) -> tuple[int, int]:
+def read_var_uint(data: bytes, pos: int) -> tuple[int, int]:
     value = 0
     shift = 0
     while True:
@@ -50,13 +50,13 @@ def _read_var_uint(data: bytes, pos: int) -> tuple[int, int]:
 
 def decode_state_vector(data: bytes) -> dict[int, int]:
     """Strictly decode a Yjs v1 state vector (client id -> clock); yrs alone ignores trailing bytes."""
-    count, pos = _read_var_uint(data, 0)
+    count, pos = read_var_uint(data, 0)
     if count > len(data):
         raise BoardUpdateError("state vector claims more entries than it has bytes")
     vector: dict[int, int] = {}
     for _ in range(count):
-        client, pos = _read_var_uint(data, pos)
-        clock, pos = _read_var_uint(data, pos)
+        client, pos = read_var_uint(data, pos)
+        clock, pos = read_var_uint(data, pos)
         vector[client] = clock
     if pos != len(data):
         raise BoardUpdateError("state vector has trailing bytes")

@@ -32,6 +32,7 @@ from pathlib import Path
 import aiohttp
 from pycrdt import Decoder, Doc, Map, Text, TransactionEvent, create_update_message
 
+from canvasrelay.board import read_var_uint
 from canvasrelay.store import open_store
 from tests.support import ServerProcess
 
@@ -130,23 +131,12 @@ class Client:
         return self.last
 
 
-def _varint(data: bytes, pos: int) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        byte = data[pos]
-        pos += 1
-        value |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            return value, pos
-        shift += 7
-
-
 def key_of(update: bytes) -> tuple[int, int]:
     """The first struct's (client, clock): the same for the bytes a client sent and any re-encoding."""
-    _, pos = _varint(update, 0)  # number of struct groups
-    _, pos = _varint(update, pos)  # structs in the first group
-    client, pos = _varint(update, pos)
-    clock, _ = _varint(update, pos)
+    _, pos = read_var_uint(update, 0)  # number of struct groups
+    _, pos = read_var_uint(update, pos)  # structs in the first group
+    client, pos = read_var_uint(update, pos)
+    clock, _ = read_var_uint(update, pos)
     return client, clock
 
 
