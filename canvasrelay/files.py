@@ -108,6 +108,7 @@ class FileWatcher:
         self._refresh_task: asyncio.Task[None] | None = None
         self._dirty = False
         self._folders_changed = asyncio.Event()
+        self._folders: set[str] = set()
         self._generation: tuple[asyncio.Event, list[asyncio.Task[None]]] = (asyncio.Event(), [])
         self._last_tree = shared.paths()
         self._root = str(shared.root)
@@ -151,10 +152,15 @@ class FileWatcher:
             "stop_event": done,
         }
         watchers = [awatch(self._root, recursive=False, **options)]
-        folders = self._top_folders()
-        if folders:
-            watchers.append(awatch(*folders, **options))
+        self._folders = set(self._top_folders())
+        if self._folders:
+            watchers.append(awatch(*sorted(self._folders), **options))
         return done, [asyncio.create_task(self._consume(changes)) for changes in watchers]
+
+    def _is_top_folder_event(self, change: Change, path: str) -> bool:
+        if change == Change.modified or os.path.dirname(path) != self._root:
+            return False
+        return path in self._folders or os.path.isdir(path)
 
     def _top_folders(self) -> list[str]:
         with os.scandir(self._root) as entries:
@@ -181,8 +187,10 @@ class FileWatcher:
                 return
             self._folders_changed.clear()
             self._generation = self._watch_generation()
-            # What happened in the new folder before its watch was set up is found by a recompute.
+            # What changed while no watch was set up is found by a recompute and a re-read.
             self._schedule_refresh()
+            for rel in list(self._open):
+                await _call(self._on_file_changed, rel)
 
     async def stop(self) -> None:
         self._stop.set()
@@ -203,7 +211,7 @@ class FileWatcher:
 
     async def _consume(self, changes: AsyncGenerator[set[tuple[Change, str]], None]) -> None:
         async for batch in changes:
-            if any(change != Change.modified and os.path.dirname(path) == self._root for change, path in batch):
+            if any(self._is_top_folder_event(change, path) for change, path in batch):
                 self._folders_changed.set()
             changed_abs = {path for _, path in batch}
             for rel, target in list(self._open.items()):
