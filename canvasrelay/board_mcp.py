@@ -158,7 +158,12 @@ async def _asgi(asgi: Any, request: web.Request, body: bytes) -> web.StreamRespo
 
 
 def _server(tools: BoardTools) -> MCPServer:
-    mcp = MCPServer(SERVER_NAME, instructions="Read and edit the shared canvas board that everyone in the room sees.")
+    # WARNING: the SDK configures the root logger at this level (INFO would echo every request).
+    mcp = MCPServer(
+        SERVER_NAME,
+        instructions="Read and edit the shared canvas board that everyone in the room sees.",
+        log_level="WARNING",
+    )
 
     def out(value: Any) -> str:
         return json.dumps(value, ensure_ascii=False)

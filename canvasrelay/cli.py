@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import errno
+import logging
 import os
 import signal
 import sys
@@ -95,6 +96,8 @@ async def _serve(args: argparse.Namespace) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    # Warnings and errors only: libraries' INFO lines (ICE checks, requests) are noise at best.
+    logging.basicConfig(level=logging.WARNING, format="canvas: %(levelname)s %(name)s: %(message)s")
     try:
         if args.command == "serve":
             asyncio.run(_serve(args))
