@@ -233,7 +233,8 @@ class SharedSet:
     def __init__(self, root: Path) -> None:
         self.root = Path(os.path.realpath(root))
         self._lock = threading.Lock()
-        self._is_git = _git_toplevel(self.root)
+        self._is_git = False
+        """Set by `refresh`, which asks git again each time."""
         self._canvasignore: pathspec.PathSpec | None = None
         self._members: frozenset[str] = frozenset()
         self._files: list[str] = []
