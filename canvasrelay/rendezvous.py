@@ -9,10 +9,10 @@ sockets per topic, topics in all.
 from __future__ import annotations
 
 import re
-import time
-from dataclasses import dataclass, field
 
 from aiohttp import WSMsgType, web
+
+from canvasrelay.transport_datachannel import InboundGate
 
 MAX_ENVELOPE_BYTES = 64 * 1024
 """An SDP offer with its candidates is a few KB; anything much larger is abuse."""
@@ -26,21 +26,6 @@ CLOSE_BAD_TOPIC = 4400
 CLOSE_FULL = 4429
 
 _TOPIC = re.compile(r"^[A-Za-z0-9_-]{43}$")
-
-
-@dataclass
-class _Bucket:
-    tokens: float = BURST
-    stamp: float = field(default_factory=time.monotonic)
-
-    def take(self) -> bool:
-        now = time.monotonic()
-        self.tokens = min(BURST, self.tokens + (now - self.stamp) * RATE_PER_SECOND)
-        self.stamp = now
-        if self.tokens < 1.0:
-            return False
-        self.tokens -= 1.0
-        return True
 
 
 class Rendezvous:
@@ -61,12 +46,12 @@ class Rendezvous:
             return ws
         peers = self.topics.setdefault(name, set())
         peers.add(ws)
-        bucket = _Bucket()
+        bucket = InboundGate(RATE_PER_SECOND, BURST)
         try:
             async for msg in ws:
                 if msg.type is not WSMsgType.TEXT:
                     continue
-                if not bucket.take():
+                if not bucket.admit():
                     # A flooding socket is cut off rather than slowed, so it cannot crowd the topic.
                     await ws.close(code=CLOSE_POLICY, message=b"too many envelopes")
                     break
