@@ -1,7 +1,7 @@
-import { useEffect, useMemo, useState } from "react";
+import { useCallback, useMemo, useState } from "react";
 import { fragmentParams, HostConnection, type ConnectionState } from "./connection";
-import type { Welcome } from "./protocol.gen";
-import { RoomClientContext } from "./roomClient";
+import type { ServerFrame, Welcome } from "./protocol.gen";
+import { RoomClientContext, useRunConnection } from "./roomClient";
 import { Board } from "./board/Board";
 import { RoomLink } from "./RoomLink";
 import { TopBar } from "./TopBar";
@@ -26,23 +26,15 @@ export function App() {
 
 function HostApp() {
   const token = useMemo(() => fragmentParams().get("token"), []);
-  const [state, setState] = useState<ConnectionState>("connecting");
   const [welcome, setWelcome] = useState<Welcome | null>(null);
   const connection = useMemo(() => (token ? new HostConnection(token) : null), [token]);
-
-  useEffect(() => {
-    if (!connection) return;
-    const offState = connection.onState(setState);
-    const offFrame = connection.onFrame((frame) => {
+  const state = useRunConnection<ConnectionState>(
+    connection,
+    "connecting",
+    useCallback((frame: ServerFrame) => {
       if (frame.t === "welcome") setWelcome(frame);
-    });
-    connection.start();
-    return () => {
-      offState();
-      offFrame();
-      connection.stop();
-    };
-  }, [connection]);
+    }, []),
+  );
 
   if (!connection) {
     return (

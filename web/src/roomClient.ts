@@ -11,6 +11,37 @@ export interface RoomClient {
   readonly welcome: Welcome | null;
 }
 
+/** A connection the page runs: one with a state of its own, started and stopped by the page. */
+export interface RunnableClient<S> extends RoomClient {
+  onState(listener: (state: S) => void): () => void;
+  start(): void;
+  stop(): void;
+}
+
+/**
+ * Runs `connection` while the component is mounted (stopping it after) and returns its state as
+ * it changes; `onFrame` hears every frame and should be stable (`useCallback`).
+ */
+export function useRunConnection<S>(
+  connection: RunnableClient<S> | null,
+  initial: S,
+  onFrame: (frame: ServerFrame) => void,
+): S {
+  const [state, setState] = useState<S>(initial);
+  useEffect(() => {
+    if (!connection) return;
+    const offState = connection.onState(setState);
+    const offFrame = connection.onFrame(onFrame);
+    connection.start();
+    return () => {
+      offState();
+      offFrame();
+      connection.stop();
+    };
+  }, [connection, onFrame]);
+  return state;
+}
+
 export const RoomClientContext = createContext<RoomClient | null>(null);
 
 export function useRoomClient(): RoomClient {

@@ -1,6 +1,6 @@
-import { useEffect, useMemo, useState } from "react";
+import { useCallback, useMemo, useState } from "react";
 import type { ServerFrame } from "../protocol.gen";
-import { RoomClientContext } from "../roomClient";
+import { RoomClientContext, useRunConnection } from "../roomClient";
 import { agentSessionsFor } from "../agents/store";
 import { Board } from "../board/Board";
 import { FilesPanel } from "../files/FilesPanel";
@@ -52,15 +52,13 @@ export function GuestApp({ link }: { link: RoomLinkParams }) {
     agentSessionsFor(made);
     return made;
   }, [joined]);
-  const [state, setState] = useState<GuestState>("idle");
   const [access, setAccess] = useState<string | null>(null);
   const [pending, setPending] = useState<Pending[]>([]);
   const [notices, setNotices] = useState<string[]>([]);
-
-  useEffect(() => {
-    if (!connection) return;
-    const offState = connection.onState(setState);
-    const offFrame = connection.onFrame((frame: ServerFrame) => {
+  const state = useRunConnection<GuestState>(
+    connection,
+    "idle",
+    useCallback((frame: ServerFrame) => {
       if (frame.t === "welcome" || frame.t === "access") setAccess(frame.access);
       if (frame.t === "request-pending") setPending((list) => [...list, { id: frame.id, ref: frame.ref }]);
       if (frame.t === "approval-resolved") {
@@ -69,14 +67,8 @@ export function GuestApp({ link }: { link: RoomLinkParams }) {
       }
       if (frame.t === "error") setNotices((list) => [...list.slice(-4), frame.message]);
       if (frame.t === "gap") setNotices((list) => [...list.slice(-4), "Catching up with the room…"]);
-    });
-    connection.start();
-    return () => {
-      offState();
-      offFrame();
-      connection.stop();
-    };
-  }, [connection]);
+    }, []),
+  );
 
   if (!connection) {
     return (
