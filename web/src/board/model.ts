@@ -109,21 +109,8 @@ export function maxZ(items: Y.Map<unknown>): number {
   return readItems(items).reduce((top, item) => Math.max(top, item.z), 0);
 }
 
-export interface NewItem {
-  kind: ItemKind;
-  x: number;
-  y: number;
-  w: number;
-  h: number;
-  color: string;
-  text?: string;
-  shape?: "rect" | "ellipse";
-  from?: string;
-  to?: string;
-  points?: number[];
-  holds?: { type: HoldsType; ref: string };
-  title?: string;
-}
+/** An item's fields before it is written: no id or z yet, and its text a plain string. */
+export type NewItem = Omit<Item, "id" | "z" | "text"> & { text?: string };
 
 /** Adds an item in front of the others; call inside a transaction with the LOCAL origin. */
 export function addItem(items: Y.Map<unknown>, fields: NewItem, id: string = newId()): string {
@@ -172,22 +159,8 @@ export function duplicateItems(items: Y.Map<unknown>, ids: Iterable<string>, off
   return [...copies.values()];
 }
 
-function itemFields(item: Item): NewItem {
-  return {
-    kind: item.kind,
-    x: item.x,
-    y: item.y,
-    w: item.w,
-    h: item.h,
-    color: item.color,
-    text: item.text?.toString(),
-    shape: item.shape,
-    from: item.from,
-    to: item.to,
-    points: item.points,
-    holds: item.holds,
-    title: item.title,
-  };
+function itemFields({ id: _id, z: _z, text, ...fields }: Item): NewItem {
+  return { ...fields, text: text?.toString() };
 }
 
 /** New z values that bring `ids` to the front or send them to the back, keeping their order. */
