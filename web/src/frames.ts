@@ -1,7 +1,8 @@
 import type { ComponentType } from "react";
+import type { HoldsType } from "./board/model";
 
 /** What a board frame holds (ADR 0003): an agent session, a terminal or a file. */
-export type FrameKind = "agent" | "terminal" | "file";
+export type FrameKind = HoldsType;
 
 export interface FrameContentProps {
   /** The held thing's id: a session id, a terminal id, or a shared file's path. */
