@@ -49,12 +49,8 @@ BACKED_UP_POLL_S = 0.005
 
 
 def _waiting_in(transport: Transport) -> int:
-    # The WebSocket transport counts its queue in `backlog`, the data channel in `pending_bytes`.
-    for name in ("backlog", "pending_bytes"):
-        value = getattr(transport, name, None)
-        if isinstance(value, int):
-            return value
-    return 0
+    # Both transports count what waits in them as `backlog`.
+    return getattr(transport, "backlog", 0)
 
 
 @dataclass

@@ -111,6 +111,11 @@ class GuestStream:
     def last_seq(self) -> int:
         return self.next_seq - 1
 
+    @property
+    def backlog(self) -> int:
+        """Characters sent and not yet written to a channel, under the name the WebSocket transport uses."""
+        return self.pending_bytes
+
     def send(self, text: str) -> None:
         if self.overflowed:
             return
