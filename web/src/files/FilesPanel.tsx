@@ -1,6 +1,6 @@
 import { useCallback, useState } from "react";
 import { registerFrameContent } from "../frames";
-import { useFrames, useRoomClient } from "../roomClient";
+import { useAccess, useFrames } from "../roomClient";
 import { FileTree } from "./FileTree";
 import { FileView } from "./FileView";
 
@@ -10,18 +10,9 @@ const BROWSERS = new Set(["edit", "trusted", "host"]);
 
 /** The file tree (for those who may browse) and the files open in the room. */
 export function FilesPanel() {
-  const client = useRoomClient();
   const [open, setOpen] = useState<string[]>([]);
-  const [access, setAccess] = useState(client.welcome?.access);
+  const access = useAccess();
   const show = useCallback((path: string) => setOpen((paths) => (paths.includes(path) ? paths : [...paths, path])), []);
-  useFrames(
-    "welcome",
-    useCallback((frame) => setAccess(frame.access), []),
-  );
-  useFrames(
-    "access",
-    useCallback((frame) => setAccess(frame.access), []),
-  );
   // Files someone else opened are pushed to everyone: show them too.
   useFrames(
     "file",
