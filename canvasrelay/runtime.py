@@ -25,6 +25,9 @@ class Transport(Protocol):
 
     def send(self, text: str) -> None: ...
 
+    async def flush(self) -> None:
+        """Write what `send` queued, if this transport writes inline; called once per batch."""
+
     async def close(self, code: int, reason: str) -> None: ...
 
 
@@ -55,11 +58,8 @@ class Runtime:
     async def run(self, effects: list[AnyEffect]) -> None:
         for effect in effects:
             await self._carry_out(effect)
-        # Transports that can write inline (the host's WebSocket) do it now, once per batch.
         for transport in list(self.transports.values()):
-            flush = getattr(transport, "flush", None)
-            if flush is not None:
-                await flush()
+            await transport.flush()
 
     async def _carry_out(self, effect: AnyEffect) -> None:
         if isinstance(effect, Send):

@@ -135,6 +135,9 @@ class GuestStream:
             return
         self._wake.set()
 
+    async def flush(self) -> None:
+        """Nothing to do: the writer task sends as soon as the channel has room."""
+
     def can_resume_after(self, seq: int) -> bool:
         if seq == self.last_seq:
             return True
