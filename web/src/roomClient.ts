@@ -63,6 +63,20 @@ export function useFrames<T extends ServerFrame["t"]>(t: T, listener: (frame: Se
 }
 
 /**
+ * Sends `frame` now and again after every welcome (a reconnect), for a request whose answer
+ * may have gone by before the component was mounted. `frame` should be stable (a constant).
+ */
+export function useSendOnWelcome(frame: ClientFrame): void {
+  const client = useRoomClient();
+  useEffect(() => {
+    client.send(frame);
+    return client.onFrame((incoming) => {
+      if (incoming.t === "welcome") client.send(frame);
+    });
+  }, [client, frame]);
+}
+
+/**
  * Our access as it is now: the welcome's, then whatever the host changes it to (a guest's
  * connection keeps `welcome.access` current). Components re-render when it changes.
  */

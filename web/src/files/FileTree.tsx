@@ -1,6 +1,8 @@
-import { useCallback, useEffect, useMemo, useState } from "react";
-import { useFrames, useRoomClient } from "../roomClient";
+import { useCallback, useMemo, useState } from "react";
+import { useFrames, useSendOnWelcome } from "../roomClient";
 import { buildTree, type TreeNode } from "./tree";
+
+const TREE_WATCH = { t: "tree-watch" } as const;
 
 function Node({ node, onOpen }: { node: TreeNode; onOpen: (path: string) => void }) {
   if (node.children === null) {
@@ -28,14 +30,8 @@ function Node({ node, onOpen }: { node: TreeNode; onOpen: (path: string) => void
 
 /** The shared files, live: asks for the tree (again after a reconnect) and shows it nested. */
 export function FileTree({ onOpen }: { onOpen: (path: string) => void }) {
-  const client = useRoomClient();
   const [paths, setPaths] = useState<string[] | null>(null);
-  useEffect(() => {
-    client.send({ t: "tree-watch" });
-    return client.onFrame((frame) => {
-      if (frame.t === "welcome") client.send({ t: "tree-watch" });
-    });
-  }, [client]);
+  useSendOnWelcome(TREE_WATCH);
   useFrames(
     "tree",
     useCallback((frame) => setPaths(frame.paths), []),

@@ -1,11 +1,13 @@
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useState } from "react";
 import { registerFrameContent } from "../frames";
 import type { TerminalInfo } from "../protocol.gen";
-import { useAccess, useFrames, useRoomClient } from "../roomClient";
+import { useAccess, useFrames, useRoomClient, useSendOnWelcome } from "../roomClient";
 import { newTerminalId } from "./stream";
 import { TerminalView } from "./TerminalView";
 
 registerFrameContent("terminal", TerminalView);
+
+const TERM_LIST = { t: "term-list" } as const;
 
 /** Every terminal of the room, side by side, and a button for a new one. */
 export function TerminalsPanel() {
@@ -18,13 +20,8 @@ export function TerminalsPanel() {
     "terminals",
     useCallback((frame) => setTerminals(frame.terminals), []),
   );
-  useEffect(() => {
-    // The listing sent on joining may have come before this panel was mounted.
-    client.send({ t: "term-list" });
-    return client.onFrame((frame) => {
-      if (frame.t === "welcome") client.send({ t: "term-list" });
-    });
-  }, [client]);
+  // The listing sent on joining may have come before this panel was mounted.
+  useSendOnWelcome(TERM_LIST);
   const known = new Set(terminals.map((t) => t.id));
   const ids = [...terminals.map((t) => t.id), ...mine.filter((id) => !known.has(id))];
 
