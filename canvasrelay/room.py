@@ -130,10 +130,7 @@ class Room:
             return [error(peer.id, f"refused: {denial_reason(peer.access, request)}", frame.t)]
         if decision is Decision.ASK_HOST:
             return self.ask_host(peer, frame)
-        try:
-            return route.handler(peer, frame)
-        except FrameError as exc:
-            return [error(peer.id, str(exc), frame.t)]
+        return self.perform(peer, frame)
 
     def perform(self, peer: Peer, frame: ClientFrame) -> list[AnyEffect]:
         """Run a frame's handler without asking the policy again: for a request the host approved."""
