@@ -11,11 +11,11 @@ from __future__ import annotations
 import asyncio
 import codecs
 import logging
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from canvasrelay.effects import AnyEffect
 from canvasrelay.protocol import encode
 from canvasrelay.protocol.terminals import TermData, TermExit
 from canvasrelay.pty import Output, OutputQueue, Terminal
@@ -140,8 +140,8 @@ class TerminalHost:
         runtime.handle(DeliverExit, self._deliver_exit)
         runtime.on_close(self.close)
 
-    def _spawn(self, effects: list[AnyEffect]) -> None:
-        task = asyncio.get_running_loop().create_task(self.runtime.run(effects))
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
@@ -149,7 +149,7 @@ class TerminalHost:
         terminal = Terminal(
             self.cwd,
             on_output=lambda data: self._output(effect.id, data),
-            on_exit=lambda code: self._spawn(self.room_side.exited(effect.id, code)),
+            on_exit=lambda code: self._spawn(self.runtime.run(self.room_side.exited(effect.id, code))),
         )
         self.terminals[effect.id] = terminal
         self._stream(effect.id, effect.peer)
@@ -162,18 +162,16 @@ class TerminalHost:
             )
             await self.runtime.run(self.room_side.exited(effect.id, 127))
 
-    def _stream(self, tid: str, peer: str) -> _Stream | None:
+    def _stream(self, tid: str, peer: str) -> None:
         terminal = self.terminals.get(tid)
         if terminal is None:
-            return None
+            return
         pump = self.pumps.get(peer)
         if pump is None:
             pump = self.pumps[peer] = _Pump(self, peer)
         queue = OutputQueue(terminal.scrollback.snapshot, QUEUE_LIMIT)
-        stream = pump.streams[tid] = _Stream(queue, terminal.scrollback.snapshot())
-        stream.exit_code = terminal.exit_code
+        pump.streams[tid] = _Stream(queue, terminal.scrollback.snapshot(), exit_code=terminal.exit_code)
         pump.wake.set()
-        return stream
 
     def _output(self, tid: str, data: bytes) -> None:
         for pump in self.pumps.values():
@@ -211,9 +209,7 @@ class TerminalHost:
         terminal = self.terminals.get(effect.id)
         if terminal is not None:
             # Closing waits out a grace period; the frame's sender is not held up by it.
-            task = asyncio.get_running_loop().create_task(terminal.close())
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            self._spawn(terminal.close())
 
     async def _forget(self, effect: ForgetTerminal) -> None:
         self.terminals.pop(effect.id, None)
