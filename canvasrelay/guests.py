@@ -283,16 +283,14 @@ class Guests:
     def _joined(self, peer: Peer) -> list[AnyEffect]:
         if peer.is_host:
             return [Send(peer.id, self.guest_list())]
-        guest_id = self._guest_id(peer)
-        guest = self.guests.get(guest_id) if guest_id else None
+        guest = self._guest_of(peer)
         if guest is None:
             return []
         guest.connected = True
         return [Send(peer.id, self._your_access(guest)), self.to_hosts()]
 
     def _left(self, peer: Peer) -> list[AnyEffect]:
-        guest_id = self._guest_id(peer)
-        guest = self.guests.get(guest_id) if guest_id else None
+        guest = self._guest_of(peer)
         if guest is None:
             return []
         guest.connected = False
@@ -307,6 +305,10 @@ class Guests:
         if not peer.id.startswith(PEER_PREFIX):
             return None
         return peer.id[len(PEER_PREFIX) :]
+
+    def _guest_of(self, peer: Peer) -> Guest | None:
+        guest_id = self._guest_id(peer)
+        return self.guests.get(guest_id) if guest_id else None
 
     def _known(self, guest_id: str) -> Guest | None:
         return None if guest_id in self.banned else self.guests.get(guest_id)
