@@ -110,6 +110,15 @@ async def throughput(server: ServerProcess, clients: int, payload: Path, size: i
             await watcher.client.close()
 
 
+async def drain_until_quiet(client: HostClient, quiet_s: float) -> None:
+    """Read and drop messages until none comes for `quiet_s`."""
+    while True:
+        try:
+            await client.ws.receive(timeout=quiet_s)
+        except TimeoutError:
+            return
+
+
 async def echo_latency(server: ServerProcess, keys: int) -> list[float]:
     client = await HostClient.connect(server)
     try:
@@ -118,11 +127,7 @@ async def echo_latency(server: ServerProcess, keys: int) -> list[float]:
         await Watcher(client).until("READY1", 30)
         await asyncio.sleep(0.5)
         # Drain what came after the marker (the prompt) so each wait below sees only its echo.
-        while True:
-            try:
-                await client.ws.receive(timeout=0.3)
-            except TimeoutError:
-                break
+        await drain_until_quiet(client, 0.3)
         samples: list[float] = []
         for i in range(keys):
             key = "abcdefghijklmnopqrstuvwxyz"[i % 26]
@@ -130,11 +135,7 @@ async def echo_latency(server: ServerProcess, keys: int) -> list[float]:
                 # Clear the line (Ctrl-U) now and then so the line editor's redraws stay short.
                 await client.send({"t": "term-input", "id": "echo", "data": "\x15"})
                 await asyncio.sleep(0.05)
-                while True:
-                    try:
-                        await client.ws.receive(timeout=0.05)
-                    except TimeoutError:
-                        break
+                await drain_until_quiet(client, 0.05)
             await asyncio.sleep(KEY_GAP_S)
             started = time.perf_counter()
             await client.send({"t": "term-input", "id": "echo", "data": key})
