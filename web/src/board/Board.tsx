@@ -490,10 +490,11 @@ function Canvas({ session }: { session: BoardSession }) {
         setTool={setTool}
         readOnly={readOnly}
         hasSelection={selected.size > 0}
-        onDelete={removeSelected}
-        onDuplicate={duplicateSelected}
-        onFront={() => restack("front")}
-        onBack={() => restack("back")}
+        onSelection={(action) => {
+          if (action === "delete") removeSelected();
+          else if (action === "duplicate") duplicateSelected();
+          else restack(action);
+        }}
         onUndo={() => session.undo.undo()}
         onRedo={() => session.undo.redo()}
         onFrame={addFrame}
@@ -542,15 +543,28 @@ const TOOLS: [Tool, string, string][] = [
   ["pen", "Pen", "Pen"],
 ];
 
+type SelectionAction = "duplicate" | "front" | "back" | "delete";
+
+/** What the toolbar does to the selection: action (and test id), title, aria label, text. */
+const SELECTION_ACTIONS: [SelectionAction, string, string, string][] = [
+  ["duplicate", "Duplicate (Ctrl+D)", "Duplicate", "Duplicate"],
+  ["front", "Bring to front", "Bring to front", "Front"],
+  ["back", "Send to back", "Send to back", "Back"],
+  ["delete", "Delete (Del)", "Delete", "Delete"],
+];
+
+const FRAME_BUTTONS: [HoldsType, string][] = [
+  ["terminal", "Terminal"],
+  ["agent", "Agent"],
+  ["file", "File"],
+];
+
 function Toolbar(props: {
   tool: Tool;
   setTool: (tool: Tool) => void;
   readOnly: boolean;
   hasSelection: boolean;
-  onDelete: () => void;
-  onDuplicate: () => void;
-  onFront: () => void;
-  onBack: () => void;
+  onSelection: (action: SelectionAction) => void;
   onUndo: () => void;
   onRedo: () => void;
   onFrame: (type: HoldsType) => void;
@@ -586,28 +600,31 @@ function Toolbar(props: {
         ↷
       </button>
       <span className="board-sep" />
-      <button type="button" title="Duplicate (Ctrl+D)" aria-label="Duplicate" data-testid="board-duplicate" disabled={!props.hasSelection} onClick={props.onDuplicate}>
-        Duplicate
-      </button>
-      <button type="button" title="Bring to front" aria-label="Bring to front" data-testid="board-front" disabled={!props.hasSelection} onClick={props.onFront}>
-        Front
-      </button>
-      <button type="button" title="Send to back" aria-label="Send to back" data-testid="board-back" disabled={!props.hasSelection} onClick={props.onBack}>
-        Back
-      </button>
-      <button type="button" title="Delete (Del)" aria-label="Delete" data-testid="board-delete" disabled={!props.hasSelection} onClick={props.onDelete}>
-        Delete
-      </button>
+      {SELECTION_ACTIONS.map(([action, title, label, text]) => (
+        <button
+          key={action}
+          type="button"
+          title={title}
+          aria-label={label}
+          data-testid={`board-${action}`}
+          disabled={!props.hasSelection}
+          onClick={() => props.onSelection(action)}
+        >
+          {text}
+        </button>
+      ))}
       <span className="board-sep" />
-      <button type="button" title="Add a terminal frame" aria-label="Add terminal" onClick={() => props.onFrame("terminal")}>
-        Terminal
-      </button>
-      <button type="button" title="Add an agent frame" aria-label="Add agent" onClick={() => props.onFrame("agent")}>
-        Agent
-      </button>
-      <button type="button" title="Add a file frame" aria-label="Add file" onClick={() => props.onFrame("file")}>
-        File
-      </button>
+      {FRAME_BUTTONS.map(([type, text]) => (
+        <button
+          key={type}
+          type="button"
+          title={`Add ${type === "agent" ? "an" : "a"} ${type} frame`}
+          aria-label={`Add ${type}`}
+          onClick={() => props.onFrame(type)}
+        >
+          {text}
+        </button>
+      ))}
     </div>
   );
 }
