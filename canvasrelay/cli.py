@@ -7,7 +7,6 @@ import asyncio
 import errno
 import logging
 import os
-import signal
 import sys
 import webbrowser
 from pathlib import Path
@@ -56,10 +55,7 @@ async def _serve(args: argparse.Namespace) -> None:
 
     root = _check_folder(args.dir)
     # Handlers go in before the links are printed: whoever reads them may press Ctrl-C at once.
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, stop.set)
+    stop = cli_guests.stop_event()
     try:
         server = CanvasServer(
             ServeOptions(

@@ -45,12 +45,17 @@ async def run(args: argparse.Namespace) -> int:
     return await _join(args)
 
 
-async def _until_stopped() -> None:
+def stop_event() -> asyncio.Event:
+    """An event set by Ctrl-C or SIGTERM."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
-    await stop.wait()
+    return stop
+
+
+async def _until_stopped() -> None:
+    await stop_event().wait()
 
 
 async def _signal(args: argparse.Namespace) -> int:
