@@ -208,10 +208,9 @@ class AgentHost:
             )
             self.procs[session_id] = proc
             await proc.start()
-            while not self.server.port:
-                # A prompt queued before a restart runs at start, before the port (and so the
-                # board tools' address) is known.
-                await asyncio.sleep(0.05)
+            # A prompt queued before a restart runs at start, before the port (and so the
+            # board tools' address) is known.
+            await self.server.listening.wait()
             mcp = [self.board.entry(f"http://127.0.0.1:{self.server.port}", session_id)]
             agent_id = self.agent_ids.get(session_id)
             loaded = False

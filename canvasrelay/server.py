@@ -6,6 +6,7 @@ endpoints; `CanvasServer.stop` ends every child process and flushes the store.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -73,6 +74,8 @@ class CanvasServer:
         self.app = web.Application(middlewares=[_security_headers])
         self.runner: web.AppRunner | None = None
         self.port = 0
+        self.listening = asyncio.Event()
+        """Set once the port is bound (and so `port` known)."""
         self._starters: list[Callable[[], Awaitable[None]]] = []
         install_all(self)
 
@@ -104,6 +107,7 @@ class CanvasServer:
         site = web.TCPSite(self.runner, self.options.host, self.options.port)
         await site.start()
         self.port = int(self.runner.addresses[0][1])
+        self.listening.set()
         signal = self.options.signal_url or f"ws://{self._link_host()}:{self.port}/signal"
         self.hub = Hub(self.runtime, self.guests, self.secrets, signal, self.options.ice_servers)
         await self.hub.start()
