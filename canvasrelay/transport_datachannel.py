@@ -105,7 +105,6 @@ class GuestStream:
         self._drained = asyncio.Event()
         self._messages = 0
         self._writer: asyncio.Task[None] | None = None
-        self.sent_bytes = 0
 
     @property
     def last_seq(self) -> int:
@@ -186,7 +185,6 @@ class GuestStream:
                 self._messages += 1
                 for message in chunks(f"[{first},{','.join(texts)}]", self._messages):
                     channel.send(message)
-                    self.sent_bytes += len(message)
 
 
 class InboundGate:
@@ -198,7 +196,6 @@ class InboundGate:
         self.tokens = burst
         self.stamp = time.monotonic()
         self.warned = 0.0
-        self.dropped = 0
 
     def admit(self) -> bool:
         now = time.monotonic()
@@ -207,7 +204,6 @@ class InboundGate:
         if self.tokens >= 1.0:
             self.tokens -= 1.0
             return True
-        self.dropped += 1
         return False
 
     def should_warn(self) -> bool:
