@@ -57,6 +57,14 @@ async def events_until(
                     return seen
 
 
+async def prompt_and_answer(host: HostClient, session_id: str, text: str, **answer: str) -> dict[str, Any]:
+    """Prompt, wait for the permission question and answer it (`answer=` or `optionId=`); returns the question."""
+    await host.send({"t": "agent-prompt", "sessionId": session_id, "text": text})
+    asked = (await events_until(host, session_id, "permission"))[-1]
+    await host.send({"t": "agent-permission", "sessionId": session_id, "requestId": asked["requestId"], **answer})
+    return asked
+
+
 def stored(project: Path, session_id: str) -> list[dict[str, Any]]:
     import json
 
@@ -87,19 +95,11 @@ async def test_prompt_streams_chunks_in_order(host: HostClient, project: Path) -
 
 async def test_write_allowed_then_rejected(host: HostClient, project: Path) -> None:
     session_id = await create(host)
-    await host.send({"t": "agent-prompt", "sessionId": session_id, "text": "/write out.txt written by the agent"})
-    asked = (await events_until(host, session_id, "permission"))[-1]
-    await host.send(
-        {"t": "agent-permission", "sessionId": session_id, "requestId": asked["requestId"], "answer": "once"}
-    )
+    await prompt_and_answer(host, session_id, "/write out.txt written by the agent", answer="once")
     await events_until(host, session_id, "turn-end")
     assert (project / "out.txt").read_text() == "written by the agent"
 
-    await host.send({"t": "agent-prompt", "sessionId": session_id, "text": "/write no.txt should not exist"})
-    asked = (await events_until(host, session_id, "permission"))[-1]
-    await host.send(
-        {"t": "agent-permission", "sessionId": session_id, "requestId": asked["requestId"], "optionId": "reject_once"}
-    )
+    await prompt_and_answer(host, session_id, "/write no.txt should not exist", optionId="reject_once")
     events = await events_until(host, session_id, "turn-end")
     assert not (project / "no.txt").exists()
     resolved = next(e for e in events if e["kind"] == "permission-resolved")

@@ -11,7 +11,7 @@ import pytest
 
 from canvasrelay import session_log
 from tests.support import HostClient, ServerProcess
-from tests.test_agents_serve import create, events_until
+from tests.test_agents_serve import create, events_until, prompt_and_answer
 
 RULES = """
 [[permissions]]
@@ -54,11 +54,7 @@ async def test_a_deny_rule_reaches_the_agent_with_its_reason(host: HostClient, p
 
 async def test_always_stops_the_next_matching_question(host: HostClient, project: Path) -> None:
     session_id = await create(host)
-    await host.send({"t": "agent-prompt", "sessionId": session_id, "text": "/write notes.md first"})
-    asked = (await events_until(host, session_id, "permission"))[-1]
-    await host.send(
-        {"t": "agent-permission", "sessionId": session_id, "requestId": asked["requestId"], "answer": "always"}
-    )
+    await prompt_and_answer(host, session_id, "/write notes.md first", answer="always")
     await events_until(host, session_id, "turn-end")
     assert (project / "notes.md").read_text() == "first"
 
@@ -77,17 +73,9 @@ async def test_always_stops_the_next_matching_question(host: HostClient, project
 
 async def test_rules_do_not_cover_other_paths(host: HostClient, server: ServerProcess) -> None:
     session_id = await create(host)
-    await host.send({"t": "agent-prompt", "sessionId": session_id, "text": "/write a.md one"})
-    asked = (await events_until(host, session_id, "permission"))[-1]
-    await host.send(
-        {"t": "agent-permission", "sessionId": session_id, "requestId": asked["requestId"], "answer": "always"}
-    )
+    await prompt_and_answer(host, session_id, "/write a.md one", answer="always")
     await events_until(host, session_id, "turn-end")
-    await host.send({"t": "agent-prompt", "sessionId": session_id, "text": "/write b.md two"})
-    asked = (await events_until(host, session_id, "permission"))[-1]
+    asked = await prompt_and_answer(host, session_id, "/write b.md two", answer="reject")
     assert asked["title"] == "Write b.md", "a new path is asked again"
-    await host.send(
-        {"t": "agent-permission", "sessionId": session_id, "requestId": asked["requestId"], "answer": "reject"}
-    )
     await events_until(host, session_id, "turn-end")
     assert not (server.root / "b.md").exists()
