@@ -30,6 +30,7 @@ class BoardClient:
         self.doc.apply_update(base64.b64decode(client.welcome["board"]))
         self.reader: asyncio.Task[None] | None = None
         self.frames: list[dict[str, Any]] = []
+        self.pong = asyncio.Event()
 
     @classmethod
     async def connect(cls, server: ServerProcess) -> BoardClient:
@@ -53,16 +54,17 @@ class BoardClient:
                 self.frames.append(frame)
                 if frame["t"] == "board-update":
                     self.apply(frame)
+                elif frame["t"] == "pong":
+                    self.pong.set()
 
         self.reader = asyncio.create_task(read())
 
     async def settle(self) -> None:
         """Every frame the server sent before its pong has been applied (the socket is in order)."""
-        seen = len([f for f in self.frames if f["t"] == "pong"])
+        self.pong.clear()
         await self.client.send({"t": "ping"})
         async with asyncio.timeout(10):
-            while len([f for f in self.frames if f["t"] == "pong"]) == seen:
-                await asyncio.sleep(0.01)
+            await self.pong.wait()
 
     def json(self) -> dict[str, Any]:
         return self.items.to_py() or {}
