@@ -1,10 +1,8 @@
 import type { ClientFrame, ServerFrame, Welcome } from "./protocol.gen";
+import { Listeners } from "./listeners";
 import type { RoomClient } from "./roomClient";
 
 export type ConnectionState = "connecting" | "connected" | "reconnecting" | "unauthorized";
-
-type FrameListener = (frame: ServerFrame) => void;
-type StateListener = (state: ConnectionState) => void;
 
 const CLOSE_UNAUTHORIZED = 4401;
 const MAX_BACKOFF_MS = 10_000;
@@ -26,8 +24,10 @@ export class HostConnection implements RoomClient {
   private attempt = 0;
   private closed = false;
   private retry: ReturnType<typeof setTimeout> | null = null;
-  private readonly frameListeners = new Set<FrameListener>();
-  private readonly stateListeners = new Set<StateListener>();
+  private readonly frames = new Listeners<ServerFrame>();
+  private readonly states = new Listeners<ConnectionState>();
+  readonly onFrame = this.frames.add;
+  readonly onState = this.states.add;
   state: ConnectionState = "connecting";
   welcome: Welcome | null = null;
 
@@ -53,19 +53,9 @@ export class HostConnection implements RoomClient {
     return true;
   }
 
-  onFrame(listener: FrameListener): () => void {
-    this.frameListeners.add(listener);
-    return () => this.frameListeners.delete(listener);
-  }
-
-  onState(listener: StateListener): () => void {
-    this.stateListeners.add(listener);
-    return () => this.stateListeners.delete(listener);
-  }
-
   private setState(state: ConnectionState): void {
     this.state = state;
-    for (const listener of this.stateListeners) listener(state);
+    this.states.emit(state);
   }
 
   private open(): void {
@@ -79,7 +69,7 @@ export class HostConnection implements RoomClient {
         this.attempt = 0;
         this.setState("connected");
       }
-      for (const listener of this.frameListeners) listener(frame);
+      this.frames.emit(frame);
     };
     socket.onclose = (event) => {
       if (this.socket !== socket) return;

@@ -1,3 +1,4 @@
+import { Listeners } from "../listeners";
 import type { RoomClient } from "../roomClient";
 import type { ServerFrame, SessionHead } from "../protocol.gen";
 import { applyAll, empty, type SessionEvent, type Thread } from "./sessionLog";
@@ -14,7 +15,7 @@ export interface SessionState {
  */
 export class AgentSessions {
   private sessions = new Map<string, SessionState>();
-  private listeners = new Set<() => void>();
+  private listeners = new Listeners();
   private asked = new Map<string, number>();
 
   constructor(private client: RoomClient) {
@@ -23,10 +24,7 @@ export class AgentSessions {
     for (const head of (client.welcome?.sessions ?? []) as unknown as SessionHead[]) this.setHead(head, true);
   }
 
-  subscribe = (listener: () => void): (() => void) => {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  };
+  readonly subscribe = this.listeners.add;
 
   get(id: string): SessionState | undefined {
     return this.sessions.get(id);
@@ -101,7 +99,7 @@ export class AgentSessions {
   }
 
   private notify(): void {
-    for (const listener of this.listeners) listener();
+    this.listeners.emit();
   }
 }
 

@@ -8,6 +8,7 @@
  */
 import * as Y from "yjs";
 import type { AwarenessStateInput, AwarenessStateOutput, ServerFrame } from "../protocol.gen";
+import { Listeners } from "../listeners";
 import type { RoomClient } from "../roomClient";
 import { fromBase64, ITEMS, LOCAL, rateLimit, REMOTE, toBase64 } from "./model";
 
@@ -26,7 +27,9 @@ export class BoardSession {
   readonly items: Y.Map<unknown> = this.doc.getMap(ITEMS);
   undo: Y.UndoManager;
   readonly peers = new Map<string, Peer>();
-  private readonly peerListeners = new Set<() => void>();
+  private readonly peerListeners = new Listeners();
+  /** Calls `listener` whenever `peers` changes; returns the function that stops it. */
+  readonly onPeers = this.peerListeners.add;
   private local: AwarenessStateInput;
   private readonly sendAwareness = rateLimit(() => this.pushAwareness(), AWARENESS_INTERVAL_MS);
   private refresh: ReturnType<typeof setInterval> | null = null;
@@ -138,11 +141,6 @@ export class BoardSession {
     this.sendAwareness.call();
   }
 
-  onPeers(listener: () => void): () => void {
-    this.peerListeners.add(listener);
-    return () => this.peerListeners.delete(listener);
-  }
-
   private pushAwareness(): void {
     this.client.send({ t: "awareness", state: this.local });
   }
@@ -157,7 +155,7 @@ export class BoardSession {
   }
 
   private notifyPeers(): void {
-    for (const listener of this.peerListeners) listener();
+    this.peerListeners.emit();
   }
 }
 

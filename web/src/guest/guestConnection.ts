@@ -1,5 +1,6 @@
 import { backoffMs, fragmentParams } from "../connection";
 import type { ClientFrame, ServerFrame, Welcome } from "../protocol.gen";
+import { Listeners } from "../listeners";
 import type { RoomClient } from "../roomClient";
 import {
   b64url,
@@ -82,8 +83,10 @@ export class GuestConnection implements RoomClient {
   private parts: string[] = [];
   private attempt = 0;
   private stopped = false;
-  private readonly frameListeners = new Set<(frame: ServerFrame) => void>();
-  private readonly stateListeners = new Set<(state: GuestState) => void>();
+  private readonly frames = new Listeners<ServerFrame>();
+  private readonly states = new Listeners<GuestState>();
+  readonly onFrame = this.frames.add;
+  readonly onState = this.states.add;
   private readonly id: { guestId: string; secret: string };
 
   constructor(
@@ -91,16 +94,6 @@ export class GuestConnection implements RoomClient {
     private readonly profile: Profile,
   ) {
     this.id = identity(link.roomId);
-  }
-
-  onFrame(listener: (frame: ServerFrame) => void): () => void {
-    this.frameListeners.add(listener);
-    return () => this.frameListeners.delete(listener);
-  }
-
-  onState(listener: (state: GuestState) => void): () => void {
-    this.stateListeners.add(listener);
-    return () => this.stateListeners.delete(listener);
   }
 
   send(frame: ClientFrame): boolean {
@@ -130,7 +123,7 @@ export class GuestConnection implements RoomClient {
 
   private setState(state: GuestState): void {
     this.state = state;
-    for (const listener of this.stateListeners) listener(state);
+    this.states.emit(state);
   }
 
   private async connect(): Promise<void> {
@@ -264,7 +257,7 @@ export class GuestConnection implements RoomClient {
       this.stopped = true;
       this.setState("refused");
     }
-    for (const listener of this.frameListeners) listener(frame);
+    this.frames.emit(frame);
   }
 }
 
