@@ -4,6 +4,8 @@
  */
 import * as Y from "yjs";
 
+export { fromBase64, toBase64 } from "../base64";
+
 export type ItemKind = "note" | "text" | "shape" | "arrow" | "stroke" | "frame";
 export type HoldsType = "agent" | "terminal" | "file";
 export const ITEMS = "items";
@@ -255,16 +257,6 @@ export function rateLimit<A extends unknown[]>(
       run();
     },
   };
-}
-
-export function toBase64(bytes: Uint8Array): string {
-  let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(binary);
-}
-
-export function fromBase64(text: string): Uint8Array {
-  return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
 }
 
 /** A stroke's points relative to its own top-left corner, and that box (for a new stroke item). */

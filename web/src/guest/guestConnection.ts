@@ -1,10 +1,9 @@
+import { b64url, b64urlDecode } from "../base64";
 import { backoffMs, fragmentParams } from "../connection";
 import type { ClientFrame, ServerFrame, Welcome } from "../protocol.gen";
 import { Listeners } from "../listeners";
 import type { RoomClient } from "../roomClient";
 import {
-  b64url,
-  b64urlDecode,
   GUEST_NONCE_BYTES,
   openEnvelope,
   sdpFingerprint,

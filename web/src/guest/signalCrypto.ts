@@ -1,23 +1,11 @@
 /** The browser's half of ADR 0004: topic, sealed envelopes and the hub's proof, with WebCrypto. */
+import { b64url, b64urlDecode } from "../base64";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 const SIGNAL_INFO = enc.encode("canvas/signal/v1");
 const MAX_AGE_SECONDS = 120;
 export const GUEST_NONCE_BYTES = 32;
-
-export function b64url(bytes: Uint8Array): string {
-  let s = "";
-  for (const b of bytes) s += String.fromCharCode(b);
-  return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
-export function b64urlDecode(text: string): Uint8Array<ArrayBuffer> {
-  const s = atob(text.replace(/-/g, "+").replace(/_/g, "/") + "=".repeat((4 - (text.length % 4)) % 4));
-  const out = new Uint8Array(s.length);
-  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
-  return out;
-}
 
 function concat(...parts: Uint8Array[]): Uint8Array<ArrayBuffer> {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
