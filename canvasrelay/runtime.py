@@ -25,6 +25,11 @@ class Transport(Protocol):
 
     def send(self, text: str) -> None: ...
 
+    @property
+    def backlog(self) -> int:
+        """Characters queued and not yet written: how far this peer is behind."""
+        ...
+
     async def flush(self) -> None:
         """Write what `send` queued, if this transport writes inline; called once per batch."""
 

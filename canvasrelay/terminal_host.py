@@ -48,11 +48,6 @@ TRANSPORT_HIGH_WATER = 256 * 1024
 BACKED_UP_POLL_S = 0.005
 
 
-def _waiting_in(transport: Transport) -> int:
-    # Both transports count what waits in them as `backlog`.
-    return getattr(transport, "backlog", 0)
-
-
 @dataclass
 class _Stream:
     """One watcher's view of one terminal."""
@@ -100,7 +95,7 @@ class _Pump:
         transport = self.host.runtime.transports.get(self.peer)
         if transport is None:
             return False
-        while _waiting_in(transport) > TRANSPORT_HIGH_WATER:
+        while transport.backlog > TRANSPORT_HIGH_WATER:
             await asyncio.sleep(BACKED_UP_POLL_S)
         wrote = False
         for tid, stream in list(self.streams.items()):
