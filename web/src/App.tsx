@@ -4,12 +4,12 @@ import type { ServerFrame, Welcome } from "./protocol.gen";
 import { RoomClientContext, useRunConnection } from "./roomClient";
 import { Board } from "./board/Board";
 import { RoomLink } from "./RoomLink";
+import { SidePanel } from "./SidePanel";
 import { TopBar } from "./TopBar";
-import { GuestApp } from "./guest/GuestApp";
-import { roomLinkParams } from "./guest/guestConnection";
 import { Guests } from "./host/Guests";
 import { FilesPanel } from "./files/FilesPanel";
 import { TerminalsPanel } from "./terminals/TerminalsPanel";
+import { agentSessionsFor } from "./agents/store";
 import "./agents/register";
 
 const STATE_LABEL: Record<ConnectionState, string> = {
@@ -19,15 +19,16 @@ const STATE_LABEL: Record<ConnectionState, string> = {
   unauthorized: "Not authorised: open the host link that `canvas serve` printed",
 };
 
-export function App() {
-  const guestLink = useMemo(() => roomLinkParams(), []);
-  return guestLink ? <GuestApp link={guestLink} /> : <HostApp />;
-}
-
-function HostApp() {
+export function HostApp() {
   const token = useMemo(() => fragmentParams().get("token"), []);
   const [welcome, setWelcome] = useState<Welcome | null>(null);
-  const connection = useMemo(() => (token ? new HostConnection(token) : null), [token]);
+  const connection = useMemo(() => {
+    if (!token) return null;
+    const made = new HostConnection(token);
+    // Listening from the start: agent frames are drawn by code loaded later, which must not miss them.
+    agentSessionsFor(made);
+    return made;
+  }, [token]);
   const state = useRunConnection<ConnectionState>(
     connection,
     "connecting",
@@ -47,7 +48,7 @@ function HostApp() {
 
   return (
     <RoomClientContext.Provider value={connection}>
-    <main className="shell">
+    <div className="shell">
       <TopBar state={state} label={STATE_LABEL[state]}>
         {welcome && (
           <span className="cwd" data-testid="cwd" title="the served folder">
@@ -56,15 +57,15 @@ function HostApp() {
         )}
       </TopBar>
       {welcome && (
-        <div className="workspace">
+        <main className="workspace">
         <Board />
-        <section className="panel">
+        <SidePanel label="Room">
           <RoomLink welcome={welcome} />
           <Guests />
           <TerminalsPanel />
           <FilesPanel />
-          <h2>Agents</h2>
-          <ul className="agents" data-testid="agents">
+          <h2 id="agents-heading">Agents</h2>
+          <ul className="agents" data-testid="agents" aria-labelledby="agents-heading">
             {welcome.agents.map((agent) => (
               <li key={agent.id} className={agent.available ? "available" : "unavailable"}>
                 <strong>{agent.label}</strong>
@@ -72,10 +73,10 @@ function HostApp() {
               </li>
             ))}
           </ul>
-        </section>
-        </div>
+        </SidePanel>
+        </main>
       )}
-    </main>
+    </div>
     </RoomClientContext.Provider>
   );
 }

@@ -1,7 +1,6 @@
-import { memo, useCallback, useEffect, useState, useSyncExternalStore, type KeyboardEvent } from "react";
+import { lazy, memo, Suspense, useCallback, useEffect, useState, useSyncExternalStore, type KeyboardEvent } from "react";
 import type { FrameContentProps } from "../frames";
 import { useAccess, useRoomClient } from "../roomClient";
-import { SessionRules } from "../rules/SessionRules";
 import type { Item } from "./sessionLog";
 import { renderMarkdown } from "./markdown";
 import { agentSessionsFor } from "./store";
@@ -9,6 +8,8 @@ import { ThreadList } from "./ThreadList";
 import "./agents.css";
 
 const NO_ITEMS: Item[] = [];
+/** Only the host sees a session's rules: guests never load them. */
+const SessionRules = lazy(() => import("../rules/SessionRules").then((module) => ({ default: module.SessionRules })));
 
 /** Unique within a thread: an event makes at most one item of each type. */
 function itemKey(item: Item): string {
@@ -164,7 +165,9 @@ export function AgentView({ refId, width, height }: FrameContentProps) {
       </div>
       {showRules && isHost && (
         <div className="agent-rules">
-          <SessionRules sessionId={refId} version={rulesVersion} />
+          <Suspense fallback={<p>Loading the rules…</p>}>
+            <SessionRules sessionId={refId} version={rulesVersion} />
+          </Suspense>
         </div>
       )}
       <ThreadList
@@ -197,6 +200,7 @@ export function AgentView({ refId, width, height }: FrameContentProps) {
             }
             onChange={(e) => setDraft(e.target.value)}
             onKeyDown={onKey}
+            aria-label={`Prompt for ${head.agentLabel}`}
             data-testid="agent-input"
             rows={2}
           />
@@ -258,6 +262,7 @@ function ConfigSelect({
   return (
     <label className="agent-config" title={option.name ?? option.id}>
       <select
+        aria-label={option.name ?? option.id}
         value={String(option.currentValue ?? "")}
         disabled={disabled}
         onChange={(e) => onChange(e.target.value)}

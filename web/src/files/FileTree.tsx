@@ -28,14 +28,20 @@ function Node({ node, onOpen }: { node: TreeNode; onOpen: (path: string) => void
   );
 }
 
-/** The shared files, live: asks for the tree (again after a reconnect) and shows it nested. */
-export function FileTree({ onOpen }: { onOpen: (path: string) => void }) {
+/** The shared files' paths, live (null until the first tree arrives); asks again after a reconnect. */
+export function useSharedPaths(): string[] | null {
   const [paths, setPaths] = useState<string[] | null>(null);
   useSendOnWelcome(TREE_WATCH);
   useFrames(
     "tree",
     useCallback((frame) => setPaths(frame.paths), []),
   );
+  return paths;
+}
+
+/** The shared files, nested. */
+export function FileTree({ onOpen }: { onOpen: (path: string) => void }) {
+  const paths = useSharedPaths();
   const tree = useMemo(() => buildTree(paths ?? []), [paths]);
   if (paths === null) return null;
   return (

@@ -1,8 +1,8 @@
-import { useEffect, useMemo, useState } from "react";
+import { useEffect, useState } from "react";
 import type { FrameContentProps } from "../frames";
 import type { File } from "../protocol.gen";
 import { useRoomClient } from "../roomClient";
-import { highlightHtml } from "./highlight";
+import { languageFor } from "./tree";
 
 type Content = File["file"];
 
@@ -39,10 +39,19 @@ export function FileView({ refId, title, width, height }: FrameContentProps) {
     };
   }, [client, refId]);
 
-  const html = useMemo(
-    () => (content?.kind === "text" ? highlightHtml(refId, content.text) : null),
-    [content, refId],
-  );
+  // highlight.js comes with the first file shown; until then (and for unknown languages) the text is plain.
+  const [html, setHtml] = useState<string | null>(null);
+  useEffect(() => {
+    setHtml(null);
+    if (content?.kind !== "text" || !languageFor(refId)) return;
+    let current = true;
+    void import("./highlight").then(({ highlightHtml }) => {
+      if (current) setHtml(highlightHtml(refId, content.text));
+    });
+    return () => {
+      current = false;
+    };
+  }, [content, refId]);
   const note = content ? describe(content) : "Loading…";
 
   return (

@@ -6,7 +6,9 @@ import { Board } from "../board/Board";
 import { FilesPanel } from "../files/FilesPanel";
 import { TerminalsPanel } from "../terminals/TerminalsPanel";
 import { GuestConnection, type GuestState, type Profile, type RoomLinkParams } from "./guestConnection";
+import { SidePanel } from "../SidePanel";
 import { TopBar } from "../TopBar";
+import "../agents/register";
 
 const PROFILE_KEY = "canvas.guest.profile";
 const COLORS = ["#e0533d", "#e3a33b", "#3fa34d", "#2f7fd1", "#8c5bd6", "#d1469a"];
@@ -111,12 +113,14 @@ export function GuestApp({ link }: { link: RoomLinkParams }) {
 
   return (
     <RoomClientContext.Provider value={connection}>
-      <main className="shell">
+      <div className="shell">
         <TopBar state={state} label={STATE_LABEL[state]}>
-          <span className="guest-me" style={{ color: profile.color }}>
+          <span className="guest-me">
+            <span className="guest-dot" style={{ background: profile.color }} aria-hidden="true" />
             {profile.name}
           </span>
         </TopBar>
+        <main className="page">
         {state === "refused" && (
           <p className="banner banner-refused" data-testid="refusal">
             {connection.refusal}
@@ -144,13 +148,14 @@ export function GuestApp({ link }: { link: RoomLinkParams }) {
         {access && state !== "refused" && (
           <div className="workspace">
             <Board name={profile.name} color={profile.color} />
-            <section className="panel">
+            <SidePanel label="Terminals and files">
               <TerminalsPanel />
               <FilesPanel />
-            </section>
+            </SidePanel>
           </div>
         )}
-      </main>
+        </main>
+      </div>
     </RoomClientContext.Provider>
   );
 }

@@ -28,8 +28,8 @@ export function Guests() {
   };
 
   return (
-    <section className="guests" data-testid="guests">
-      <h2>Guests</h2>
+    <section className="guests" data-testid="guests" aria-labelledby="guests-heading">
+      <h2 id="guests-heading">Guests</h2>
       {requests.length > 0 && (
         <ul className="approvals" data-testid="approvals">
           {requests.map((r) => (
@@ -68,6 +68,7 @@ export function Guests() {
               <li key={g.guestId} data-testid="guest" data-name={g.name} className={g.connected ? "online" : "away"}>
                 <span style={{ color: g.color }}>●</span> {g.name}{" "}
                 <select
+                  aria-label={`Access for ${g.name}`}
                   data-testid="guest-access"
                   value={g.ownAccess ?? ""}
                   onChange={(e) =>
