@@ -63,16 +63,11 @@ async def _signal(args: argparse.Namespace) -> int:
 
     from canvasrelay import rendezvous
     from canvasrelay.server import WEB_DIST
+    from canvasrelay.static_assets import add_static_routes
 
     app = web.Application()
     rendezvous.add_routes(app)
-    if (WEB_DIST / "index.html").exists():
-
-        async def index(_request: web.Request) -> web.FileResponse:
-            return web.FileResponse(WEB_DIST / "index.html", headers={"Cache-Control": "no-cache"})
-
-        app.router.add_get("/", index)
-        app.router.add_static("/assets", WEB_DIST / "assets")
+    add_static_routes(app, WEB_DIST)
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
     await web.TCPSite(runner, args.host, args.port).start()

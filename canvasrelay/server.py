@@ -23,6 +23,7 @@ from canvasrelay.hub import Hub
 from canvasrelay.rendezvous import add_routes as add_rendezvous
 from canvasrelay.room import Room, RoomInfo
 from canvasrelay.runtime import Runtime
+from canvasrelay.static_assets import add_static_routes
 from canvasrelay.store import Store, open_store
 from canvasrelay.transport_ws import host_socket
 
@@ -92,11 +93,7 @@ class CanvasServer:
         self.app.router.add_get("/ws", host_socket(self.runtime, self.secrets.token_matches, origins))
         if self.options.signal_url is None:
             add_rendezvous(self.app)
-        if (WEB_DIST / "index.html").exists():
-            self.app.router.add_get("/", _index)
-            self.app.router.add_static("/assets", WEB_DIST / "assets")
-        else:
-            self.app.router.add_get("/", _not_built)
+        add_static_routes(self.app, WEB_DIST)
 
     async def start(self) -> int:
         for starter in self._starters:
@@ -156,13 +153,3 @@ async def _security_headers(request: web.Request, handler):  # type: ignore[no-u
         response.headers.setdefault(key, value)
     return response
 
-
-async def _index(_request: web.Request) -> web.FileResponse:
-    return web.FileResponse(WEB_DIST / "index.html", headers={"Cache-Control": "no-cache"})
-
-
-async def _not_built(_request: web.Request) -> web.Response:
-    return web.Response(
-        status=503,
-        text="The web app is not built. Run `npm ci && npm run build` in web/, or `pip install .`.",
-    )
