@@ -147,7 +147,6 @@ function Canvas({ session }: { session: BoardSession }) {
   // person who just placed it.
   const [fitOnLoad] = useState(() => items.length > 0 && savedView === null);
   const pending = useRef(new Map<string, Box>());
-  const focusNext = useRef<string | null>(null);
 
   const writePositions = useMemo(
     () =>
@@ -233,16 +232,15 @@ function Canvas({ session }: { session: BoardSession }) {
     [items, selected],
   );
 
-  // A new item of this client's takes the focus once it is drawn (React Flow shows a node only
-  // after measuring it), so the button that made it does not keep it.
-  useEffect(() => {
-    const id = focusNext.current;
-    if (!id) return;
+  /**
+   * Gives a new item of this client's the focus once React Flow has drawn it (a frame or two
+   * after the doc changed), so the button that made it does not keep the focus.
+   */
+  const focusWhenDrawn = useCallback((id: string, framesLeft = 60) => {
     const node = wrapper.current?.querySelector<HTMLElement>(`.react-flow__node[data-id="${CSS.escape(id)}"]`);
-    if (!node || getComputedStyle(node).visibility === "hidden") return;
-    focusNext.current = null;
-    node.focus({ preventScroll: true });
-  }, [nodes]);
+    if (node && getComputedStyle(node).visibility !== "hidden") node.focus({ preventScroll: true });
+    else if (framesLeft > 0) requestAnimationFrame(() => focusWhenDrawn(id, framesLeft - 1));
+  }, []);
 
   const select = useCallback((id: string, on: boolean) => {
     setSelected((old) => {
@@ -348,9 +346,9 @@ function Canvas({ session }: { session: BoardSession }) {
         }
       }
       setSelected(new Set([id]));
-      focusNext.current = id;
+      focusWhenDrawn(id);
     },
-    [flow, visibleBox],
+    [flow, visibleBox, focusWhenDrawn],
   );
 
   /** Adds an item in free space near the middle of the view (or beside `near`) and reveals it. */
