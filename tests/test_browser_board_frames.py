@@ -62,7 +62,8 @@ def test_agent_terminal_and_file_frames_resize_from_their_corner(browser: Any, s
         assert frame_after["height"] == pytest.approx(frame_before["height"] + 80, abs=4)
         # The opposite corner stays put: the frame grew, it was not dragged.
         assert frame_after["x"] == pytest.approx(frame_before["x"], abs=1)
-        assert frame_after["y"] + frame_after["height"] == pytest.approx(frame_before["y"] + frame_before["height"], abs=1)
+        bottom = frame_before["y"] + frame_before["height"]
+        assert frame_after["y"] + frame_after["height"] == pytest.approx(bottom, abs=1)
         # xterm refits to the frame, then tells the shell: its columns follow.
         page.wait_for_function(
             "([el, w]) => el.getBoundingClientRect().width > w + 150",

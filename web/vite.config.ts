@@ -22,12 +22,12 @@ export default defineConfig({
     chunkSizeWarningLimit: 400,
     rolldownOptions: {
       output: {
-        // Named shared chunks: React changes least, so it stays cached the longest; the board is
-        // what both pages draw. The rest splits by page and by what loads on demand.
+        // React changes least, so its own chunk stays cached the longest. The rest splits by page
+        // (host, guest), what both share (the board), and what loads on demand.
         codeSplitting: {
           groups: [
-            { name: "react", test: /node_modules[\\/](react|react-dom|scheduler)[\\/]/ },
-            { name: "board", test: /node_modules[\\/](@xyflow|yjs|lib0|d3-[a-z]+|zustand|classcat|perfect-freehand)[\\/]|src[\\/]board[\\/]/ },
+            { name: "react", test: /node_modules[\\/](react|react-dom|scheduler)[\\/]/, priority: 2 },
+            { name: "shared", minShareCount: 2, priority: 1 },
           ],
         },
       },
