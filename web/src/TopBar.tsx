@@ -12,7 +12,7 @@ export function TopBar({ state, label, children }: { state: string; label: strin
   const theme = useThemeChoice();
   return (
     <header className="topbar">
-      <span className="brand">canvas</span>
+      <h1 className="brand">canvas</h1>
       <span className={`status status-${state}`} data-testid="connection-state" role="status">
         {label}
       </span>

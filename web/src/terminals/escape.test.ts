@@ -52,6 +52,14 @@ describe("EscapeThenTab", () => {
     }
   });
 
+  it("waits through the Shift pressed on the way to Shift+Tab", () => {
+    const { escape, sent } = setup();
+    escape.keydown(key("Escape"));
+    expect(escape.keydown(key("Shift", { shiftKey: true }))).toBe(true);
+    expect(escape.keydown(key("Tab", { shiftKey: true }))).toBe(false);
+    expect(sent).toEqual([]);
+  });
+
   it("sends a held Esc before any other key, which then goes through", () => {
     const { escape, sent } = setup();
     escape.keydown(key("Escape"));

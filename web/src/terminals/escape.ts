@@ -6,6 +6,8 @@
  */
 
 export const ESCAPE_HOLD_MS = 400;
+/** Pressing these alone types nothing: Shift on its way to Shift+Tab must not end the wait. */
+const MODIFIERS = new Set(["Shift", "Control", "Alt", "Meta", "AltGraph", "CapsLock"]);
 
 interface Key {
   key: string;
@@ -37,6 +39,7 @@ export class EscapeThenTab {
   /** For each keydown: false when the terminal must leave the key alone (the browser moves the focus on a Tab). */
   keydown(event: Key): boolean {
     const bare = !event.ctrlKey && !event.altKey && !event.metaKey;
+    if (MODIFIERS.has(event.key)) return true;
     if (this.held !== null) {
       this.release();
       if (event.key === "Tab" && bare) return false;
