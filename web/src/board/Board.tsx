@@ -21,7 +21,16 @@ import {
   ViewportPortal,
 } from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
-import { type KeyboardEvent, type PointerEvent, useCallback, useEffect, useMemo, useRef, useState } from "react";
+import {
+  type KeyboardEvent,
+  type PointerEvent,
+  useCallback,
+  useEffect,
+  useMemo,
+  useRef,
+  useState,
+  useSyncExternalStore,
+} from "react";
 import type * as Y from "yjs";
 import { framePickers } from "../frames";
 import { useAccess, useRoomClient } from "../roomClient";
@@ -111,6 +120,19 @@ function usePeers(session: BoardSession): Map<string, Peer> {
   return peers;
 }
 
+const coarsePointer = typeof matchMedia === "function" ? matchMedia("(pointer: coarse)") : null;
+
+/** Whether the main pointer is a finger: then one finger pans the board (two pinch to zoom). */
+function useTouch(): boolean {
+  return useSyncExternalStore(
+    (changed) => {
+      coarsePointer?.addEventListener("change", changed);
+      return () => coarsePointer?.removeEventListener("change", changed);
+    },
+    () => coarsePointer?.matches ?? false,
+  );
+}
+
 function itemMap(session: BoardSession, id: string): Y.Map<unknown> | undefined {
   return session.items.get(id) as Y.Map<unknown> | undefined;
 }
@@ -131,6 +153,7 @@ function Canvas({ session }: { session: BoardSession }) {
   const access = useAccess();
   const readOnly = access === "view";
   const theme = useTheme();
+  const touch = useTouch();
   const [tool, setTool] = useState<Tool>("select");
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [editing, setEditing] = useState<string | null>(null);
@@ -590,8 +613,8 @@ function Canvas({ session }: { session: BoardSession }) {
         nodesDraggable={!readOnly}
         nodesConnectable={!readOnly}
         deleteKeyCode={null}
-        selectionOnDrag={tool === "select"}
-        panOnDrag={tool === "select" ? [1, 2] : tool === "pen" ? false : true}
+        selectionOnDrag={tool === "select" && !touch}
+        panOnDrag={tool === "select" && !touch ? [1, 2] : tool !== "pen"}
         panActivationKeyCode="Space"
         multiSelectionKeyCode={["Meta", "Control", "Shift"]}
         zoomOnDoubleClick={false}
