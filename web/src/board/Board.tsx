@@ -62,6 +62,10 @@ import { placesOnClick, type Tool, toolForKey } from "./tools";
 import { loadView, saveView } from "./view";
 
 type Box = { x: number; y: number; w?: number; h?: number };
+/** What the board's keys read of a key press, from React's event or the document's. */
+type KeyEvent = Pick<KeyboardEvent, "key" | "ctrlKey" | "metaKey" | "altKey" | "shiftKey" | "preventDefault"> & {
+  target: EventTarget | null;
+};
 
 const DRAG_WRITE_MS = 50;
 const ARROW_COLOUR = "#495057";
@@ -529,7 +533,7 @@ function Canvas({ session }: { session: BoardSession }) {
   );
 
   const onKeyDown = useCallback(
-    (event: KeyboardEvent) => {
+    (event: KeyEvent) => {
       const target = event.target as HTMLElement;
       if (target.closest(OWN_KEYS) || readOnly) return;
       const mod = event.ctrlKey || event.metaKey;
@@ -551,6 +555,15 @@ function Canvas({ session }: { session: BoardSession }) {
     },
     [readOnly, removeSelected, duplicateSelected, session, selected, tool, pickForArrow, chooseTool],
   );
+
+  // With nothing focused (the page just loaded, an editor closed), the board's keys still work.
+  useEffect(() => {
+    const unfocused = (event: globalThis.KeyboardEvent) => {
+      if (event.target === document.body) onKeyDown(event);
+    };
+    document.addEventListener("keydown", unfocused);
+    return () => document.removeEventListener("keydown", unfocused);
+  }, [onKeyDown]);
 
   const onPointerMove = useCallback(
     (event: PointerEvent) => {

@@ -141,7 +141,11 @@ function TextEditor({
       }}
       onBlur={onDone}
       onKeyDown={(event) => {
-        if (event.key === "Escape") onDone();
+        if (event.key === "Escape") {
+          // The item keeps the focus, so the board's keys go on working.
+          ref.current?.closest<HTMLElement>(".react-flow__node")?.focus();
+          onDone();
+        }
         event.stopPropagation();
       }}
     />
