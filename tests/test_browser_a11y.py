@@ -69,6 +69,26 @@ def test_esc_then_tab_leaves_the_terminal_and_no_tab_reaches_the_shell(browser: 
         page.context.close()
 
 
+def test_board_items_and_controls_show_the_keyboard_focus(browser: Any, server: ServerProcess) -> None:
+    page = open_host(browser, server)
+    try:
+        add_frame(page, "agent").get_by_test_id("agent-input").wait_for(timeout=WAIT_MS)
+        outline = "() => { const s = getComputedStyle(document.activeElement); return [s.outlineStyle, s.outlineWidth]; }"
+        page.get_by_test_id("board-tool-note").focus()
+        # Tab moves on from the focused button, as a keyboard user goes along the toolbar.
+        page.keyboard.press("Tab")
+        assert page.evaluate("() => document.activeElement.getAttribute('aria-label')") == "Text"
+        assert page.evaluate(outline) == ["solid", "2px"]
+        node = page.locator(".react-flow__node-frame")
+        node.focus()
+        page.keyboard.press("Shift+Tab")
+        page.keyboard.press("Tab")
+        assert page.evaluate("el => document.activeElement === el", node.element_handle())
+        assert page.evaluate(outline) == ["solid", "2px"]
+    finally:
+        page.context.close()
+
+
 def fill_board(host: Any, server: ServerProcess) -> None:
     """What a working room shows: an agent's answer, a terminal, a file, a note."""
     (server.root / "app.py").write_text("def main():\n    return 1\n")
