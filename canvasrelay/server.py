@@ -152,4 +152,3 @@ async def _security_headers(request: web.Request, handler):  # type: ignore[no-u
     for key, value in SECURITY_HEADERS.items():
         response.headers.setdefault(key, value)
     return response
-

@@ -73,7 +73,7 @@ def test_board_items_and_controls_show_the_keyboard_focus(browser: Any, server: 
     page = open_host(browser, server)
     try:
         add_frame(page, "agent").get_by_test_id("agent-input").wait_for(timeout=WAIT_MS)
-        outline = "() => { const s = getComputedStyle(document.activeElement); return [s.outlineStyle, s.outlineWidth]; }"
+        outline = "() => ((s) => [s.outlineStyle, s.outlineWidth])(getComputedStyle(document.activeElement))"
         page.get_by_test_id("board-tool-note").focus()
         # Tab moves on from the focused button, as a keyboard user goes along the toolbar.
         page.keyboard.press("Tab")

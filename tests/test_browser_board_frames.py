@@ -120,3 +120,20 @@ def test_three_terminals_and_two_agents_added_in_a_row_do_not_overlap(browser: A
             assert not overlap(a, b), (a, b)
     finally:
         page.context.close()
+
+
+def test_an_agents_note_lands_beside_its_frame(browser: Any, server: ServerProcess) -> None:
+    page = open_host(browser, server)
+    try:
+        agent = add_frame(page, "agent")
+        composer = agent.get_by_test_id("agent-input")
+        composer.fill("/note next to me")
+        composer.press("Enter")
+        note = page.locator(".react-flow__node-note").filter(has_text="next to me")
+        note.wait_for(timeout=WAIT_MS)
+        frame, placed = box(agent), box(note)
+        zoom = frame["width"] / 640
+        assert placed["x"] == pytest.approx(frame["x"] + frame["width"] + 40 * zoom, abs=2)
+        assert placed["y"] == pytest.approx(frame["y"], abs=2)
+    finally:
+        page.context.close()
