@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser_pages import WAIT_MS, box, join_as_guest, open_host
+from tests.browser_pages import WAIT_MS, add_frame, box, join_as_guest, open_host
 from tests.support import ServerProcess
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
@@ -116,6 +116,18 @@ def test_on_a_phone_the_guest_page_is_the_board_with_a_bottom_sheet(browser: Any
         guest.get_by_test_id("file-tree").wait_for(timeout=WAIT_MS)
         panel = wait_until_inside(guest, guest.get_by_test_id("side-panel"), 390, box(sheet)["y"] + 1)
         assert panel["width"] >= 0.9 * 390 and panel["height"] >= 300
+        sheet.click()
+
+        # An agent's frame is too small to read on the phone: its thread opens in a sheet.
+        agent = add_frame(host, "agent")
+        agent.get_by_test_id("agent-input").wait_for(timeout=WAIT_MS)
+        title = guest.locator(".react-flow__node-frame .board-frame-title")
+        title.click(position={"x": 30, "y": 10})
+        guest.get_by_test_id("board-open-thread").click()
+        thread = guest.get_by_test_id("thread-sheet")
+        thread.get_by_test_id("agent-input").wait_for(timeout=WAIT_MS)
+        assert box(thread)["width"] >= 0.9 * 390
+        assert box(thread.get_by_test_id("agent-view"))["width"] >= 0.85 * 390
     finally:
         phone.close()
         host.context.close()

@@ -1,4 +1,4 @@
-import { type ReactNode, useId, useState } from "react";
+import { type ReactNode, useId, useRef, useState } from "react";
 
 /**
  * The column beside the board (room link, guests, terminals, files). Wide, it is always there;
@@ -7,10 +7,12 @@ import { type ReactNode, useId, useState } from "react";
 export function SidePanel({ label, children }: { label: string; children: ReactNode }) {
   const [open, setOpen] = useState(false);
   const id = useId();
+  const toggle = useRef<HTMLButtonElement>(null);
   return (
     <div className={`side${open ? " side-open" : ""}`}>
       <button
         type="button"
+        ref={toggle}
         className="side-toggle"
         aria-expanded={open}
         aria-controls={id}
@@ -25,7 +27,10 @@ export function SidePanel({ label, children }: { label: string; children: ReactN
         aria-label={label}
         data-testid="side-panel"
         onKeyDown={(event) => {
-          if (event.key === "Escape" && open) setOpen(false);
+          if (event.key !== "Escape" || !open) return;
+          // The focus was in the drawer, which hides: it goes back to the button that opened it.
+          toggle.current?.focus();
+          setOpen(false);
         }}
       >
         {children}

@@ -21,21 +21,11 @@ import {
   ViewportPortal,
 } from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
-import {
-  type KeyboardEvent,
-  type PointerEvent,
-  useCallback,
-  useEffect,
-  useMemo,
-  useRef,
-  useState,
-  useSyncExternalStore,
-} from "react";
+import { type KeyboardEvent, type PointerEvent, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type * as Y from "yjs";
 import { framePickers } from "../frames";
 import { useAccess, useRoomClient } from "../roomClient";
 import { useTheme } from "../theme";
-import { type BoardActions, registerBoardActions } from "./actions";
 import "./board.css";
 import { colourEdits, INK, paint, type Style } from "./colours";
 import { EmptyHint } from "./EmptyHint";
@@ -47,7 +37,6 @@ import {
   duplicateItems,
   type HoldsType,
   type Item,
-  type NewItem,
   newId,
   rateLimit,
   readItems,
@@ -55,10 +44,12 @@ import {
   strokeBox,
 } from "./model";
 import { type BoardNode, edgeTypes, itemLabel, nodeTypes, strokePath } from "./nodes";
-import { type Box as PlacedBox, contains, freeSpot } from "./placement";
 import { BoardSession, type Peer } from "./sync";
 import { Toolbar } from "./Toolbar";
 import { placesOnClick, type Tool, toolForKey } from "./tools";
+import { ThreadSheet } from "./ThreadSheet";
+import { useMedia } from "./useMedia";
+import { useShowFrame } from "./useShowFrame";
 import { loadView, saveView } from "./view";
 
 type Box = { x: number; y: number; w?: number; h?: number };
@@ -68,6 +59,8 @@ type KeyEvent = Pick<KeyboardEvent, "key" | "ctrlKey" | "metaKey" | "altKey" | "
 };
 
 const DRAG_WRITE_MS = 50;
+/** Where the board's frames are too small to read: their thread opens in a sheet instead. */
+const PHONE = "(max-width: 640px)";
 const ARROW_COLOUR = "#495057";
 const PALETTE = ["#e03131", "#2f9e44", "#1971c2", "#f08c00", "#9c36b5", "#0c8599", "#c2255c", "#5c940d"];
 /** Keys typed here belong to what has focus (a terminal, a prompt, a field), not to the board. */
@@ -124,28 +117,8 @@ function usePeers(session: BoardSession): Map<string, Peer> {
   return peers;
 }
 
-const coarsePointer = typeof matchMedia === "function" ? matchMedia("(pointer: coarse)") : null;
-
-/** Whether the main pointer is a finger: then one finger pans the board (two pinch to zoom). */
-function useTouch(): boolean {
-  return useSyncExternalStore(
-    (changed) => {
-      coarsePointer?.addEventListener("change", changed);
-      return () => coarsePointer?.removeEventListener("change", changed);
-    },
-    () => coarsePointer?.matches ?? false,
-  );
-}
-
 function itemMap(session: BoardSession, id: string): Y.Map<unknown> | undefined {
   return session.items.get(id) as Y.Map<unknown> | undefined;
-}
-
-/** Everything an item placed in free space must not cover. */
-function occupied(session: BoardSession): PlacedBox[] {
-  return readItems(session.items)
-    .filter((item) => item.kind !== "arrow")
-    .map(({ x, y, w, h }) => ({ x, y, w, h }));
 }
 
 function Canvas({ session }: { session: BoardSession }) {
@@ -157,7 +130,9 @@ function Canvas({ session }: { session: BoardSession }) {
   const access = useAccess();
   const readOnly = access === "view";
   const theme = useTheme();
-  const touch = useTouch();
+  // One finger pans the board on a touch screen (two pinch to zoom).
+  const touch = useMedia("(pointer: coarse)");
+  const phone = useMedia(PHONE);
   const [tool, setTool] = useState<Tool>("select");
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [editing, setEditing] = useState<string | null>(null);
@@ -168,6 +143,7 @@ function Canvas({ session }: { session: BoardSession }) {
   const [style, setStyle] = useState<Style>({ stroke: null, fill: null });
   const [help, setHelp] = useState(false);
   const [picking, setPicking] = useState<HoldsType | null>(null);
+  const [reading, setReading] = useState<string | null>(null);
   const boardId = roomClient.welcome?.roomId ?? "board";
   const [savedView] = useState(() => loadView(boardId));
   // Fitting an empty board would wait for the first item and then jump the view from under the
@@ -259,16 +235,6 @@ function Canvas({ session }: { session: BoardSession }) {
     [items, selected],
   );
 
-  /**
-   * Gives a new item of this client's the focus once React Flow has drawn it (a frame or two
-   * after the doc changed), so the button that made it does not keep the focus.
-   */
-  const focusWhenDrawn = useCallback((id: string, framesLeft = 60) => {
-    const node = wrapper.current?.querySelector<HTMLElement>(`.react-flow__node[data-id="${CSS.escape(id)}"]`);
-    if (node && getComputedStyle(node).visibility !== "hidden") node.focus({ preventScroll: true });
-    else if (framesLeft > 0) requestAnimationFrame(() => focusWhenDrawn(id, framesLeft - 1));
-  }, []);
-
   const select = useCallback((id: string, on: boolean) => {
     setSelected((old) => {
       if (old.has(id) === on) return old;
@@ -353,62 +319,7 @@ function Canvas({ session }: { session: BoardSession }) {
     [select],
   );
 
-  /** The part of the board on screen, in board units. */
-  const visibleBox = useCallback((): PlacedBox => {
-    const rect = wrapper.current?.getBoundingClientRect();
-    const topLeft = flow.screenToFlowPosition({ x: rect?.left ?? 0, y: rect?.top ?? 0 });
-    const bottomRight = flow.screenToFlowPosition({ x: rect?.right ?? 0, y: rect?.bottom ?? 0 });
-    return { x: topLeft.x, y: topLeft.y, w: bottomRight.x - topLeft.x, h: bottomRight.y - topLeft.y };
-  }, [flow]);
-
-  /** Pans (zooming out only if it must) so `box` is in view, then gives it the focus. */
-  const reveal = useCallback(
-    (id: string, box: PlacedBox) => {
-      const view = visibleBox();
-      if (!contains(view, box)) {
-        if (box.w < view.w * 0.9 && box.h < view.h * 0.9) {
-          flow.setCenter(box.x + box.w / 2, box.y + box.h / 2, { zoom: flow.getZoom(), duration: 200 });
-        } else {
-          flow.fitBounds({ x: box.x, y: box.y, width: box.w, height: box.h }, { padding: 0.1, duration: 200 });
-        }
-      }
-      setSelected(new Set([id]));
-      focusWhenDrawn(id);
-    },
-    [flow, visibleBox, focusWhenDrawn],
-  );
-
-  /** Adds an item in free space near the middle of the view (or beside `near`) and reveals it. */
-  const place = useCallback(
-    (fields: Omit<NewItem, "x" | "y">): string => {
-      const view = visibleBox();
-      const centre = { x: view.x + view.w / 2, y: view.y + view.h / 2 };
-      const spot = freeSpot(occupied(session), fields, centre);
-      let id = "";
-      session.step(() => {
-        id = addItem(session.items, { ...fields, ...spot });
-      });
-      reveal(id, { ...spot, w: fields.w, h: fields.h });
-      return id;
-    },
-    [session, visibleBox, reveal],
-  );
-
-  const showFrame = useCallback(
-    (type: HoldsType, ref: string, title = ""): string | null => {
-      const there = readItems(session.items).find((item) => item.holds?.type === type && item.holds.ref === ref);
-      if (there) {
-        reveal(there.id, there);
-        return there.id;
-      }
-      if (readOnly) return null;
-      const { w, h, color } = DEFAULTS.frame;
-      return place({ kind: "frame", w, h, color, holds: { type, ref }, title });
-    },
-    [session, reveal, place, readOnly],
-  );
-
-  useEffect(() => registerBoardActions(roomClient, { showFrame } satisfies BoardActions), [roomClient, showFrame]);
+  const showFrame = useShowFrame(session, wrapper, readOnly, setSelected);
 
   const addFrame = useCallback(
     (type: HoldsType) => {
@@ -585,6 +496,9 @@ function Canvas({ session }: { session: BoardSession }) {
   }, [pen, session, style]);
 
   const Picker = picking ? framePickers[picking] : undefined;
+  const selectedAgent = selected.size === 1 ? items.find((item) => selected.has(item.id) && item.holds?.type === "agent") : undefined;
+  const sheetItem = reading ? items.find((item) => item.id === reading && item.holds) : undefined;
+  const closeSheet = useCallback(() => setReading(null), []);
 
   return (
     <div
@@ -687,6 +601,12 @@ function Canvas({ session }: { session: BoardSession }) {
         onStyle={applyStyle}
         onHelp={() => setHelp(true)}
       />
+      {phone && selectedAgent && (
+        <button type="button" className="board-thread-button" data-testid="board-open-thread" onClick={() => setReading(selectedAgent.id)}>
+          Open the thread
+        </button>
+      )}
+      {sheetItem && <ThreadSheet item={sheetItem} onClose={closeSheet} />}
       {help && <HelpSheet onClose={closeHelp} />}
       {Picker && picking && (
         <Picker
