@@ -20,6 +20,8 @@ const TERM_LIST = { t: "term-list" } as const;
 export function TerminalsPanel() {
   const client = useRoomClient();
   const [terminals, setTerminals] = useState<TerminalInfo[]>([]);
+  // Terminals a watcher asked to see that have no frame on the board (a watcher may not add one).
+  const [offBoard, setOffBoard] = useState<Set<string>>(new Set());
   // A view guest watches the terminals that exist; it can neither start nor end one.
   const watching = useAccess() === "view";
   useFrames(
@@ -28,7 +30,15 @@ export function TerminalsPanel() {
   );
   // The listing sent on joining may have come before this panel was mounted.
   useSendOnWelcome(TERM_LIST);
-  const show = (id: string, n: number) => boardActions(client)?.showFrame("terminal", id, `Terminal ${n}`);
+  const show = (id: string, n: number) => {
+    const shown = boardActions(client)?.showFrame("terminal", id, `Terminal ${n}`);
+    setOffBoard((old) => {
+      const next = new Set(old);
+      if (shown) next.delete(id);
+      else next.add(id);
+      return next;
+    });
+  };
 
   return (
     <section className="terminals-panel" aria-labelledby="terminals-heading">
@@ -47,6 +57,7 @@ export function TerminalsPanel() {
             <span>
               Terminal {i + 1}{" "}
               <small>{terminal.running ? "running" : `exited with code ${terminal.exitCode ?? "?"}`}</small>
+              {offBoard.has(terminal.id) && <small className="terminal-off-board"> · not on the board yet</small>}
             </span>
             <span className="terminal-card-actions">
               <button type="button" onClick={() => show(terminal.id, i + 1)}>
