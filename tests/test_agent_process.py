@@ -16,7 +16,7 @@ import pytest
 import uvicorn
 from mcp.server.mcpserver import MCPServer
 
-from canvasrelay.agents.process import AgentError, AgentProcess
+from canvasrelay.server.agent_process import AgentError, AgentProcess
 
 REPO = str(Path(__file__).resolve().parent.parent)
 DEMO = [sys.executable, "-m", "canvasrelay.agents.demo"]

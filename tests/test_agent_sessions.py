@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from canvasrelay.agent_sessions import CancelTurn, ResolvePermission, RunTurn, Sessions, StoreEvent
-from canvasrelay.agents.catalog import DEMO
-from canvasrelay.effects import Broadcast, Send
-from canvasrelay.policy import Access
+from canvasrelay.core.agent_sessions import CancelTurn, ResolvePermission, RunTurn, Sessions, StoreEvent
+from canvasrelay.core.effects import Broadcast, Send
+from canvasrelay.core.room import Peer
+from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.agents import AgentCancel, AgentCreate, AgentPermission, AgentPrompt
-from canvasrelay.room import Peer
+from canvasrelay.server.agent_catalog import DEMO
 
 HOST = Peer("host-1", Access.HOST, "host")
 OTHER = Peer("host-2", Access.HOST, "host")

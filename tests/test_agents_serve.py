@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from canvasrelay import session_log
+from canvasrelay.core import session_log
 from tests.support import HostClient, ServerProcess
 
 TURN_TIMEOUT = 30.0

@@ -16,7 +16,7 @@ import aiohttp
 import pytest
 
 from canvasrelay import __version__
-from canvasrelay.store import Store
+from canvasrelay.server.store import Store
 from tests.support import ServerProcess
 
 SCHEMATHESIS = Path(sys.executable).with_name("schemathesis")

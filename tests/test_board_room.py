@@ -8,16 +8,16 @@ from pathlib import Path
 
 from pycrdt import Doc, Map, Text
 
-from canvasrelay import board_api
-from canvasrelay.board import Board
-from canvasrelay.board_room import AWARENESS_TIMEOUT_S, IDLE_COMPACT_S, BoardRoom, BoardStore, CompactBoard
-from canvasrelay.board_room import StoreBoardUpdate as Store_
-from canvasrelay.effects import Broadcast, Send
-from canvasrelay.policy import Access
+from canvasrelay.core import board_edits as board_api
+from canvasrelay.core.board import Board
+from canvasrelay.core.board_room import AWARENESS_TIMEOUT_S, IDLE_COMPACT_S, BoardRoom, BoardStore, CompactBoard
+from canvasrelay.core.board_room import StoreBoardUpdate as Store_
+from canvasrelay.core.effects import Broadcast, Send
+from canvasrelay.core.room import Peer, Room, RoomInfo
+from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.board import AwarenessOut, BoardSync, BoardUpdateOut
 from canvasrelay.protocol.core import ErrorFrame
-from canvasrelay.room import Peer, Room, RoomInfo
-from canvasrelay.store import Store
+from canvasrelay.server.store import Store
 
 
 class Clock:

@@ -1,7 +1,7 @@
 """Guests and agent sessions end to end: real aiortc guests, the real hub, the real demo agent.
 
 The server runs in this process (so a test can shorten the approval deadline); the agent is
-the demo agent's own process, the guests are `canvasrelay.guest` peers over loopback.
+the demo agent's own process, the guests are `canvasrelay.client.guest` peers over loopback.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from canvasrelay import session_log
-from canvasrelay.guest import Guest
-from canvasrelay.server import CanvasServer, ServeOptions
+from canvasrelay.client.guest import Guest
+from canvasrelay.core import session_log
+from canvasrelay.server.app import CanvasServer, ServeOptions
 from tests.support import HostClient, InProcessServer
 
 pytestmark = pytest.mark.timeout(120)

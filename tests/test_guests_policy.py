@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from canvasrelay.effects import AnyEffect, Broadcast, Close, Send
-from canvasrelay.guests import Guests, peer_id_of
-from canvasrelay.policy import Access, Action, Request
+from canvasrelay.core.effects import AnyEffect, Broadcast, Close, Send
+from canvasrelay.core.guests import Guests, peer_id_of
+from canvasrelay.core.policy import Request
+from canvasrelay.core.room import Peer, Room, RoomInfo
 from canvasrelay.protocol import ClientFrame
+from canvasrelay.protocol.access import Access, Action
 from canvasrelay.protocol.guests import (
     ApprovalAnswer,
     GuestJoin,
@@ -16,7 +18,6 @@ from canvasrelay.protocol.guests import (
     RoomSetAccess,
     TerminalGrant,
 )
-from canvasrelay.room import Peer, Room, RoomInfo
 from tests.probe_frames import Draw, Permission, Prompt, Ran, Type
 
 

@@ -15,14 +15,13 @@ import aiohttp
 import pytest
 from pycrdt import Doc, Map
 
-from canvasrelay import signal_crypto
-from canvasrelay.effects import AnyEffect, Broadcast
-from canvasrelay.guest import Guest, HubRefused, RoomLink
-from canvasrelay.policy import Action
-from canvasrelay.protocol import CLIENT_FRAMES, ClientFrame, ServerFrame
-from canvasrelay.room import Peer
-from canvasrelay.room_secrets import RoomSecrets
-from canvasrelay.server import CanvasServer, ServeOptions
+from canvasrelay.client.guest import Guest, HubRefused, RoomLink
+from canvasrelay.core.effects import AnyEffect, Broadcast
+from canvasrelay.core.room import Peer
+from canvasrelay.protocol import CLIENT_FRAMES, ClientFrame, ServerFrame, signal_crypto
+from canvasrelay.protocol.access import Action
+from canvasrelay.server.app import CanvasServer, ServeOptions
+from canvasrelay.server.room_secrets import RoomSecrets
 from tests.probe_frames import Browse, Draw, Permission, Prompt, Ran, Type
 from tests.support import HostClient, InProcessServer
 

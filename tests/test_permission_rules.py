@@ -8,8 +8,7 @@ from typing import Any
 
 import pytest
 
-from canvasrelay.agents.process import AgentProcess, Choice
-from canvasrelay.permission_rules import (
+from canvasrelay.core.permission_rules import (
     DEFAULT_RULES,
     Layer,
     Rule,
@@ -24,7 +23,8 @@ from canvasrelay.permission_rules import (
     subject_of,
     user_rules_path,
 )
-from canvasrelay.store import Store
+from canvasrelay.server.agent_process import AgentProcess, Choice
+from canvasrelay.server.store import Store
 
 ROOT = "/home/me/project"
 

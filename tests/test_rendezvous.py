@@ -8,7 +8,7 @@ import aiohttp
 import pytest
 from aiohttp import web
 
-from canvasrelay import rendezvous
+from canvasrelay.server import rendezvous
 
 TOPIC_A = "A" * 43
 TOPIC_B = "B" * 43

@@ -1,9 +1,9 @@
 """The sans-I/O Room: frames in, effects out, no sockets."""
 
-from canvasrelay.effects import Send
-from canvasrelay.policy import Access
+from canvasrelay.core.effects import Send
+from canvasrelay.core.room import Peer, Room, RoomInfo
+from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.core import ErrorFrame, Pong, Welcome
-from canvasrelay.room import Peer, Room, RoomInfo
 
 
 def make_room() -> Room:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from canvasrelay import session_log
+from canvasrelay.core import session_log
 from tests.support import HostClient, ServerProcess
 from tests.test_agents_serve import create, events_until, prompt_and_answer
 

@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from canvasrelay.effects import Broadcast, Send
-from canvasrelay.policy import Access
+from canvasrelay.core.effects import Broadcast, Send
+from canvasrelay.core.room import Peer, Room, RoomInfo
+from canvasrelay.core.shared_files import LoadFile, SharedFiles, UnwatchFile
+from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.core import ErrorFrame
 from canvasrelay.protocol.files import File, Tree
-from canvasrelay.room import Peer, Room, RoomInfo
-from canvasrelay.shared_files import LoadFile, SharedFiles, UnwatchFile
 from tests.support import HostClient, ServerProcess
 from tests.test_shared_set import ATTACKS, PUBLIC_FILES, make_tree
 

@@ -6,8 +6,8 @@ import os
 
 import pytest
 
-from canvasrelay import signal_crypto as sc
-from canvasrelay.room_secrets import RoomSecrets
+from canvasrelay.protocol import signal_crypto as sc
+from canvasrelay.server.room_secrets import RoomSecrets
 
 FP_A = ":".join(["AB"] * 32)
 FP_B = ":".join(["0c"] * 32)

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from canvasrelay.policy import Access
+from canvasrelay.core.room import Peer, Room, RoomInfo
+from canvasrelay.core.terminals import AttachTerminal, StartTerminal, TerminalRoom, WriteTerminal
 from canvasrelay.protocol import encode
+from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.core import ErrorFrame
-from canvasrelay.room import Peer, Room, RoomInfo
-from canvasrelay.terminals import AttachTerminal, StartTerminal, TerminalRoom, WriteTerminal
 from tests.support import HostClient, ServerProcess
 
 pytestmark = pytest.mark.timeout(60)

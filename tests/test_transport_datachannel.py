@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from canvasrelay import transport_datachannel as td
+from canvasrelay.server import transport_datachannel as td
 
 
 class FakeChannel:

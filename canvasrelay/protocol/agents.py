@@ -11,7 +11,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field
 
-from canvasrelay.policy import Action
+from canvasrelay.protocol.access import Action
 from canvasrelay.protocol.base import ClientFrame, Model, ServerFrame, client_frame, server_frame
 
 SESSION_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"

@@ -12,7 +12,7 @@ from typing import Any, ClassVar, TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic.alias_generators import to_camel
 
-from canvasrelay.policy import Action
+from canvasrelay.protocol.access import Action
 
 MAX_FRAME_BYTES = 1 << 20
 """A WebSocket frame over 1 MiB is refused before it is parsed."""

@@ -12,7 +12,7 @@ from typing import ClassVar, Literal
 
 from pydantic import Field, field_validator
 
-from canvasrelay.policy import Action
+from canvasrelay.protocol.access import Action
 from canvasrelay.protocol.base import MAX_FRAME_BYTES, ClientFrame, Model, ServerFrame, client_frame, server_frame
 
 # base64 of an update must fit in one frame with the JSON around it.

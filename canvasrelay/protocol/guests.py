@@ -6,7 +6,7 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from canvasrelay.policy import Action
+from canvasrelay.protocol.access import Action
 from canvasrelay.protocol.base import ClientFrame, Model, ServerFrame, client_frame, server_frame
 
 NAME_MAX = 64

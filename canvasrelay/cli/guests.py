@@ -1,0 +1,157 @@
+"""`canvas signal` (the rendezvous alone, with the guest page) and `canvas join` (a guest in the terminal)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import signal
+import sys
+from typing import Any
+
+from canvasrelay.protocol import MAX_FRAME_BYTES
+
+COMMANDS = ("signal", "join")
+
+
+def add_serve_options(serve: argparse.ArgumentParser) -> None:
+    serve.add_argument("--signal", metavar="URL", help="an outside rendezvous (wss://…/signal) run by `canvas signal`")
+    serve.add_argument("--base-url", metavar="URL", help="where the room link sends guests (the guest page)")
+    serve.add_argument(
+        "--ice-server",
+        action="append",
+        default=[],
+        metavar="URL",
+        help="STUN/TURN server for the hub and the guests (repeatable; turn:user:pass@host:port)",
+    )
+
+
+def add_commands(commands: Any) -> None:
+    sig = commands.add_parser("signal", help="run the rendezvous alone, with the guest page, on a public machine")
+    sig.add_argument("--host", default="0.0.0.0", help="address to bind (default 0.0.0.0)")
+    sig.add_argument("--port", type=int, default=8478, help="port (0 picks a free one)")
+    join = commands.add_parser("join", help="join a room from its link, as a guest in this terminal")
+    join.add_argument("link", help="the room link (…#room=…&key=…&host=…)")
+    join.add_argument("--name", default="terminal guest", help="the name the host sees")
+    join.add_argument("--color", default="#8a8a8a", help="your colour, #rrggbb")
+    join.add_argument(
+        "--json", action="store_true", help="print every frame as a JSON line; send JSON lines from stdin"
+    )
+
+
+async def run(args: argparse.Namespace) -> int:
+    if args.command == "signal":
+        return await _signal(args)
+    return await _join(args)
+
+
+def stop_event() -> asyncio.Event:
+    """An event set by Ctrl-C or SIGTERM."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    return stop
+
+
+async def _until_stopped() -> None:
+    await stop_event().wait()
+
+
+async def _signal(args: argparse.Namespace) -> int:
+    from aiohttp import web
+
+    from canvasrelay.server import rendezvous
+    from canvasrelay.server.app import WEB_DIST
+
+    app = web.Application()
+    rendezvous.add_routes(app)
+    if (WEB_DIST / "index.html").exists():
+
+        async def index(_request: web.Request) -> web.FileResponse:
+            return web.FileResponse(WEB_DIST / "index.html", headers={"Cache-Control": "no-cache"})
+
+        app.router.add_get("/", index)
+        app.router.add_static("/assets", WEB_DIST / "assets")
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    await web.TCPSite(runner, args.host, args.port).start()
+    port = int(runner.addresses[0][1])
+    print(f"canvas rendezvous on ws://{args.host}:{port}/signal, guest page at http://{args.host}:{port}/", flush=True)
+    print("Put it behind TLS, then: canvas serve --signal wss://<name>/signal --base-url https://<name>/", flush=True)
+    await _until_stopped()
+    await runner.cleanup()
+    return 0
+
+
+def _summary(frame: dict[str, Any]) -> str | None:
+    """One readable line for a frame, or None for frames a reader does not need to see."""
+    kind = frame.get("t")
+    if kind == "welcome":
+        return f"joined {frame.get('cwd')} with {frame.get('access')} access"
+    if kind == "access":
+        return f"your access is now {frame.get('access')}"
+    if kind in ("error", "bye"):
+        return f"{kind}: {frame.get('message') or frame.get('reason')}"
+    if kind == "request-pending":
+        return f"your {frame.get('ref')} waits for the host"
+    if kind == "approval-resolved":
+        return f"your {frame.get('ref')} was {frame.get('outcome')}"
+    if kind == "gap":
+        return f"resyncing: {frame.get('reason')}"
+    return None
+
+
+async def _join(args: argparse.Namespace) -> int:
+    from canvasrelay.client.guest import Guest, HubRefused
+    from canvasrelay.client.join_view import ThreadView
+
+    try:
+        guest = Guest(args.link, name=args.name, color=args.color)
+    except ValueError as exc:
+        print(f"canvas: {exc}", file=sys.stderr)
+        return 2
+
+    threads = ThreadView()
+
+    def show(frame: dict[str, Any]) -> None:
+        if args.json:
+            print(json.dumps(frame, ensure_ascii=False), flush=True)
+            return
+        line = _summary(frame)
+        text = (threads.line(line) if line else "") + threads.feed(frame)
+        if text:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+
+    guest.listeners.append(show)
+    try:
+        await guest.connect()
+    except HubRefused as exc:
+        print(f"canvas: {exc}", file=sys.stderr)
+        return 1
+    except (TimeoutError, ConnectionError, OSError) as exc:
+        print(f"canvas: could not reach the room ({type(exc).__name__}: {exc})", file=sys.stderr)
+        return 1
+    tasks = [asyncio.get_running_loop().create_task(_until_stopped())]
+    if args.json:
+        tasks.append(asyncio.get_running_loop().create_task(_pump_stdin(guest)))
+    await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    for task in tasks:
+        task.cancel()
+    await guest.close()
+    return 0
+
+
+async def _pump_stdin(guest: Any) -> None:
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=2 * MAX_FRAME_BYTES)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    while line := await reader.readline():
+        text = line.decode("utf-8", "replace").strip()
+        if not text:
+            continue
+        try:
+            await guest.send(text)
+        except ConnectionError as exc:
+            print(json.dumps({"t": "error", "message": f"not sent: {exc}"}), flush=True)

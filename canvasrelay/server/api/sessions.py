@@ -1,0 +1,217 @@
+"""The API's session operations that read the store: list, one session with its events in
+pages, the events as server-sent events, and the session's permission rules.
+
+Events are written to the store before anyone is sent them, so the store is the one source a
+reader needs; the event stream follows it and resumes after `Last-Event-ID`."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+from typing import TYPE_CHECKING, Any
+
+from aiohttp import web
+
+from canvasrelay.core import session_log
+from canvasrelay.core.permission_rules import RuleBook
+from canvasrelay.server.api.app import response_headers
+from canvasrelay.server.api.errors import ApiError, not_found
+from canvasrelay.server.api.models import (
+    EventsQuery,
+    PageQuery,
+    RemovedOut,
+    RuleOut,
+    RulesOut,
+    SessionEventsOut,
+    SessionOut,
+    SessionsOut,
+)
+from canvasrelay.server.api.openapi import Call, Operation
+
+if TYPE_CHECKING:
+    from canvasrelay.server.app import CanvasServer
+
+STREAM_POLL_S = 0.1
+STREAM_BATCH = 200
+HEARTBEAT_S = 15.0
+
+
+def session_out(server: CanvasServer, row: dict[str, Any]) -> SessionOut:
+    thread = session_log.fold(server.store.events(row["id"]))
+    return SessionOut(
+        id=row["id"],
+        agent=row["agent"],
+        title=row["title"],
+        status=thread["status"],
+        created=row["created"],
+        last_seq=thread["lastSeq"],
+        meta=row["meta"],
+    )
+
+
+def find(server: CanvasServer, session_id: str) -> dict[str, Any]:
+    for row in server.store.sessions():
+        if row["id"] == session_id:
+            return row
+    raise not_found("session")
+
+
+def operations(server: CanvasServer) -> list[Operation]:
+    stopping = asyncio.Event()
+
+    async def stop_streams() -> None:
+        stopping.set()
+
+    server.runtime.on_close(stop_streams)
+
+    def rules() -> RuleBook:
+        return server.permission_rules  # type: ignore[attr-defined,no-any-return]
+
+    async def list_sessions(call: Call) -> SessionsOut:
+        page: PageQuery = call.query
+        rows = server.store.sessions()[page.cursor : page.cursor + page.limit]
+        end = page.cursor + len(rows)
+        more = end < len(server.store.sessions())
+        return SessionsOut(sessions=[session_out(server, r) for r in rows], next_cursor=end if more else None)
+
+    async def get_session(call: Call) -> SessionEventsOut:
+        query: EventsQuery = call.query
+        row = find(server, call.params["sessionId"])
+        events = server.store.events(row["id"], after=query.after, limit=query.limit + 1)
+        more = len(events) > query.limit
+        events = events[: query.limit]
+        return SessionEventsOut(
+            session=session_out(server, row),
+            events=events,
+            next_after=events[-1]["seq"] if more else None,
+        )
+
+    async def stream_session_events(call: Call) -> web.StreamResponse:
+        session_id = find(server, call.params["sessionId"])["id"]
+        last = call.request.headers.get("Last-Event-ID", "").strip()
+        if last and not (last.isdigit() and len(last) <= 15):
+            raise ApiError(422, "Last-Event-ID must be an event's seq")
+        after = int(last) if last else 0
+        response = web.StreamResponse(
+            headers={
+                "Content-Type": "text/event-stream",
+                "Cache-Control": "no-cache",
+                "X-Accel-Buffering": "no",
+                **response_headers(server, call.request),
+            }
+        )
+        await response.prepare(call.request)
+        # A client that goes away ends the stream; there is nobody left to tell.
+        with contextlib.suppress(ConnectionResetError):
+            await follow(server, session_id, after, call.request, response, stopping)
+        return response
+
+    async def get_session_rules(call: Call) -> RulesOut:
+        session_id = find(server, call.params["sessionId"])["id"]
+        book = rules()
+        return RulesOut(
+            session=[RuleOut(id=i, rule=rule) for i, rule in book.session_rules(session_id)],
+            user=book.user,
+            project=book.project,
+        )
+
+    async def reset_session_rules(call: Call) -> RemovedOut:
+        session_id = find(server, call.params["sessionId"])["id"]
+        return RemovedOut(removed=rules().remove(session_id, None, by="api"))
+
+    async def remove_session_rule(call: Call) -> None:
+        session_id = find(server, call.params["sessionId"])["id"]
+        rule_id = call.params["ruleId"]
+        if not (rule_id.isdigit() and len(rule_id) <= 15) or not rules().remove(session_id, int(rule_id), by="api"):
+            raise not_found("rule")
+
+    s = "sessions"
+    return [
+        Operation(
+            "GET",
+            "/api/sessions",
+            list_sessions,
+            "Sessions, oldest first, in pages.",
+            s,
+            query=PageQuery,
+            response=SessionsOut,
+        ),
+        Operation(
+            "GET",
+            "/api/session/{sessionId}",
+            get_session,
+            "A session and a page of its events.",
+            s,
+            query=EventsQuery,
+            response=SessionEventsOut,
+        ),
+        Operation(
+            "GET",
+            "/api/session/{sessionId}/events",
+            stream_session_events,
+            "The session's events as server-sent events (id = seq), resuming after Last-Event-ID.",
+            s,
+            stream="text/event-stream",
+        ),
+        Operation(
+            "GET",
+            "/api/session/{sessionId}/rules",
+            get_session_rules,
+            "The permission rules that apply to the session.",
+            s,
+            response=RulesOut,
+        ),
+        Operation(
+            "DELETE",
+            "/api/session/{sessionId}/rules",
+            reset_session_rules,
+            "Remove every rule the host's answers added to the session.",
+            s,
+            response=RemovedOut,
+        ),
+        Operation(
+            "DELETE",
+            "/api/session/{sessionId}/rules/{ruleId}",
+            remove_session_rule,
+            "Remove one of the session's rules.",
+            s,
+            status=204,
+        ),
+    ]
+
+
+def find_or_none(server: CanvasServer, session_id: str) -> bool:
+    return any(row["id"] == session_id for row in server.store.sessions())
+
+
+async def follow(
+    server: CanvasServer,
+    session_id: str,
+    after: int,
+    request: web.Request,
+    response: web.StreamResponse,
+    stop: asyncio.Event,
+) -> None:
+    """Write every event after `after`, then each new one as it is stored, until the session is
+    deleted, the client goes or the server stops."""
+    quiet_since = time.monotonic()
+    while not stop.is_set() and find_or_none(server, session_id):
+        if request.transport is None or request.transport.is_closing():
+            return
+        events = server.store.events(session_id, after=after, limit=STREAM_BATCH)
+        for event in events:
+            after = event["seq"]
+            data = json.dumps(event, separators=(",", ":"), ensure_ascii=False)
+            await response.write(f"id: {after}\nevent: {event['kind']}\ndata: {data}\n\n".encode())
+        if events:
+            quiet_since = time.monotonic()
+            continue
+        if time.monotonic() - quiet_since > HEARTBEAT_S:
+            await response.write(b": keep-alive\n\n")
+            quiet_since = time.monotonic()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), STREAM_POLL_S)
+    if not stop.is_set() and not find_or_none(server, session_id):
+        await response.write(b"event: deleted\ndata: {}\n\n")
