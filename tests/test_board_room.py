@@ -10,13 +10,14 @@ from pycrdt import Doc, Map, Text
 
 from canvasrelay.core import board_edits as board_api
 from canvasrelay.core.board import Board
-from canvasrelay.core.board_room import AWARENESS_TIMEOUT_S, IDLE_COMPACT_S, BoardRoom, BoardStore, CompactBoard
+from canvasrelay.core.board_room import AWARENESS_TIMEOUT_S, IDLE_COMPACT_S, BoardRoom, CompactBoard
 from canvasrelay.core.board_room import StoreBoardUpdate as Store_
 from canvasrelay.core.effects import Broadcast, Send
 from canvasrelay.core.room import Peer, Room, RoomInfo
 from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.board import AwarenessOut, BoardSync, BoardUpdateOut
 from canvasrelay.protocol.core import ErrorFrame
+from canvasrelay.server.board_host import BoardStore
 from canvasrelay.server.store import Store
 
 

@@ -10,20 +10,18 @@ import pytest
 
 from canvasrelay.core.permission_rules import (
     DEFAULT_RULES,
+    Choice,
     Layer,
     Rule,
-    RuleBook,
     RulesError,
     decide,
     escape,
-    load_user_rules,
     option_for,
-    project_rules,
     rule_for_answer,
     subject_of,
-    user_rules_path,
 )
-from canvasrelay.server.agent_process import AgentProcess, Choice
+from canvasrelay.server.agent_process import AgentProcess
+from canvasrelay.server.rule_book import RuleBook, load_user_rules, project_rules, user_rules_path
 from canvasrelay.server.store import Store
 
 ROOT = "/home/me/project"

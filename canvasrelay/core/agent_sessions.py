@@ -15,7 +15,7 @@ from typing import Any
 
 from canvasrelay.core import session_log
 from canvasrelay.core.effects import AnyEffect, Broadcast, Effect, Send
-from canvasrelay.core.permission_rules import option_for
+from canvasrelay.core.permission_rules import Choice, option_for
 from canvasrelay.core.room import Peer, error
 from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.agents import (
@@ -34,9 +34,7 @@ from canvasrelay.protocol.agents import (
     QueuedPrompt,
     SessionHead,
 )
-from canvasrelay.protocol.core import ErrorFrame
-from canvasrelay.server.agent_catalog import AgentSpec
-from canvasrelay.server.agent_process import Choice
+from canvasrelay.protocol.core import AgentInfo, ErrorFrame
 
 HISTORY_PAGE = 200
 """Events per `agent-history` frame: well under the data channel's 256 KiB for ordinary chunks."""
@@ -157,8 +155,8 @@ EventsOf = Callable[[str, int, int], list[dict[str, Any]]]
 
 
 class Sessions:
-    def __init__(self, specs: Mapping[str, AgentSpec], events_of: EventsOf, clock: Callable[[], float] = time.time):
-        self.specs = specs
+    def __init__(self, agents: Mapping[str, AgentInfo], events_of: EventsOf, clock: Callable[[], float] = time.time):
+        self.agents = agents
         self.events_of = events_of
         self.clock = clock
         self.sessions: dict[str, Session] = {}
@@ -198,12 +196,12 @@ class Sessions:
     def create(self, peer: Peer, frame: AgentCreate) -> list[AnyEffect]:
         if frame.id in self.sessions:
             return [error(peer.id, f"session {frame.id} already exists", frame.t)]
-        spec = self.specs.get(frame.agent)
-        if spec is None:
+        agent = self.agents.get(frame.agent)
+        if agent is None:
             return [error(peer.id, f"unknown agent {frame.agent[:64]!r}", frame.t)]
         if len(self.sessions) >= MAX_SESSIONS:
             return [error(peer.id, f"too many sessions (limit {MAX_SESSIONS})", frame.t)]
-        session = Session(frame.id, spec.id, spec.label, frame.title, self.clock())
+        session = Session(frame.id, agent.id, agent.label, frame.title, self.clock())
         self.sessions[session.id] = session
         return [StoreSession(session.id, created=True), self._meta(session), StartSession(session.id)]
 

@@ -76,6 +76,8 @@ class AgentPermission(ClientFrame):
 class AgentHistoryRequest(ClientFrame):
     """Events of a session after `after` (a `seq`), sent back as `agent-history` pages."""
 
+    action: ClassVar[Action] = Action.READ
+
     t: Literal["agent-history-request"] = "agent-history-request"
     session_id: SessionId
     after: int = Field(default=0, ge=0, le=2**53)

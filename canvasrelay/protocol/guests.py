@@ -21,6 +21,8 @@ Outcome = Literal["approved", "denied", "trusted", "expired", "withdrawn"]
 class GuestJoin(ClientFrame):
     """A guest's first frame on a proven channel. The hub handles it before the guest is a Room peer."""
 
+    action: ClassVar[Action] = Action.READ
+
     t: Literal["guest-join"] = "guest-join"
     guest_id: str = Field(min_length=8, max_length=ID_MAX, pattern=r"^[A-Za-z0-9_-]+$")
     secret: str = Field(min_length=16, max_length=128)

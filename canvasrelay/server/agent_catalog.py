@@ -17,6 +17,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from canvasrelay.core.errors import ConfigError
 from canvasrelay.protocol.core import AgentInfo
 
 CONFIG_FILE = "config.toml"
@@ -50,10 +51,6 @@ KNOWN: tuple[tuple[AgentSpec, ...], ...] = (
     (AgentSpec("gemini", "Gemini CLI", "gemini", ("--acp",)),),
     (AgentSpec("opencode", "opencode", "opencode", ("acp",)),),
 )
-
-
-class ConfigError(ValueError):
-    pass
 
 
 def load_config(canvas_dir: Path) -> dict[str, object]:

@@ -10,8 +10,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any
 
 from canvasrelay.core.agent_sessions import (
     CancelTurn,
@@ -26,7 +28,8 @@ from canvasrelay.core.agent_sessions import (
     StoreSession,
 )
 from canvasrelay.core.effects import AnyEffect, Effect
-from canvasrelay.core.room import Peer
+from canvasrelay.core.permission_rules import Choice
+from canvasrelay.core.room import Peer, Room
 from canvasrelay.protocol import ClientFrame
 from canvasrelay.protocol.agents import (
     AgentCancel,
@@ -36,12 +39,12 @@ from canvasrelay.protocol.agents import (
     AgentPermission,
     AgentPrompt,
 )
-from canvasrelay.server.agent_process import AgentError, AgentProcess, Choice
+from canvasrelay.server.agent_catalog import AgentSpec
+from canvasrelay.server.agent_process import AgentError, AgentProcess
 from canvasrelay.server.board_mcp import BoardMcp
-
-if TYPE_CHECKING:
-    from canvasrelay.core.permission_rules import RuleBook
-    from canvasrelay.server.app import CanvasServer
+from canvasrelay.server.rule_book import RuleBook
+from canvasrelay.server.runtime import Runtime
+from canvasrelay.server.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -54,28 +57,42 @@ class Ordered(Effect):
 
 
 class AgentHost:
-    def __init__(self, server: CanvasServer) -> None:
-        self.server = server
-        self.store = server.store
-        self.core = Sessions(server.agent_specs, lambda sid, after, limit: server.store.events(sid, after, limit))
+    """Carries out the agents core's effects; built by the composition root with what it uses."""
+
+    def __init__(
+        self,
+        room: Room,
+        runtime: Runtime,
+        store: Store,
+        specs: Mapping[str, AgentSpec],
+        rules: RuleBook,
+        board: BoardMcp,
+        root: Path,
+        own_url: Callable[[], Awaitable[str]],
+    ) -> None:
+        self.runtime = runtime
+        self.store = store
+        self.specs = specs
+        self.rules = rules
+        self.root = root
+        self.own_url = own_url
+        """This server's base URL once its port is bound: where agents reach the board tools."""
+        self.core = Sessions({k: spec.info() for k, spec in specs.items()}, store.events)
         self.procs: dict[str, AgentProcess] = {}
         self.agent_ids: dict[str, str] = {}
         self.locks: dict[str, asyncio.Lock] = {}
         self.turns: dict[str, asyncio.Task[None]] = {}
         self.waiting: dict[tuple[str, str], asyncio.Future[Choice | None]] = {}
         self.tasks: set[asyncio.Task[Any]] = set()
-        self.board = BoardMcp(server.board_tools)  # type: ignore[attr-defined]
+        self.board = board
         self._queue: asyncio.Queue[tuple[list[AnyEffect], asyncio.Future[None] | None]] = asyncio.Queue()
         self._pump_task: asyncio.Task[None] | None = None
-
-    @property
-    def rules(self) -> RuleBook:
-        return self.server.permission_rules  # type: ignore[attr-defined,no-any-return]
+        self._route(room)
 
     # -- wiring ------------------------------------------------------------------------------
 
-    def install(self) -> None:
-        room, runtime = self.server.room, self.server.runtime
+    def _route(self, room: Room) -> None:
+        runtime = self.runtime
         room.route(AgentCreate, self._ordered(self.core.create))
         room.route(AgentPrompt, self._ordered(self.core.prompt))
         room.route(AgentCancel, self._ordered(self.core.cancel))
@@ -94,8 +111,6 @@ class AgentHost:
         runtime.handle(ResolvePermission, self._resolve)
         runtime.handle(RecordAnswer, self._record_answer)
         runtime.handle(StopSession, self._stop_session)
-        self.board.install(self.server.app)
-        self.server.on_start(self.start)
         runtime.on_close(self.close)
 
     def _ordered(self, handler: Any) -> Any:
@@ -121,7 +136,7 @@ class AgentHost:
         while True:
             effects, done = await self._queue.get()
             try:
-                await self.server.runtime.run(effects)
+                await self.runtime.run(effects)
             except Exception:
                 log.exception("agent session effects failed")
             if done is not None and not done.done():
@@ -195,13 +210,13 @@ class AgentHost:
             if proc is not None:
                 await proc.close()
             session = self.core.sessions.get(session_id)
-            spec = self.server.agent_specs.get(session.agent) if session else None
+            spec = self.specs.get(session.agent) if session else None
             if session is None or spec is None:
                 raise AgentError(f"agent {session.agent if session else '?'} is no longer on offer")
             proc = AgentProcess(
                 spec.command,
                 spec.args,
-                root=self.server.root,
+                root=self.root,
                 on_update=lambda _sid, update: self._on_update(session_id, update),
                 on_permission=lambda request: self._on_permission(session_id, request),
                 env=spec.env,
@@ -210,17 +225,16 @@ class AgentHost:
             await proc.start()
             # A prompt queued before a restart runs at start, before the port (and so the
             # board tools' address) is known.
-            await self.server.listening.wait()
-            mcp = [self.board.entry(f"http://127.0.0.1:{self.server.port}", session_id)]
+            mcp = [self.board.entry(await self.own_url(), session_id)]
             agent_id = self.agent_ids.get(session_id)
             loaded = False
             if agent_id is not None and proc.supports_load:
                 try:
-                    loaded = await proc.load_session(agent_id, self.server.root, mcp)
+                    loaded = await proc.load_session(agent_id, self.root, mcp)
                 except AgentError as exc:
                     log.info("session/load of %s failed, starting fresh: %s", agent_id, exc)
             if not loaded:
-                agent_id = await proc.new_session(self.server.root, mcp)
+                agent_id = await proc.new_session(self.root, mcp)
                 self.agent_ids[session_id] = agent_id
                 self.store.update_session(session_id, agent_session_id=agent_id)
             assert agent_id is not None
@@ -309,9 +323,3 @@ class AgentHost:
         self.board.forget(effect.session_id)
         self.rules.forget(effect.session_id)
         self.store.delete_session(effect.session_id)
-
-
-def install(server: CanvasServer) -> None:
-    host = AgentHost(server)
-    host.install()
-    server.agent_host = host  # type: ignore[attr-defined]

@@ -28,7 +28,6 @@ import logging
 import os
 import signal
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
@@ -54,6 +53,8 @@ from acp.schema import (
 )
 from pydantic import ValidationError
 
+from canvasrelay.core.permission_rules import Choice
+
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
@@ -68,15 +69,6 @@ CONFIG_TIMEOUT = 30.0
 EXIT_GRACE = 1.0
 TERM_GRACE = 3.0
 STDOUT_CLOSED = "agent closed its stdout"
-
-
-@dataclass(frozen=True)
-class Choice:
-    """An answer to a permission request with a reason the agent is told (in the outcome's
-    ``_meta.reason``), e.g. the permission rule that refused the call."""
-
-    option_id: str
-    reason: str | None = None
 
 
 PermissionCallback = Callable[[dict[str, Any]], Awaitable[str | Choice | None]]

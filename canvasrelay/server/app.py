@@ -1,14 +1,14 @@
-"""`canvas serve`: the aiohttp application around one Room.
+"""`canvas serve`: the aiohttp application around one Room, and the composition root.
 
-It serves the built web app, the host's WebSocket, and (as features land) the other
-endpoints; `CanvasServer.stop` ends every child process and flushes the store.
+`CanvasServer` builds every feature with what it needs, in dependency order (rules and the
+board before the agents that use them), starts them before the port opens, and
+`CanvasServer.stop` ends every child process and flushes the store.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
@@ -17,13 +17,21 @@ from aiohttp import web
 
 from canvasrelay.core.guests import Guests
 from canvasrelay.core.room import Room, RoomInfo
+from canvasrelay.core.shared_files import SharedFiles
+from canvasrelay.core.terminals import TerminalRoom
 from canvasrelay.server import room_secrets
 from canvasrelay.server.agent_catalog import AgentSpec, discover, load_config
-from canvasrelay.server.features import install_all
+from canvasrelay.server.agent_host import AgentHost
+from canvasrelay.server.api import mount_api
+from canvasrelay.server.board_host import BoardHost
+from canvasrelay.server.board_mcp import BoardMcp
+from canvasrelay.server.file_host import FileHost
 from canvasrelay.server.hub import Hub
 from canvasrelay.server.rendezvous import add_routes as add_rendezvous
+from canvasrelay.server.rule_book import RuleBook, load_user_rules, project_rules
 from canvasrelay.server.runtime import Runtime
 from canvasrelay.server.store import Store, open_store
+from canvasrelay.server.terminal_host import TerminalHost
 from canvasrelay.server.transport_ws import host_socket
 
 log = logging.getLogger(__name__)
@@ -76,12 +84,20 @@ class CanvasServer:
         self.port = 0
         self.listening = asyncio.Event()
         """Set once the port is bound (and so `port` known)."""
-        self._starters: list[Callable[[], Awaitable[None]]] = []
-        install_all(self)
+        self.rules = RuleBook(self.store, self.root, load_user_rules(), project_rules(self.config))
+        self.board = BoardHost(self.room, self.runtime, self.store)
+        self.board_mcp = BoardMcp(self.board.tools)
+        self.board_mcp.install(self.app)
+        self.agents = AgentHost(
+            self.room, self.runtime, self.store, self.agent_specs, self.rules, self.board_mcp, self.root, self._own_url
+        )
+        self.terminals = TerminalHost(self.runtime, TerminalRoom(self.room), self.root)
+        self.files = FileHost(self.runtime, SharedFiles(self.room), self.root)
+        mount_api(self)
 
-    def on_start(self, starter: Callable[[], Awaitable[None]]) -> None:
-        """Run `starter` once the event loop runs and before the port opens (watchers, restored state)."""
-        self._starters.append(starter)
+    async def _own_url(self) -> str:
+        await self.listening.wait()
+        return f"http://127.0.0.1:{self.port}"
 
     def own_origins(self) -> set[str]:
         names = {self.options.host, "127.0.0.1", "localhost"}
@@ -99,8 +115,9 @@ class CanvasServer:
             self.app.router.add_get("/", _not_built)
 
     async def start(self) -> int:
-        for starter in self._starters:
-            await starter()
+        await self.board.start()
+        await self.agents.start()
+        await self.files.start()
         self._routes()
         self.runner = web.AppRunner(self.app, access_log=None)
         await self.runner.setup()

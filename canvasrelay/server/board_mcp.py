@@ -23,7 +23,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from canvasrelay.core.board_edits import BoardApiError, UnknownItemError
 
 if TYPE_CHECKING:
-    from canvasrelay.core.board_room import BoardTools
+    from canvasrelay.server.board_host import BoardTools
 
 PATH = "/mcp/board"
 MAX_BODY = 1 << 20

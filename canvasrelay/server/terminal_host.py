@@ -14,7 +14,7 @@ import logging
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from canvasrelay.core.room import error
 from canvasrelay.core.terminal_output import Output, OutputQueue
@@ -34,9 +34,6 @@ from canvasrelay.protocol import encode
 from canvasrelay.protocol.terminals import TermData, TermExit
 from canvasrelay.server.pty_terminal import Terminal
 from canvasrelay.server.runtime import Runtime, Transport
-
-if TYPE_CHECKING:
-    from canvasrelay.server.app import CanvasServer
 
 log = logging.getLogger(__name__)
 
@@ -231,7 +228,3 @@ class TerminalHost:
         self.pumps.clear()
         for task in list(self._tasks):
             task.cancel()
-
-
-def install(server: CanvasServer) -> None:
-    TerminalHost(server.runtime, TerminalRoom(server.room), server.root)

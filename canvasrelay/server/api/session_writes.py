@@ -83,7 +83,7 @@ def _refusal(effects: list[AnyEffect]) -> ApiError | None:
 
 def operations(server: CanvasServer) -> list[Operation]:
     def host() -> AgentHost:
-        return server.agent_host  # type: ignore[attr-defined,no-any-return]
+        return server.agents
 
     async def act(effects: list[AnyEffect]) -> None:
         refusal = _refusal(effects)

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 
 from canvasrelay.core import session_log
-from canvasrelay.core.permission_rules import RuleBook
 from canvasrelay.server.api.app import response_headers
 from canvasrelay.server.api.errors import ApiError, not_found
 from canvasrelay.server.api.models import (
@@ -29,6 +28,7 @@ from canvasrelay.server.api.models import (
     SessionsOut,
 )
 from canvasrelay.server.api.openapi import Call, Operation
+from canvasrelay.server.rule_book import RuleBook
 
 if TYPE_CHECKING:
     from canvasrelay.server.app import CanvasServer
@@ -67,7 +67,7 @@ def operations(server: CanvasServer) -> list[Operation]:
     server.runtime.on_close(stop_streams)
 
     def rules() -> RuleBook:
-        return server.permission_rules  # type: ignore[attr-defined,no-any-return]
+        return server.rules
 
     async def list_sessions(call: Call) -> SessionsOut:
         page: PageQuery = call.query
