@@ -78,9 +78,9 @@ class Board:
     """
 
     def __init__(self) -> None:
-        self.doc = Doc()
+        self.doc: Doc[Map] = Doc()
         self.items: Map = self.doc.get(ITEMS, type=Map)
-        self._shadow = Doc()
+        self._shadow: Doc[Map] = Doc()
         self._shadow.get(ITEMS, type=Map)
         self.updates_since_checkpoint = 0
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import re
 import secrets
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -127,7 +128,7 @@ def _describe(item_id: str, item: Map) -> dict[str, Any]:
         out["to"] = item.get("to")
     if kind == "stroke":
         points = item.get("points")
-        numbers = points if isinstance(points, Array) else []
+        numbers: Iterable[object] = points if isinstance(points, Array) else []
         out["points"] = [float(p) for p in numbers if isinstance(p, int | float) and not isinstance(p, bool)]
     if kind == "frame":
         holds = item.get("holds")

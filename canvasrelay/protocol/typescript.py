@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pydantic.json_schema import models_json_schema
+from pydantic import BaseModel
+from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
 from canvasrelay.protocol import CLIENT_FRAMES, MAX_FRAME_BYTES, SERVER_FRAMES
 
@@ -80,7 +81,7 @@ def _declaration(name: str, schema: dict[str, Any]) -> str:
 
 
 def generate() -> str:
-    models = [(m, "validation") for m in CLIENT_FRAMES.values()]
+    models: list[tuple[type[BaseModel], JsonSchemaMode]] = [(m, "validation") for m in CLIENT_FRAMES.values()]
     models += [(m, "serialization") for m in SERVER_FRAMES.values()]
     _, top = models_json_schema(models, ref_template="#/$defs/{model}")
     defs = top.get("$defs", {})

@@ -14,6 +14,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from aiohttp import web
+from aiohttp.typedefs import Handler
 
 from canvasrelay.core.guests import Guests
 from canvasrelay.core.room import Room, RoomInfo
@@ -167,7 +168,7 @@ class _LateOrigins(set[str]):
 
 
 @web.middleware
-async def _security_headers(request: web.Request, handler):  # type: ignore[no-untyped-def]
+async def _security_headers(request: web.Request, handler: Handler) -> web.StreamResponse:
     response = await handler(request)
     for key, value in SECURITY_HEADERS.items():
         response.headers.setdefault(key, value)

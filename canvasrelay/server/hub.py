@@ -232,7 +232,10 @@ class Hub:
         await self.runtime.connect(admitted, guest.stream)
 
     def _stream(self, guest_id: str) -> GuestStream:
-        stream = GuestStream(lambda s: self._spawn(self._skip_ahead(guest_id, s)))
+        def overflow(stream: GuestStream) -> None:
+            self._spawn(self._skip_ahead(guest_id, stream))
+
+        stream = GuestStream(overflow)
 
         async def close(code: int, reason: str) -> None:
             await self._drop(guest_id, Bye(code=code, reason=reason))
