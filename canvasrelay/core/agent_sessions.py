@@ -195,12 +195,12 @@ class Sessions:
 
     def create(self, peer: Peer, frame: AgentCreate) -> list[AnyEffect]:
         if frame.id in self.sessions:
-            return [error(peer.id, f"session {frame.id} already exists", frame.t)]
+            return [error(peer.id, f"session {frame.id} already exists", frame.t, "conflict")]
         agent = self.agents.get(frame.agent)
         if agent is None:
-            return [error(peer.id, f"unknown agent {frame.agent[:64]!r}", frame.t)]
+            return [error(peer.id, f"unknown agent {frame.agent[:64]!r}", frame.t, "not-found")]
         if len(self.sessions) >= MAX_SESSIONS:
-            return [error(peer.id, f"too many sessions (limit {MAX_SESSIONS})", frame.t)]
+            return [error(peer.id, f"too many sessions (limit {MAX_SESSIONS})", frame.t, "conflict")]
         session = Session(frame.id, agent.id, agent.label, frame.title, self.clock())
         self.sessions[session.id] = session
         return [StoreSession(session.id, created=True), self._meta(session), StartSession(session.id)]
@@ -212,7 +212,7 @@ class Sessions:
         author = (frame.author or peer.name or peer.id) if peer.is_host else (peer.name or peer.id)
         if session.status != "idle" or session.queued:
             if len(session.queued) >= MAX_QUEUE:
-                return [error(peer.id, f"the queue is full ({MAX_QUEUE} prompts wait already)", frame.t)]
+                return [error(peer.id, f"the queue is full ({MAX_QUEUE} prompts wait already)", frame.t, "conflict")]
             session.queued.append(QueuedPrompt(text=frame.text, author=author))
             return [StoreSession(session.id), self._meta(session)]
         return self._start_turn(session, frame.text, author)
@@ -241,7 +241,11 @@ class Sessions:
             return [_unknown(peer, frame.session_id, frame.t)]
         pending = session.pending.get(frame.request_id)
         if pending is None:
-            return [error(peer.id, f"permission {frame.request_id[:64]} was already answered or is gone", frame.t)]
+            return [
+                error(
+                    peer.id, f"permission {frame.request_id[:64]} was already answered or is gone", frame.t, "conflict"
+                )
+            ]
         option_id = frame.option_id
         if frame.answer is not None and option_id is None:
             option_id = option_for(pending.options, frame.answer)
@@ -415,4 +419,4 @@ class RecordAnswer(Effect):
 
 
 def _unknown(peer: Peer, session_id: str, ref: str) -> Send:
-    return error(peer.id, f"no session {session_id}", ref)
+    return error(peer.id, f"no session {session_id}", ref, "not-found")

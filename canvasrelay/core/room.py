@@ -15,7 +15,7 @@ from canvasrelay.core.effects import AnyEffect, Send
 from canvasrelay.core.policy import Decision, Request, decide, denial_reason
 from canvasrelay.protocol import ClientFrame, FrameError, parse_client_frame
 from canvasrelay.protocol.access import Access
-from canvasrelay.protocol.core import AgentInfo, ErrorFrame, Ping, Pong, Welcome
+from canvasrelay.protocol.core import AgentInfo, ErrorFrame, ErrorKind, Ping, Pong, Welcome
 
 
 @dataclass
@@ -150,5 +150,5 @@ class Room:
         return [error(peer.id, f"refused: {frame.t} needs the host's approval", frame.t)]
 
 
-def error(peer_id: str, message: str, ref: str | None = None) -> Send:
-    return Send(peer_id, ErrorFrame(message=message, ref=ref))
+def error(peer_id: str, message: str, ref: str | None = None, kind: ErrorKind = "invalid") -> Send:
+    return Send(peer_id, ErrorFrame(message=message, ref=ref, kind=kind))

@@ -30,12 +30,18 @@ class Pong(ServerFrame):
     t: Literal["pong"] = "pong"
 
 
+ErrorKind = Literal["invalid", "not-found", "conflict"]
+"""What went wrong, for programs (the API's status codes): the frame was wrong, it names
+something that does not exist, or it clashes with the state it met."""
+
+
 @server_frame
 class ErrorFrame(ServerFrame):
     t: Literal["error"] = "error"
     message: str
     ref: str | None = None
     """The `t` of the frame that was refused, when it was known."""
+    kind: ErrorKind = "invalid"
 
 
 class AgentInfo(Model):

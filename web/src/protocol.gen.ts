@@ -184,6 +184,7 @@ export interface ErrorFrame {
   t: "error";
   message: string;
   ref: string | null;
+  kind: "invalid" | "not-found" | "conflict";
 }
 
 export interface File {
