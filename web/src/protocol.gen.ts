@@ -2,6 +2,20 @@
 
 export const MAX_FRAME_BYTES = 1048576;
 
+export const MAX_MESSAGE_BYTES = 262144;
+
+export const CHUNK_CHARS = 60000;
+
+export const BOARD_ITEMS = "items";
+
+export type ItemKind = "note" | "text" | "shape" | "arrow" | "stroke" | "frame";
+
+export type ShapeKind = "rect" | "ellipse";
+
+export type HoldsType = "agent" | "terminal" | "file";
+
+export type HostAnswer = "once" | "reject" | "always" | "never" | "session";
+
 export interface AgentCancel {
   t: "agent-cancel";
   sessionId: string;
