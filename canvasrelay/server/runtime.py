@@ -7,12 +7,12 @@ runtime encodes a broadcast once and hands the same text to every transport.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, Protocol, TypeVar
 
-from canvasrelay.core.effects import AnyEffect, Broadcast, Close, Effect, Send
+from canvasrelay.core.effects import AnyEffect, Broadcast, Close, Effect, Multicast, Send
 from canvasrelay.core.room import Peer, Room
-from canvasrelay.protocol import encode
+from canvasrelay.protocol import ServerFrame, encode
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +78,8 @@ class Runtime:
                 if peer_id == effect.exclude or peer is None or peer.access.rank < effect.min_access.rank:
                     continue
                 transport.send(text)
+        elif isinstance(effect, Multicast):
+            self.multicast(effect.frame, effect.to)
         elif isinstance(effect, Close):
             transport = self.transports.get(effect.peer)
             if transport is not None:
@@ -87,6 +89,15 @@ class Runtime:
             if handler is None:
                 raise LookupError(f"no handler for {type(effect).__name__}")
             await handler(effect)
+
+    def multicast(self, frame: ServerFrame, peers: Iterable[str]) -> None:
+        """Queue one frame, encoded once, for each of `peers` that is connected."""
+        text: str | None = None
+        for peer_id in peers:
+            transport = self.transports.get(peer_id)
+            if transport is not None:
+                text = text if text is not None else encode(frame)
+                transport.send(text)
 
     async def close(self) -> None:
         """Say goodbye to every peer (1001, going away), then let each adapter stop its processes."""

@@ -1,9 +1,10 @@
 """Terminals, the adapter's side: runs the shells and carries their output to each watcher.
 
-Each watcher has, per terminal, a bounded `OutputQueue`; one pump task per peer writes to its
-transport only while the transport's own backlog is small, so a slow reader falls behind in
-its queue, and its queue (not the server's memory) overflows: it then skips ahead to a replay
-of the scrollback ring.
+Output goes out through the runtime as one frame, encoded once, to every watcher that is
+caught up. A watcher that is not (a replay still to send, or a transport backed up) queues
+it in its own bounded `OutputQueue`; one pump task per peer writes that queue only while the
+transport's own backlog is small, so a slow reader falls behind in its queue, and its queue
+(not the server's memory) overflows: it then skips ahead to a replay of the scrollback ring.
 """
 
 from __future__ import annotations
@@ -46,6 +47,10 @@ TRANSPORT_HIGH_WATER = 256 * 1024
 BACKED_UP_POLL_S = 0.005
 
 
+def _decoder() -> codecs.IncrementalDecoder:
+    return codecs.getincrementaldecoder("utf-8")("replace")
+
+
 @dataclass
 class _Stream:
     """One watcher's view of one terminal."""
@@ -56,7 +61,7 @@ class _Stream:
     so it waits for the transport too. The first is the ring as it was on attaching."""
     offset: int = 0
     exit_code: int | None = None
-    decoder: codecs.IncrementalDecoder = field(default_factory=lambda: codecs.getincrementaldecoder("utf-8")("replace"))
+    decoder: codecs.IncrementalDecoder = field(default_factory=lambda: _decoder())
 
     def take(self) -> Output | None:
         if self.replay is None:
@@ -106,9 +111,20 @@ class _Pump:
                 del self.streams[tid]
         return wrote
 
+    def caught_up(self, stream: _Stream) -> bool:
+        """Nothing of this terminal waits for this peer, and its transport keeps up."""
+        transport = self.host.runtime.transports.get(self.peer)
+        return (
+            transport is not None
+            and stream.replay is None
+            and not stream.queue
+            and stream.exit_code is None
+            and transport.backlog <= TRANSPORT_HIGH_WATER
+        )
+
     def _send_output(self, transport: Transport, tid: str, stream: _Stream, out: Output) -> None:
         if out.reset:
-            stream.decoder = codecs.getincrementaldecoder("utf-8")("replace")
+            stream.decoder = _decoder()
         text = stream.decoder.decode(out.data)
         if text or out.reset:
             transport.send(encode(TermData(id=tid, data=text, replay=out.reset)))
@@ -121,6 +137,7 @@ class TerminalHost:
         self.cwd = cwd
         self.terminals: dict[str, Terminal] = {}
         self.pumps: dict[str, _Pump] = {}
+        self._decoders: dict[str, codecs.IncrementalDecoder] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         runtime.handle(StartTerminal, self._start)
         runtime.handle(AttachTerminal, self._attach)
@@ -167,11 +184,24 @@ class TerminalHost:
         pump.wake.set()
 
     def _output(self, tid: str, data: bytes) -> None:
-        for pump in self.pumps.values():
+        """New output: one frame, encoded once, for every watcher that is caught up; the
+        others queue it (as whole characters, so either path decodes alike)."""
+        decoder = self._decoders.setdefault(tid, _decoder())
+        text = decoder.decode(data)
+        if not text:
+            return
+        live: list[str] = []
+        for peer, pump in self.pumps.items():
             stream = pump.streams.get(tid)
-            if stream is not None:
-                stream.queue.push(data)
+            if stream is None:
+                continue
+            if pump.caught_up(stream):
+                live.append(peer)
+            else:
+                stream.queue.push(text.encode("utf-8"))
                 pump.wake.set()
+        if live:
+            self.runtime.multicast(TermData(id=tid, data=text, replay=False), live)
 
     async def _attach(self, effect: AttachTerminal) -> None:
         self._stream(effect.id, effect.peer)
@@ -206,6 +236,7 @@ class TerminalHost:
 
     async def _forget(self, effect: ForgetTerminal) -> None:
         self.terminals.pop(effect.id, None)
+        self._decoders.pop(effect.id, None)
         for pump in self.pumps.values():
             stream = pump.streams.get(effect.id)
             # A watcher still owed the last output and the exit gets them first.
