@@ -1,7 +1,8 @@
-import { useCallback, useMemo, useState } from "react";
-import type { ServerFrame } from "../protocol.gen";
-import { RoomClientContext, useRunConnection } from "../roomClient";
-import { agentSessionsFor } from "../agents/store";
+import { useState } from "react";
+import { requestNoun } from "../room/requests";
+import { selectAccess } from "../room/roomState";
+import { RoomStore } from "../room/roomStore";
+import { RoomContext, useRoomState, useRunRoom } from "../roomClient";
 import { Board } from "../board/Board";
 import { FilesPanel } from "../files/FilesPanel";
 import { TerminalsPanel } from "../terminals/TerminalsPanel";
@@ -25,11 +26,6 @@ const ACCESS_TEXT: Record<string, string> = {
   trusted: "You are trusted: your prompts run directly.",
 };
 
-interface Pending {
-  id: string;
-  ref: string;
-}
-
 function savedProfile(): Profile {
   try {
     const saved = JSON.parse(localStorage.getItem(PROFILE_KEY) ?? "") as Profile;
@@ -43,74 +39,66 @@ function savedProfile(): Profile {
 /** The page a room link opens: pick a name and colour, join, and see what you may do. */
 export function GuestApp({ link }: { link: RoomLinkParams }) {
   const [profile, setProfile] = useState<Profile>(savedProfile);
-  const [joined, setJoined] = useState(false);
-  // The profile is taken as it is when the guest presses Join; later edits of the form do not reconnect.
-  const connection = useMemo(() => {
-    if (!joined) return null;
-    const made = new GuestConnection(link, profile);
-    // Listening before the channel opens: the histories that follow the welcome are not missed.
-    agentSessionsFor(made);
-    return made;
-  }, [joined]);
-  const [access, setAccess] = useState<string | null>(null);
-  const [pending, setPending] = useState<Pending[]>([]);
-  const [notices, setNotices] = useState<string[]>([]);
-  const state = useRunConnection<GuestState>(
-    connection,
-    "idle",
-    useCallback((frame: ServerFrame) => {
-      if (frame.t === "welcome" || frame.t === "access") setAccess(frame.access);
-      if (frame.t === "request-pending") setPending((list) => [...list, { id: frame.id, ref: frame.ref }]);
-      if (frame.t === "approval-resolved") {
-        setPending((list) => list.filter((p) => p.id !== frame.id));
-        setNotices((list) => [...list.slice(-4), `Your ${frame.ref} was ${frame.outcome}.`]);
-      }
-      if (frame.t === "error") setNotices((list) => [...list.slice(-4), frame.message]);
-      if (frame.t === "gap") setNotices((list) => [...list.slice(-4), "Catching up with the room…"]);
-    }, []),
-  );
+  // Made when the guest presses Join, with the profile as it is then.
+  const [joined, setJoined] = useState<{ connection: GuestConnection; store: RoomStore<GuestState> } | null>(null);
 
-  if (!connection) {
-    return (
-      <main className="notice guest-join">
-        <h1>Join this canvas</h1>
-        <form
-          onSubmit={(event) => {
-            event.preventDefault();
-            if (!profile.name.trim()) return;
-            localStorage.setItem(PROFILE_KEY, JSON.stringify(profile));
-            setJoined(true);
-          }}
-        >
-          <label>
-            Your name{" "}
-            <input
-              data-testid="guest-name"
-              value={profile.name}
-              maxLength={64}
-              autoFocus
-              onChange={(event) => setProfile({ ...profile, name: event.target.value })}
-            />
-          </label>{" "}
-          <label>
-            Colour{" "}
-            <input
-              type="color"
-              data-testid="guest-color"
-              value={profile.color}
-              onChange={(event) => setProfile({ ...profile, color: event.target.value })}
-            />
-          </label>{" "}
-          <button type="submit" data-testid="guest-join" disabled={!profile.name.trim()}>
-            Join
-          </button>
-        </form>
-      </main>
-    );
-  }
+  if (joined) return <GuestRoom {...joined} profile={profile} />;
+  return (
+    <main className="notice guest-join">
+      <h1>Join this canvas</h1>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          if (!profile.name.trim()) return;
+          localStorage.setItem(PROFILE_KEY, JSON.stringify(profile));
+          const connection = new GuestConnection(link, profile);
+          setJoined({ connection, store: new RoomStore(connection) });
+        }}
+      >
+        <label>
+          Your name{" "}
+          <input
+            data-testid="guest-name"
+            value={profile.name}
+            maxLength={64}
+            autoFocus
+            onChange={(event) => setProfile({ ...profile, name: event.target.value })}
+          />
+        </label>{" "}
+        <label>
+          Colour{" "}
+          <input
+            type="color"
+            data-testid="guest-color"
+            value={profile.color}
+            onChange={(event) => setProfile({ ...profile, color: event.target.value })}
+          />
+        </label>{" "}
+        <button type="submit" data-testid="guest-join" disabled={!profile.name.trim()}>
+          Join
+        </button>
+      </form>
+    </main>
+  );
+}
+
+function GuestRoom({
+  connection,
+  store,
+  profile,
+}: {
+  connection: GuestConnection;
+  store: RoomStore<GuestState>;
+  profile: Profile;
+}) {
+  useRunRoom(store);
+  const state = useRoomState(store, (s) => s.connection);
+  const access = useRoomState(store, selectAccess);
+  const requests = useRoomState(store, (s) => s.requests);
+  const notices = useRoomState(store, (s) => s.notices);
 
   return (
-    <RoomClientContext.Provider value={connection}>
+    <RoomContext.Provider value={store}>
       <main className="shell">
         <TopBar state={state} label={STATE_LABEL[state]}>
           <span className="guest-me" style={{ color: profile.color }}>
@@ -127,17 +115,17 @@ export function GuestApp({ link }: { link: RoomLinkParams }) {
             {ACCESS_TEXT[access] ?? access}
           </p>
         )}
-        {pending.length > 0 && (
+        {requests.length > 0 && (
           <ul className="banner banner-pending" data-testid="pending-requests">
-            {pending.map((p) => (
-              <li key={p.id}>Your {p.ref} is waiting for the host…</li>
+            {requests.map((request) => (
+              <li key={request.id}>Your {requestNoun(request.ref)} is waiting for the host…</li>
             ))}
           </ul>
         )}
         {notices.length > 0 && (
           <ul className="notices" data-testid="guest-notices">
-            {notices.map((text, i) => (
-              <li key={i}>{text}</li>
+            {notices.map((notice) => (
+              <li key={notice.id}>{notice.text}</li>
             ))}
           </ul>
         )}
@@ -151,6 +139,6 @@ export function GuestApp({ link }: { link: RoomLinkParams }) {
           </div>
         )}
       </main>
-    </RoomClientContext.Provider>
+    </RoomContext.Provider>
   );
 }
