@@ -1,12 +1,12 @@
 import { useState } from "react";
 import { fragmentParams, HostConnection, type ConnectionState } from "./connection";
 import { RoomStore } from "./room/roomStore";
-import { RoomContext, useRoomState, useRunRoom } from "./roomClient";
+import { useRoomState } from "./roomClient";
 import { Board } from "./board/Board";
 import { RoomLink } from "./RoomLink";
-import { TopBar } from "./TopBar";
-import { GuestApp } from "./guest/GuestApp";
-import { roomLinkParams } from "./guest/guestConnection";
+import { RoomPage } from "./RoomPage";
+import { GuestApp } from "./join/GuestApp";
+import { roomLinkParams } from "./join/guestConnection";
 import { GuestsPanel } from "./guests/GuestsPanel";
 import { FilesPanel } from "./files/FilesPanel";
 import { TerminalsPanel } from "./terminals/TerminalsPanel";
@@ -41,41 +41,39 @@ function HostApp() {
 }
 
 function HostRoom({ store }: { store: RoomStore<ConnectionState> }) {
-  useRunRoom(store);
-  const state = useRoomState(store, (s) => s.connection);
   const welcome = useRoomState(store, (s) => s.welcome);
-
   return (
-    <RoomContext.Provider value={store}>
-      <main className="shell">
-        <TopBar state={state} label={STATE_LABEL[state]}>
-          {welcome && (
-            <span className="cwd" data-testid="cwd" title="the served folder">
-              {welcome.cwd}
-            </span>
-          )}
-        </TopBar>
-        {welcome && (
-          <div className="workspace">
-            <Board />
-            <section className="panel">
-              <RoomLink welcome={welcome} />
-              <GuestsPanel />
-              <TerminalsPanel />
-              <FilesPanel />
-              <h2>Agents</h2>
-              <ul className="agents" data-testid="agents">
-                {welcome.agents.map((agent) => (
-                  <li key={agent.id} className={agent.available ? "available" : "unavailable"}>
-                    <strong>{agent.label}</strong>
-                    {!agent.available && <span className="reason"> — {agent.reason}</span>}
-                  </li>
-                ))}
-              </ul>
-            </section>
-          </div>
-        )}
-      </main>
-    </RoomContext.Provider>
+    <RoomPage
+      store={store}
+      labels={STATE_LABEL}
+      bar={
+        welcome && (
+          <span className="cwd" data-testid="cwd" title="the served folder">
+            {welcome.cwd}
+          </span>
+        )
+      }
+    >
+      {welcome && (
+        <div className="workspace">
+          <Board />
+          <section className="panel">
+            <RoomLink welcome={welcome} />
+            <GuestsPanel />
+            <TerminalsPanel />
+            <FilesPanel />
+            <h2>Agents</h2>
+            <ul className="agents" data-testid="agents">
+              {welcome.agents.map((agent) => (
+                <li key={agent.id} className={agent.available ? "available" : "unavailable"}>
+                  <strong>{agent.label}</strong>
+                  {!agent.available && <span className="reason"> — {agent.reason}</span>}
+                </li>
+              ))}
+            </ul>
+          </section>
+        </div>
+      )}
+    </RoomPage>
   );
 }

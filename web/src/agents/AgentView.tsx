@@ -6,6 +6,7 @@ import { selectSession } from "../room/roomState";
 import { useAccess, useRoom, useRoomClient } from "../roomClient";
 import { SessionRules } from "../rules/SessionRules";
 import type { Item } from "./sessionLog";
+import { contentKeys } from "../keys";
 import { renderMarkdown } from "./markdown";
 import { ThreadList } from "./ThreadList";
 import "./agents.css";
@@ -108,6 +109,7 @@ export function AgentView({ refId, width, height }: FrameContentProps) {
     );
   }
   const status = thread?.status ?? head.status;
+  const queuedKeys = contentKeys(head.queued, (queued) => `${queued.author}\n${queued.text}`);
   const options = head.options as unknown as ConfigOption[];
   return (
     <div className="agent-view" style={{ width, height }} data-testid="agent-view" data-status={status}>
@@ -137,7 +139,7 @@ export function AgentView({ refId, width, height }: FrameContentProps) {
         keyOf={itemKey}
         renderItem={renderItem}
         footer={head.queued.map((queued, i) => (
-          <div key={`queued-${i}`} className="agent-row">
+          <div key={queuedKeys[i]} className="agent-row">
             <div className="agent-user agent-queued" data-testid="agent-queued">
               <small>{queued.author} · queued</small>
               <div>{queued.text}</div>
@@ -272,16 +274,18 @@ const ThreadItem = memo(function ThreadItem({
           <span className="agent-tool-status">{item.status}</span>
         </div>
       );
-    case "plan":
+    case "plan": {
+      const planKeys = contentKeys(item.entries, (entry) => entry.content);
       return (
         <ol className="agent-plan">
           {item.entries.map((entry, i) => (
-            <li key={i} className={`agent-plan-${entry.status ?? "pending"}`}>
+            <li key={planKeys[i]} className={`agent-plan-${entry.status ?? "pending"}`}>
               {entry.content}
             </li>
           ))}
         </ol>
       );
+    }
     case "permission":
       return (
         <div className="agent-permission" data-testid="agent-permission">

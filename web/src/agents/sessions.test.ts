@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { ServerFrame, SessionHead, Welcome } from "../protocol.gen";
+import type { ServerFrame, SessionHead } from "../protocol.gen";
+import { welcomeFrame } from "../room/testing";
 import { NO_SESSIONS, receiveSessions, type Sessions } from "./sessions";
 
 function head(id: string, lastSeq: number): SessionHead {
@@ -16,20 +17,7 @@ function head(id: string, lastSeq: number): SessionHead {
   };
 }
 
-function welcome(heads: SessionHead[]): Welcome {
-  return {
-    t: "welcome",
-    roomId: "r",
-    key: "k",
-    hostPublicKey: "h",
-    cwd: "/",
-    access: "host",
-    peerId: "p",
-    agents: [],
-    board: "",
-    sessions: heads as unknown as Record<string, unknown>[],
-  };
-}
+const welcome = (heads: SessionHead[]) => welcomeFrame({ sessions: heads as unknown as Record<string, unknown>[] });
 
 const turn = (seq: number, text: string) => ({ seq, kind: "turn", text, author: "host", time: 1 });
 const event = (sessionId: string, seq: number, text = `t${seq}`): ServerFrame => ({

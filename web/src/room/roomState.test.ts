@@ -1,21 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { ServerFrame, Welcome } from "../protocol.gen";
+import { welcomeFrame } from "./testing";
 import { initialRoomState, receive, selectAccess, selectMayType, withConnection, type RoomState } from "./roomState";
 
-function welcome(access: Welcome["access"] = "host", sessions: Record<string, unknown>[] = []): Welcome {
-  return {
-    t: "welcome",
-    roomId: "r",
-    key: "k",
-    hostPublicKey: "h",
-    cwd: "/project",
-    access,
-    peerId: "p",
-    agents: [{ id: "demo", label: "Demo agent", available: true, reason: null }],
-    board: "",
-    sessions,
-  };
-}
+const DEMO = [{ id: "demo", label: "Demo agent", available: true, reason: null }];
+const welcome = (access: Welcome["access"] = "host") => welcomeFrame({ access, agents: DEMO });
 
 function fold(frames: ServerFrame[], start: RoomState = initialRoomState("connecting")): RoomState {
   return frames.reduce(receive, start);

@@ -12,7 +12,7 @@ import { outcomeText, type Outcome } from "./requests";
 export type Access = Welcome["access"];
 
 /** One of our own requests that waits for the host (an edit guest's prompt, a new terminal…). */
-export interface WaitingRequest {
+export interface PendingRequest {
   id: string;
   /** The frame type it was: words for it come from `requestNoun`. */
   ref: string;
@@ -46,7 +46,7 @@ export interface RoomState<S extends string = string> {
   /** The host's: guests' requests waiting for an answer. */
   approvals: readonly ApprovalRequest[];
   /** A guest's: its own requests waiting for the host. */
-  requests: readonly WaitingRequest[];
+  requests: readonly PendingRequest[];
   /** A guest's: how its last request about each subject ended, until it asks again. */
   resolutions: ReadonlyMap<string, Resolution>;
   /** A guest's: the last few things it was told (errors, outcomes, resyncs). */
@@ -103,7 +103,7 @@ export function receive<S extends string>(before: RoomState<S>, frame: ServerFra
     case "approval-resolved":
       return resolved(state, frame.id, frame.outcome);
     case "request-pending":
-      return waiting(state, { id: frame.id, ref: frame.ref, subject: frame.subject });
+      return pending(state, { id: frame.id, ref: frame.ref, subject: frame.subject });
     case "error":
       return notice(state, frame.message);
     case "gap":
@@ -119,7 +119,7 @@ function withSessions<S extends string>(state: RoomState<S>, frame: ServerFrame)
   return { ...state, sessions, asks: asks.length ? asks : NO_ASKS };
 }
 
-function waiting<S extends string>(state: RoomState<S>, request: WaitingRequest): RoomState<S> {
+function pending<S extends string>(state: RoomState<S>, request: PendingRequest): RoomState<S> {
   const resolutions = new Map(state.resolutions);
   if (request.subject !== null) resolutions.delete(request.subject);
   return { ...state, requests: [...state.requests, request], resolutions };

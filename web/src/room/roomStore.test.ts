@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { Connection } from "../connection";
 import { Listeners } from "../listeners";
-import type { ClientFrame, ServerFrame, Welcome } from "../protocol.gen";
+import type { ClientFrame, ServerFrame } from "../protocol.gen";
 import { RoomStore } from "./roomStore";
+import { welcomeFrame } from "./testing";
 
 /** A stand-in for the WebSocket or data channel: the test plays the server's side. */
 class ScriptedConnection implements Connection<"idle" | "connected"> {
@@ -31,18 +32,7 @@ class ScriptedConnection implements Connection<"idle" | "connected"> {
   }
 }
 
-const welcome: Welcome = {
-  t: "welcome",
-  roomId: "r",
-  key: "k",
-  hostPublicKey: "h",
-  cwd: "/",
-  access: "edit",
-  peerId: "p",
-  agents: [],
-  board: "",
-  sessions: [],
-};
+const welcome = welcomeFrame({ access: "edit" });
 
 describe("RoomStore", () => {
   it("runs the connection and folds what it hears, telling subscribers", () => {

@@ -2,12 +2,12 @@ import { useState } from "react";
 import { requestNoun } from "../room/requests";
 import { selectAccess } from "../room/roomState";
 import { RoomStore } from "../room/roomStore";
-import { RoomContext, useRoomState, useRunRoom } from "../roomClient";
+import { useRoomState } from "../roomClient";
+import { RoomPage } from "../RoomPage";
 import { Board } from "../board/Board";
 import { FilesPanel } from "../files/FilesPanel";
 import { TerminalsPanel } from "../terminals/TerminalsPanel";
 import { GuestConnection, type GuestState, type Profile, type RoomLinkParams } from "./guestConnection";
-import { TopBar } from "../TopBar";
 
 const PROFILE_KEY = "canvas.guest.profile";
 const COLORS = ["#e0533d", "#e3a33b", "#3fa34d", "#2f7fd1", "#8c5bd6", "#d1469a"];
@@ -91,54 +91,54 @@ function GuestRoom({
   store: RoomStore<GuestState>;
   profile: Profile;
 }) {
-  useRunRoom(store);
   const state = useRoomState(store, (s) => s.connection);
   const access = useRoomState(store, selectAccess);
   const requests = useRoomState(store, (s) => s.requests);
   const notices = useRoomState(store, (s) => s.notices);
 
   return (
-    <RoomContext.Provider value={store}>
-      <main className="shell">
-        <TopBar state={state} label={STATE_LABEL[state]}>
-          <span className="guest-me" style={{ color: profile.color }}>
-            {profile.name}
-          </span>
-        </TopBar>
-        {state === "refused" && (
-          <p className="banner banner-refused" data-testid="refusal">
-            {connection.refusal}
-          </p>
-        )}
-        {access && (
-          <p className={`banner banner-${access}`} data-testid="access-banner" data-access={access}>
-            {ACCESS_TEXT[access] ?? access}
-          </p>
-        )}
-        {requests.length > 0 && (
-          <ul className="banner banner-pending" data-testid="pending-requests">
-            {requests.map((request) => (
-              <li key={request.id}>Your {requestNoun(request.ref)} is waiting for the host…</li>
-            ))}
-          </ul>
-        )}
-        {notices.length > 0 && (
-          <ul className="notices" data-testid="guest-notices">
-            {notices.map((notice) => (
-              <li key={notice.id}>{notice.text}</li>
-            ))}
-          </ul>
-        )}
-        {access && state !== "refused" && (
-          <div className="workspace">
-            <Board name={profile.name} color={profile.color} />
-            <section className="panel">
-              <TerminalsPanel />
-              <FilesPanel />
-            </section>
-          </div>
-        )}
-      </main>
-    </RoomContext.Provider>
+    <RoomPage
+      store={store}
+      labels={STATE_LABEL}
+      bar={
+        <span className="guest-me" style={{ color: profile.color }}>
+          {profile.name}
+        </span>
+      }
+    >
+      {state === "refused" && (
+        <p className="banner banner-refused" data-testid="refusal">
+          {connection.refusal}
+        </p>
+      )}
+      {access && (
+        <p className={`banner banner-${access}`} data-testid="access-banner" data-access={access}>
+          {ACCESS_TEXT[access] ?? access}
+        </p>
+      )}
+      {requests.length > 0 && (
+        <ul className="banner banner-pending" data-testid="pending-requests">
+          {requests.map((request) => (
+            <li key={request.id}>Your {requestNoun(request.ref)} is waiting for the host…</li>
+          ))}
+        </ul>
+      )}
+      {notices.length > 0 && (
+        <ul className="notices" data-testid="guest-notices">
+          {notices.map((notice) => (
+            <li key={notice.id}>{notice.text}</li>
+          ))}
+        </ul>
+      )}
+      {access && state !== "refused" && (
+        <div className="workspace">
+          <Board name={profile.name} color={profile.color} />
+          <section className="panel">
+            <TerminalsPanel />
+            <FilesPanel />
+          </section>
+        </div>
+      )}
+    </RoomPage>
   );
 }
