@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ServerFrame, Welcome } from "../protocol.gen";
+import { outcomeText } from "./requests";
 import { welcomeFrame } from "./testing";
 import { initialRoomState, receive, selectAccess, selectMayType, withConnection, type RoomState } from "./roomState";
 
@@ -79,7 +80,19 @@ describe("a guest's requests", () => {
     const denied = receive(waiting, { t: "approval-resolved", id: "a1", ref: "agent-prompt", outcome: "denied" });
     expect(denied.requests).toEqual([]);
     expect(denied.resolutions.get("s1")).toEqual({ ref: "agent-prompt", outcome: "denied" });
-    expect(denied.notices.map((n) => n.text)).toEqual(["The host denied your prompt."]);
+    expect(outcomeText("agent-prompt", "denied")).toBe("The host denied your prompt.");
+  });
+
+  it("tell the guest once how each ended", () => {
+    const state = fold([
+      welcome("edit"),
+      pending("a1", "agent-prompt", "s1"),
+      { t: "error", message: "the host denied it", ref: "agent-prompt" },
+      { t: "approval-resolved", id: "a1", ref: "agent-prompt", outcome: "denied" },
+      pending("a2", "agent-prompt", "s1"),
+      { t: "approval-resolved", id: "a2", ref: "agent-prompt", outcome: "approved" },
+    ]);
+    expect(state.notices.map((n) => n.text)).toEqual(["the host denied it", "The host approved your prompt."]);
   });
 
   it("forget how the last one ended when a new one about the same subject waits", () => {

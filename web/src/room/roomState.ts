@@ -131,8 +131,9 @@ function resolved<S extends string>(state: RoomState<S>, id: string, outcome: Ou
   if (!mine) return approvals === state.approvals ? state : { ...state, approvals };
   const resolutions = new Map(state.resolutions);
   if (mine.subject !== null) resolutions.set(mine.subject, { ref: mine.ref, outcome });
-  const requests = withoutId(state.requests, id);
-  return notice({ ...state, approvals, requests, resolutions }, outcomeText(mine.ref, outcome));
+  const next = { ...state, approvals, requests: withoutId(state.requests, id), resolutions };
+  // A denial or an expiry came with an error frame just before, which is already a notice.
+  return outcome === "denied" || outcome === "expired" ? next : notice(next, outcomeText(mine.ref, outcome));
 }
 
 /** `list` without the item `id`: the same list when it has none, so selectors see no change. */
