@@ -1,48 +1,42 @@
-import { useCallback, useState } from "react";
-import type { ApprovalRequest, GuestInfo, GuestList, TerminalInfo } from "../protocol.gen";
-import { useFrames, useRoomClient } from "../roomClient";
+import { useState } from "react";
+import type { GuestInfo, TerminalInfo } from "../protocol.gen";
+import { requestVerb } from "../room/requests";
+import { useRoom, useRoomClient } from "../roomClient";
 
 const LEVELS = ["view", "edit", "trusted"] as const;
 
-/** The host's guest list (access, kick) and the queue of requests waiting for approval. */
-export function Guests() {
+/** The host's guest list (access, kick) and the guests' requests waiting for approval. */
+export function GuestsPanel() {
   const client = useRoomClient();
-  const [list, setList] = useState<GuestList | null>(null);
-  const [requests, setRequests] = useState<ApprovalRequest[]>([]);
-  const [terminals, setTerminals] = useState<TerminalInfo[]>([]);
-
-  useFrames("guests", useCallback((frame: GuestList) => setList(frame), []));
-  useFrames("terminals", useCallback((frame: { terminals: TerminalInfo[] }) => setTerminals(frame.terminals), []));
-  useFrames(
-    "approval-request",
-    useCallback((frame: ApprovalRequest) => setRequests((all) => [...all.filter((r) => r.id !== frame.id), frame]), []),
-  );
-  useFrames(
-    "approval-resolved",
-    useCallback((frame: { id: string }) => setRequests((all) => all.filter((r) => r.id !== frame.id)), []),
-  );
+  const list = useRoom((s) => s.guests);
+  const approvals = useRoom((s) => s.approvals);
+  const terminals = useRoom((s) => s.terminals);
+  // Hidden as soon as answered: an approval the server drops without a word (the guest was
+  // lowered to view meanwhile) must not stay on screen.
+  const [answered, setAnswered] = useState<ReadonlySet<string>>(new Set());
+  const waiting = approvals.filter((a) => !answered.has(a.id));
 
   const answer = (id: string, reply: "approve" | "deny" | "trust") => {
     client.send({ t: "approval-answer", id, answer: reply });
-    setRequests((all) => all.filter((r) => r.id !== id));
+    setAnswered((ids) => new Set(ids).add(id));
   };
 
   return (
     <section className="guests" data-testid="guests">
       <h2>Guests</h2>
-      {requests.length > 0 && (
+      {waiting.length > 0 && (
         <ul className="approvals" data-testid="approvals">
-          {requests.map((r) => (
-            <li key={r.id} data-testid="approval" data-what={r.what}>
-              <strong style={{ color: r.color }}>{r.name}</strong> asks to <code>{r.what}</code>
-              <blockquote>{r.text}</blockquote>
-              <button data-testid="approve" onClick={() => answer(r.id, "approve")}>
+          {waiting.map((a) => (
+            <li key={a.id} data-testid="approval" data-what={a.what}>
+              <strong style={{ color: a.color }}>{a.name}</strong> asks to {requestVerb(a.what)}
+              <blockquote>{a.text}</blockquote>
+              <button data-testid="approve" onClick={() => answer(a.id, "approve")}>
                 Approve
               </button>{" "}
-              <button data-testid="deny" onClick={() => answer(r.id, "deny")}>
+              <button data-testid="deny" onClick={() => answer(a.id, "deny")}>
                 Deny
               </button>{" "}
-              <button data-testid="trust" onClick={() => answer(r.id, "trust")}>
+              <button data-testid="trust" onClick={() => answer(a.id, "trust")}>
                 Trust this guest
               </button>
             </li>
@@ -98,7 +92,7 @@ export function Guests() {
 }
 
 /** An edit guest types into a terminal only while the host grants it control of that terminal. */
-function TerminalGrants({ guest, terminals }: { guest: GuestInfo; terminals: TerminalInfo[] }) {
+function TerminalGrants({ guest, terminals }: { guest: GuestInfo; terminals: readonly TerminalInfo[] }) {
   const client = useRoomClient();
   if (terminals.length === 0) return null;
   return (
