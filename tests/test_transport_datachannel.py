@@ -7,6 +7,8 @@ import json
 
 import pytest
 
+from canvasrelay.core import rate_limit
+from canvasrelay.protocol import framing
 from canvasrelay.server import transport_datachannel as td
 
 
@@ -18,18 +20,18 @@ class FakeChannel:
         self.bufferedAmount = 0
 
     def send(self, data: str) -> None:
-        assert len(data.encode("utf-8")) <= td.MAX_MESSAGE_BYTES
+        assert len(data.encode("utf-8")) <= framing.MAX_MESSAGE_BYTES
         self.messages.append(data)
 
 
 def frames_of(messages: list[str]) -> list[tuple[int, object]]:
     out: list[tuple[int, object]] = []
-    reassembler = td.Reassembler(limit=64 << 20)
+    reassembler = framing.Reassembler(limit=64 << 20)
     for message in messages:
         whole = reassembler.feed(message)
         if whole is None:
             continue
-        seq, frames = td.parse_stream_message(whole)
+        seq, frames = framing.parse_stream_message(whole)
         assert seq is not None
         out += [(seq + i, f) for i, f in enumerate(frames)]
     return out
@@ -87,7 +89,7 @@ async def test_a_guest_too_far_behind_overflows_once() -> None:
 
 
 def test_reassembler_refuses_oversized_and_interrupted() -> None:
-    reassembler = td.Reassembler(limit=10)
+    reassembler = framing.Reassembler(limit=10)
     assert reassembler.feed('{"t":"chunk","id":1,"more":true,"data":"12345"}') is None
     with pytest.raises(ValueError, match="too large"):
         reassembler.feed('{"t":"chunk","id":1,"more":true,"data":"123456"}')
@@ -97,6 +99,6 @@ def test_reassembler_refuses_oversized_and_interrupted() -> None:
 
 
 def test_inbound_gate_admits_a_burst_then_drops() -> None:
-    gate = td.InboundGate(rate=0.001, burst=5)
+    gate = rate_limit.InboundGate(rate=0.001, burst=5)
     assert [gate.admit() for _ in range(7)] == [True] * 5 + [False] * 2
     assert gate.should_warn() and not gate.should_warn()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, Concatenate, ParamSpec
@@ -13,6 +12,7 @@ from canvasrelay.core.board import EMPTY_UPDATE, Board
 from canvasrelay.core.board_edits import Edit
 from canvasrelay.core.board_room import TICK_S, BoardRoom, CompactBoard, StoreBoardUpdate
 from canvasrelay.core.room import Room
+from canvasrelay.server.background import cancelled
 from canvasrelay.server.runtime import Runtime
 from canvasrelay.server.store import Store
 
@@ -114,8 +114,5 @@ class BoardHost:
         self._ticker = asyncio.create_task(self._tick())
 
     async def stop(self) -> None:
-        if self._ticker is not None:
-            self._ticker.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._ticker
+        await cancelled(self._ticker)
         await self.adapter.compact()

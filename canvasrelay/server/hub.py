@@ -27,9 +27,10 @@ from canvasrelay.protocol.encoding import b64url, b64url_decode
 from canvasrelay.protocol.framing import Reassembler
 from canvasrelay.protocol.guests import Bye, GuestJoin, HubProof, StreamGap
 from canvasrelay.protocol.ice import rtc_configuration
+from canvasrelay.server.background import cancelled
 from canvasrelay.server.room_secrets import RoomSecrets
 from canvasrelay.server.runtime import Runtime
-from canvasrelay.server.transport_datachannel import GuestStream, cancel
+from canvasrelay.server.transport_datachannel import GuestStream
 
 log = logging.getLogger(__name__)
 
@@ -80,7 +81,7 @@ class Hub:
 
     async def stop(self) -> None:
         for task in list(self._tasks):
-            await cancel(task)
+            await cancelled(task)
         for guest in list(self.live.values()):
             if guest.pc is not None:
                 await guest.pc.close()
