@@ -77,6 +77,7 @@ class AgentHistoryRequest(ClientFrame):
     """Events of a session after `after` (a `seq`), sent back as `agent-history` pages."""
 
     t: Literal["agent-history-request"] = "agent-history-request"
+    action: ClassVar[Action] = Action.READ
     session_id: SessionId
     after: int = Field(default=0, ge=0, le=2**53)
 

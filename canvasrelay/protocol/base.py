@@ -38,9 +38,12 @@ class Frame(Model):
 
 
 class ClientFrame(Frame):
-    """A frame a browser or a peer sends; `action` is what it asks of the policy."""
+    """A frame a browser or a peer sends; `action` is what it asks of the policy.
 
-    action: ClassVar[Action] = Action.READ
+    There is no default: a new frame that forgot to say what it asks for must not fail open.
+    """
+
+    action: ClassVar[Action]
 
 
 class ServerFrame(Frame):
@@ -62,6 +65,8 @@ def _frame_type(cls: type[Frame]) -> str:
 
 
 def client_frame(cls: C) -> C:
+    if not isinstance(cls.__dict__.get("action"), Action):
+        raise TypeError(f"{cls.__name__} must declare the action it asks of the policy (action: ClassVar[Action])")
     CLIENT_FRAMES[_frame_type(cls)] = cls
     return cls
 

@@ -61,6 +61,7 @@ class BoardSyncRequest(ClientFrame):
     """Sent after every welcome: what this client has, so the server answers with what it lacks."""
 
     t: Literal["board-sync"] = "board-sync"
+    action: ClassVar[Action] = Action.READ
     state_vector: str = Field(max_length=MAX_VECTOR_B64)
 
     @field_validator("state_vector")
@@ -115,6 +116,7 @@ class Awareness(ClientFrame):
     """This client's presence; resent at least every `AWARENESS_REFRESH_MS` to stay alive."""
 
     t: Literal["awareness"] = "awareness"
+    action: ClassVar[Action] = Action.READ
     state: AwarenessState
 
 

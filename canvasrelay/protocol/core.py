@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
+from canvasrelay.protocol.access import Action
 from canvasrelay.protocol.base import ClientFrame, Model, ServerFrame, client_frame, server_frame
 
 TOKEN_MAX = 256
@@ -14,12 +15,14 @@ TOKEN_MAX = 256
 @client_frame
 class Auth(ClientFrame):
     t: Literal["auth"] = "auth"
+    action: ClassVar[Action] = Action.READ
     token: str = Field(max_length=TOKEN_MAX)
 
 
 @client_frame
 class Ping(ClientFrame):
     t: Literal["ping"] = "ping"
+    action: ClassVar[Action] = Action.READ
 
 
 @server_frame

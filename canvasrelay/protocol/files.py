@@ -30,6 +30,7 @@ class FileOpen(ClientFrame):
 @client_frame
 class FileClose(ClientFrame):
     t: Literal["file-close"] = "file-close"
+    action: ClassVar[Action] = Action.READ
     path: str = Field(max_length=MAX_PATH_CHARS)
 
 

@@ -22,6 +22,7 @@ class GuestJoin(ClientFrame):
     """A guest's first frame on a proven channel. The hub handles it before the guest is a Room peer."""
 
     t: Literal["guest-join"] = "guest-join"
+    action: ClassVar[Action] = Action.READ
     guest_id: str = Field(min_length=8, max_length=ID_MAX, pattern=r"^[A-Za-z0-9_-]+$")
     secret: str = Field(min_length=16, max_length=128)
     """Proves on reconnect that this is the same guest, so nobody else can take over its access."""

@@ -65,6 +65,7 @@ class TermDetach(ClientFrame):
     """Stop receiving a terminal's output (its view was closed); the shell keeps running."""
 
     t: Literal["term-detach"] = "term-detach"
+    action: ClassVar[Action] = Action.READ
     id: TerminalId
 
 
@@ -73,6 +74,7 @@ class TermList(ClientFrame):
     """Ask for `terminals` again (a view that mounts after the one sent on joining)."""
 
     t: Literal["term-list"] = "term-list"
+    action: ClassVar[Action] = Action.READ
 
 
 @server_frame
