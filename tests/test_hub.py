@@ -109,6 +109,8 @@ def child_processes() -> set[str]:
 async def test_view_guest_is_refused_everything(served: Served, host_client: HostClient) -> None:
     guest = await joined(served)
     assert guest.welcome["access"] == "view"
+    assert guest.welcome["project"] == served.server.root.name and guest.welcome["cwd"] is None
+    assert str(served.server.root) not in json.dumps(guest.seen)
     host_peer = served.server.room.peers[host_client.welcome["peerId"]]
     board_before = served.server.room.welcome(host_peer).board
     children_before = child_processes()

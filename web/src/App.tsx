@@ -51,7 +51,7 @@ function HostApp() {
       <TopBar state={state} label={STATE_LABEL[state]}>
         {welcome && (
           <span className="cwd" data-testid="cwd" title="the served folder">
-            {welcome.cwd}
+            {welcome.cwd ?? welcome.project}
           </span>
         )}
       </TopBar>

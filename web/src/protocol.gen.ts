@@ -387,7 +387,8 @@ export interface Welcome {
   roomId: string;
   key: string;
   hostPublicKey: string;
-  cwd: string;
+  project: string;
+  cwd: string | null;
   access: "view" | "edit" | "trusted" | "host";
   peerId: string;
   agents: AgentInfo[];
