@@ -35,6 +35,7 @@ from canvasrelay.protocol.agents import (
     SessionHead,
 )
 from canvasrelay.protocol.core import ErrorFrame
+from canvasrelay.protocol.encoding import text_sha256
 from canvasrelay.server.agent_catalog import AgentSpec
 from canvasrelay.server.agent_process import Choice
 
@@ -372,7 +373,7 @@ class Sessions:
     # -- inside ------------------------------------------------------------------------------
 
     def _start_turn(self, session: Session, text: str, author: str) -> list[AnyEffect]:
-        event = {"kind": "turn", "text": text, "author": author, "time": self.clock()}
+        event = {"kind": "turn", "text": text, "sha256": text_sha256(text), "author": author, "time": self.clock()}
         return [
             *self._append(session, event),
             StoreSession(session.id),

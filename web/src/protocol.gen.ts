@@ -83,6 +83,7 @@ export interface ApprovalAnswer {
   t: "approval-answer";
   id: string;
   answer: "approve" | "deny" | "trust";
+  sha256?: string | null;
 }
 
 export interface ApprovalRequest {
@@ -93,6 +94,9 @@ export interface ApprovalRequest {
   color: string;
   what: string;
   text: string;
+  length: number;
+  sha256: string;
+  subject: string | null;
   expiresInMs: number;
 }
 
@@ -394,6 +398,7 @@ export interface Welcome {
   agents: AgentInfo[];
   board: string;
   sessions: Record<string, unknown>[];
+  approvals: ApprovalRequest[];
 }
 
 export interface YourAccess {
