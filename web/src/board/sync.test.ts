@@ -40,6 +40,7 @@ function welcome(board: Y.Doc, access: Welcome["access"] = "host"): Welcome {
     agents: [],
     board: toBase64(Y.encodeStateAsUpdate(board)),
     sessions: [],
+    approvals: [],
   } as Welcome;
 }
 

@@ -1,6 +1,7 @@
 import { useCallback, useState } from "react";
-import type { ApprovalRequest, GuestInfo, GuestList, TerminalInfo } from "../protocol.gen";
+import type { ApprovalRequest, GuestInfo, GuestList, TerminalInfo, Welcome } from "../protocol.gen";
 import { useFrames, useRoomClient } from "../roomClient";
+import { sha256Hex, visiblePieces } from "./visibleText";
 
 const LEVELS = ["view", "edit", "trusted"] as const;
 
@@ -8,10 +9,12 @@ const LEVELS = ["view", "edit", "trusted"] as const;
 export function Guests() {
   const client = useRoomClient();
   const [list, setList] = useState<GuestList | null>(null);
-  const [requests, setRequests] = useState<ApprovalRequest[]>([]);
+  // A reloaded page gets the requests still waiting in its welcome.
+  const [requests, setRequests] = useState<ApprovalRequest[]>(() => client.welcome?.approvals ?? []);
   const [terminals, setTerminals] = useState<TerminalInfo[]>([]);
 
   useFrames("guests", useCallback((frame: GuestList) => setList(frame), []));
+  useFrames("welcome", useCallback((frame: Welcome) => setRequests(frame.approvals), []));
   useFrames("terminals", useCallback((frame: { terminals: TerminalInfo[] }) => setTerminals(frame.terminals), []));
   useFrames(
     "approval-request",
@@ -22,9 +25,12 @@ export function Guests() {
     useCallback((frame: { id: string }) => setRequests((all) => all.filter((r) => r.id !== frame.id)), []),
   );
 
-  const answer = (id: string, reply: "approve" | "deny" | "trust") => {
-    client.send({ t: "approval-answer", id, answer: reply });
-    setRequests((all) => all.filter((r) => r.id !== id));
+  const answer = async (request: ApprovalRequest, reply: "approve" | "deny" | "trust") => {
+    // The digest of the text this page shows: the server runs nothing if it holds other text.
+    // Outside a secure context (a LAN address over http) WebCrypto is missing: the request's own.
+    const sha256 = crypto.subtle ? await sha256Hex(request.text) : request.sha256;
+    client.send({ t: "approval-answer", id: request.id, answer: reply, sha256 });
+    setRequests((all) => all.filter((r) => r.id !== request.id));
   };
 
   return (
@@ -34,15 +40,21 @@ export function Guests() {
         <ul className="approvals" data-testid="approvals">
           {requests.map((r) => (
             <li key={r.id} data-testid="approval" data-what={r.what}>
-              <strong style={{ color: r.color }}>{r.name}</strong> asks to <code>{r.what}</code>
-              <blockquote>{r.text}</blockquote>
-              <button data-testid="approve" onClick={() => answer(r.id, "approve")}>
+              <strong style={{ color: r.color }}>
+                <Visible text={r.name} />
+              </strong>{" "}
+              asks to <code>{r.what}</code>
+              <blockquote className="approval-text" data-testid="approval-text">
+                <Visible text={r.text} />
+              </blockquote>
+              <p className="approval-length">{r.length.toLocaleString()} characters, all shown above</p>
+              <button data-testid="approve" onClick={() => answer(r, "approve")}>
                 Approve
               </button>{" "}
-              <button data-testid="deny" onClick={() => answer(r.id, "deny")}>
+              <button data-testid="deny" onClick={() => answer(r, "deny")}>
                 Deny
               </button>{" "}
-              <button data-testid="trust" onClick={() => answer(r.id, "trust")}>
+              <button data-testid="trust" onClick={() => answer(r, "trust")}>
                 Trust this guest
               </button>
             </li>
@@ -94,6 +106,23 @@ export function Guests() {
         </>
       )}
     </section>
+  );
+}
+
+/** A guest's text with whatever would act instead of show (controls, bidi overrides) escaped. */
+function Visible({ text }: { text: string }) {
+  return (
+    <>
+      {visiblePieces(text).map((piece, i) =>
+        piece.escaped ? (
+          <span key={i} className="escaped" title="an invisible or control character">
+            {piece.text}
+          </span>
+        ) : (
+          piece.text
+        ),
+      )}
+    </>
   );
 }
 
