@@ -338,6 +338,34 @@ async def test_an_edit_guest_opens_a_real_terminal_once_approved(served: Served,
     await guest.close()
 
 
+async def test_a_terminal_grant_does_not_pass_to_the_next_shell_under_its_id(
+    served: Served, host_client: HostClient
+) -> None:
+    await set_room_access(host_client, "edit")
+    guest = await joined(served)
+    await host_client.send({"t": "term-open", "id": "T", "cols": 80, "rows": 24})
+    await host_client.send({"t": "terminal-grant", "guestId": guest.guest_id, "terminalId": "T", "granted": True})
+    await guest.expect("access", grantedTerminals=["T"])
+    await guest.send({"t": "term-open", "id": "T"})
+    await guest.send({"t": "term-input", "id": "T", "data": "echo first-$((6*7))\n"})
+    async with asyncio.timeout(10):
+        while "first-42" not in (await guest.expect("term-data", id="T"))["data"]:
+            pass
+    await guest.send({"t": "term-input", "id": "T", "data": "exit\n"})
+    await host_client.expect("term-exit", timeout=10, id="T")
+    await guest.expect("access", grantedTerminals=[])
+    # The host clears the ended terminal and opens a new shell under the same id.
+    await host_client.send({"t": "term-close", "id": "T"})
+    await host_client.send({"t": "term-open", "id": "T", "cols": 80, "rows": 24})
+    await host_client.expect("terminals", terminals=[{"id": "T", "running": True, "exitCode": None}])
+    await guest.send({"t": "term-input", "id": "T", "data": "touch pwned\n"})
+    refusal = await guest.expect("error", ref="term-input")
+    assert refusal["message"] == "refused: edit access may not type terminal"
+    await host_client.send({"t": "term-close", "id": "T"})
+    assert not (served.server.root / "pwned").exists()
+    await guest.close()
+
+
 async def test_a_guest_that_falls_behind_skips_to_the_full_state(served: Served, host_client: HostClient) -> None:
     guest = await joined(served)
     # One burst larger than a guest may have unsent: the hub gives up on the backlog at once.

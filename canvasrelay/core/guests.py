@@ -285,6 +285,15 @@ class Guests:
             guest.granted_terminals.discard(frame.terminal_id)
         return [*self._sync_peer(guest), self.to_hosts()]
 
+    def end_grants(self, terminal_id: str) -> list[AnyEffect]:
+        """No guest controls `terminal_id` any more (its shell ended, or another starts under it)."""
+        holders = [g for g in self.guests.values() if terminal_id in g.granted_terminals]
+        effects: list[AnyEffect] = []
+        for guest in holders:
+            guest.granted_terminals.discard(terminal_id)
+            effects += self._sync_peer(guest)
+        return [*effects, self.to_hosts()] if holders else []
+
     def _change(self, guest: Guest, own_access: Access | None) -> list[AnyEffect]:
         guest.own_access = own_access
         return [*self._sync_peer(guest), self.to_hosts()]

@@ -234,4 +234,4 @@ class TerminalHost:
 
 
 def install(server: CanvasServer) -> None:
-    TerminalHost(server.runtime, TerminalRoom(server.room), server.root)
+    TerminalHost(server.runtime, TerminalRoom(server.room, server.guests.end_grants), server.root)

@@ -129,11 +129,13 @@ function Visible({ text }: { text: string }) {
 /** An edit guest types into a terminal only while the host grants it control of that terminal. */
 function TerminalGrants({ guest, terminals }: { guest: GuestInfo; terminals: TerminalInfo[] }) {
   const client = useRoomClient();
-  if (terminals.length === 0) return null;
+  // A grant is for one running shell; it ends with it.
+  const running = terminals.filter((term) => term.running);
+  if (running.length === 0) return null;
   return (
     <div className="terminal-grants" data-testid="terminal-grants">
       Terminal control:{" "}
-      {terminals.map((term) => (
+      {running.map((term) => (
         <label key={term.id}>
           <input
             type="checkbox"
