@@ -193,8 +193,6 @@ class Hub:
             return "a handshake from the same source is under way"
         if len(self.handshakes) >= MAX_HANDSHAKES:
             return "too many handshakes at once"
-        if sum(1 for g in self.live.values() if g.pc is not None) >= self.max_guests:
-            return "the room is full"
         if not self._offers.take():
             return "too many offers a second"
         return None
