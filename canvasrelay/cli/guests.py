@@ -88,7 +88,7 @@ def _summary(frame: dict[str, Any]) -> str | None:
     """One readable line for a frame, or None for frames a reader does not need to see."""
     kind = frame.get("t")
     if kind == "welcome":
-        return f"joined {frame.get('cwd')} with {frame.get('access')} access"
+        return f"joined {frame.get('project')} with {frame.get('access')} access"
     if kind == "access":
         return f"your access is now {frame.get('access')}"
     if kind in ("error", "bye"):

@@ -16,6 +16,7 @@ import segno
 from canvasrelay import __version__
 from canvasrelay.cli import guests as cli_guests
 from canvasrelay.server.agent_catalog import ConfigError
+from canvasrelay.server.canvas_dir import FolderInUse
 
 EXIT_USAGE = 2
 
@@ -69,7 +70,7 @@ async def _serve(args: argparse.Namespace) -> None:
                 ice_servers=args.ice_server,
             )
         )
-    except (ConfigError, PermissionError) as exc:
+    except (ConfigError, FolderInUse, PermissionError) as exc:
         raise UsageError(str(exc)) from None
     try:
         await server.start()

@@ -40,9 +40,11 @@ class Frame(Model):
 class ClientFrame(Frame):
     """A frame a browser or a peer sends; `action` is what it asks of the policy.
 
-    There is no default: a frame that forgot to say what it asks for would be allowed to everyone.
+    There is no default: a new frame that forgot to say what it asks for must not fail open.
+    Frozen, so a frame waiting for the host's approval is exactly the frame that runs.
     """
 
+    model_config = ConfigDict(**Model.model_config, frozen=True)
     action: ClassVar[Action]
 
 

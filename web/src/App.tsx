@@ -49,7 +49,7 @@ function HostRoom({ store }: { store: RoomStore<ConnectionState> }) {
       bar={
         welcome && (
           <span className="cwd" data-testid="cwd" title="the served folder">
-            {welcome.cwd}
+            {welcome.cwd ?? welcome.project}
           </span>
         )
       }

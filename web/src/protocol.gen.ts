@@ -97,6 +97,7 @@ export interface ApprovalAnswer {
   t: "approval-answer";
   id: string;
   answer: "approve" | "deny" | "trust";
+  sha256?: string | null;
 }
 
 export interface ApprovalRequest {
@@ -107,6 +108,9 @@ export interface ApprovalRequest {
   color: string;
   what: string;
   text: string;
+  length: number;
+  sha256: string;
+  subject: string | null;
   expiresInMs: number;
 }
 
@@ -402,12 +406,14 @@ export interface Welcome {
   roomId: string;
   key: string;
   hostPublicKey: string;
-  cwd: string;
+  project: string;
+  cwd: string | null;
   access: "view" | "edit" | "trusted" | "host";
   peerId: string;
   agents: AgentInfo[];
   board: string;
   sessions: Record<string, unknown>[];
+  approvals: ApprovalRequest[];
 }
 
 export interface YourAccess {

@@ -1,7 +1,8 @@
 import { useState } from "react";
-import type { GuestInfo, TerminalInfo } from "../protocol.gen";
+import type { ApprovalRequest, GuestInfo, TerminalInfo } from "../protocol.gen";
 import { requestVerb } from "../room/requests";
 import { useRoom, useRoomClient } from "../roomClient";
+import { sha256Hex, visiblePieces } from "./visibleText";
 
 const LEVELS = ["view", "edit", "trusted"] as const;
 
@@ -16,9 +17,12 @@ export function GuestsPanel() {
   const [answered, setAnswered] = useState<ReadonlySet<string>>(new Set());
   const waiting = approvals.filter((a) => !answered.has(a.id));
 
-  const answer = (id: string, reply: "approve" | "deny" | "trust") => {
-    client.send({ t: "approval-answer", id, answer: reply });
-    setAnswered((ids) => new Set(ids).add(id));
+  const answer = async (request: ApprovalRequest, reply: "approve" | "deny" | "trust") => {
+    // The digest of the text this page shows: the server runs nothing if it holds other text.
+    // Outside a secure context (a LAN address over http) WebCrypto is missing: the request's own.
+    const sha256 = crypto.subtle ? await sha256Hex(request.text) : request.sha256;
+    client.send({ t: "approval-answer", id: request.id, answer: reply, sha256 });
+    setAnswered((ids) => new Set(ids).add(request.id));
   };
 
   return (
@@ -28,15 +32,21 @@ export function GuestsPanel() {
         <ul className="approvals" data-testid="approvals">
           {waiting.map((a) => (
             <li key={a.id} data-testid="approval" data-what={a.what}>
-              <strong style={{ color: a.color }}>{a.name}</strong> asks to {requestVerb(a.what)}
-              <blockquote>{a.text}</blockquote>
-              <button data-testid="approve" onClick={() => answer(a.id, "approve")}>
+              <strong style={{ color: a.color }}>
+                <Visible text={a.name} />
+              </strong>{" "}
+              asks to {requestVerb(a.what)}
+              <blockquote className="approval-text" data-testid="approval-text">
+                <Visible text={a.text} />
+              </blockquote>
+              <p className="approval-length">{a.length.toLocaleString()} characters, all shown above</p>
+              <button data-testid="approve" onClick={() => answer(a, "approve")}>
                 Approve
               </button>{" "}
-              <button data-testid="deny" onClick={() => answer(a.id, "deny")}>
+              <button data-testid="deny" onClick={() => answer(a, "deny")}>
                 Deny
               </button>{" "}
-              <button data-testid="trust" onClick={() => answer(a.id, "trust")}>
+              <button data-testid="trust" onClick={() => answer(a, "trust")}>
                 Trust this guest
               </button>
             </li>
@@ -91,14 +101,33 @@ export function GuestsPanel() {
   );
 }
 
+/** A guest's text with whatever would act instead of show (controls, bidi overrides) escaped. */
+function Visible({ text }: { text: string }) {
+  return (
+    <>
+      {visiblePieces(text).map((piece, i) =>
+        piece.escaped ? (
+          <span key={i} className="escaped" title="an invisible or control character">
+            {piece.text}
+          </span>
+        ) : (
+          piece.text
+        ),
+      )}
+    </>
+  );
+}
+
 /** An edit guest types into a terminal only while the host grants it control of that terminal. */
 function TerminalGrants({ guest, terminals }: { guest: GuestInfo; terminals: readonly TerminalInfo[] }) {
   const client = useRoomClient();
-  if (terminals.length === 0) return null;
+  // A grant is for one running shell; it ends with it.
+  const running = terminals.filter((term) => term.running);
+  if (running.length === 0) return null;
   return (
     <div className="terminal-grants" data-testid="terminal-grants">
       Terminal control:{" "}
-      {terminals.map((term) => (
+      {running.map((term) => (
         <label key={term.id}>
           <input
             type="checkbox"

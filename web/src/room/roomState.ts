@@ -85,7 +85,7 @@ export function receive<S extends string>(before: RoomState<S>, frame: ServerFra
   switch (frame.t) {
     case "welcome":
       // A resync withdraws what was waiting (ADR 0004).
-      return withSessions({ ...state, welcome: frame, requests: [] }, frame);
+      return withSessions({ ...state, welcome: frame, requests: [], approvals: frame.approvals }, frame);
     case "access":
       return {
         ...state,

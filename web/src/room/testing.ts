@@ -7,12 +7,14 @@ export function welcomeFrame(fields: Partial<Omit<Welcome, "t">> = {}): Welcome 
     roomId: "r",
     key: "k",
     hostPublicKey: "h",
+    project: "project",
     cwd: "/project",
     access: "host",
     peerId: "p",
     agents: [],
     board: "",
     sessions: [],
+    approvals: [],
     ...fields,
   };
 }
