@@ -267,7 +267,10 @@ async def test_a_flooding_guest_is_throttled_and_another_still_answered(served: 
             await asyncio.sleep(0.005)
 
     flooding = asyncio.get_running_loop().create_task(flood())
-    await flooder.expect("error", timeout=5, message="throttled: you are sending too fast; frames were dropped")
+    # Over its rate, or with its queue full (whichever a loaded machine hits first), it is told.
+    async with asyncio.timeout(15):
+        while not (await flooder.expect("error"))["message"].startswith("throttled: "):
+            pass
     round_trips = []
     for _ in range(20):
         start = time.perf_counter()
