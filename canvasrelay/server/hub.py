@@ -241,7 +241,7 @@ class Hub:
         return stream
 
     def _wire(self, pc: RTCPeerConnection, channel: RTCDataChannel, guest_id: str) -> None:
-        gate = InboundGate()
+        gate = InboundGate.for_guest()
         reassembler = Reassembler()
         queue: asyncio.Queue[str] = asyncio.Queue(INBOUND_QUEUE)
         peer_id = peer_id_of(guest_id)
@@ -252,13 +252,19 @@ class Hub:
 
         @channel.on("message")
         def _on_message(message: str | bytes) -> None:
-            if not gate.admit():
+            try:
+                text = message if isinstance(message, str) else message.decode("utf-8")
+            except UnicodeDecodeError:
+                reply("a message is not UTF-8 text")
+                return
+            if not gate.admit(len(message) if isinstance(message, bytes) else len(text.encode("utf-8", "replace"))):
+                reassembler.discard(text)
                 if gate.should_warn():
                     reply("throttled: you are sending too fast; frames were dropped")
                 return
             try:
-                whole = reassembler.feed(message if isinstance(message, str) else message.decode("utf-8"))
-            except (ValueError, UnicodeDecodeError) as exc:
+                whole = reassembler.feed(text)
+            except ValueError as exc:
                 reply(str(exc))
                 return
             if whole is None:

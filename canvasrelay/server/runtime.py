@@ -13,6 +13,8 @@ from typing import Any, Protocol, TypeVar
 from canvasrelay.core.effects import AnyEffect, Broadcast, Close, Effect, Send
 from canvasrelay.core.room import Peer, Room
 from canvasrelay.protocol import encode
+from canvasrelay.protocol.base import frame_type
+from canvasrelay.protocol.core import ErrorFrame
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +60,17 @@ class Runtime:
             await self.run(self.room.leave(peer_id))
 
     async def receive(self, peer_id: str, raw: str | bytes) -> None:
-        await self.run(self.room.receive(peer_id, raw))
+        """One frame from a peer. A handler or adapter that fails is a bug on this side: it is logged
+        with the frame's type and the peer is told, and the peer's next frames are handled as usual."""
+        try:
+            await self.run(self.room.receive(peer_id, raw))
+        except Exception:
+            kind = frame_type(raw)
+            log.exception("handling a %s frame from %s failed", kind, peer_id)
+            transport = self.transports.get(peer_id)
+            if transport is not None:
+                transport.send(encode(ErrorFrame(message=f"the host failed to handle this {kind} frame", ref=kind)))
+                await transport.flush()
 
     async def run(self, effects: list[AnyEffect]) -> None:
         for effect in effects:
