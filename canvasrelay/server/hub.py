@@ -42,6 +42,8 @@ INBOUND_QUEUE = 64
 LATENCY_EVERY = 5.0
 SIGNAL_RETRY_MAX = 10.0
 SDP_MAX = 32 * 1024
+REFUSALS_PER_SECOND = 2.0
+REFUSAL_BURST = 10.0
 
 
 @dataclass
@@ -66,6 +68,8 @@ class Hub:
     _ws: aiohttp.ClientWebSocketResponse | None = None
     _session: aiohttp.ClientSession | None = None
     _connected: asyncio.Event = field(default_factory=asyncio.Event)
+    _refusals: InboundGate = field(default_factory=lambda: InboundGate(REFUSALS_PER_SECOND, REFUSAL_BURST))
+    """Envelopes sealed with another key are answered with a signed refusal, this often at most."""
 
     def __post_init__(self) -> None:
         self.key = signal_crypto.signal_key(self.secrets.room_key)
@@ -121,6 +125,10 @@ class Hub:
     def _on_envelope(self, envelope: str) -> None:
         try:
             message = signal_crypto.open_envelope(self.key, envelope)
+        except signal_crypto.SealedForAnotherKey:
+            if self._refusals.admit():
+                self._spawn(self._send_text(signal_crypto.refusal(self.secrets.host_private_key, envelope)))
+            return
         except signal_crypto.SignalError:
             return
         if message.get("kind") != "offer":
@@ -142,8 +150,11 @@ class Hub:
         self._spawn(self._answer(conn, sdp, nonce_bytes))
 
     async def _send_envelope(self, message: dict[str, Any]) -> None:
+        await self._send_text(signal_crypto.seal(self.key, message))
+
+    async def _send_text(self, text: str) -> None:
         if self._ws is not None and not self._ws.closed:
-            await self._ws.send_str(signal_crypto.seal(self.key, message))
+            await self._ws.send_str(text)
 
     # -- one guest ----------------------------------------------------------------------------
 
