@@ -361,8 +361,11 @@ class Hub:
             await self.runtime.run(self.guests.expire())
             beats += 1
             if beats % int(LATENCY_EVERY) == 0 and self.live:
-                for guest in self.live.values():
-                    self.guests.set_latency(guest.guest_id, _latency_ms(guest.pc))
+                # A comprehension, not a loop: a loop's variable would keep the last guest (its
+                # stream and ring) alive in this coroutine long after the guest was let go.
+                latencies = {guest_id: _latency_ms(guest.pc) for guest_id, guest in self.live.items()}
+                for guest_id, latency in latencies.items():
+                    self.guests.set_latency(guest_id, latency)
                 await self.runtime.run([self.guests.to_hosts()])
 
 
