@@ -12,7 +12,7 @@ from typing import Any, Protocol, TypeVar
 
 from canvasrelay.core.effects import AnyEffect, Broadcast, Close, Effect, Send
 from canvasrelay.core.room import Peer, Room
-from canvasrelay.protocol import encode
+from canvasrelay.protocol import ServerFrame, encode
 from canvasrelay.protocol.base import frame_type
 from canvasrelay.protocol.core import ErrorFrame
 
@@ -44,12 +44,19 @@ class Runtime:
         self.transports: dict[str, Transport] = {}
         self._handlers: dict[type[Effect], Callable[[Any], Awaitable[None]]] = {}
         self._closers: list[Callable[[], Awaitable[None]]] = []
+        self._broadcast_listeners: list[Callable[[ServerFrame], None]] = []
 
     def handle(self, effect_type: type[E], handler: Callable[[E], Awaitable[None]]) -> None:
         self._handlers[effect_type] = handler
 
     def on_close(self, closer: Callable[[], Awaitable[None]]) -> None:
         self._closers.append(closer)
+
+    def on_broadcast(self, listener: Callable[[ServerFrame], None]) -> Callable[[], None]:
+        """Call `listener` with every broadcast frame as it goes to the peers (it must only queue);
+        returns what stops it. What a broadcast follows (a stored event) is done by then."""
+        self._broadcast_listeners.append(listener)
+        return lambda: self._broadcast_listeners.remove(listener)
 
     async def connect(self, peer: Peer, transport: Transport) -> None:
         self.transports[peer.id] = transport
@@ -84,6 +91,8 @@ class Runtime:
             if transport is not None:
                 transport.send(encode(effect.frame))
         elif isinstance(effect, Broadcast):
+            for listener in list(self._broadcast_listeners):
+                listener(effect.frame)
             text = encode(effect.frame)
             for peer_id, transport in list(self.transports.items()):
                 peer = self.room.peers.get(peer_id)
