@@ -214,9 +214,12 @@ async def test_wrong_keys_and_a_blind_rendezvous(served: Served) -> None:
     spy_url = f"{link.signal}?topic={signal_crypto.topic(link.room_id)}"
     async with aiohttp.ClientSession() as session, session.ws_connect(spy_url) as spy:
         relayed: list[str] = []
-        # A peer without the room key: its offer opens for nobody, so nobody answers it.
+        refusals: list[str] = []
+        # A peer without the room key: its offer opens for nobody, so nobody answers it; the hub
+        # only signs a refusal of that very envelope, which tells the sender its key is wrong.
         stranger = signal_crypto.signal_key(RoomSecrets.generate().room_key)
-        await spy.send_str(signal_crypto.seal(stranger, {"kind": "offer", "from": "x", "sdp": "v=0", "nonce": "AA"}))
+        stranger_offer = signal_crypto.seal(stranger, {"kind": "offer", "from": "x", "sdp": "v=0", "nonce": "AA"})
+        await spy.send_str(stranger_offer)
         impostor_link = served.room_link.replace(link.host_key, RoomSecrets.generate().host_public_key)
         with pytest.raises(HubRefused, match="prove"):
             await Guest(impostor_link, name="Mallory", reconnect=False).connect()
@@ -224,12 +227,14 @@ async def test_wrong_keys_and_a_blind_rendezvous(served: Served) -> None:
         await guest.close()
         async with asyncio.timeout(5):
             while len(relayed) < 4:
-                relayed.append((await spy.receive()).data)
+                text = (await spy.receive()).data
+                (refusals if text.startswith(signal_crypto.REFUSAL_TAG) else relayed).append(text)
+    assert len(refusals) == 1 and signal_crypto.refuses(link.host_key, refusals[0], stranger_offer)
     key = signal_crypto.signal_key(link.key)
     opened = [signal_crypto.open_envelope(key, text) for text in relayed]
     assert [m["kind"] for m in opened] == ["offer", "answer", "offer", "answer"]
     assert opened[1]["to"] == opened[0]["from"] and opened[3]["to"] == opened[2]["from"]
-    for text in relayed:
+    for text in relayed + refusals:
         for plain in ("v=0", "sdp", "fingerprint", "candidate", "offer", link.room_id, link.key, "Secretname"):
             assert plain not in text
 

@@ -15,7 +15,7 @@ from canvasrelay.protocol import (
     parse_client_frame,
 )
 from canvasrelay.protocol.access import Action
-from canvasrelay.protocol.base import client_frame
+from canvasrelay.protocol.base import MAX_DEPTH, MAX_ELEMENTS, check_structure, client_frame, frame_type
 from canvasrelay.protocol.core import Auth, Ping
 from canvasrelay.protocol.typescript import DEFAULT_OUT, generate
 
@@ -51,6 +51,29 @@ def test_oversized_frame_is_refused_before_parsing() -> None:
     raw = json.dumps({"t": "ping", "pad": "x" * MAX_FRAME_BYTES})
     with pytest.raises(FrameError, match="too large"):
         parse_client_frame(raw)
+
+
+@pytest.mark.parametrize("depth", [MAX_DEPTH + 1, 1000, 5000, 20_000])
+@pytest.mark.parametrize("shape", ["[{}]", '{{"a":{}}}', '{{"t":"awareness","state":{}}}'])
+def test_deep_nesting_is_refused_before_parsing(depth: int, shape: str) -> None:
+    raw = "x"
+    for _ in range(depth):
+        raw = shape.format(raw) if "{}" in shape else shape.replace("{}", raw)
+    raw = raw.replace("x", "1")
+    with pytest.raises(FrameError, match=r"too deep|too many values"):
+        parse_client_frame(raw)
+
+
+def test_structure_is_counted_outside_strings_only() -> None:
+    deep_text = json.dumps({"t": "auth", "token": "[{" * 100 + '\\"],' * 3000})
+    with pytest.raises(FrameError, match="token"):
+        parse_client_frame(deep_text)
+    check_structure(b"[" * MAX_DEPTH + b"]" * MAX_DEPTH)
+    with pytest.raises(FrameError, match="too many values"):
+        parse_client_frame("[" + "0," * MAX_ELEMENTS + "0]")
+    with pytest.raises(FrameError, match="not JSON"):
+        parse_client_frame("[" * 100 + "}" * 100)
+    assert frame_type('{"t":"x-boom","a":[1]}') == "x-boom" and frame_type("[" * 5000) == "frame"
 
 
 def test_every_registered_client_frame_validates_its_own_type_tag() -> None:

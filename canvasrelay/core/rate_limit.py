@@ -1,7 +1,8 @@
-"""Token buckets that bound what one peer may send, and what the hub lets in."""
+"""Token buckets that bound what one peer may send (in frames and in bytes), and what the hub lets in."""
 
 from __future__ import annotations
 
+import math
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
@@ -14,6 +15,10 @@ INBOUND_RATE = 100.0
 
 INBOUND_BURST = 200.0
 """…and at once. Beyond that its frames are dropped, so a flood cannot slow the others."""
+INBOUND_BYTE_RATE = float(1 << 20)
+"""Bytes per second a guest may send on average: a frame costs by its size as well as by its count…"""
+INBOUND_BYTE_BURST = float(4 << 20)
+"""…and at once: room for a few frames of the largest size in a row."""
 
 
 class TokenBucket:
@@ -26,14 +31,18 @@ class TokenBucket:
         self.tokens = burst
         self.stamp = clock()
 
-    def take(self) -> bool:
+    def can_take(self, cost: float = 1.0) -> bool:
         now = self.clock()
-        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        if self.tokens < self.burst:
+            self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
         self.stamp = now
-        if self.tokens >= 1.0:
-            self.tokens -= 1.0
-            return True
-        return False
+        return self.tokens >= cost
+
+    def take(self, cost: float = 1.0) -> bool:
+        if not self.can_take(cost):
+            return False
+        self.tokens -= cost
+        return True
 
     def full(self) -> bool:
         """Unused long enough to be back at its burst: forgetting it changes nothing."""
@@ -41,14 +50,31 @@ class TokenBucket:
 
 
 class InboundGate:
-    """A token bucket per guest: frames beyond its rate are dropped, with one warning per second."""
+    """A frame bucket and a byte bucket per peer: a message that either cannot pay for is
+    dropped (and paid for only when it passes), with one warning per second."""
 
-    def __init__(self, rate: float = INBOUND_RATE, burst: float = INBOUND_BURST) -> None:
-        self.bucket = TokenBucket(rate, burst)
+    def __init__(
+        self,
+        rate: float = INBOUND_RATE,
+        burst: float = INBOUND_BURST,
+        byte_rate: float = math.inf,
+        byte_burst: float = math.inf,
+    ) -> None:
+        self.frames = TokenBucket(rate, burst)
+        self.bytes = TokenBucket(byte_rate, byte_burst)
         self.warned = 0.0
 
-    def admit(self) -> bool:
-        return self.bucket.take()
+    @classmethod
+    def for_guest(cls) -> InboundGate:
+        return cls(INBOUND_RATE, INBOUND_BURST, INBOUND_BYTE_RATE, INBOUND_BYTE_BURST)
+
+    def admit(self, size: int = 0) -> bool:
+        """Whether a message of `size` bytes may pass."""
+        if not (self.frames.can_take() and self.bytes.can_take(size)):
+            return False
+        self.frames.take()
+        self.bytes.take(size)
+        return True
 
     def should_warn(self) -> bool:
         now = time.monotonic()

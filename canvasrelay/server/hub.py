@@ -59,6 +59,8 @@ INBOUND_QUEUE = 64
 LATENCY_EVERY = 5.0
 SIGNAL_RETRY_MAX = 10.0
 SDP_MAX = 32 * 1024
+REFUSALS_PER_SECOND = 2.0
+REFUSAL_BURST = 10.0
 
 
 @dataclass
@@ -98,6 +100,8 @@ class Hub:
     _ws: aiohttp.ClientWebSocketResponse | None = None
     _session: aiohttp.ClientSession | None = None
     _connected: asyncio.Event = field(default_factory=asyncio.Event)
+    _refusals: InboundGate = field(default_factory=lambda: InboundGate(REFUSALS_PER_SECOND, REFUSAL_BURST))
+    """Envelopes sealed with another key are answered with a signed refusal, this often at most."""
 
     def __post_init__(self) -> None:
         self.key = signal_crypto.signal_key(self.secrets.room_key)
@@ -167,6 +171,10 @@ class Hub:
     def _offer_of(self, envelope: str) -> _Offer | None:
         try:
             message = signal_crypto.open_envelope(self.key, envelope)
+        except signal_crypto.SealedForAnotherKey:
+            if self._refusals.admit():
+                self._spawn(self._send_text(signal_crypto.refusal(self.secrets.host_private_key, envelope)))
+            return None
         except signal_crypto.SignalError:
             return None
         if message.get("kind") != "offer":
@@ -205,8 +213,11 @@ class Hub:
             log.warning("turned away %d so far: %s", self.refusals[reason], reason)
 
     async def _send_envelope(self, message: dict[str, Any]) -> None:
+        await self._send_text(signal_crypto.seal(self.key, message))
+
+    async def _send_text(self, text: str) -> None:
         if self._ws is not None and not self._ws.closed:
-            await self._ws.send_str(signal_crypto.seal(self.key, message))
+            await self._ws.send_str(text)
 
     # -- one guest ----------------------------------------------------------------------------
 
@@ -324,7 +335,7 @@ class Hub:
         return stream
 
     def _wire(self, pc: RTCPeerConnection, channel: RTCDataChannel, guest_id: str) -> None:
-        gate = InboundGate()
+        gate = InboundGate.for_guest()
         reassembler = Reassembler()
         queue: asyncio.Queue[str] = asyncio.Queue(INBOUND_QUEUE)
         peer_id = peer_id_of(guest_id)
@@ -335,13 +346,19 @@ class Hub:
 
         @channel.on("message")
         def _on_message(message: str | bytes) -> None:
-            if not gate.admit():
+            try:
+                text = message if isinstance(message, str) else message.decode("utf-8")
+            except UnicodeDecodeError:
+                reply("a message is not UTF-8 text")
+                return
+            if not gate.admit(len(message) if isinstance(message, bytes) else len(text.encode("utf-8", "replace"))):
+                reassembler.discard(text)
                 if gate.should_warn():
                     reply("throttled: you are sending too fast; frames were dropped")
                 return
             try:
-                whole = reassembler.feed(message if isinstance(message, str) else message.decode("utf-8"))
-            except (ValueError, UnicodeDecodeError) as exc:
+                whole = reassembler.feed(text)
+            except ValueError as exc:
                 reply(str(exc))
                 return
             if whole is None:
@@ -428,8 +445,11 @@ class Hub:
             await self.runtime.run(self.guests.expire())
             beats += 1
             if beats % int(LATENCY_EVERY) == 0 and self.live:
-                for guest in self.live.values():
-                    self.guests.set_latency(guest.guest_id, _latency_ms(guest.pc))
+                # A comprehension, not a loop: a loop's variable would keep the last guest (its
+                # stream and ring) alive in this coroutine long after the guest was let go.
+                latencies = {guest_id: _latency_ms(guest.pc) for guest_id, guest in self.live.items()}
+                for guest_id, latency in latencies.items():
+                    self.guests.set_latency(guest_id, latency)
                 await self.runtime.run([self.guests.to_hosts()])
 
 

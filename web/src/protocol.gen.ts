@@ -6,6 +6,12 @@ export const MAX_MESSAGE_BYTES = 262144;
 
 export const CHUNK_CHARS = 60000;
 
+export const AWARENESS_ID_MAX = 32;
+
+export const AWARENESS_MAX_SELECTION = 8;
+
+export const AWARENESS_MAX_DRAGGING = 8;
+
 export const BOARD_ITEMS = "items";
 
 export type ItemKind = "note" | "text" | "shape" | "arrow" | "stroke" | "frame";

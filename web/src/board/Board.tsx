@@ -134,7 +134,7 @@ function Canvas({ session }: { session: BoardSession }) {
   );
 
   useEffect(() => {
-    session.setPresence({ selection: [...selected].slice(0, 200), editing });
+    session.setPresence({ selection: [...selected], editing });
   }, [session, selected, editing]);
 
   const endEdit = useCallback(() => setEditing(null), []);
