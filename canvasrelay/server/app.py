@@ -48,6 +48,8 @@ class ServeOptions:
     base_url: str | None = None
     """Where the room link points guests (the guest page), when not this server."""
     ice_servers: list[str] = field(default_factory=list)
+    relay_only: bool = False
+    """Hub and guests connect only through TURN relays (`--relay-only`; the room link says so too)."""
 
 
 class CanvasServer:
@@ -109,7 +111,9 @@ class CanvasServer:
         self.port = int(self.runner.addresses[0][1])
         self.listening.set()
         signal = self.options.signal_url or f"ws://{self._link_host()}:{self.port}/signal"
-        self.hub = Hub(self.runtime, self.guests, self.secrets, signal, self.options.ice_servers)
+        self.hub = Hub(
+            self.runtime, self.guests, self.secrets, signal, self.options.ice_servers, self.options.relay_only
+        )
         await self.hub.start()
         return self.port
 
@@ -119,7 +123,11 @@ class CanvasServer:
 
     @property
     def room_link(self) -> str:
-        extra = {"signal": self.options.signal_url or "", "ice": ",".join(self.options.ice_servers)}
+        extra = {
+            "signal": self.options.signal_url or "",
+            "ice": ",".join(self.options.ice_servers),
+            "relay": "1" if self.options.relay_only else "",
+        }
         tail = "".join(f"&{k}={quote(v, safe=':/@,')}" for k, v in extra.items() if v)
         return f"{self._base()}/#{self.secrets.room_fragment()}{tail}"
 

@@ -26,7 +26,7 @@ from canvasrelay.protocol.core import ErrorFrame
 from canvasrelay.protocol.encoding import b64url, b64url_decode
 from canvasrelay.protocol.framing import Reassembler
 from canvasrelay.protocol.guests import Bye, GuestJoin, HubProof, StreamGap
-from canvasrelay.protocol.ice import rtc_configuration
+from canvasrelay.protocol.ice import TurnClient, has_relay, rtc_configuration, signal_urls
 from canvasrelay.server.room_secrets import RoomSecrets
 from canvasrelay.server.runtime import Runtime
 from canvasrelay.server.transport_datachannel import GuestStream, cancel
@@ -60,6 +60,7 @@ class Hub:
     secrets: RoomSecrets
     signal_url: str
     ice_urls: list[str] = field(default_factory=list)
+    relay_only: bool = False
     live: dict[str, _Guest] = field(default_factory=dict)
     handshakes: set[RTCPeerConnection] = field(default_factory=set)
     _tasks: set[asyncio.Task[Any]] = field(default_factory=set)
@@ -70,6 +71,10 @@ class Hub:
     def __post_init__(self) -> None:
         self.key = signal_crypto.signal_key(self.secrets.room_key)
         self.topic = signal_crypto.topic(self.secrets.room_id)
+        self.turn = TurnClient(self.secrets.room_id, self.secrets.room_key)
+        self._rendezvous = signal_urls(self.signal_url)
+        """`--signal` may name several; the hub uses one until it fails, then the next."""
+        self._using = self._rendezvous[0]
 
     async def start(self) -> None:
         self._session = aiohttp.ClientSession()
@@ -102,8 +107,11 @@ class Hub:
     async def _listen(self) -> None:
         assert self._session is not None
         attempt = 0
-        url = f"{self.signal_url}?topic={self.topic}"
+        # The verifier lets the rendezvous hand TURN credentials to this room's link holders, and no one else.
+        verifier = signal_crypto.turn_verifier(signal_crypto.turn_proof(self.secrets.room_key))
         while True:
+            self._using = self._rendezvous[attempt % len(self._rendezvous)]
+            url = f"{self._using}?topic={self.topic}&turn={verifier}"
             try:
                 async with self._session.ws_connect(url, heartbeat=20.0) as ws:
                     self._ws = ws
@@ -152,7 +160,13 @@ class Hub:
             guest_fp = signal_crypto.sdp_fingerprint(offer_sdp)
         except signal_crypto.SignalError:
             return
-        pc = RTCPeerConnection(rtc_configuration(self.ice_urls))
+        assert self._session is not None
+        turn = await self.turn.fetch(self._session, self._using)
+        config = rtc_configuration(self.ice_urls, turn, self.relay_only)
+        if self.relay_only and not has_relay(config):
+            log.warning("relay-only, but no TURN relay is configured or offered: no guest can connect")
+            return
+        pc = RTCPeerConnection(config)
         self.handshakes.add(pc)
         opened: asyncio.Future[RTCDataChannel] = asyncio.get_running_loop().create_future()
 
