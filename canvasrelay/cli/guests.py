@@ -13,6 +13,7 @@ from typing import Any
 from canvasrelay.protocol import MAX_FRAME_BYTES
 
 COMMANDS = ("signal", "join")
+REDIS_START_WAIT = 3.0
 
 
 def add_serve_options(serve: argparse.ArgumentParser) -> None:
@@ -122,8 +123,12 @@ async def _signal(args: argparse.Namespace) -> int:
     await web.TCPSite(runner, args.host, args.port).start()
     port = int(runner.addresses[0][1])
     print(f"canvas rendezvous on ws://{args.host}:{port}/signal, guest page at http://{args.host}:{port}/", flush=True)
-    if args.redis:
-        print(f"Sharing topics through Redis at {rendezvous_redis.describe(args.redis)}", flush=True)
+    if bus is not None:
+        where = rendezvous_redis.describe(args.redis)
+        if await bus.wait_up(REDIS_START_WAIT):
+            print(f"Sharing topics through Redis at {where}", flush=True)
+        else:
+            print(f"Redis at {where} is not reachable yet: /readyz answers 503 until it is", flush=True)
     if turn is not None:
         print(f"Handing out TURN credentials for {', '.join(turn.urls)}", flush=True)
     print("Put it behind TLS, then: canvas serve --signal wss://<name>/signal --base-url https://<name>/", flush=True)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
+import socket as sockets
 from collections import Counter, deque
 from collections.abc import Callable, Collection
 from typing import Protocol
@@ -34,6 +35,8 @@ MAX_SOCKETS_PER_TOPIC = 64
 MAX_TOPICS = 10_000
 OUTBOX_BYTES = 1024 * 1024
 """What may wait to be written to one socket; past it the socket is cut off."""
+SEND_BUFFER_BYTES = 256 * 1024
+"""The kernel's send buffer per socket: left to itself it grows to megabytes for a peer that never reads."""
 HEARTBEAT = 20.0
 CLOSE_POLICY = 4408
 CLOSE_BAD_TOPIC = 4400
@@ -94,6 +97,9 @@ class _Socket:
         self.dead = False
 
     def start(self) -> None:
+        raw = self.request.transport.get_extra_info("socket") if self.request.transport else None
+        if raw is not None:
+            raw.setsockopt(sockets.SOL_SOCKET, sockets.SO_SNDBUF, SEND_BUFFER_BYTES)
         self.writer = asyncio.get_running_loop().create_task(self._write())
 
     def offer(self, envelope: str) -> bool:
@@ -209,11 +215,13 @@ class Rendezvous:
                 await socket.ws.close(code=CLOSE_POLICY, message=b"too many envelopes")
                 return
             self._deliver(name, msg.data, "local", sender=socket)
-            if self.bus is not None:
-                if await self.bus.publish(name, msg.data):
-                    self.metrics.published.inc()
-                else:
-                    self.metrics.drops.labels("redis").inc()
+            if self.bus is None:
+                # Let the writers run between envelopes, or a burst overruns even a reader that keeps up.
+                await asyncio.sleep(0)
+            elif await self.bus.publish(name, msg.data):
+                self.metrics.published.inc()
+            else:
+                self.metrics.drops.labels("redis").inc()
 
     def deliver_remote(self, topic: str, envelope: str) -> None:
         self._deliver(topic, envelope, "redis", sender=None)
