@@ -189,6 +189,7 @@ class Coturn(Service):
             "--no-tls",
             "--no-dtls",
             "--no-cli",
+            "--verbose",
             "--log-file=stdout",
             f"--pidfile={self.workdir / 'turnserver.pid'}",
             f"--db={self.workdir / 'turndb'}",

@@ -106,7 +106,7 @@ async def _signal(args: argparse.Namespace) -> int:
         return 2
     bus = None
     if args.redis:
-        bus = rendezvous_redis.RedisBus(rendezvous_redis.connect(args.redis))
+        bus = rendezvous_redis.RedisBus(args.redis)
     relay = rendezvous.Rendezvous(bus, bus.verifiers if bus else None, turn, args.forwarded_for)
     app = web.Application()
     rendezvous.add_routes(app, relay)

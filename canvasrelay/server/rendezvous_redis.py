@@ -34,20 +34,20 @@ HEALTH_CHECK_INTERVAL = 5
 COMMAND_TIMEOUT = 2.0
 SUBSCRIBE_WAIT = 2.0
 """How long a new socket waits for its topic's subscription before it opens anyway."""
-RETRY_MAX = 5.0
+RETRY_MAX = 2.0
+"""Reconnecting is one TCP connect: cheap enough to try every two seconds through a long outage."""
 VERIFIER_TTL = 90
 """A verifier outlives its host by at most this long when an instance dies without removing it."""
 SUBSCRIBE_BATCH = 500
 
 
-def connect(url: str) -> aioredis.Redis:
-    # No retries inside redis-py: a lost envelope is the clients' to resend, and a publish must not stall.
+def connect(url: str, retries: int) -> aioredis.Redis:
     return aioredis.from_url(
         url,
         health_check_interval=HEALTH_CHECK_INTERVAL,
         socket_connect_timeout=COMMAND_TIMEOUT,
         socket_timeout=COMMAND_TIMEOUT,
-        retry=Retry(NoBackoff(), 0),
+        retry=Retry(NoBackoff(), retries),
     )
 
 
@@ -66,10 +66,13 @@ def _backoff(failures: int) -> float:
 
 
 class RedisBus:
-    def __init__(self, client: aioredis.Redis) -> None:
-        self.redis = client
+    def __init__(self, url: str) -> None:
+        # Commands get one retry: after a Redis restart each pooled connection fails once, and a publish
+        # lost that way would cost a guest a whole handshake. The subscriber gets none: its loop starts over.
+        self.redis = connect(url, retries=1)
+        self.subscriber = connect(url, retries=0)
         self.instance = b64url(secrets.token_bytes(9))
-        self.verifiers = RedisVerifiers(client, self.instance)
+        self.verifiers = RedisVerifiers(self.redis, self.instance)
         self._deliver: Deliver | None = None
         self._local_topics: Callable[[], Collection[str]] = frozenset
         self._pubsub: Any = None
@@ -92,6 +95,7 @@ class RedisBus:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._listener
         await self.redis.aclose()
+        await self.subscriber.aclose()
 
     async def ready(self) -> bool:
         if not self._up.is_set():
@@ -142,7 +146,7 @@ class RedisBus:
         failures = 0
         control = CONTROL_PREFIX + self.instance
         while True:
-            pubsub = self.redis.pubsub()
+            pubsub = self.subscriber.pubsub()
             try:
                 async with self._lock:
                     # The control channel keeps the connection subscribed while no topic is.

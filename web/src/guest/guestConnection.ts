@@ -10,6 +10,7 @@ import {
   seal,
   signalKey,
   topic,
+  turnProof,
   verifyProof,
 } from "./signalCrypto";
 
@@ -21,6 +22,8 @@ export interface RoomLinkParams {
   hostKey: string;
   signal: string;
   ice: string[];
+  /** Connect only through a TURN relay, so the hub never learns this guest's addresses. */
+  relay: boolean;
 }
 
 export interface Profile {
@@ -31,6 +34,7 @@ export interface Profile {
 const MAX_MESSAGE_BYTES = 256 * 1024;
 const CHUNK_CHARS = 60_000;
 const HANDSHAKE_MS = 15_000;
+const TURN_FETCH_MS = 3_000;
 
 export function roomLinkParams(hash: string = window.location.hash): RoomLinkParams | null {
   const params = fragmentParams(hash);
@@ -45,6 +49,7 @@ export function roomLinkParams(hash: string = window.location.hash): RoomLinkPar
     hostKey,
     signal: params.get("signal") || `${scheme}://${location.host}/signal`,
     ice: (params.get("ice") || "").split(",").filter(Boolean),
+    relay: params.get("relay") === "1",
   };
 }
 
@@ -54,6 +59,41 @@ function iceServers(urls: string[]): RTCIceServer[] {
     if (!match) return { urls: url };
     return { urls: `${match[1]}:${match[4]}`, username: decodeURIComponent(match[2]), credential: decodeURIComponent(match[3]) };
   });
+}
+
+/** Where the rendezvous at `signal` hands out TURN credentials. */
+function turnEndpoint(signal: string): string {
+  const url = new URL(signal);
+  url.protocol = url.protocol === "wss:" ? "https:" : "http:";
+  url.pathname = url.pathname.replace(/\/signal$/, "") + "/turn";
+  return url.toString();
+}
+
+/** Short-lived TURN credentials from the rendezvous, fresh for each ICE start; none if it has no relay. */
+async function turnServers(link: RoomLinkParams): Promise<RTCIceServer[]> {
+  try {
+    const response = await withTimeout(
+      fetch(turnEndpoint(link.signal), {
+        method: "POST",
+        // text/plain keeps it a simple request: no preflight when the rendezvous is on another origin.
+        headers: { "Content-Type": "text/plain" },
+        body: JSON.stringify({ topic: await topic(link.roomId), proof: await turnProof(link.key) }),
+      }),
+      TURN_FETCH_MS,
+    );
+    if (!response.ok) return [];
+    const answer = (await response.json()) as { iceServers?: RTCIceServer[] };
+    return Array.isArray(answer.iceServers) ? answer.iceServers : [];
+  } catch {
+    return [];
+  }
+}
+
+function rtcConfiguration(link: RoomLinkParams, turn: RTCIceServer[]): RTCConfiguration {
+  const servers = [...turn, ...iceServers(link.ice)];
+  if (!link.relay) return { iceServers: servers };
+  const relays = servers.filter((server) => [server.urls].flat().every((url) => url.startsWith("turn")));
+  return { iceServers: relays, iceTransportPolicy: "relay" };
 }
 
 /** Our stable identity in this room, so the host sees the same guest after a reload or a drop. */
@@ -149,7 +189,7 @@ export class GuestConnection implements RoomClient {
 
   private async connectOnce(): Promise<void> {
     const key = await signalKey(this.link.key);
-    const pc = new RTCPeerConnection({ iceServers: iceServers(this.link.ice) });
+    const pc = new RTCPeerConnection(rtcConfiguration(this.link, await turnServers(this.link)));
     this.pc = pc;
     const channel = pc.createDataChannel("canvas", { ordered: true });
     const inbox: string[] = [];
