@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import shutil
@@ -19,6 +20,8 @@ from pathlib import Path
 
 from prometheus_client.parser import text_string_to_metric_families
 
+from canvasrelay.client.guest import RoomLink
+
 START_TIMEOUT = 20.0
 
 
@@ -33,6 +36,11 @@ def require(program: str, package: str) -> None:
 
     if shutil.which(program) is None:
         pytest.skip(f"{program} is not installed (apt-get install -y {package})")
+
+
+def link_via(room_link: str, *signal_urls: str) -> RoomLink:
+    """The room link, as a guest would hold it if the room were reached through these rendezvous."""
+    return dataclasses.replace(RoomLink.parse(room_link), signal=",".join(signal_urls))
 
 
 class _Output:

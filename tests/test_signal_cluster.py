@@ -4,7 +4,6 @@ what happens when Redis restarts, an instance dies, or Redis is not there yet. A
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -14,19 +13,14 @@ import aiohttp
 import pytest
 import redis.asyncio as aioredis
 
-from canvasrelay.client.guest import Guest, RoomLink
+from canvasrelay.client.guest import Guest
 from canvasrelay.protocol import signal_crypto
 from canvasrelay.server.rendezvous_redis import CHANNEL_PREFIX
 from tests.conftest import Cluster
-from tests.services import RedisServer, SignalInstance, require
+from tests.services import RedisServer, SignalInstance, link_via, require
 from tests.support import HostClient, ServerProcess
 
 JOIN_AFTER_RESTART = 10.0
-
-
-def link_via(room_link: str, *signal_urls: str) -> RoomLink:
-    """The room link, as a guest would hold it if the room were reached through these rendezvous."""
-    return dataclasses.replace(RoomLink.parse(room_link), signal=",".join(signal_urls))
 
 
 @pytest.fixture
