@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.services import RedisServer, SignalInstance, require
+from tests.services import Coturn, RedisServer, SignalInstance, require
 from tests.support import CHROMIUM, CHROMIUM_ARGS, HostClient, InProcessServer, ServerProcess
 
 
@@ -97,3 +97,23 @@ def own_cluster() -> Iterator[Callable[..., Cluster]]:
     yield make
     for running in made:
         running.stop()
+
+
+@pytest.fixture(scope="module")
+def coturn(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Coturn]:
+    """A real coturn for one module's TURN tests."""
+    require("turnserver", "coturn")
+    relay = Coturn(workdir=tmp_path_factory.mktemp("coturn")).start()
+    yield relay
+    relay.stop()
+
+
+@pytest.fixture(scope="module")
+def turn_cluster(coturn: Coturn, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    """A cluster whose instances hand out credentials for that coturn, its secret in a 0600 file."""
+    secret_file = tmp_path_factory.mktemp("secret") / "turn-secret"
+    secret_file.write_text(coturn.secret + "\n")
+    secret_file.chmod(0o600)
+    running = Cluster.start("--turn-secret-file", str(secret_file), "--turn-url", coturn.url)
+    yield running
+    running.stop()

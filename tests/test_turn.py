@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -22,28 +22,10 @@ from canvasrelay.server import rendezvous
 from canvasrelay.server.room_secrets import RoomSecrets
 from canvasrelay.server.turn_credentials import LIFETIME_SECONDS, PER_SOURCE_BURST, TurnConfig, mint
 from tests.conftest import Cluster
-from tests.services import Coturn, link_via, require
+from tests.services import Coturn, link_via
 from tests.support import HostClient, ServerProcess
 
 TIMEOUT = 20.0
-
-
-@pytest.fixture(scope="module")
-def coturn(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Coturn]:
-    require("turnserver", "coturn")
-    relay = Coturn(workdir=tmp_path_factory.mktemp("coturn")).start()
-    yield relay
-    relay.stop()
-
-
-@pytest.fixture(scope="module")
-def turn_cluster(coturn: Coturn, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    secret_file = tmp_path_factory.mktemp("secret") / "turn-secret"
-    secret_file.write_text(coturn.secret + "\n")
-    secret_file.chmod(0o600)
-    running = Cluster.start("--turn-secret-file", str(secret_file), "--turn-url", coturn.url)
-    yield running
-    running.stop()
 
 
 async def ask(session: aiohttp.ClientSession, http: str, body: Any) -> tuple[int, dict[str, Any]]:

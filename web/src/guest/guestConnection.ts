@@ -210,8 +210,11 @@ export class GuestConnection implements RoomClient {
         };
         take();
       });
-    // The offer goes out at once, without waiting for ICE gathering (DESIGN: ~170 ms to open).
     await pc.setLocalDescription(await pc.createOffer());
+    // The offer goes out at once, without waiting for ICE gathering: the hub learns our addresses from our
+    // checks (~170 ms to open). Through a relay it cannot: the hub's relay drops packets from an address the
+    // hub has not permitted, so the offer must name our relay address, and waits for it.
+    if (this.link.relay) await gathered(pc, HANDSHAKE_MS);
     const offer = pc.localDescription!.sdp;
     const nonce = crypto.getRandomValues(new Uint8Array(GUEST_NONCE_BYTES));
     const conn = b64url(crypto.getRandomValues(new Uint8Array(9)));
@@ -298,6 +301,19 @@ export class GuestConnection implements RoomClient {
     }
     this.frames.emit(frame);
   }
+}
+
+/** Resolves once ICE gathering is complete, or after `ms` with what was gathered by then. */
+function gathered(pc: RTCPeerConnection, ms: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (pc.iceGatheringState === "complete") return resolve();
+    const timer = setTimeout(resolve, ms);
+    pc.addEventListener("icegatheringstatechange", () => {
+      if (pc.iceGatheringState !== "complete") return;
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
