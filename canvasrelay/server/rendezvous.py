@@ -153,7 +153,8 @@ class Rendezvous:
 
     async def start(self) -> None:
         if self.bus is not None:
-            await self.bus.start(self.deliver_remote, lambda: self.topics.keys())
+            lost = self.metrics.drops.labels("redis").inc
+            await self.bus.start(self.deliver_remote, lambda: self.topics.keys(), lost)
 
     async def close(self) -> None:
         if self.bus is not None:
@@ -215,13 +216,13 @@ class Rendezvous:
                 await socket.ws.close(code=CLOSE_POLICY, message=b"too many envelopes")
                 return
             self._deliver(name, msg.data, "local", sender=socket)
-            if self.bus is None:
-                # Let the writers run between envelopes, or a burst overruns even a reader that keeps up.
-                await asyncio.sleep(0)
-            elif await self.bus.publish(name, msg.data):
-                self.metrics.published.inc()
-            else:
-                self.metrics.drops.labels("redis").inc()
+            if self.bus is not None:
+                if self.bus.publish(name, msg.data):
+                    self.metrics.published.inc()
+                else:
+                    self.metrics.drops.labels("redis").inc()
+            # Let the writers run between envelopes, or a burst overruns even a reader that keeps up.
+            await asyncio.sleep(0)
 
     def deliver_remote(self, topic: str, envelope: str) -> None:
         self._deliver(topic, envelope, "redis", sender=None)

@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Collection
 from typing import Any
 from urllib.parse import urlsplit
@@ -39,6 +39,9 @@ RETRY_MAX = 2.0
 VERIFIER_TTL = 90
 """A verifier outlives its host by at most this long when an instance dies without removing it."""
 SUBSCRIBE_BATCH = 500
+PUBLISH_QUEUE = 10_000
+"""Envelopes waiting to go to Redis; past that they are dropped rather than held (Redis is away or slow)."""
+PUBLISH_BATCH = 256
 
 
 def connect(url: str, retries: int) -> aioredis.Redis:
@@ -80,20 +83,28 @@ class RedisBus:
         self._confirmed: dict[str, asyncio.Event] = {}
         self._lock = asyncio.Lock()
         self._up = asyncio.Event()
-        self._listener: asyncio.Task[None] | None = None
+        self._echo = f"{self.instance} ".encode()
+        self._outbox: deque[tuple[str, str]] = deque()
+        self._wake = asyncio.Event()
+        self._lost: Callable[[int], None] = lambda _count: None
+        self._tasks: list[asyncio.Task[None]] = []
 
-    async def start(self, deliver: Deliver, local_topics: Callable[[], Collection[str]]) -> None:
+    async def start(
+        self, deliver: Deliver, local_topics: Callable[[], Collection[str]], lost: Callable[[int], None]
+    ) -> None:
         self._deliver = deliver
         self._local_topics = local_topics
-        self._listener = asyncio.get_running_loop().create_task(self._listen())
+        self._lost = lost
+        loop = asyncio.get_running_loop()
+        self._tasks = [loop.create_task(self._listen()), loop.create_task(self._publish())]
         self.verifiers.start()
 
     async def close(self) -> None:
         await self.verifiers.close()
-        if self._listener is not None:
-            self._listener.cancel()
+        for task in self._tasks:
+            task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
-                await self._listener
+                await task
         await self.redis.aclose()
         await self.subscriber.aclose()
 
@@ -110,14 +121,28 @@ class RedisBus:
             await asyncio.wait_for(self._up.wait(), timeout)
         return self._up.is_set()
 
-    async def publish(self, topic: str, envelope: str) -> bool:
-        if not self._up.is_set():
+    def publish(self, topic: str, envelope: str) -> bool:
+        """Queue `envelope` for the other instances; False (dropped) while Redis is away or far behind."""
+        if not self._up.is_set() or len(self._outbox) >= PUBLISH_QUEUE:
             return False
-        try:
-            await self.redis.publish(channel(topic), f"{self.instance} {envelope}")
-        except (RedisError, OSError):
-            return False
+        self._outbox.append((topic, envelope))
+        self._wake.set()
         return True
+
+    async def _publish(self) -> None:
+        """One writer, in order, many envelopes a round trip: a sender never waits on Redis."""
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            while self._outbox:
+                batch = [self._outbox.popleft() for _ in range(min(len(self._outbox), PUBLISH_BATCH))]
+                try:
+                    async with self.redis.pipeline(transaction=False) as pipe:
+                        for topic, envelope in batch:
+                            pipe.publish(channel(topic), f"{self.instance} {envelope}")
+                        await pipe.execute()
+                except (RedisError, OSError):
+                    self._lost(len(batch))
 
     async def sync(self, topic: str) -> None:
         name = channel(topic)
@@ -187,9 +212,9 @@ class RedisBus:
             return
         if message["type"] != "message" or not name.startswith(CHANNEL_PREFIX) or self._deliver is None:
             return
-        sender, _, envelope = message["data"].decode("utf-8", "replace").partition(" ")
-        if sender != self.instance:
-            self._deliver(name.removeprefix(CHANNEL_PREFIX), envelope)
+        data: bytes = message["data"]
+        if not data.startswith(self._echo):
+            self._deliver(name.removeprefix(CHANNEL_PREFIX), data.decode("utf-8", "replace").partition(" ")[2])
 
 
 class RedisVerifiers:
