@@ -20,7 +20,8 @@ export interface RoomLinkParams {
   roomId: string;
   key: string;
   hostKey: string;
-  signal: string;
+  /** One rendezvous or several, tried in turn when one fails. */
+  signals: string[];
   ice: string[];
   /** Connect only through a TURN relay, so the hub never learns this guest's addresses. */
   relay: boolean;
@@ -47,7 +48,7 @@ export function roomLinkParams(hash: string = window.location.hash): RoomLinkPar
     roomId,
     key,
     hostKey,
-    signal: params.get("signal") || `${scheme}://${location.host}/signal`,
+    signals: (params.get("signal") || `${scheme}://${location.host}/signal`).split(",").filter(Boolean),
     ice: (params.get("ice") || "").split(",").filter(Boolean),
     relay: params.get("relay") === "1",
   };
@@ -70,10 +71,10 @@ function turnEndpoint(signal: string): string {
 }
 
 /** Short-lived TURN credentials from the rendezvous, fresh for each ICE start; none if it has no relay. */
-async function turnServers(link: RoomLinkParams): Promise<RTCIceServer[]> {
+async function turnServers(link: RoomLinkParams, signal: string): Promise<RTCIceServer[]> {
   try {
     const response = await withTimeout(
-      fetch(turnEndpoint(link.signal), {
+      fetch(turnEndpoint(signal), {
         method: "POST",
         // text/plain keeps it a simple request: no preflight when the rendezvous is on another origin.
         headers: { "Content-Type": "text/plain" },
@@ -189,7 +190,8 @@ export class GuestConnection implements RoomClient {
 
   private async connectOnce(): Promise<void> {
     const key = await signalKey(this.link.key);
-    const pc = new RTCPeerConnection(rtcConfiguration(this.link, await turnServers(this.link)));
+    const signal = this.link.signals[this.attempt % this.link.signals.length];
+    const pc = new RTCPeerConnection(rtcConfiguration(this.link, await turnServers(this.link, signal)));
     this.pc = pc;
     const channel = pc.createDataChannel("canvas", { ordered: true });
     const inbox: string[] = [];
@@ -218,7 +220,7 @@ export class GuestConnection implements RoomClient {
     const offer = pc.localDescription!.sdp;
     const nonce = crypto.getRandomValues(new Uint8Array(GUEST_NONCE_BYTES));
     const conn = b64url(crypto.getRandomValues(new Uint8Array(9)));
-    const answer = await this.signal(key, { kind: "offer", from: conn, sdp: offer, nonce: b64url(nonce) }, conn);
+    const answer = await this.signal(signal, key, { kind: "offer", from: conn, sdp: offer, nonce: b64url(nonce) }, conn);
     await pc.setRemoteDescription({ type: "answer", sdp: answer });
     const proof = JSON.parse(await withTimeout(nextMessage(), HANDSHAKE_MS)) as { t: string; signature?: string };
     const ok =
@@ -239,11 +241,11 @@ export class GuestConnection implements RoomClient {
     if (this.state !== "refused") this.setState("connected");
   }
 
-  private signal(key: CryptoKey, offer: Record<string, unknown>, conn: string): Promise<string> {
+  private signal(url: string, key: CryptoKey, offer: Record<string, unknown>, conn: string): Promise<string> {
     return withTimeout(
       new Promise<string>((resolve, reject) => {
         void topic(this.link.roomId).then((name) => {
-          const ws = new WebSocket(`${this.link.signal}?topic=${name}`);
+          const ws = new WebSocket(`${url}?topic=${name}`);
           ws.onopen = () => void seal(key, offer).then((text) => ws.send(text));
           ws.onmessage = (event) =>
             void openEnvelope(key, String(event.data)).then((reply) => {
