@@ -20,7 +20,13 @@ from canvasrelay.client.guest import Guest
 from canvasrelay.protocol import signal_crypto
 from canvasrelay.server import rendezvous
 from canvasrelay.server.room_secrets import RoomSecrets
-from canvasrelay.server.turn_credentials import LIFETIME_SECONDS, PER_SOURCE_BURST, TurnConfig, mint
+from canvasrelay.server.turn_credentials import (
+    LIFETIME_SECONDS,
+    PER_SOURCE_BURST,
+    PER_TOPIC_BURST,
+    TurnConfig,
+    mint,
+)
 from tests.conftest import Cluster
 from tests.services import Coturn, link_via
 from tests.support import HostClient, ServerProcess
@@ -138,3 +144,22 @@ async def test_a_relay_only_guest_streams_a_terminal_through_coturn(
         await host.close()
     finally:
         served.stop()
+
+
+async def test_strangers_cannot_spend_a_rooms_budget(in_process_turn: tuple[str, rendezvous.Rendezvous]) -> None:
+    http, relay = in_process_turn
+    room = RoomSecrets.generate()
+    topic = signal_crypto.topic(room.room_id)
+    proof = signal_crypto.turn_proof(room.room_key)
+    await relay.verifiers.add(topic, signal_crypto.turn_verifier(proof))
+    wrong = json.dumps({"topic": topic, "proof": signal_crypto.turn_proof(RoomSecrets.generate().room_key)})
+    async with aiohttp.ClientSession() as session:
+        sources = int(PER_TOPIC_BURST / PER_SOURCE_BURST) + 1
+        for source in range(sources):
+            for _ in range(int(PER_SOURCE_BURST)):
+                headers = {"X-Forwarded-For": f"198.51.100.{source}"}
+                async with session.post(f"{http}/turn", data=wrong, headers=headers) as response:
+                    assert response.status == 403
+        right = json.dumps({"topic": topic, "proof": proof})
+        async with session.post(f"{http}/turn", data=right, headers={"X-Forwarded-For": "198.51.100.99"}) as response:
+            assert response.status == 200, "more wrong proofs than the topic's burst, and the room still gets in"

@@ -51,12 +51,18 @@ Deliver = Callable[[str, str], None]
 class Bus(Protocol):
     """How envelopes reach the sockets on other instances."""
 
-    async def start(self, deliver: Deliver, local_topics: Callable[[], Collection[str]]) -> None: ...
+    async def start(
+        self, deliver: Deliver, local_topics: Callable[[], Collection[str]], lost: Callable[[int], None]
+    ) -> None:
+        """Hand what the others send to `deliver`; report envelopes that could not be sent to `lost`."""
+
     async def close(self) -> None: ...
     async def sync(self, topic: str) -> None:
         """Subscribe to `topic` if it is among the local topics, unsubscribe if not."""
 
-    async def publish(self, topic: str, envelope: str) -> bool: ...
+    def publish(self, topic: str, envelope: str) -> bool:
+        """Queue `envelope` for the other instances without waiting; False if it was dropped."""
+
     async def ready(self) -> bool: ...
 
 

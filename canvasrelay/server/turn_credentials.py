@@ -116,19 +116,25 @@ class TurnIssuer:
         topic, proof = _parse(body)
         if topic is None or proof is None:
             return self._refuse(400, "expected a JSON body with the room's topic and proof")
-        if not self.per_source.admit(self._source(request)) or not self.per_topic.admit(topic):
-            self.metrics.turn.labels("throttled").inc()
-            return _answer(429, {"error": "too many TURN credential requests; try again shortly"})
+        if not self.per_source.admit(self._source(request)):
+            return self._throttle()
         try:
             verifier = turn_verifier(proof)
         except ValueError:
             return self._refuse(403, "this proof does not open TURN credentials here")
         if not await self.holds(topic, verifier):
             return self._refuse(403, "this proof does not open TURN credentials here")
+        # Counted only for proven requests, so strangers who know a topic cannot spend its budget.
+        if not self.per_topic.admit(topic):
+            return self._throttle()
         username, password = mint(self.config.secret, self.config.lifetime)
         self.metrics.turn.labels("issued").inc()
         server = {"urls": list(self.config.urls), "username": username, "credential": password}
         return _answer(200, {"iceServers": [server], "ttl": self.config.lifetime})
+
+    def _throttle(self) -> web.Response:
+        self.metrics.turn.labels("throttled").inc()
+        return _answer(429, {"error": "too many TURN credential requests; try again shortly"})
 
     def _refuse(self, status: int, message: str) -> web.Response:
         self.metrics.turn.labels("refused").inc()
