@@ -58,6 +58,8 @@ class ServeOptions:
     base_url: str | None = None
     """Where the room link points guests (the guest page), when not this server."""
     ice_servers: list[str] = field(default_factory=list)
+    relay_only: bool = False
+    """Hub and guests connect only through TURN relays (`--relay-only`; the room link says so too)."""
 
 
 class CanvasServer:
@@ -136,7 +138,9 @@ class CanvasServer:
         self.lock.serving_on(self.port)
         self.listening.set()
         signal = self.options.signal_url or f"ws://{self._link_host()}:{self.port}/signal"
-        self.hub = Hub(self.runtime, self.guests, self.secrets, signal, self.options.ice_servers)
+        self.hub = Hub(
+            self.runtime, self.guests, self.secrets, signal, self.options.ice_servers, self.options.relay_only
+        )
         await self.hub.start()
         return self.port
 
@@ -146,7 +150,11 @@ class CanvasServer:
 
     @property
     def room_link(self) -> str:
-        extra = {"signal": self.options.signal_url or "", "ice": ",".join(self.options.ice_servers)}
+        extra = {
+            "signal": self.options.signal_url or "",
+            "ice": ",".join(self.options.ice_servers),
+            "relay": "1" if self.options.relay_only else "",
+        }
         tail = "".join(f"&{k}={quote(v, safe=':/@,')}" for k, v in extra.items() if v)
         return f"{self._base()}/#{self.secrets.room_fragment()}{tail}"
 

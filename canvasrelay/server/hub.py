@@ -30,7 +30,7 @@ from canvasrelay.protocol.core import ErrorFrame
 from canvasrelay.protocol.encoding import b64url, b64url_decode
 from canvasrelay.protocol.framing import Reassembler
 from canvasrelay.protocol.guests import Bye, GuestJoin, HubProof, StreamGap
-from canvasrelay.protocol.ice import rtc_configuration
+from canvasrelay.protocol.ice import TurnClient, has_relay, rtc_configuration, signal_urls
 from canvasrelay.server.background import cancelled
 from canvasrelay.server.room_secrets import RoomSecrets
 from canvasrelay.server.runtime import Runtime
@@ -88,8 +88,11 @@ class Hub:
     signal_url: str
     ice_urls: list[str] = field(default_factory=list)
     max_guests: int = MAX_GUESTS
+    relay_only: bool = False
     live: dict[str, _Guest] = field(default_factory=dict)
-    handshakes: dict[RTCPeerConnection, tuple[str, ...]] = field(default_factory=dict)
+    handshakes: dict[_Offer, tuple[str, ...]] = field(default_factory=dict)
+    """The offers being answered, with the sources each counts against; registered before any await."""
+    _answering: set[RTCPeerConnection] = field(default_factory=set)
     """Each handshake under way, with its sources."""
     refusals: Counter[str] = field(default_factory=Counter)
     """Offers and joins turned away, by reason: what an operator (or a test) looks at in a flood."""
@@ -106,6 +109,10 @@ class Hub:
     def __post_init__(self) -> None:
         self.key = signal_crypto.signal_key(self.secrets.room_key)
         self.topic = signal_crypto.topic(self.secrets.room_id)
+        self.turn = TurnClient(self.secrets.room_id, self.secrets.room_key)
+        self._rendezvous = signal_urls(self.signal_url)
+        """`--signal` may name several; the hub uses one until it fails, then the next."""
+        self._using = self._rendezvous[0]
 
     async def start(self) -> None:
         self._session = aiohttp.ClientSession()
@@ -120,7 +127,7 @@ class Hub:
         for guest in list(self.live.values()):
             if guest.pc is not None:
                 await guest.pc.close()
-        for pc in list(self.handshakes):
+        for pc in list(self._answering):
             await pc.close()
         if self._ws is not None:
             await self._ws.close()
@@ -138,8 +145,11 @@ class Hub:
     async def _listen(self) -> None:
         assert self._session is not None
         attempt = 0
-        url = f"{self.signal_url}?topic={self.topic}"
+        # The verifier lets the rendezvous hand TURN credentials to this room's link holders, and no one else.
+        verifier = signal_crypto.turn_verifier(signal_crypto.turn_proof(self.secrets.room_key))
         while True:
+            self._using = self._rendezvous[attempt % len(self._rendezvous)]
+            url = f"{self._using}?topic={self.topic}&turn={verifier}"
             try:
                 async with self._session.ws_connect(url, heartbeat=20.0) as ws:
                     self._ws = ws
@@ -164,9 +174,8 @@ class Hub:
             self._refused(refusal)
             return
         # Registered before any await, so the next envelope already sees this handshake.
-        pc = RTCPeerConnection(rtc_configuration(self.ice_urls))
-        self.handshakes[pc] = sources
-        self._spawn(self._answer(pc, offer))
+        self.handshakes[offer] = sources
+        self._spawn(self._answer(offer))
 
     def _offer_of(self, envelope: str) -> _Offer | None:
         try:
@@ -221,7 +230,20 @@ class Hub:
 
     # -- one guest ----------------------------------------------------------------------------
 
-    async def _answer(self, pc: RTCPeerConnection, offer: _Offer) -> None:
+    async def _answer(self, offer: _Offer) -> None:
+        try:
+            assert self._session is not None
+            turn = await self.turn.fetch(self._session, self._using)
+            config = rtc_configuration(self.ice_urls, turn, self.relay_only)
+            if self.relay_only and not has_relay(config):
+                log.warning("relay-only, but no TURN relay is configured or offered: no guest can connect")
+                return
+            await self._handshake(RTCPeerConnection(config), offer)
+        finally:
+            self.handshakes.pop(offer, None)
+
+    async def _handshake(self, pc: RTCPeerConnection, offer: _Offer) -> None:
+        self._answering.add(pc)
         opened: asyncio.Future[RTCDataChannel] = asyncio.get_running_loop().create_future()
 
         @pc.on("datachannel")
@@ -245,7 +267,7 @@ class Hub:
             log.info("guest handshake failed: %s", type(exc).__name__)
             join = None
         finally:
-            self.handshakes.pop(pc, None)
+            self._answering.discard(pc)
         if join is None:
             await pc.close()
             return
