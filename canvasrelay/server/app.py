@@ -139,7 +139,12 @@ class CanvasServer:
         self.listening.set()
         signal = self.options.signal_url or f"ws://{self._link_host()}:{self.port}/signal"
         self.hub = Hub(
-            self.runtime, self.guests, self.secrets, signal, self.options.ice_servers, self.options.relay_only
+            self.runtime,
+            self.guests,
+            self.secrets,
+            signal,
+            ice_urls=self.options.ice_servers,
+            relay_only=self.options.relay_only,
         )
         await self.hub.start()
         return self.port
