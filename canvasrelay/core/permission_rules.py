@@ -268,13 +268,17 @@ def rule_for_answer(subject: Subject, answer: HostAnswer, root: str | Path = "")
 
 
 def option_for(options: Iterable[Mapping[str, Any]], answer: HostAnswer) -> str | None:
-    """The agent's option that carries out a host's answer (ACP option kinds), or None."""
+    """The agent's option that carries out a host's answer (ACP option kinds), or None.
+
+    Canvas's own "always" and "never" are canvas rules, so the agent is answered for this call
+    only and keeps asking: its own `allow_always` would let it stop asking for more than the
+    rule covers (other files, other commands). That option is the host's to pick by its id."""
     wanted = {
         "once": ("allow_once", "allow_always"),
-        "always": ("allow_always", "allow_once"),
-        "session": ("allow_always", "allow_once"),
+        "always": ("allow_once", "allow_always"),
+        "session": ("allow_once", "allow_always"),
         "reject": ("reject_once", "reject_always"),
-        "never": ("reject_always", "reject_once"),
+        "never": ("reject_once", "reject_always"),
     }[answer]
     by_kind: dict[str, str] = {}
     for option in options:

@@ -7,6 +7,12 @@ User agents come from `<dir>/.canvas/config.toml`:
     args = ["--acp"]
     env = { MY_FLAG = "1" }
     label = "My agent"
+
+and so do the bounds on running agent processes:
+
+    [agent_processes]
+    max_running = 4        # agents running at once
+    idle_minutes = 10      # an agent idle this long is stopped (and reloaded when prompted)
 """
 
 from __future__ import annotations
@@ -21,6 +27,28 @@ from canvasrelay.core.errors import ConfigError
 from canvasrelay.protocol.core import AgentInfo
 
 CONFIG_FILE = "config.toml"
+
+
+@dataclass(frozen=True)
+class ProcessLimits:
+    max_running: int = 4
+    idle_seconds: float = 600.0
+
+
+def process_limits(config: dict[str, object]) -> ProcessLimits:
+    table = config.get("agent_processes", {})
+    if not isinstance(table, dict):
+        raise ConfigError("[agent_processes] must be a table")
+    unknown = set(table) - {"max_running", "idle_minutes"}
+    if unknown:
+        raise ConfigError(f"[agent_processes] has no {', '.join(sorted(unknown))}")
+    max_running = table.get("max_running", ProcessLimits.max_running)
+    idle = table.get("idle_minutes", ProcessLimits.idle_seconds / 60)
+    if not isinstance(max_running, int) or isinstance(max_running, bool) or not 1 <= max_running <= 64:
+        raise ConfigError("[agent_processes].max_running must be a whole number from 1 to 64")
+    if not isinstance(idle, int | float) or isinstance(idle, bool) or not 0 < idle <= 7 * 24 * 60:
+        raise ConfigError("[agent_processes].idle_minutes must be a number of minutes above 0")
+    return ProcessLimits(max_running, float(idle) * 60)
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from canvasrelay.core import session_log
 from canvasrelay.server.api.app import response_headers
 from canvasrelay.server.api.errors import ApiError, not_found
 from canvasrelay.server.api.models import (
+    AgentRuleOut,
     EventsQuery,
     PageQuery,
     RemovedOut,
@@ -115,6 +116,8 @@ def operations(server: CanvasServer) -> list[Operation]:
             session=[RuleOut(id=i, rule=rule) for i, rule in book.session_rules(session_id)],
             user=book.user,
             project=book.project,
+            agent=[AgentRuleOut.model_validate(entry) for entry in book.agent_remembers(session_id)],
+            unnamed_kinds=book.unnamed_kinds(session_id),
         )
 
     async def reset_session_rules(call: Call) -> RemovedOut:
