@@ -24,12 +24,16 @@ replays its history; after a restart the agent accepts the id and starts the ses
 
 With ``--legacy`` it speaks like older agents (Gemini CLI): ``modes`` and ``models`` fields
 instead of config options, and the history replayed just after its ``session/load`` answer.
+With ``--strict-load`` a ``session/load`` of a session it does not know fails, as an agent
+whose saved conversation is gone. With ``--state DIR`` it keeps its sessions in DIR, as real
+agents keep theirs on disk, so a new process reloads (and replays) them.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import re
 import sys
@@ -64,6 +68,7 @@ from acp.schema import (
     AllowedOutcome,
     AudioContentBlock,
     ClientCapabilities,
+    ConfigOptionUpdate,
     DeniedOutcome,
     EmbeddedResourceContentBlock,
     HttpMcpServer,
@@ -175,10 +180,12 @@ def _denial_reason(outcome: Any) -> str | None:
 class DemoAgent:
     """Implements the ``acp.Agent`` protocol; the SDK routes requests to these methods."""
 
-    def __init__(self, legacy: bool = False) -> None:
+    def __init__(self, legacy: bool = False, strict_load: bool = False, state: Path | None = None) -> None:
         self._conn: Client | None = None
         self._sessions: dict[str, _Session] = {}
         self._legacy = legacy
+        self._strict_load = strict_load
+        self._state = state
         self._background: set[asyncio.Task[None]] = set()
 
     def on_connect(self, conn: Client) -> None:
@@ -224,7 +231,9 @@ class DemoAgent:
         additional_directories: list[str] | None = None,
         **kwargs: Any,
     ) -> LoadSessionResponse | dict[str, Any]:
-        session = self._sessions.get(session_id)
+        session = self._sessions.get(session_id) or self._restore(session_id, cwd)
+        if session is None and self._strict_load:
+            raise RequestError.resource_not_found(session_id)
         if session is None:
             session = self._sessions[session_id] = _Session(cwd=Path(cwd), mcp_servers=[])
         session.cwd = Path(cwd)
@@ -235,6 +244,27 @@ class DemoAgent:
             return _legacy_fields(session)
         await self._replay(session_id, session)
         return LoadSessionResponse(config_options=_config_options(session.mode))
+
+    def _state_file(self, session_id: str) -> Path | None:
+        if self._state is None or not re.fullmatch(r"demo-[0-9a-f]{12}", session_id):
+            return None
+        return self._state / f"{session_id}.json"
+
+    def _save(self, session_id: str, session: _Session) -> None:
+        file = self._state_file(session_id)
+        if file is not None:
+            saved = {"mode": session.mode, "model": session.model, "history": session.history}
+            file.write_text(json.dumps(saved), encoding="utf-8")
+
+    def _restore(self, session_id: str, cwd: str) -> _Session | None:
+        file = self._state_file(session_id)
+        if file is None or not file.is_file():
+            return None
+        saved = json.loads(file.read_text(encoding="utf-8"))
+        session = _Session(cwd=Path(cwd), mcp_servers=[], mode=saved["mode"], model=saved["model"])
+        session.history = [(role, text) for role, text in saved["history"]]
+        self._sessions[session_id] = session
+        return session
 
     async def _replay(self, session_id: str, session: _Session) -> None:
         for role, text in list(session.history):
@@ -251,6 +281,7 @@ class DemoAgent:
         if mode_id not in MODES:
             raise RequestError.invalid_params({"modeId": mode_id})
         session.mode = mode_id
+        self._save(session_id, session)
 
     async def set_config_option(
         self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
@@ -259,6 +290,10 @@ class DemoAgent:
         if config_id != "mode" or value not in MODES:
             raise RequestError.invalid_params({"configId": config_id, "value": value})
         session.mode = str(value)
+        self._save(session_id, session)
+        # Announced and answered both, as Claude's agent does: the client should show one change.
+        update = ConfigOptionUpdate(session_update="config_option_update", config_options=_config_options(session.mode))
+        await self.conn.session_update(session_id=session_id, update=update)
         return SetSessionConfigOptionResponse(config_options=_config_options(session.mode))
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
@@ -297,6 +332,7 @@ class DemoAgent:
         finally:
             if turn.said:
                 session.history.append(("agent", "".join(turn.said)))
+            self._save(session_id, session)
         return PromptResponse(stop_reason="end_turn")
 
     def _session(self, session_id: str) -> _Session:
@@ -518,7 +554,9 @@ async def _call_add_note(server: HttpMcpServer, text: str) -> tuple[str, bool]:
 
 def main() -> None:
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="demo-agent %(levelname)s %(message)s")
-    agent = DemoAgent(legacy="--legacy" in sys.argv[1:])
+    flags = sys.argv[1:]
+    state = Path(flags[flags.index("--state") + 1]) if "--state" in flags[:-1] else None
+    agent = DemoAgent(legacy="--legacy" in flags, strict_load="--strict-load" in flags, state=state)
     # DemoAgent implements the requests it supports; the SDK answers the others "method not found".
     asyncio.run(run_agent(cast(Agent, agent)))
 

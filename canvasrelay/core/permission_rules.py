@@ -29,6 +29,7 @@ from __future__ import annotations
 import os
 import posixpath
 import re
+import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -173,15 +174,44 @@ def subject_of(tool_call: Mapping[str, Any]) -> Subject:
         for value in raw.get("paths") or ():
             if isinstance(value, str) and value:
                 paths.append(value)
-        for key in COMMAND_KEYS:
-            value = raw.get(key)
-            if isinstance(value, str) and value.strip():
-                command = value
-            elif isinstance(value, list) and value and all(isinstance(v, str) for v in value):
-                command = " ".join(value)
-            if command is not None:
-                break
+        command = next((c for c in (_command_of(raw.get(key)) for key in COMMAND_KEYS) if c is not None), None)
     return Subject(kind=kind, paths=tuple(dict.fromkeys(paths)), command=command)
+
+
+def _command_of(value: object) -> str | None:
+    if isinstance(value, str) and value.strip():
+        return shell_payload(value)
+    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+        return shell_payload([str(v) for v in value])
+    return None
+
+
+SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish"})
+_SHELL_FLAGS = re.compile(r"-[a-z]*c[a-z]*")
+
+
+def shell_payload(command: str | Sequence[str]) -> str:
+    """The command a rule is matched on: `bash -lc X` (as an argv list, Codex's shape, or as a
+    string) is matched as `X`; any other argv list as its words joined by spaces."""
+    if isinstance(command, str):
+        try:
+            argv = shlex.split(command)
+        except ValueError:
+            return command
+        payload = _shell_argv_payload(argv)
+        return payload if payload is not None else command
+    payload = _shell_argv_payload(list(command))
+    return payload if payload is not None else shlex.join(command) if _needs_quotes(command) else " ".join(command)
+
+
+def _shell_argv_payload(argv: list[str]) -> str | None:
+    if len(argv) == 3 and posixpath.basename(argv[0]) in SHELLS and _SHELL_FLAGS.fullmatch(argv[1]):
+        return argv[2]
+    return None
+
+
+def _needs_quotes(argv: Sequence[str]) -> bool:
+    return any(not word or any(c.isspace() for c in word) for word in argv)
 
 
 def pattern_for(subject: Subject, root: str) -> str:

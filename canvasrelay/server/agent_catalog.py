@@ -58,26 +58,67 @@ class AgentSpec:
     command: str
     args: tuple[str, ...] = ()
     env: dict[str, str] = field(default_factory=dict)
+    install: str | None = None
+    """The command that installs it, for a known agent."""
+    keys: str | None = None
+    """The environment variable(s) its API key is read from, in words."""
 
     def resolve(self) -> str | None:
         return shutil.which(self.command)
 
     def info(self) -> AgentInfo:
         found = self.resolve() is not None
-        reason = None if found else f"{self.command} not found on PATH"
+        reason = None if found else self.missing()
         return AgentInfo(id=self.id, label=self.label, available=found, reason=reason)
+
+    def missing(self) -> str:
+        """Why it is not on offer, and what would make it so."""
+        reason = f"{self.command} not found on PATH"
+        if self.install:
+            reason += f"; install it with `{self.install}`"
+        if self.keys:
+            reason += f"; it reads {self.keys}"
+        return reason
 
 
 DEMO = AgentSpec("demo", "Demo agent (offline)", sys.executable, ("-m", "canvasrelay.agents.demo"))
 
+_CLAUDE_INSTALL = "npm i -g @zed-industries/claude-agent-acp"
+_CLAUDE_KEYS = "ANTHROPIC_API_KEY (or a Claude login)"
 KNOWN: tuple[tuple[AgentSpec, ...], ...] = (
     (
-        AgentSpec("claude", "Claude Code", "claude-agent-acp"),
-        AgentSpec("claude", "Claude Code", "claude-code-acp"),
+        AgentSpec("claude", "Claude Code", "claude-agent-acp", install=_CLAUDE_INSTALL, keys=_CLAUDE_KEYS),
+        AgentSpec("claude", "Claude Code", "claude-code-acp", install=_CLAUDE_INSTALL, keys=_CLAUDE_KEYS),
     ),
-    (AgentSpec("codex", "Codex", "codex-acp"),),
-    (AgentSpec("gemini", "Gemini CLI", "gemini", ("--acp",)),),
-    (AgentSpec("opencode", "opencode", "opencode", ("acp",)),),
+    (
+        AgentSpec(
+            "codex",
+            "Codex",
+            "codex-acp",
+            install="npm i -g @zed-industries/codex-acp",
+            keys="OPENAI_API_KEY or CODEX_API_KEY (or a ChatGPT login)",
+        ),
+    ),
+    (
+        AgentSpec(
+            "gemini",
+            "Gemini CLI",
+            "gemini",
+            ("--acp",),
+            install="npm i -g @google/gemini-cli",
+            keys="GEMINI_API_KEY (or a Google login)",
+        ),
+    ),
+    (
+        AgentSpec(
+            "opencode",
+            "opencode",
+            "opencode",
+            ("acp",),
+            install="npm i -g opencode-ai",
+            keys="its provider's key (ANTHROPIC_API_KEY, OPENAI_API_KEY…, or `opencode auth login`)",
+        ),
+    ),
 )
 
 
