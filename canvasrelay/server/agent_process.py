@@ -162,7 +162,11 @@ class AgentProcess:
         """Per session, the option ids that stand for the older `modes` / `models` fields."""
         self._told: dict[str, list[dict[str, Any]]] = {}
         self._configuring: set[str] = set()
-        self._results: dict[int, tuple[str, dict[str, Any], Any]] = {}
+        self._prompting: set[str] = set()
+        self._turn_closing: dict[str, asyncio.Event] = {}
+        self._held: dict[str, list[dict[str, Any]]] = {}
+        """Sessions whose prompt the agent answered while the caller has not yet heard it: a
+        permission request read after that answer waits until the caller has (wire order)."""
         self.agent_info: dict[str, Any] = {}
         self.agent_capabilities: dict[str, Any] = {}
 
@@ -227,7 +231,13 @@ class AgentProcess:
         self._stderr_task = asyncio.create_task(self._drain_stderr(self._proc.stderr))
         self._tasks = [self._stderr_task, asyncio.create_task(self._watch_exit())]
         pipe = _PipeTransport(
-            self._proc.stdin, self._proc.stdout, self._deliver, self._die, self._broken, self._session_result
+            self._proc.stdin,
+            self._proc.stdout,
+            self._deliver,
+            self._die,
+            self._broken,
+            self._session_result,
+            self._prompt_answered,
         )
         # _Client answers the requests canvas supports; the SDK reports the others as unknown methods.
         self._conn = connect_to_agent(cast(Client, _Client(self)), pipe)
@@ -284,13 +294,33 @@ class AgentProcess:
         return True
 
     async def prompt(self, session_id: str, text: str) -> str:
-        """Run one turn to its end; returns the ACP stop reason (e.g. "end_turn", "cancelled")."""
-        response = await self._call(
-            "session/prompt",
-            self._connection().prompt(session_id=session_id, prompt=[TextContentBlock(type="text", text=text)]),
-            None,
-        )
+        """Run one turn to its end; returns the ACP stop reason (e.g. "end_turn", "cancelled").
+
+        The caller hears the end of the turn before any permission request the agent sent after
+        its answer: whatever it does right after this returns happens first."""
+        self._prompting.add(session_id)
+        try:
+            response = await self._call(
+                "session/prompt",
+                self._connection().prompt(session_id=session_id, prompt=[TextContentBlock(type="text", text=text)]),
+                None,
+            )
+        finally:
+            self._prompting.discard(session_id)
+            closing = self._turn_closing.pop(session_id, None)
+            if closing is not None:
+                # Both run once the caller's step that follows this return is done.
+                asyncio.get_running_loop().call_soon(self._release, session_id)
+                closing.set()
         return response.stop_reason
+
+    def _prompt_answered(self, session_id: str) -> None:
+        if session_id in self._prompting:
+            self._turn_closing.setdefault(session_id, asyncio.Event())
+
+    def _release(self, session_id: str) -> None:
+        for update in self._held.pop(session_id, []):
+            self._deliver(session_id, update)
 
     async def cancel(self, session_id: str) -> None:
         """Ask the agent to stop the turn and answer its open permission requests "cancelled"."""
@@ -389,6 +419,9 @@ class AgentProcess:
         if session_id in self._loading:
             self._loading[session_id] = asyncio.get_running_loop().time()
             return
+        if session_id in self._turn_closing:
+            self._held.setdefault(session_id, []).append(update)
+            return
         try:
             self._on_update(session_id, update)
         except Exception:
@@ -484,6 +517,9 @@ class AgentProcess:
             "toolCall": tool_call.model_dump(mode="json", by_alias=True, exclude_none=True),
             "options": [option.model_dump(mode="json", by_alias=True, exclude_none=True) for option in options],
         }
+        closing = self._turn_closing.get(session_id)
+        if closing is not None:
+            await closing.wait()
         answer = asyncio.ensure_future(self._on_permission(request))
         pending = self._permissions.setdefault(session_id, set())
         pending.add(answer)
@@ -569,6 +605,7 @@ class _PipeTransport:
         closed: Callable[[str], None],
         broken: Callable[[str], None],
         session_result: Callable[[str, dict[str, Any], Any], None],
+        prompt_answered: Callable[[str], None],
     ) -> None:
         self._stdin = stdin
         self._stdout = stdout
@@ -576,11 +613,12 @@ class _PipeTransport:
         self._closed = closed
         self._broken = broken
         self._session_result = session_result
+        self._prompt_answered = prompt_answered
         self._asked: dict[Any, tuple[str, dict[str, Any]]] = {}
-        """Our `session/new` and `session/load` requests awaiting their answer, by id."""
+        """Our `session/new`, `session/load` and `session/prompt` requests awaiting their answer, by id."""
 
     async def send(self, message: dict[str, Any]) -> None:
-        if message.get("method") in ("session/new", "session/load") and "id" in message:
+        if message.get("method") in ("session/new", "session/load", "session/prompt") and "id" in message:
             self._asked[message["id"]] = (message["method"], message.get("params") or {})
         try:
             self._stdin.write(json.dumps(message, ensure_ascii=False).encode() + b"\n")
@@ -608,7 +646,9 @@ class _PipeTransport:
                 self._broken(f"agent wrote something other than ACP JSON to stdout: {line[:200]!r}")
                 return None
             asked = self._asked.pop(message.get("id"), None) if "method" not in message else None
-            if asked is not None and isinstance(message.get("result"), dict):
+            if asked is not None and asked[0] == "session/prompt":
+                self._prompt_answered(str(asked[1].get("sessionId")))
+            elif asked is not None and isinstance(message.get("result"), dict):
                 self._session_result(*asked, message["result"])
             params = message.get("params")
             if message.get("method") == "session/update" and isinstance(params, dict):
