@@ -330,8 +330,9 @@ class AgentHost:
         idle = [s for s in others if self._idle(s)]
         if not take_place or not idle:
             raise NoPlace(
-                f"{len(others)} agents are running already, the most this canvas runs at once; "
-                "the prompt can run once one of them finishes its turn"
+                f"every place for a running agent is taken ({self.limits.max_running}, "
+                "[agent_processes] max_running in .canvas/config.toml) by one that is busy; "
+                "prompt again once one of them has finished its turn"
             )
         oldest = min(idle, key=lambda s: self._used.get(s, 0.0))
         await self._stop_agent(oldest)

@@ -191,6 +191,10 @@ class AgentProcess:
     def alive(self) -> bool:
         return self._proc is not None and not self._dead.is_set()
 
+    async def exited(self) -> None:
+        """Until the agent's process has exited."""
+        await self._exited.wait()
+
     @property
     def running(self) -> bool:
         """Started or starting, and neither closed nor dead: it holds a place among the agents."""
