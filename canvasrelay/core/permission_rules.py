@@ -93,6 +93,9 @@ class Subject:
     kind: str
     paths: tuple[str, ...] = ()
     command: str | None = None
+    title: str | None = None
+    """What the agent calls the call; for an `execute` call without raw input (Gemini CLI
+    sends none) deny rules are matched on it, since that is the command it shows."""
 
 
 # -- globs ----------------------------------------------------------------------------------
@@ -175,7 +178,13 @@ def subject_of(tool_call: Mapping[str, Any]) -> Subject:
             if isinstance(value, str) and value:
                 paths.append(value)
         command = next((c for c in (_command_of(raw.get(key)) for key in COMMAND_KEYS) if c is not None), None)
-    return Subject(kind=kind, paths=tuple(dict.fromkeys(paths)), command=command)
+    title = tool_call.get("title")
+    return Subject(
+        kind=kind,
+        paths=tuple(dict.fromkeys(paths)),
+        command=command,
+        title=title.strip() if isinstance(title, str) and title.strip() else None,
+    )
 
 
 def _command_of(value: object) -> str | None:
@@ -216,8 +225,8 @@ def _needs_quotes(argv: Sequence[str]) -> bool:
 
 def pattern_for(subject: Subject, root: str) -> str:
     """The exact pattern an "always"/"never" answer remembers for this call."""
-    if subject.kind == "execute" and subject.command is not None:
-        return escape(subject.command.strip())
+    if subject.kind == "execute" and (subject.command or subject.title) is not None:
+        return escape(str(subject.command or subject.title).strip())
     if len(subject.paths) == 1:
         normal = posixpath.normpath(subject.paths[0])
         inside = root and normal.startswith(root.rstrip("/") + "/")
@@ -274,6 +283,12 @@ def decide(
         targets = [(p, False) for p in subject.paths]
     elif subject.command is not None:
         targets = [(subject.command, True)]
+    elif subject.kind == "execute" and subject.title is not None:
+        # The title is the agent's word, not the command it runs: it may refuse, never allow.
+        found = _decide_one(layers, subject.kind, subject.title, True, root_text)
+        if found.action != "allow":
+            return found
+        return _decide_one(layers, subject.kind, None, False, root_text)
     else:
         targets = [(None, False)]
     decisions = [_decide_one(layers, subject.kind, target, is_command, root_text) for target, is_command in targets]

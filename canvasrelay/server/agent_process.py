@@ -71,7 +71,7 @@ McpServer = HttpMcpServer | SseMcpServer | AcpMcpServer | McpServerStdio
 
 STDERR_LINES = 50
 STDOUT_LIMIT = 50 * 1024 * 1024
-INIT_TIMEOUT = 20.0
+INIT_TIMEOUT = 60.0
 SESSION_TIMEOUT = 60.0
 CONFIG_TIMEOUT = 30.0
 EXIT_GRACE = 0.5
