@@ -29,7 +29,7 @@ import re
 import shlex
 import socket
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -453,7 +453,7 @@ class _Chat:
     def whole(plan: Plan, body: dict[str, Any]) -> dict[str, Any]:
         message: dict[str, Any] = {"role": "assistant", "content": plan.text}
         if plan.tool:
-            message = {"role": "assistant", "content": None, "tool_calls": [_chat_call(plan, full=True)]}
+            message = {"role": "assistant", "content": None, "tool_calls": [_chat_call(plan)]}
         return {
             "id": _id("chatcmpl"),
             "object": "chat.completion",
@@ -466,7 +466,7 @@ class _Chat:
     async def stream(plan: Plan, body: dict[str, Any]) -> AsyncIterator[str]:
         base = {"id": _id("chatcmpl"), "object": "chat.completion.chunk", "model": body.get("model", "fake")}
         if plan.tool:
-            delta: dict[str, Any] = {"role": "assistant", "tool_calls": [_chat_call(plan, full=True)]}
+            delta: dict[str, Any] = {"role": "assistant", "tool_calls": [_chat_call(plan)]}
             yield _sse(None, {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]})
         else:
             async for chunk in _text_of(plan):
@@ -480,7 +480,7 @@ class _Chat:
         yield "data: [DONE]\n\n"
 
 
-def _chat_call(plan: Plan, full: bool) -> dict[str, Any]:
+def _chat_call(plan: Plan) -> dict[str, Any]:
     return {
         "index": 0,
         "id": _id("call"),
@@ -548,5 +548,3 @@ _WRITERS: dict[str, Any] = {"anthropic": _Anthropic, "responses": _Responses, "c
 def _id(prefix: str) -> str:
     return f"{prefix}_{uuid.uuid4().hex[:16]}"
 
-
-ToolResultCheck = Callable[[str], bool]
