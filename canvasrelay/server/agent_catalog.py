@@ -22,6 +22,7 @@ import sys
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from canvasrelay.core.errors import ConfigError
 from canvasrelay.protocol.core import AgentInfo
@@ -62,6 +63,8 @@ class AgentSpec:
     """The command that installs it, for a known agent."""
     keys: str | None = None
     """The environment variable(s) its API key is read from, in words."""
+    refusal_as_error: bool = False
+    """The agent tells its model why a call was refused only from an error answer."""
 
     def resolve(self) -> str | None:
         return shutil.which(self.command)
@@ -83,12 +86,15 @@ class AgentSpec:
 
 DEMO = AgentSpec("demo", "Demo agent (offline)", sys.executable, ("-m", "canvasrelay.agents.demo"))
 
-_CLAUDE_INSTALL = "npm i -g @zed-industries/claude-agent-acp"
-_CLAUDE_KEYS = "ANTHROPIC_API_KEY (or a Claude login)"
+_CLAUDE: dict[str, Any] = {
+    "install": "npm i -g @zed-industries/claude-agent-acp",
+    "keys": "ANTHROPIC_API_KEY (or a Claude login)",
+    "refusal_as_error": True,
+}
 KNOWN: tuple[tuple[AgentSpec, ...], ...] = (
     (
-        AgentSpec("claude", "Claude Code", "claude-agent-acp", install=_CLAUDE_INSTALL, keys=_CLAUDE_KEYS),
-        AgentSpec("claude", "Claude Code", "claude-code-acp", install=_CLAUDE_INSTALL, keys=_CLAUDE_KEYS),
+        AgentSpec("claude", "Claude Code", "claude-agent-acp", **_CLAUDE),
+        AgentSpec("claude", "Claude Code", "claude-code-acp", **_CLAUDE),
     ),
     (
         AgentSpec(
@@ -147,7 +153,11 @@ def _user_agents(config: dict[str, object]) -> list[AgentSpec]:
         if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
             raise ConfigError(f"[agents.{name}].env must map names to strings")
         label = entry.get("label", name)
-        specs.append(AgentSpec(name, str(label), entry["command"], tuple(args), dict(env)))
+        # One of the known agents run from elsewhere keeps what canvas knows of its ways.
+        known = next((c[0] for c in KNOWN if c[0].id == name), None)
+        refusal_as_error = known.refusal_as_error if known else False
+        spec = AgentSpec(name, str(label), entry["command"], tuple(args), dict(env), refusal_as_error=refusal_as_error)
+        specs.append(spec)
     return specs
 
 

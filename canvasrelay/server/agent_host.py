@@ -59,7 +59,7 @@ from canvasrelay.server.store import Store
 
 log = logging.getLogger(__name__)
 
-CANCEL_GRACE = 5.0
+CANCEL_GRACE = 15.0
 """How long an agent has to end a cancelled turn before canvas ends it without the agent."""
 STDERR_LOG = "agent-stderr.log"
 STDERR_LOG_MAX = 4 * 1024 * 1024
@@ -282,6 +282,7 @@ class AgentHost:
             on_stderr=lambda line: self.stderr_log.write(session_id, spec.id, line),
             env=spec.env,
             files=self.files,
+            refusal_as_error=spec.refusal_as_error,
         )
 
     async def _open(self, session_id: str, proc: AgentProcess) -> str:

@@ -133,6 +133,7 @@ class AgentProcess:
         files: AgentFiles | None = None,
         on_options: OptionsCallback | None = None,
         on_stderr: Callable[[str], None] | None = None,
+        refusal_as_error: bool = False,
     ) -> None:
         self.command = command
         self.args = list(args)
@@ -142,6 +143,9 @@ class AgentProcess:
         self._on_permission = on_permission
         self._on_options = on_options
         self._on_stderr = on_stderr
+        self._refusal_as_error = refusal_as_error
+        """Refuse with a reason as an error answer: the one way some agents (Claude's) tell
+        their model why; others drop `_meta.reason`, and some end the turn on an error."""
         self._env = {**os.environ, **(env or {})}
         self._init_timeout = init_timeout
         self._proc: asyncio.subprocess.Process | None = None
@@ -539,6 +543,9 @@ class AgentProcess:
         if choice is None or choice.option_id not in {option.option_id for option in options}:
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
         meta = {"reason": choice.reason} if choice.reason else None
+        kind = next((o.kind for o in options if o.option_id == choice.option_id), None)
+        if choice.reason and self._refusal_as_error and kind in ("reject_once", "reject_always"):
+            raise RequestError(-32000, f"Refused by the host's rules: {choice.reason}", {"reason": choice.reason})
         return RequestPermissionResponse(
             outcome=AllowedOutcome(outcome="selected", option_id=choice.option_id, field_meta=meta)
         )

@@ -232,11 +232,10 @@ def _pending_tool_result(messages: list[Message]) -> str | None:
 
 
 def _last_user_text(messages: list[Message]) -> str:
-    for role, text, is_result in reversed(messages):
-        if role == "user" and not is_result and ACTION.search(text):
-            return text
+    """The newest prompt: the user's last message, reminders the agent adds to it aside."""
     users = [text for role, text, is_result in messages if role == "user" and not is_result and text.strip()]
-    return users[-1] if users else ""
+    prompts = [text for text in users if not text.lstrip().startswith("<")]
+    return (prompts or users or [""])[-1]
 
 
 def _tool_names(api: str, body: dict[str, Any]) -> list[str]:
@@ -547,4 +546,3 @@ _WRITERS: dict[str, Any] = {"anthropic": _Anthropic, "responses": _Responses, "c
 
 def _id(prefix: str) -> str:
     return f"{prefix}_{uuid.uuid4().hex[:16]}"
-
