@@ -35,6 +35,7 @@ from typing import Any
 
 from aiohttp import ClientConnectionResetError, web
 
+REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
 ACTION = re.compile(r"ACTION: (\w+)(?: (.*))?", re.DOTALL)
 SLOW_CHUNKS = 60
 SLOW_INTERVAL = 0.5
@@ -226,16 +227,16 @@ def _pending_tool_result(messages: list[Message]) -> str | None:
     for role, text, is_result in reversed(messages):
         if is_result:
             return text
-        if role == "user" and text.strip() and not text.lstrip().startswith("<system-reminder>"):
+        if role == "user" and REMINDER.sub("", text).strip():
             return None
     return None
 
 
 def _last_user_text(messages: list[Message]) -> str:
     """The newest prompt: the user's last message, reminders the agent adds to it aside."""
-    users = [text for role, text, is_result in messages if role == "user" and not is_result and text.strip()]
-    prompts = [text for text in users if not text.lstrip().startswith("<")]
-    return (prompts or users or [""])[-1]
+    users = [REMINDER.sub("", text) for role, text, is_result in messages if role == "user" and not is_result]
+    prompts = [text for text in users if text.strip()]
+    return prompts[-1] if prompts else ""
 
 
 def _tool_names(api: str, body: dict[str, Any]) -> list[str]:

@@ -33,10 +33,12 @@ pattern = "touch denied*"
 action = "deny"
 reason = "no denied files here"
 """
+AGENT_TIMEOUT = 180.0
+"""A real agent's first turn includes its start-up (tens of seconds on a loaded machine)."""
 REASON_REACHES_THE_MODEL = {"claude"}
 """Claude's agent tells its model an error answer's message; Codex ends the turn on a refusal,
 and Gemini CLI and opencode tell their model a refusal of their own words."""
-PREFERRED_VALUES = ("acceptEdits", "autoEdit", "auto-edit", "auto")
+PREFERRED_VALUES = ("acceptEdits", "autoEdit", "gpt-5.5", "plan")
 """A setting each agent offers whose change leaves later turns alone."""
 
 
@@ -71,9 +73,9 @@ class Run:
 
     async def until_any(self, *kinds: str) -> list[dict[str, Any]]:
         seen: list[dict[str, Any]] = []
-        async with asyncio.timeout(TURN_TIMEOUT):
+        async with asyncio.timeout(AGENT_TIMEOUT):
             while True:
-                frame = await self.host.next_frame(TURN_TIMEOUT)
+                frame = await self.host.next_frame(AGENT_TIMEOUT)
                 if frame.get("t") == "agent-event" and frame["sessionId"] == self.session_id:
                     seen.append(frame["event"])
                     if frame["event"]["kind"] in kinds:
