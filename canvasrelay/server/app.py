@@ -21,7 +21,7 @@ from canvasrelay.core.room import Room, RoomInfo
 from canvasrelay.core.shared_files import SharedFiles
 from canvasrelay.core.terminals import TerminalRoom
 from canvasrelay.server import canvas_dir, room_secrets
-from canvasrelay.server.agent_catalog import AgentSpec, discover, load_config
+from canvasrelay.server.agent_catalog import AgentSpec, discover, load_config, process_limits
 from canvasrelay.server.agent_host import AgentHost
 from canvasrelay.server.api import mount_api
 from canvasrelay.server.board_host import BoardHost
@@ -100,7 +100,15 @@ class CanvasServer:
         self.board_mcp = BoardMcp(self.board.tools)
         self.board_mcp.install(self.app)
         self.agents = AgentHost(
-            self.room, self.runtime, self.store, self.agent_specs, self.rules, self.board_mcp, self.root, self._own_url
+            self.room,
+            self.runtime,
+            self.store,
+            self.agent_specs,
+            self.rules,
+            self.board_mcp,
+            self.root,
+            self._own_url,
+            process_limits(self.config),
         )
         self.terminals = TerminalHost(self.runtime, TerminalRoom(self.room, self.guests.end_grants), self.root)
         self.files = FileHost(self.runtime, SharedFiles(self.room), self.root)
