@@ -1,13 +1,15 @@
 """The hub: one aiortc peer connection per guest, reached only through the encrypted rendezvous.
 
 The hub listens on the room's topic. An envelope it cannot open is ignored, so a peer without the
-room key never gets an answer. An offer is answered once: a copy of it (a replay by the relay, or by
-anyone on the topic) is ignored, handshakes are bounded per source and in total, and offers and
-joins are paced, so a flood of copies or a guest churning in and out cannot lock the room. For an
-offer it answers; when the guest's data channel opens it
-proves the host key (signing the guest's nonce and both DTLS fingerprints), waits for
-`guest-join`, and then connects the guest to the runtime as an ordinary Room peer through a
-`GuestStream`, which outlives the channel so a guest that drops can resume after its last `seq`.
+room key never gets an answer. It answers an offer; when the guest's data channel opens it proves
+the host key (signing the guest's nonce and both DTLS fingerprints), waits for `guest-join`, and
+then connects the guest to the runtime as an ordinary Room peer through a `GuestStream`, which
+outlives the channel so a guest that drops can resume after its last `seq`.
+
+An offer is answered once: a copy (replayed by the relay, or by anyone on the topic) is ignored;
+handshakes are bounded per source and in total; offers and each identity's joins are paced; and
+a guest in its resume grace gives way to a new one. So neither a flood of copies nor a guest
+churning in and out can lock the room.
 """
 
 from __future__ import annotations
@@ -294,18 +296,23 @@ class Hub:
         return frame
 
     async def _admit(self, pc: RTCPeerConnection, channel: RTCDataChannel, join: GuestJoin) -> None:
-        if not self._joins.take(join.guest_id):
-            self._refused("joining too often")
-            await self._refuse(pc, channel, "you are joining too often: wait a few seconds, then join again")
+        arriving = join.guest_id not in self.live
+        full = arriving and len(self.live) >= self.max_guests
+        if full and self._oldest_in_grace() is None:
+            self._refused("the room is full")
+            await self._refuse(pc, channel, f"the room is full ({self.max_guests} guests)")
             return
         admitted = self.guests.admit(join)
         if isinstance(admitted, str):
             await self._refuse(pc, channel, admitted)
             return
-        if join.guest_id not in self.live and not await self._make_room():
-            self._refused("the room is full")
-            await self._refuse(pc, channel, f"the room is full ({self.max_guests} guests)")
+        # Counted once the secret matched, so nobody else can spend a guest's joins.
+        if not self._joins.take(join.guest_id):
+            self._refused("joining too often")
+            await self._refuse(pc, channel, "you are joining too often: wait a few seconds, then join again")
             return
+        if full:
+            await self._give_way()
         guest = self.live.get(join.guest_id)
         if guest is not None:
             if guest.grace is not None:
@@ -333,16 +340,15 @@ class Hub:
         await asyncio.sleep(0.2)  # let the refusal leave before the close tears the channel down
         await pc.close()
 
-    async def _make_room(self) -> bool:
-        """A place for one more guest: free, or the one in its resume grace longest gives way."""
-        if len(self.live) < self.max_guests:
-            return True
+    def _oldest_in_grace(self) -> _Guest | None:
         waiting = [g for g in self.live.values() if g.pc is None]
-        if not waiting:
-            return False
-        oldest = min(waiting, key=lambda g: g.grace_since)
-        await self._drop(oldest.guest_id, None)
-        return True
+        return min(waiting, key=lambda g: g.grace_since) if waiting else None
+
+    async def _give_way(self) -> None:
+        """A new guest needs a place: the one in its resume grace longest is let go now."""
+        oldest = self._oldest_in_grace()
+        if oldest is not None:
+            await self._drop(oldest.guest_id, None)
 
     def _stream(self, guest_id: str) -> GuestStream:
         def overflow(stream: GuestStream) -> None:
