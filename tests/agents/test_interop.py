@@ -52,7 +52,7 @@ class Run:
     async def ask(self, text: str) -> dict[str, Any]:
         """Prompt and wait for the agent's permission request."""
         await self.host.send({"t": "agent-prompt", "sessionId": self.session_id, "text": text})
-        return (await events_until(self.host, self.session_id, "permission"))[-1]
+        return (await self.until_any("permission"))[-1]
 
     async def answer(self, request_id: str, answer: str) -> None:
         frame = {"t": "agent-permission", "sessionId": self.session_id, "requestId": request_id, "answer": answer}
