@@ -77,6 +77,8 @@ class Run:
             while True:
                 frame = await self.host.next_frame(AGENT_TIMEOUT)
                 if frame.get("t") == "agent-event" and frame["sessionId"] == self.session_id:
+                    if os.environ.get("INTEROP_TRACE"):
+                        print("event", str(frame["event"])[:300], flush=True)
                     seen.append(frame["event"])
                     if frame["event"]["kind"] in kinds:
                         return seen
