@@ -1,5 +1,5 @@
 import sys
 
-from canvasrelay.cli import main
+from canvasrelay.cli.main import main
 
 sys.exit(main())

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
-from canvasrelay.effects import Effect
-from canvasrelay.policy import Action
+from canvasrelay.core.effects import Effect
 from canvasrelay.protocol import ClientFrame
+from canvasrelay.protocol.access import Action
 
 
 class Prompt(ClientFrame):

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from canvasrelay import session_log
+from canvasrelay.core import session_log
 from tests.support import HostClient, ServerProcess
 
 TURN_TIMEOUT = 30.0
@@ -75,7 +75,7 @@ def stored(project: Path, session_id: str) -> list[dict[str, Any]]:
 
 async def test_prompt_streams_chunks_in_order(host: HostClient, project: Path) -> None:
     session_id = await create(host)
-    options = await host.expect("agent-options", sessionId=session_id)
+    options = await host.expect("agent-options", timeout=TURN_TIMEOUT, sessionId=session_id)
     assert options["options"][0]["id"] == "mode"
     await host.send(
         {"t": "agent-prompt", "sessionId": session_id, "text": "hello there canvas friends", "author": "ann"}

@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pycrdt import Doc, Map, Text, TransactionEvent
 
-from canvasrelay import board_api
-from canvasrelay.board import Board, BoardUpdateError, decode_state_vector
+from canvasrelay.core import board_edits as board_api
+from canvasrelay.core.board import Board, BoardUpdateError, decode_state_vector
 
 VECTORS = Path(__file__).parent / "vectors" / "board"
 JS_VECTORS = sorted(VECTORS.glob("js_*.json"))

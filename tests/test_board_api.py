@@ -8,8 +8,8 @@ from collections.abc import Callable
 import pytest
 from pycrdt import Doc, Map
 
-from canvasrelay import board_api as api
-from canvasrelay.board import Board
+from canvasrelay.core import board_edits as api
+from canvasrelay.core.board import Board
 
 
 def replay(*edits: api.Edit) -> Board:

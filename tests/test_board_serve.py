@@ -11,8 +11,8 @@ from typing import Any
 
 from pycrdt import Doc, Map, Text
 
-from canvasrelay.board import Board
-from canvasrelay.store import open_store
+from canvasrelay.core.board import Board
+from canvasrelay.server.store import open_store
 from tests.support import HostClient, ServerProcess
 
 

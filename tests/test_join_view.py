@@ -8,7 +8,7 @@ import subprocess
 import sys
 from typing import Any
 
-from canvasrelay.join_view import ThreadView
+from canvasrelay.client.join_view import ThreadView
 from tests.support import HostClient, ServerProcess
 from tests.test_agents_serve import create, events_until
 

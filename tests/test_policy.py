@@ -2,7 +2,8 @@
 
 import pytest
 
-from canvasrelay.policy import Access, Action, Decision, Request, decide
+from canvasrelay.core.policy import Decision, Request, decide
+from canvasrelay.protocol.access import Access, Action
 
 A, Q, D = Decision.ALLOW, Decision.ASK_HOST, Decision.DENY
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from canvasrelay.pty import Output, OutputQueue, Scrollback, Terminal
+from canvasrelay.core.terminal_output import Output, OutputQueue, Scrollback
+from canvasrelay.server.pty_terminal import Terminal
 
 pytestmark = pytest.mark.timeout(30)
 

@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from canvasrelay import session_log
+from canvasrelay.core import session_log
 
 VECTORS = sorted((Path(__file__).parent / "vectors" / "session_log").glob("*.json"))
 

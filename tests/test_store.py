@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from canvasrelay.store import MIGRATIONS, Store, migrate, schema_version
+from canvasrelay.server.store import MIGRATIONS, Store, migrate, schema_version
 
 
 def test_fresh_store_is_migrated_to_latest_in_wal_mode(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field
 
-from canvasrelay.policy import Action
+from canvasrelay.protocol.access import Action
 from canvasrelay.protocol.base import ClientFrame, Model, ServerFrame, client_frame, server_frame
 
 SESSION_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
@@ -20,6 +20,8 @@ MAX_NAME_CHARS = 100
 MAX_CONFIG_CHARS = 200
 SessionId = Annotated[str, Field(pattern=SESSION_ID_PATTERN)]
 HostAnswer = Literal["once", "reject", "always", "never", "session"]
+"""once/reject: this call only; always: allow this kind and pattern for the session; never: deny
+them for the session; session: allow this kind, any pattern, for the session."""
 
 
 @client_frame
@@ -75,6 +77,8 @@ class AgentPermission(ClientFrame):
 @client_frame
 class AgentHistoryRequest(ClientFrame):
     """Events of a session after `after` (a `seq`), sent back as `agent-history` pages."""
+
+    action: ClassVar[Action] = Action.READ
 
     t: Literal["agent-history-request"] = "agent-history-request"
     session_id: SessionId

@@ -12,7 +12,7 @@ from typing import ClassVar, Literal
 
 from pydantic import Field, field_validator
 
-from canvasrelay.policy import Action
+from canvasrelay.protocol.access import Action
 from canvasrelay.protocol.base import MAX_FRAME_BYTES, ClientFrame, Model, ServerFrame, client_frame, server_frame
 
 # base64 of an update must fit in one frame with the JSON around it.
@@ -20,9 +20,12 @@ MAX_UPDATE_B64 = MAX_FRAME_BYTES - 1024
 MAX_VECTOR_B64 = 64 * 1024
 MAX_COORDINATE = 1e7
 NAME_MAX = 64
-ITEM_ID_MAX = 64
-MAX_SELECTION = 200
-MAX_DRAGGING = 200
+AWARENESS_ID_MAX = 32
+"""Item ids in presence; the board's own are 12 characters."""
+MAX_SELECTION = 8
+"""Presence is rebroadcast to every peer, so it stays a few hundred bytes: a larger selection or
+drag is shown by its first items (the board itself still gets every position)."""
+MAX_DRAGGING = 8
 COLOR_PATTERN = r"^#[0-9a-fA-F]{6}$"
 
 
@@ -60,6 +63,8 @@ class BoardUpdateOut(ServerFrame):
 class BoardSyncRequest(ClientFrame):
     """Sent after every welcome: what this client has, so the server answers with what it lacks."""
 
+    action: ClassVar[Action] = Action.READ
+
     t: Literal["board-sync"] = "board-sync"
     state_vector: str = Field(max_length=MAX_VECTOR_B64)
 
@@ -87,7 +92,7 @@ class Point(Model):
 class DragPosition(Model):
     """Where an item is while someone drags it; the board itself gets positions at a bounded rate."""
 
-    id: str = Field(max_length=ITEM_ID_MAX)
+    id: str = Field(max_length=AWARENESS_ID_MAX)
     x: float = Field(ge=-MAX_COORDINATE, le=MAX_COORDINATE)
     y: float = Field(ge=-MAX_COORDINATE, le=MAX_COORDINATE)
 
@@ -99,20 +104,22 @@ class AwarenessState(Model):
     """In board coordinates; None when the pointer left the board."""
     selection: list[str] = Field(default_factory=list, max_length=MAX_SELECTION)
     dragging: list[DragPosition] = Field(default_factory=list, max_length=MAX_DRAGGING)
-    editing: str | None = Field(default=None, max_length=ITEM_ID_MAX)
+    editing: str | None = Field(default=None, max_length=AWARENESS_ID_MAX)
     """The item whose text this client is typing into."""
 
     @field_validator("selection")
     @classmethod
     def _short_ids(cls, value: list[str]) -> list[str]:
-        if any(len(item) > ITEM_ID_MAX for item in value):
-            raise ValueError(f"selection ids are at most {ITEM_ID_MAX} characters")
+        if any(len(item) > AWARENESS_ID_MAX for item in value):
+            raise ValueError(f"selection ids are at most {AWARENESS_ID_MAX} characters")
         return value
 
 
 @client_frame
 class Awareness(ClientFrame):
     """This client's presence; resent at least every `AWARENESS_REFRESH_MS` to stay alive."""
+
+    action: ClassVar[Action] = Action.READ
 
     t: Literal["awareness"] = "awareness"
     state: AwarenessState

@@ -10,7 +10,7 @@ from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field
 
-from canvasrelay.policy import Action
+from canvasrelay.protocol.access import Action
 from canvasrelay.protocol.base import ClientFrame, Model, ServerFrame, client_frame, server_frame
 
 MAX_PATH_CHARS = 4096
@@ -29,6 +29,7 @@ class FileOpen(ClientFrame):
 
 @client_frame
 class FileClose(ClientFrame):
+    action: ClassVar[Action] = Action.READ
     t: Literal["file-close"] = "file-close"
     path: str = Field(max_length=MAX_PATH_CHARS)
 

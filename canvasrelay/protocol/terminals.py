@@ -12,7 +12,7 @@ from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field
 
-from canvasrelay.policy import Action
+from canvasrelay.protocol.access import Action
 from canvasrelay.protocol.base import ClientFrame, Model, ServerFrame, client_frame, server_frame
 
 TERMINAL_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
@@ -64,6 +64,8 @@ class TermClose(ClientFrame):
 class TermDetach(ClientFrame):
     """Stop receiving a terminal's output (its view was closed); the shell keeps running."""
 
+    action: ClassVar[Action] = Action.READ
+
     t: Literal["term-detach"] = "term-detach"
     id: TerminalId
 
@@ -71,6 +73,8 @@ class TermDetach(ClientFrame):
 @client_frame
 class TermList(ClientFrame):
     """Ask for `terminals` again (a view that mounts after the one sent on joining)."""
+
+    action: ClassVar[Action] = Action.READ
 
     t: Literal["term-list"] = "term-list"
 

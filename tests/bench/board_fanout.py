@@ -32,8 +32,8 @@ from pathlib import Path
 import aiohttp
 from pycrdt import Decoder, Doc, Map, Text, TransactionEvent, create_update_message
 
-from canvasrelay.board import read_var_uint
-from canvasrelay.store import open_store
+from canvasrelay.core.board import read_var_uint
+from canvasrelay.server.store import open_store
 from tests.support import ServerProcess
 
 TICK = os.sysconf("SC_CLK_TCK")

@@ -17,7 +17,7 @@ from pathlib import Path
 from aiortc import RTCDataChannel, RTCPeerConnection, RTCSessionDescription
 from playwright.async_api import Browser, Page, async_playwright
 
-from canvasrelay.transport_datachannel import HIGH_WATER
+from canvasrelay.server.transport_datachannel import HIGH_WATER
 from tests.support import CHROMIUM, CHROMIUM_ARGS
 
 # Real host addresses instead of mDNS names, which aiortc cannot resolve quickly (DESIGN).

@@ -38,8 +38,8 @@ from pathlib import Path
 
 from aiortc import RTCPeerConnection
 
-from canvasrelay.guest import Guest
-from canvasrelay.transport_datachannel import parse_stream_message
+from canvasrelay.client.guest import Guest
+from canvasrelay.protocol.framing import parse_stream_message
 from tests.bench.browser_hub import BrowserHub, ChromiumCpu, chromium_pids, pss_kb
 from tests.support import HostClient, ServerProcess
 

@@ -6,7 +6,7 @@ import "./styles.css";
 
 // Each page loads its own code: a guest never downloads the host's panels, nor the host the guest's handshake.
 const HostApp = lazy(() => import("./App").then((module) => ({ default: module.HostApp })));
-const GuestPage = lazy(() => import("./guest/GuestPage"));
+const GuestPage = lazy(() => import("./join/GuestPage"));
 
 startTheme();
 const Page = fragmentParams().has("room") ? GuestPage : HostApp;

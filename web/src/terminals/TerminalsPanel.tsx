@@ -1,8 +1,7 @@
-import { lazy, useCallback, useState } from "react";
+import { lazy, useState } from "react";
 import { boardActions } from "../board/actions";
 import { registerFrameContent } from "../frames";
-import type { TerminalInfo } from "../protocol.gen";
-import { useAccess, useFrames, useRoomClient, useSendOnWelcome } from "../roomClient";
+import { useAccess, useRoom, useRoomClient } from "../roomClient";
 import { newTerminalId } from "./stream";
 
 // xterm is loaded with the first terminal frame, not with the page.
@@ -11,25 +10,17 @@ registerFrameContent(
   lazy(() => import("./TerminalView").then((module) => ({ default: module.TerminalView }))),
 );
 
-const TERM_LIST = { t: "term-list" } as const;
-
 /**
  * Every terminal of the room, and a button for a new one. A terminal is shown (and typed into)
  * in its frame on the board, whose size alone sets the shell's columns; this list finds it there.
  */
 export function TerminalsPanel() {
   const client = useRoomClient();
-  const [terminals, setTerminals] = useState<TerminalInfo[]>([]);
+  const terminals = useRoom((s) => s.terminals);
   // Terminals a watcher asked to see that have no frame on the board (a watcher may not add one).
   const [offBoard, setOffBoard] = useState<Set<string>>(new Set());
   // A view guest watches the terminals that exist; it can neither start nor end one.
   const watching = useAccess() === "view";
-  useFrames(
-    "terminals",
-    useCallback((frame) => setTerminals(frame.terminals), []),
-  );
-  // The listing sent on joining may have come before this panel was mounted.
-  useSendOnWelcome(TERM_LIST);
   const show = (id: string, n: number) => {
     const shown = boardActions(client)?.showFrame("terminal", id, `Terminal ${n}`);
     setOffBoard((old) => {

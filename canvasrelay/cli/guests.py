@@ -1,0 +1,210 @@
+"""`canvas signal` (the rendezvous alone, with the guest page) and `canvas join` (a guest in the terminal)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from canvasrelay.cli.usage import UsageError, check_port, colour, guest_name, listen_error, port
+
+COMMANDS = ("signal", "join")
+REDIS_START_WAIT = 3.0
+
+
+def add_serve_options(serve: argparse.ArgumentParser) -> None:
+    serve.add_argument("--signal", metavar="URL", help="an outside rendezvous (wss://…/signal) run by `canvas signal`")
+    serve.add_argument("--base-url", metavar="URL", help="where the room link sends guests (the guest page)")
+    serve.add_argument(
+        "--ice-server",
+        action="append",
+        default=[],
+        metavar="URL",
+        help="STUN/TURN server for the hub and the guests (repeatable; turn:user:pass@host:port)",
+    )
+    serve.add_argument(
+        "--relay-only",
+        action="store_true",
+        help="the hub and the guests connect only through TURN relays, never exposing their addresses",
+    )
+
+
+def add_commands(commands: Any) -> None:
+    sig = commands.add_parser("signal", help="run the rendezvous alone, with the guest page, on a public machine")
+    sig.add_argument("--host", default="0.0.0.0", help="address to bind (default 0.0.0.0)")
+    sig.add_argument("--port", type=port, default=8478, help="port (0 picks a free one)")
+    sig.add_argument(
+        "--redis", metavar="URL", help="share topics with other instances through this Redis (redis://host:6379/0)"
+    )
+    sig.add_argument(
+        "--turn-secret-file",
+        type=Path,
+        metavar="FILE",
+        help="the secret coturn's use-auth-secret checks; room-link holders get 10-minute TURN credentials",
+    )
+    sig.add_argument(
+        "--turn-url",
+        action="append",
+        default=[],
+        metavar="URL",
+        help="a TURN server those credentials are for (repeatable; turn:host:3478, turns:host:5349)",
+    )
+    sig.add_argument(
+        "--forwarded-for",
+        action="store_true",
+        help="behind a load balancer: rate-limit by the address it puts last in X-Forwarded-For",
+    )
+    join = commands.add_parser("join", help="join a room from its link, as a guest in this terminal")
+    join.add_argument("link", help="the room link (…#room=…&key=…&host=…)")
+    join.add_argument("--name", type=guest_name, default="terminal guest", help="the name the host sees")
+    join.add_argument("--color", type=colour, default="#8a8a8a", help="your colour, #rrggbb")
+    join.add_argument(
+        "--json", action="store_true", help="print every frame as a JSON line; send JSON lines from stdin"
+    )
+    join.add_argument("--relay-only", action="store_true", help="connect only through a TURN relay (hide addresses)")
+
+
+async def run(args: argparse.Namespace) -> int:
+    if args.command == "signal":
+        return await _signal(args)
+    return await _join(args)
+
+
+def stop_event() -> asyncio.Event:
+    """An event set by Ctrl-C or SIGTERM."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    return stop
+
+
+async def _until_stopped() -> None:
+    await stop_event().wait()
+
+
+async def _signal(args: argparse.Namespace) -> int:
+    check_port(args.host, args.port)
+    from aiohttp import web
+
+    from canvasrelay.server import rendezvous, rendezvous_redis
+    from canvasrelay.server.app import WEB_DIST
+    from canvasrelay.server.static_assets import add_static_routes
+    from canvasrelay.server.turn_credentials import TurnConfig, TurnConfigError
+
+    turn = None
+    if args.turn_secret_file is not None:
+        try:
+            turn = TurnConfig.load(args.turn_secret_file, args.turn_url)
+        except TurnConfigError as exc:
+            print(f"canvas: {exc}", file=sys.stderr)
+            return 2
+    elif args.turn_url:
+        print("canvas: --turn-url needs --turn-secret-file (the secret coturn shares)", file=sys.stderr)
+        return 2
+    bus = None
+    if args.redis:
+        bus = rendezvous_redis.RedisBus(args.redis)
+    relay = rendezvous.Rendezvous(bus, bus.verifiers if bus else None, turn, args.forwarded_for)
+    app = web.Application()
+    rendezvous.add_routes(app, relay)
+    rendezvous.add_ops_routes(app, relay)
+    add_static_routes(app, WEB_DIST)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    try:
+        await web.TCPSite(runner, args.host, args.port).start()
+    except OSError as exc:
+        await runner.cleanup()
+        raise listen_error(exc, args.host, args.port) from None
+    port = int(runner.addresses[0][1])
+    print(f"canvas rendezvous on ws://{args.host}:{port}/signal, guest page at http://{args.host}:{port}/", flush=True)
+    if bus is not None:
+        where = rendezvous_redis.describe(args.redis)
+        if await bus.wait_up(REDIS_START_WAIT):
+            print(f"Sharing topics through Redis at {where}", flush=True)
+        else:
+            print(f"Redis at {where} is not reachable yet: /readyz answers 503 until it is", flush=True)
+    if turn is not None:
+        print(f"Handing out TURN credentials for {', '.join(turn.urls)}", flush=True)
+    print("Put it behind TLS, then: canvas serve --signal wss://<name>/signal --base-url https://<name>/", flush=True)
+    await _until_stopped()
+    await runner.cleanup()
+    return 0
+
+
+def _summary(frame: dict[str, Any]) -> str | None:
+    """One readable line for a frame, or None for frames a reader does not need to see."""
+    kind = frame.get("t")
+    if kind == "welcome":
+        return f"joined {frame.get('project')} with {frame.get('access')} access"
+    if kind == "access":
+        return f"your access is now {frame.get('access')}"
+    if kind in ("error", "bye"):
+        return f"{kind}: {frame.get('message') or frame.get('reason')}"
+    if kind == "request-pending":
+        return f"your {frame.get('ref')} waits for the host"
+    if kind == "approval-resolved":
+        return f"your {frame.get('ref')} was {frame.get('outcome')}"
+    if kind == "gap":
+        return f"resyncing: {frame.get('reason')}"
+    return None
+
+
+async def _join(args: argparse.Namespace) -> int:
+    from canvasrelay.client.guest import Guest, HubRefused
+    from canvasrelay.client.join_view import ThreadView
+
+    try:
+        guest = Guest(args.link, name=args.name, color=args.color, relay_only=args.relay_only or None)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+    threads = ThreadView()
+
+    def show(frame: dict[str, Any]) -> None:
+        if args.json:
+            print(json.dumps(frame, ensure_ascii=False), flush=True)
+            return
+        line = _summary(frame)
+        text = (threads.line(line) if line else "") + threads.feed(frame)
+        if text:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+
+    guest.listeners.append(show)
+    try:
+        await guest.connect()
+    except HubRefused as exc:
+        raise UsageError(str(exc)) from None
+    except (TimeoutError, ConnectionError, OSError) as exc:
+        print(f"canvas: could not reach the room ({type(exc).__name__}: {exc})", file=sys.stderr)
+        return 1
+    tasks = [asyncio.get_running_loop().create_task(_until_stopped())]
+    if args.json:
+        tasks.append(asyncio.get_running_loop().create_task(_pump_stdin(guest)))
+    await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    for task in tasks:
+        task.cancel()
+    await guest.close()
+    return 0
+
+
+async def _pump_stdin(guest: Any) -> None:
+    from canvasrelay.protocol import MAX_FRAME_BYTES
+
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=2 * MAX_FRAME_BYTES)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    while line := await reader.readline():
+        text = line.decode("utf-8", "replace").strip()
+        if not text:
+            continue
+        try:
+            await guest.send(text)
+        except ConnectionError as exc:
+            print(json.dumps({"t": "error", "message": f"not sent: {exc}"}), flush=True)

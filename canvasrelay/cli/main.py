@@ -1,0 +1,113 @@
+"""The `canvas` command."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import sys
+import webbrowser
+from pathlib import Path
+
+from canvasrelay import __version__
+from canvasrelay.cli import guests as cli_guests
+from canvasrelay.cli.usage import EXIT_USAGE, Parser, UsageError, check_port, listen_error, port
+from canvasrelay.server.agent_catalog import ConfigError
+from canvasrelay.server.canvas_dir import FolderInUse
+
+
+def _parser() -> Parser:
+    parser = Parser(prog="canvas", description="A shared board for coding agents and terminals.")
+    parser.add_argument("--version", action="version", version=f"canvas {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="{serve,signal,join}")
+    serve = commands.add_parser("serve", help="serve this folder's board, agents and terminals")
+    serve.add_argument("--dir", type=Path, default=Path.cwd(), help="the project folder (default: here)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    serve.add_argument("--port", type=port, default=8477, help="port (0 picks a free one)")
+    serve.add_argument("--no-open", action="store_true", help="do not open the host link in a browser")
+    serve.add_argument("--new-room", action="store_true", help="new room secrets: old links stop working")
+    cli_guests.add_serve_options(serve)
+    cli_guests.add_commands(commands)
+    return parser
+
+
+def _check_folder(path: Path) -> Path:
+    try:
+        if path.exists() and not path.is_dir():
+            raise UsageError(f"{path} is a file, not a folder")
+        if not path.is_dir():
+            raise UsageError(f"folder not found: {path}")
+        resolved = path.resolve()
+    except OSError as exc:
+        raise UsageError(f"cannot open folder {path}: {exc.strerror}") from None
+    if not os.access(resolved, os.W_OK | os.X_OK):
+        raise UsageError(f"folder is not writable: {resolved} (canvas keeps its state in .canvas/ there)")
+    return resolved
+
+
+async def _serve(args: argparse.Namespace) -> None:
+    root = _check_folder(args.dir)
+    # Before anything starts: a port that cannot be had is said at once, not after the agents load.
+    check_port(args.host, args.port)
+
+    import segno
+
+    from canvasrelay.server.app import CanvasServer, ServeOptions
+
+    # Handlers go in before the links are printed: whoever reads them may press Ctrl-C at once.
+    stop = cli_guests.stop_event()
+    try:
+        server = CanvasServer(
+            ServeOptions(
+                root=root,
+                host=args.host,
+                port=args.port,
+                new_room=args.new_room,
+                signal_url=args.signal,
+                base_url=args.base_url,
+                ice_servers=args.ice_server,
+                relay_only=args.relay_only,
+            )
+        )
+    except (ConfigError, FolderInUse, PermissionError) as exc:
+        raise UsageError(str(exc)) from None
+    try:
+        await server.start()
+    except OSError as exc:
+        await server.stop()
+        raise listen_error(exc, args.host, args.port) from None
+    print(f"canvas {__version__} serving {root}")
+    print(f"Host link (keep it to yourself): {server.host_link}")
+    print(f"Room link (share it with guests): {server.room_link}")
+    if sys.stdout.isatty():
+        segno.make(server.room_link, error="l").terminal(compact=True)
+    sys.stdout.flush()
+    if not args.no_open:
+        webbrowser.open(server.host_link)
+    await stop.wait()
+    print("canvas: stopping", flush=True)
+    await server.stop()
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        args = _parser().parse_command(argv)
+    except UsageError as exc:
+        print(f"canvas: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    # Warnings and errors only: libraries' INFO lines (ICE checks, requests) are noise at best.
+    logging.basicConfig(level=logging.WARNING, format="canvas: %(levelname)s %(name)s: %(message)s")
+    try:
+        if args.command == "serve":
+            asyncio.run(_serve(args))
+        elif args.command in cli_guests.COMMANDS:
+            return asyncio.run(cli_guests.run(args))
+    except UsageError as exc:
+        print(f"canvas: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,332 @@
+"""The guest library: join a room from its link exactly as the browser does.
+
+Same keys, same proof, same frames: signalling goes through the rendezvous in sealed envelopes,
+the hub's proof is checked against the host key in the link before anything is sent, and the
+guest reconnects by itself with backoff, resuming after its last `seq`. `canvas join` and the
+tests use it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import random
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qs
+
+import aiohttp
+from aiortc import RTCDataChannel, RTCPeerConnection, RTCSessionDescription
+
+from canvasrelay.protocol import signal_crypto
+from canvasrelay.protocol.encoding import b64url, b64url_decode
+from canvasrelay.protocol.framing import Reassembler, chunks, parse_stream_message
+from canvasrelay.protocol.ice import TurnClient, has_relay, rtc_configuration, signal_url_for, signal_urls
+
+log = logging.getLogger(__name__)
+
+HANDSHAKE_TIMEOUT = 15.0
+ANSWER_TIMEOUT = 3.0
+"""The first attempt's wait for the hub's answer (it comes in well under a second when nothing is lost);
+each retry waits half as long again, up to HANDSHAKE_TIMEOUT."""
+JOIN_DEADLINE = 30.0
+"""How long a first join keeps retrying lost signalling before it gives up."""
+FRAME_TIMEOUT = 10.0
+MAX_BACKOFF = 10.0
+
+
+WRONG_KEY = "the room key in this link does not match the room"
+
+
+class HubRefused(Exception):
+    """The hub failed to prove the host key, or the room would not have us. Not retried."""
+
+
+@dataclass(frozen=True)
+class RoomLink:
+    base: str
+    room_id: str
+    key: str
+    host_key: str
+    signal: str
+    """One rendezvous URL, or several separated by commas, tried in turn."""
+    ice: list[str] = field(default_factory=list)
+    relay: bool = False
+
+    @classmethod
+    def parse(cls, link: str) -> RoomLink:
+        base, _, fragment = link.partition("#")
+        params = {k: v[0] for k, v in parse_qs(fragment).items()}
+        missing = [name for name in ("room", "key", "host") if not params.get(name)]
+        if missing:
+            raise ValueError(f"not a room link: missing {', '.join(missing)}")
+        ice = [url for url in params.get("ice", "").split(",") if url]
+        signal = params.get("signal") or signal_url_for(base)
+        return cls(base, params["room"], params["key"], params["host"], signal, ice, params.get("relay") == "1")
+
+
+def _backoff(attempt: int) -> float:
+    base = min(MAX_BACKOFF, 0.25 * 2 ** min(attempt, 10))
+    return base / 2 + random.random() * base / 2
+
+
+class Guest:
+    def __init__(
+        self,
+        link: RoomLink | str,
+        name: str = "guest",
+        color: str = "#8a8a8a",
+        guest_id: str | None = None,
+        secret: str | None = None,
+        reconnect: bool = True,
+        relay_only: bool | None = None,
+    ) -> None:
+        self.link = link if isinstance(link, RoomLink) else RoomLink.parse(link)
+        self.relay_only = self.link.relay if relay_only is None else relay_only
+        self.rendezvous = signal_urls(self.link.signal)
+        self._using = 0
+        self.turn = TurnClient(self.link.room_id, self.link.key)
+        self.name = name
+        self.color = color
+        self.guest_id = guest_id or b64url(secrets.token_bytes(12))
+        self.secret = secret or b64url(secrets.token_bytes(24))
+        self.reconnect = reconnect
+        self.key = signal_crypto.signal_key(self.link.key)
+        self.state = "idle"
+        self.last_seq: int | None = None
+        self.welcome: dict[str, Any] = {}
+        self.frames: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.seen: list[dict[str, Any]] = []
+        self.listeners: list[Callable[[dict[str, Any]], None]] = []
+        self.pc: RTCPeerConnection | None = None
+        self.channel: RTCDataChannel | None = None
+        self.connections = 0
+        self._closing = False
+        self._dropped = asyncio.Event()
+        self._supervisor: asyncio.Task[None] | None = None
+
+    # -- public ---------------------------------------------------------------------------------
+
+    async def connect(self) -> Guest:
+        """Join, or raise: HubRefused for a hub that fails its proof or a room that refuses us, ConnectionError
+        when no rendezvous can be reached, TimeoutError when signalling kept getting lost until JOIN_DEADLINE."""
+        self.state = "connecting"
+        await self._join(time.monotonic() + JOIN_DEADLINE)
+        if self.reconnect:
+            self._supervisor = asyncio.get_running_loop().create_task(self._supervise())
+        return self
+
+    async def send(self, frame: dict[str, Any] | str) -> None:
+        if self.channel is None or self.channel.readyState != "open":
+            raise ConnectionError("not connected")
+        text = frame if isinstance(frame, str) else json.dumps(frame, separators=(",", ":"))
+        for message in chunks(text, random.getrandbits(31)):
+            self.channel.send(message)
+
+    async def next_frame(self, timeout: float = FRAME_TIMEOUT) -> dict[str, Any]:
+        return await asyncio.wait_for(self.frames.get(), timeout)
+
+    async def expect(self, t: str, timeout: float = FRAME_TIMEOUT, **match: Any) -> dict[str, Any]:
+        """The next frame of type `t` whose fields equal `match`; the others stay in `seen`."""
+        async with asyncio.timeout(timeout):
+            while True:
+                frame = await self.frames.get()
+                if frame.get("t") == t and all(frame.get(k) == v for k, v in match.items()):
+                    return frame
+
+    async def drop(self) -> None:
+        """Lose the connection without leaving, as a network failure would: the guest reconnects."""
+        if self.pc is not None:
+            await self.pc.close()
+
+    async def close(self) -> None:
+        self._closing = True
+        self.state = "closed"
+        if self._supervisor is not None:
+            self._supervisor.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._supervisor
+        if self.pc is not None:
+            await self.pc.close()
+
+    # -- connecting -----------------------------------------------------------------------------
+
+    async def _supervise(self) -> None:
+        while not self._closing:
+            await self._dropped.wait()
+            self.state = "reconnecting"
+            await asyncio.sleep(_backoff(0))
+            try:
+                await self._join(None)
+            except HubRefused:
+                self.state = "refused"
+                return
+
+    async def _join(self, deadline: float | None) -> None:
+        """Attempt after attempt until joined. A first join (with a deadline) gives up once every rendezvous
+        failed to connect in a row, or at the deadline; a reconnect (no deadline) tries until closed."""
+        attempt = unreachable = 0
+        while not self._closing:
+            try:
+                await self._connect_once(attempt)
+                return
+            except TimeoutError as exc:
+                # Signalling got lost on the way (a rendezvous or its Redis restarting): a fresh offer may not.
+                unreachable = 0
+                if deadline is not None and time.monotonic() + _backoff(attempt) >= deadline:
+                    raise
+                log.info("join attempt failed: %s", type(exc).__name__)
+            except (aiohttp.ClientError, OSError) as exc:
+                # This rendezvous cannot help: the next one may.
+                self._using = (self._using + 1) % len(self.rendezvous)
+                unreachable += 1
+                if deadline is not None and unreachable >= len(self.rendezvous):
+                    raise
+                log.info("join attempt failed: %s", type(exc).__name__)
+            await asyncio.sleep(_backoff(attempt))
+            attempt += 1
+
+    async def _connect_once(self, attempt: int = 0) -> None:
+        self._dropped.clear()
+        signal_url = self.rendezvous[self._using]
+        async with aiohttp.ClientSession() as session:
+            config = rtc_configuration(self.link.ice, await self.turn.fetch(session, signal_url), self.relay_only)
+            if self.relay_only and not has_relay(config):
+                raise ConnectionError("relay-only, but the rendezvous offers no TURN relay and the link names none")
+            await self._handshake(RTCPeerConnection(config), session, signal_url, attempt)
+
+    async def _handshake(
+        self, pc: RTCPeerConnection, session: aiohttp.ClientSession, signal_url: str, attempt: int
+    ) -> None:
+        channel = pc.createDataChannel("canvas", ordered=True)
+        raw: asyncio.Queue[str] = asyncio.Queue()
+        opened = asyncio.Event()
+        channel.on("open", opened.set)
+
+        @channel.on("message")
+        def _on_message(message: str | bytes) -> None:
+            raw.put_nowait(message if isinstance(message, str) else message.decode("utf-8", "replace"))
+
+        try:
+            await pc.setLocalDescription(await pc.createOffer())
+            offer = pc.localDescription.sdp
+            nonce = secrets.token_bytes(signal_crypto.GUEST_NONCE_BYTES)
+            # A lost offer or answer shows as silence: give up on this one soon and send a fresh offer.
+            wait = min(HANDSHAKE_TIMEOUT, ANSWER_TIMEOUT * 1.5**attempt)
+            answer = await asyncio.wait_for(self._signal(session, signal_url, offer, nonce), wait)
+            async with asyncio.timeout(HANDSHAKE_TIMEOUT):
+                await pc.setRemoteDescription(RTCSessionDescription(answer, "answer"))
+                await opened.wait()
+                self._check_proof(await raw.get(), nonce, offer, answer)
+                join = {
+                    "t": "guest-join",
+                    "guestId": self.guest_id,
+                    "secret": self.secret,
+                    "name": self.name,
+                    "color": self.color,
+                    "lastSeq": self.last_seq,
+                }
+                channel.send(json.dumps(join))
+                first = await raw.get()
+        except BaseException:
+            await pc.close()
+            raise
+        self.pc, self.channel = pc, channel
+        self.connections += 1
+        reassembler = Reassembler(limit=64 << 20)
+        self._deliver(reassembler, first)
+        if self.state == "refused":
+            await pc.close()
+            raise HubRefused(self._refusal)
+        self.state = "connected"
+        channel.remove_all_listeners("message")
+        channel.on("message", lambda m: self._deliver(reassembler, m if isinstance(m, str) else m.decode()))
+        while not raw.empty():
+            self._deliver(reassembler, raw.get_nowait())
+
+        @pc.on("connectionstatechange")
+        def _state() -> None:
+            if pc.connectionState in ("failed", "closed"):
+                self._lost(pc)
+
+        channel.on("close", lambda: self._lost(pc))
+
+    def _lost(self, pc: RTCPeerConnection) -> None:
+        if pc is self.pc and not self._closing and self.state == "connected":
+            self.state = "reconnecting"
+            self._dropped.set()
+
+    async def _signal(self, session: aiohttp.ClientSession, signal_url: str, offer: str, nonce: bytes) -> str:
+        """Send the offer through the rendezvous and wait for the hub's answer to it."""
+        conn = b64url(secrets.token_bytes(9))
+        url = f"{signal_url}?topic={signal_crypto.topic(self.link.room_id)}"
+        async with session.ws_connect(url) as ws:
+            message = {"kind": "offer", "from": conn, "sdp": offer, "nonce": b64url(nonce)}
+            sealed = signal_crypto.seal(self.key, message)
+            await ws.send_str(sealed)
+            async for msg in ws:
+                if msg.type is not aiohttp.WSMsgType.TEXT:
+                    continue
+                if signal_crypto.refuses(self.link.host_key, msg.data, sealed):
+                    raise HubRefused(WRONG_KEY)
+                try:
+                    reply = signal_crypto.open_envelope(self.key, msg.data)
+                except signal_crypto.SignalError:
+                    continue
+                if reply.get("kind") == "answer" and reply.get("to") == conn and isinstance(reply.get("sdp"), str):
+                    return reply["sdp"]
+        raise ConnectionError("the rendezvous closed before the hub answered")
+
+    def _check_proof(self, message: str, nonce: bytes, offer: str, answer: str) -> None:
+        try:
+            frame = json.loads(message)
+            signature = b64url_decode(frame["signature"]) if frame.get("t") == "proof" else b""
+        except (ValueError, KeyError, TypeError, AttributeError):
+            signature = b""
+        proof = signal_crypto.proof_message(
+            nonce, signal_crypto.sdp_fingerprint(offer), signal_crypto.sdp_fingerprint(answer)
+        )
+        if not signal_crypto.verify_proof(self.link.host_key, proof, signature):
+            raise HubRefused("the hub could not prove it holds this room's host key: refusing it")
+
+    # -- receiving ------------------------------------------------------------------------------
+
+    _refusal = ""
+
+    def _deliver(self, reassembler: Reassembler, message: str) -> None:
+        try:
+            whole = reassembler.feed(message)
+            if whole is None:
+                return
+            seq, frames = parse_stream_message(whole)
+        except ValueError as exc:
+            log.warning("bad message from the hub: %s", exc)
+            return
+        for index, frame in enumerate(frames):
+            if seq is not None:
+                if frame.get("t") == "gap":
+                    # A new stream starts here: its numbers may restart below what we saw.
+                    self.last_seq = None
+                number = seq + index
+                if self.last_seq is not None and number <= self.last_seq:
+                    continue
+                self.last_seq = number
+            self._frame(frame)
+
+    def _frame(self, frame: dict[str, Any]) -> None:
+        kind = frame.get("t")
+        if kind == "welcome":
+            self.welcome = frame
+        elif kind == "bye" or (kind == "error" and frame.get("ref") == "guest-join"):
+            self.state = "refused"
+            self._refusal = str(frame.get("reason") or frame.get("message"))
+            self._closing = True
+        self.seen.append(frame)
+        self.frames.put_nowait(frame)
+        for listener in self.listeners:
+            listener(frame)

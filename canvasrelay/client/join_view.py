@@ -1,0 +1,120 @@
+"""What `canvas join` shows in a terminal: the sessions' threads as they stream.
+
+Each session's events are folded with `session_log`, the same reducer every screen uses, and
+only what changed since the last frame is written: a message grows by its new text, a tool or a
+permission gets a line when it appears and when its status changes. Sans-I/O: `feed` returns the
+text to write, so it is tested without a terminal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from canvasrelay.core import session_log
+
+
+@dataclass
+class _Shown:
+    """How much of one item is on the screen already."""
+
+    text: int = 0
+    status: str | None = None
+
+
+@dataclass
+class ThreadView:
+    labels: dict[str, str] = field(default_factory=dict)
+    threads: dict[str, dict[str, Any]] = field(default_factory=dict)
+    shown: dict[tuple[str, str, int], _Shown] = field(default_factory=dict)
+    open_item: tuple[str, str, int] | None = None
+    """The message whose text ends the last line written, which new text simply continues."""
+
+    def feed(self, frame: dict[str, Any]) -> str:
+        kind = frame.get("t")
+        if kind == "welcome":
+            for head in frame.get("sessions") or []:
+                self._head(head)
+            return ""
+        if kind == "agent-meta":
+            self._head(frame.get("meta") or {})
+            return ""
+        if kind == "agent-removed":
+            self.threads.pop(str(frame.get("sessionId")), None)
+            return ""
+        session_id = str(frame.get("sessionId"))
+        if kind == "agent-event":
+            events = [frame.get("event")]
+        elif kind == "agent-history":
+            events = frame.get("events") or []
+        else:
+            return ""
+        thread = self.threads.setdefault(session_id, session_log.empty())
+        for event in events:
+            if isinstance(event, dict) and isinstance(event.get("seq"), int):
+                session_log.apply(thread, event)
+        items = thread["items"]
+        start = 0
+        if kind == "agent-event":
+            # A live event changes only the current turn's items: from the last prompt on.
+            start = next((i for i in range(len(items) - 1, -1, -1) if items[i]["type"] == "user"), 0)
+        return "".join(self._render(session_id, item) for item in items[start:])
+
+    def line(self, text: str) -> str:
+        """A line of something else (a notice), after ending any message that was streaming."""
+        return self._break() + text + "\n"
+
+    def _head(self, head: dict[str, Any]) -> None:
+        if isinstance(head.get("id"), str):
+            self.labels[head["id"]] = str(head.get("title") or head.get("agentLabel") or head["id"])
+
+    def _break(self) -> str:
+        if self.open_item is None:
+            return ""
+        self.open_item = None
+        return "\n"
+
+    def _render(self, session_id: str, item: dict[str, Any]) -> str:
+        key = (session_id, item["type"], item["seq"])
+        shown = self.shown.get(key)
+        label = self.labels.get(session_id, session_id)
+        kind = item["type"]
+        if kind == "message":
+            text: str = item["text"]
+            if shown is not None and len(text) <= shown.text:
+                return ""
+            if shown is None:
+                shown = self.shown[key] = _Shown()
+            delta, shown.text = text[shown.text :], len(text)
+            if self.open_item == key:
+                return delta
+            prefix = self._break() + f"[{label}] agent: "
+            self.open_item = key
+            return prefix + delta
+        status = _status(item)
+        if shown is not None and shown.status == status:
+            return ""
+        self.shown[key] = _Shown(status=status)
+        if status is None:
+            return ""
+        return self.line(f"[{label}] {status}")
+
+
+def _status(item: dict[str, Any]) -> str | None:
+    """One line for an item other than a message, or None for items not shown."""
+    kind = item["type"]
+    if kind == "user":
+        return f"{item.get('author') or 'someone'}: {item['text']}"
+    if kind == "tool":
+        return f"tool {item['title'] or item['toolCallId']}: {item['status']}"
+    if kind == "permission":
+        resolution = item["resolution"]
+        if resolution is None:
+            return f"permission asked: {item['title']} (the host answers)"
+        answer = resolution["optionId"] or "cancelled"
+        return f"permission {item['title']}: {answer}" + (f" by {resolution['by']}" if resolution["by"] else "")
+    if kind == "turn-end":
+        if item["error"]:
+            return f"turn failed: {item['error']}"
+        return "turn cancelled" if item["cancelled"] else "turn interrupted"
+    return None

@@ -1,0 +1,437 @@
+"""Agent sessions, sans-I/O: the logs, each session's status and queue, and permission bookkeeping.
+
+`Sessions` takes frames and the agent's doings (an update, a permission request, a turn's end)
+and answers with effects. Every event it appends becomes `StoreEvent` then a `Broadcast` of
+`agent-event`, in that order, so nothing is sent that is not stored. The adapter
+(`agent_host`) runs the agent processes and feeds what they do back in here.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from canvasrelay.core import session_log
+from canvasrelay.core.effects import AnyEffect, Broadcast, Effect, Send
+from canvasrelay.core.permission_rules import Choice, option_for
+from canvasrelay.core.room import Peer, error
+from canvasrelay.protocol.access import Access
+from canvasrelay.protocol.agents import (
+    AgentCancel,
+    AgentConfig,
+    AgentCreate,
+    AgentEvent,
+    AgentHistory,
+    AgentHistoryRequest,
+    AgentMeta,
+    AgentOptions,
+    AgentPermission,
+    AgentPrompt,
+    AgentRemoved,
+    HostAnswer,
+    QueuedPrompt,
+    SessionHead,
+)
+from canvasrelay.protocol.core import AgentInfo, ErrorFrame
+from canvasrelay.protocol.encoding import text_sha256
+
+HISTORY_PAGE = 200
+"""Events per `agent-history` frame: well under the data channel's 256 KiB for ordinary chunks."""
+MAX_QUEUE = 20
+MAX_SESSIONS = 500
+
+
+# -- effects the adapter carries out ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StoreEvent(Effect):
+    session_id: str
+    event: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class StoreSession(Effect):
+    """Create the session's row (when `created`) or save its head (title, queue, options)."""
+
+    session_id: str
+    created: bool = False
+
+
+@dataclass(frozen=True)
+class StartSession(Effect):
+    """Start the session's agent and open (or load) its ACP session."""
+
+    session_id: str
+
+
+@dataclass(frozen=True)
+class RunTurn(Effect):
+    session_id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class CancelTurn(Effect):
+    session_id: str
+
+
+@dataclass(frozen=True)
+class SetConfig(Effect):
+    session_id: str
+    config_id: str
+    value: str | bool
+
+
+@dataclass(frozen=True)
+class ResolvePermission(Effect):
+    """Hand the answer to the agent, which waits for it."""
+
+    session_id: str
+    request_id: str
+    choice: Choice | None
+
+
+@dataclass(frozen=True)
+class StopSession(Effect):
+    session_id: str
+
+
+# -- state -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Pending:
+    tool_call: dict[str, Any]
+    options: list[dict[str, Any]]
+
+
+@dataclass
+class Session:
+    id: str
+    agent: str
+    agent_label: str
+    title: str
+    created: float
+    thread: dict[str, Any] = field(default_factory=session_log.empty)
+    queued: list[QueuedPrompt] = field(default_factory=list)
+    options: list[dict[str, Any]] = field(default_factory=list)
+    pending: dict[str, Pending] = field(default_factory=dict)
+    count: int = 0
+
+    @property
+    def last_seq(self) -> int:
+        return max(self.thread["lastSeq"], 0)
+
+    @property
+    def status(self) -> str:
+        return str(self.thread["status"])
+
+    @property
+    def turn_open(self) -> bool:
+        """A turn runs (from its `turn` to its `turn-end`); a permission asked after it ended
+        does not make one, so it neither holds the queue nor outlives a cancel."""
+        return bool(self.thread["turnOpen"])
+
+    def head(self) -> SessionHead:
+        return SessionHead(
+            id=self.id,
+            agent=self.agent,
+            agent_label=self.agent_label,
+            title=self.title,
+            status=self.status,  # type: ignore[arg-type]
+            queued=list(self.queued),
+            options=self.options,
+            created=self.created,
+            last_seq=self.last_seq,
+        )
+
+    def meta(self) -> dict[str, Any]:
+        """What the store keeps beside the log, so a restart restores the queue and options."""
+        return {
+            "agentLabel": self.agent_label,
+            "queued": [q.model_dump() for q in self.queued],
+            "options": self.options,
+        }
+
+
+EventsOf = Callable[[str, int, int], list[dict[str, Any]]]
+"""`(session_id, after, limit)` → stored events: the history lives in the store, not in memory."""
+
+
+class Sessions:
+    def __init__(self, agents: Mapping[str, AgentInfo], events_of: EventsOf, clock: Callable[[], float] = time.time):
+        self.agents = agents
+        self.events_of = events_of
+        self.clock = clock
+        self.sessions: dict[str, Session] = {}
+        self._requests = 0
+
+    # -- restoring ---------------------------------------------------------------------------
+
+    def restore(self, row: Mapping[str, Any], events: list[dict[str, Any]]) -> list[AnyEffect]:
+        """A stored session, at server start: a turn that was running is closed as interrupted."""
+        meta = row.get("meta") or {}
+        session = Session(
+            id=row["id"],
+            agent=row["agent"],
+            agent_label=str(meta.get("agentLabel") or row["agent"]),
+            title=row.get("title") or "",
+            created=row["created"],
+            queued=[QueuedPrompt.model_validate(q) for q in meta.get("queued", [])],
+            options=list(meta.get("options", [])),
+            thread=session_log.fold(events),
+            count=len(events),
+        )
+        self.sessions[session.id] = session
+        if session.status == "idle":
+            return []
+        return self._append(session, {"kind": "turn-end", "interrupted": True})
+
+    def next_queued(self, session_id: str) -> list[AnyEffect]:
+        """Run the next queued prompt if the session is idle (after a turn ends, or at start)."""
+        session = self.sessions.get(session_id)
+        if session is None or session.turn_open or not session.queued:
+            return []
+        prompt = session.queued.pop(0)
+        return self._start_turn(session, prompt.text, prompt.author)
+
+    # -- frames ------------------------------------------------------------------------------
+
+    def create(self, peer: Peer, frame: AgentCreate) -> list[AnyEffect]:
+        if frame.id in self.sessions:
+            return [error(peer.id, f"session {frame.id} already exists", frame.t, "conflict")]
+        agent = self.agents.get(frame.agent)
+        if agent is None:
+            return [error(peer.id, f"unknown agent {frame.agent[:64]!r}", frame.t, "not-found")]
+        if len(self.sessions) >= MAX_SESSIONS:
+            return [error(peer.id, f"too many sessions (limit {MAX_SESSIONS})", frame.t, "conflict")]
+        session = Session(frame.id, agent.id, agent.label, frame.title, self.clock())
+        self.sessions[session.id] = session
+        return [StoreSession(session.id, created=True), self._meta(session), StartSession(session.id)]
+
+    def prompt(self, peer: Peer, frame: AgentPrompt) -> list[AnyEffect]:
+        session = self.sessions.get(frame.session_id)
+        if session is None:
+            return [_unknown(peer, frame.session_id, frame.t)]
+        author = (frame.author or peer.name or peer.id) if peer.is_host else (peer.name or peer.id)
+        if session.turn_open or session.queued:
+            if len(session.queued) >= MAX_QUEUE:
+                return [error(peer.id, f"the queue is full ({MAX_QUEUE} prompts wait already)", frame.t, "conflict")]
+            session.queued.append(QueuedPrompt(text=frame.text, author=author))
+            return [StoreSession(session.id), self._meta(session)]
+        return self._start_turn(session, frame.text, author)
+
+    def cancel(self, peer: Peer, frame: AgentCancel) -> list[AnyEffect]:
+        session = self.sessions.get(frame.session_id)
+        if session is None:
+            return [_unknown(peer, frame.session_id, frame.t)]
+        effects: list[AnyEffect] = []
+        for request_id in list(session.pending):
+            effects += self._resolve(session, request_id, None, "cancelled")
+        if not session.turn_open:
+            return effects
+        return [*effects, CancelTurn(session.id)]
+
+    def configure(self, peer: Peer, frame: AgentConfig) -> list[AnyEffect]:
+        session = self.sessions.get(frame.session_id)
+        if session is None:
+            return [_unknown(peer, frame.session_id, frame.t)]
+        return [SetConfig(session.id, frame.config_id, frame.value)]
+
+    def answer(self, peer: Peer, frame: AgentPermission) -> list[AnyEffect]:
+        """The first answer wins; a later one is told, and everyone saw `permission-resolved`."""
+        session = self.sessions.get(frame.session_id)
+        if session is None:
+            return [_unknown(peer, frame.session_id, frame.t)]
+        pending = session.pending.get(frame.request_id)
+        if pending is None:
+            return [
+                error(
+                    peer.id, f"permission {frame.request_id[:64]} was already answered or is gone", frame.t, "conflict"
+                )
+            ]
+        option_id = frame.option_id
+        if frame.answer is not None and option_id is None:
+            option_id = option_for(pending.options, frame.answer)
+        if option_id is not None and option_id not in {o.get("optionId") for o in pending.options}:
+            return [error(peer.id, f"the agent offered no option {option_id[:64]!r}", frame.t)]
+        by = frame.by or peer.name or peer.id
+        kind = next((o.get("kind") for o in pending.options if o.get("optionId") == option_id), None)
+        return [
+            RecordAnswer(session.id, pending.tool_call, frame.answer, option_id, by, kind),
+            *self._resolve(session, frame.request_id, option_id, by),
+        ]
+
+    def history(self, peer: Peer, frame: AgentHistoryRequest) -> list[AnyEffect]:
+        session = self.sessions.get(frame.session_id)
+        if session is None:
+            return [_unknown(peer, frame.session_id, frame.t)]
+        return self.history_pages(peer.id, session.id, frame.after)
+
+    def history_pages(self, peer_id: str, session_id: str, after: int = 0) -> list[AnyEffect]:
+        """Everything after `after`, in bounded pages, read from the store."""
+        effects: list[AnyEffect] = []
+        while True:
+            page = self.events_of(session_id, after, HISTORY_PAGE + 1)
+            more = len(page) > HISTORY_PAGE
+            page = page[:HISTORY_PAGE]
+            effects.append(Send(peer_id, AgentHistory(session_id=session_id, events=page, more=more)))
+            if not more:
+                return effects
+            after = page[-1]["seq"]
+
+    def joined(self, peer: Peer) -> list[AnyEffect]:
+        """Heads came with `welcome`; now each history, shortest first (DESIGN)."""
+        effects: list[AnyEffect] = []
+        for session in sorted(self.sessions.values(), key=lambda s: s.count):
+            effects += self.history_pages(peer.id, session.id)
+        return effects
+
+    def heads(self, _peer: Peer) -> dict[str, Any]:
+        return {"sessions": [s.head().model_dump(mode="json", by_alias=True) for s in self.sessions.values()]}
+
+    # -- what the agent does (called by the adapter) -----------------------------------------
+
+    def update(self, session_id: str, update: dict[str, Any]) -> list[AnyEffect]:
+        session = self.sessions.get(session_id)
+        if session is None:
+            return []
+        return self._append(session, {"kind": "chunk", "update": update})
+
+    def options(self, session_id: str, options: list[dict[str, Any]]) -> list[AnyEffect]:
+        """The agent's options changed: one `agent-options` per change, none for the same list."""
+        session = self.sessions.get(session_id)
+        if session is None or session.options == options:
+            return []
+        session.options = options
+        return [StoreSession(session.id), Broadcast(AgentOptions(session_id=session.id, options=options))]
+
+    def ask(self, session_id: str, request: Mapping[str, Any]) -> tuple[str, list[AnyEffect]]:
+        """A permission request for the host; returns its request id."""
+        session = self.sessions[session_id]
+        self._requests += 1
+        request_id = f"p{self._requests}-{session.last_seq + 1}"
+        tool_call = dict(request.get("toolCall") or {})
+        options = list(request.get("options") or [])
+        session.pending[request_id] = Pending(tool_call, options)
+        event = {
+            "kind": "permission",
+            "requestId": request_id,
+            "toolCallId": tool_call.get("toolCallId"),
+            "title": tool_call.get("title") or "",
+            "options": options,
+        }
+        return request_id, self._append(session, event)
+
+    def decided(self, session_id: str, request: Mapping[str, Any], choice: Choice | None) -> list[AnyEffect]:
+        """The rules answered without the host: the log still shows the question and the answer."""
+        request_id, effects = self.ask(session_id, request)
+        session = self.sessions[session_id]
+        return effects + self._resolve(session, request_id, choice.option_id if choice else None, "rules", choice)
+
+    def abandon(self, session_id: str, request_id: str) -> list[AnyEffect]:
+        """The agent stopped waiting (its turn ended or it died): the request resolves as cancelled."""
+        session = self.sessions.get(session_id)
+        if session is None or request_id not in session.pending:
+            return []
+        return self._resolve(session, request_id, None, "cancelled")
+
+    def notice(self, session_id: str, text: str) -> list[AnyEffect]:
+        """Canvas tells the thread something about the agent (a `notice` event)."""
+        session = self.sessions.get(session_id)
+        if session is None:
+            return []
+        return self._append(session, {"kind": "notice", "text": text})
+
+    def turn_ended(self, session_id: str, error_text: str | None = None, cancelled: bool = False) -> list[AnyEffect]:
+        session = self.sessions.get(session_id)
+        if session is None or not session.turn_open:
+            return []
+        effects: list[AnyEffect] = []
+        for request_id in list(session.pending):
+            effects += self._resolve(session, request_id, None, "cancelled")
+        event: dict[str, Any] = {"kind": "turn-end"}
+        if error_text:
+            event["error"] = error_text
+        if cancelled:
+            event["cancelled"] = True
+        return effects + self._append(session, event) + self.next_queued(session_id)
+
+    def failed(self, session_id: str, error_text: str) -> list[AnyEffect]:
+        """The agent failed outside a turn (starting at create, or a config change): the log shows
+        it as an ended turn with the error, the one place every screen shows errors; during a turn
+        the hosts get an `error` instead, since the turn goes on."""
+        session = self.sessions.get(session_id)
+        if session is None:
+            return []
+        if not session.turn_open:
+            return self._append(session, {"kind": "turn-end", "error": error_text})
+        return [Broadcast(ErrorFrame(message=error_text, ref="agent-config"), min_access=Access.HOST)]
+
+    # -- removing ----------------------------------------------------------------------------
+
+    def rename(self, session_id: str, title: str) -> list[AnyEffect]:
+        session = self.sessions[session_id]
+        session.title = title
+        return [StoreSession(session.id), self._meta(session)]
+
+    def remove(self, session_id: str) -> list[AnyEffect]:
+        session = self.sessions.pop(session_id, None)
+        if session is None:
+            return []
+        return [StopSession(session_id), Broadcast(AgentRemoved(session_id=session_id))]
+
+    # -- inside ------------------------------------------------------------------------------
+
+    def _start_turn(self, session: Session, text: str, author: str) -> list[AnyEffect]:
+        event = {"kind": "turn", "text": text, "sha256": text_sha256(text), "author": author, "time": self.clock()}
+        return [
+            *self._append(session, event),
+            StoreSession(session.id),
+            self._meta(session),
+            RunTurn(session.id, text),
+        ]
+
+    def _resolve(
+        self, session: Session, request_id: str, option_id: str | None, by: str, choice: Choice | None = None
+    ) -> list[AnyEffect]:
+        session.pending.pop(request_id, None)
+        event = {"kind": "permission-resolved", "requestId": request_id, "optionId": option_id, "by": by}
+        answer = choice if choice is not None else (Choice(option_id) if option_id is not None else None)
+        return [*self._append(session, event), ResolvePermission(session.id, request_id, answer)]
+
+    def _append(self, session: Session, event: dict[str, Any]) -> list[AnyEffect]:
+        status = session.status
+        stamped = {"seq": session.last_seq + 1, **event}
+        session_log.apply(session.thread, stamped)
+        session.count += 1
+        effects: list[AnyEffect] = [
+            StoreEvent(session.id, stamped),
+            Broadcast(AgentEvent(session_id=session.id, event=stamped)),
+        ]
+        if session.status != status:
+            effects.append(self._meta(session))
+        return effects
+
+    def _meta(self, session: Session) -> Broadcast:
+        return Broadcast(AgentMeta(meta=session.head()))
+
+
+@dataclass(frozen=True)
+class RecordAnswer(Effect):
+    """Tell the permission rules what the host answered (audit, and always/never rules)."""
+
+    session_id: str
+    tool_call: dict[str, Any]
+    answer: HostAnswer | None
+    option_id: str | None
+    by: str
+    option_kind: str | None = None
+    """The ACP kind of the agent's option picked (e.g. `allow_always`: the agent remembers)."""
+
+
+def _unknown(peer: Peer, session_id: str, ref: str) -> Send:
+    return error(peer.id, f"no session {session_id}", ref, "not-found")

@@ -1,0 +1,327 @@
+"""What agents' board tools do: read and edit the board through its schema (adr/0003-board-schema.md).
+
+Every edit is one transaction on the server's `Board` and returns the exact Yjs update it made,
+for the server to store and broadcast like a peer's update. Inputs are checked before anything
+is written, so a refused call changes nothing.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import secrets
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from pycrdt import Array, Map, Text
+
+from canvasrelay.core.board import Board
+from canvasrelay.protocol.board_items import HOLDS_TYPES, KINDS, SHAPES
+
+MAX_TEXT = 10_000
+MAX_TITLE = 200
+MAX_REF = 4096
+MAX_COORDINATE = 1e7
+MAX_SIZE = 1e5
+GAP = 40.0
+_COLOR = re.compile(r"#[0-9a-fA-F]{3,8}|[a-zA-Z]{1,20}")
+
+DEFAULTS: dict[str, tuple[float, float, str]] = {
+    "note": (200.0, 200.0, "#ffd43b"),
+    "text": (240.0, 60.0, "#1e1e1e"),
+    "shape": (160.0, 100.0, "#4dabf7"),
+    "arrow": (1.0, 1.0, "#495057"),
+    "frame": (640.0, 480.0, "#868e96"),
+}
+
+
+class BoardApiError(ValueError):
+    """A board tool call with bad arguments; the board is unchanged."""
+
+
+class UnknownItemError(KeyError):
+    """No item with that id (it may have been deleted by someone else meanwhile)."""
+
+    def __init__(self, item_id: str) -> None:
+        super().__init__(item_id)
+        self.item_id = item_id
+
+    def __str__(self) -> str:
+        # KeyError's own str() is the repr of its argument, not a message a model can act on.
+        return f"no item with id {self.item_id!r} on the board (list_items shows the current ones)"
+
+
+@dataclass(frozen=True)
+class Edit:
+    """The item an edit was about, the items it removed, and the update to store and broadcast."""
+
+    id: str
+    update: bytes
+    removed: tuple[str, ...] = ()
+
+
+def _number(name: str, value: object, limit: float, positive: bool = False) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise BoardApiError(f"{name} must be a number, got {type(value).__name__}")
+    number = float(value)
+    if not math.isfinite(number) or abs(number) > limit:
+        raise BoardApiError(f"{name} must be a finite number within ±{limit:g}, got {value!r}")
+    if positive and number <= 0:
+        raise BoardApiError(f"{name} must be greater than 0, got {value!r}")
+    return number
+
+
+def _string(name: str, value: object, limit: int, allow_empty: bool = True) -> str:
+    if not isinstance(value, str):
+        raise BoardApiError(f"{name} must be a string, got {type(value).__name__}")
+    if len(value) > limit:
+        raise BoardApiError(f"{name} is {len(value)} characters long; the limit is {limit}")
+    if not allow_empty and not value.strip():
+        raise BoardApiError(f"{name} must not be empty")
+    return value
+
+
+def _color(value: str | None, kind: str) -> str:
+    if value is None:
+        return DEFAULTS[kind][2]
+    if not isinstance(value, str) or not _COLOR.fullmatch(value):
+        raise BoardApiError(f"color must be a CSS hex colour like '#ffd43b' or a colour name, got {value!r}")
+    return value
+
+
+def _item(board: Board, item_id: str) -> Map:
+    item = board.items.get(item_id) if isinstance(item_id, str) else None
+    if not isinstance(item, Map) or item.get("kind") not in KINDS:
+        raise UnknownItemError(str(item_id))
+    return item
+
+
+def _float(item: Map, key: str) -> float:
+    value = item.get(key)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return 0.0
+    return float(value)
+
+
+def _describe(item_id: str, item: Map) -> dict[str, Any]:
+    kind = item.get("kind")
+    out: dict[str, Any] = {
+        "id": item_id,
+        "kind": kind,
+        "x": _float(item, "x"),
+        "y": _float(item, "y"),
+        "w": _float(item, "w"),
+        "h": _float(item, "h"),
+        "z": _float(item, "z"),
+        "color": item.get("color") if isinstance(item.get("color"), str) else None,
+    }
+    text = item.get("text")
+    if isinstance(text, Text | str):
+        out["text"] = str(text)
+    if kind == "shape":
+        out["shape"] = item.get("shape")
+    if kind == "arrow":
+        out["from"] = item.get("from")
+        out["to"] = item.get("to")
+    if kind == "stroke":
+        points = item.get("points")
+        numbers: Iterable[object] = points if isinstance(points, Array) else []
+        out["points"] = [float(p) for p in numbers if isinstance(p, int | float) and not isinstance(p, bool)]
+    if kind == "frame":
+        holds = item.get("holds")
+        out["holds"] = holds.to_py() if isinstance(holds, Map) else None
+        out["title"] = item.get("title")
+    return out
+
+
+def list_items(board: Board) -> list[dict[str, Any]]:
+    """Every item that fits the schema, back to front."""
+    found = []
+    for item_id, item in board.items.items():
+        if isinstance(item, Map) and item.get("kind") in KINDS:
+            found.append(_describe(item_id, item))
+    found.sort(key=lambda entry: (entry["z"], entry["id"]))
+    return found
+
+
+def read_item(board: Board, item_id: str) -> dict[str, Any]:
+    return _describe(item_id, _item(board, item_id))
+
+
+def _free_spot(board: Board) -> tuple[float, float]:
+    """Right of everything on the board, top-aligned with it, so a new item covers nothing."""
+    items = list_items(board)
+    if not items:
+        return 0.0, 0.0
+    right = max(entry["x"] + entry["w"] for entry in items)
+    top = min(entry["y"] for entry in items)
+    return min(right + GAP, MAX_COORDINATE), top
+
+
+def spot_beside(board: Board, ref: str, kind: str = "note") -> tuple[float, float] | None:
+    """Where a new `kind` item goes touching the frame that holds `ref` (an agent's session): right
+    of it, else below, left or above it, the first spot that covers nothing; None without one."""
+    items = [entry for entry in list_items(board) if entry["kind"] != "arrow"]
+    frame = next((e for e in items if e["kind"] == "frame" and (e.get("holds") or {}).get("ref") == ref), None)
+    if frame is None:
+        return None
+    w, h, _ = DEFAULTS[kind]
+    x, y, fw, fh = frame["x"], frame["y"], frame["w"], frame["h"]
+    for left, top in ((x + fw + GAP, y), (x, y + fh + GAP), (x - w - GAP, y), (x, y - h - GAP)):
+        if not any(_overlaps((left, top, w, h), other) for other in items):
+            return left, top
+    return None
+
+
+def _overlaps(box: tuple[float, float, float, float], item: dict[str, Any]) -> bool:
+    left, top, w, h = box
+    across = left < item["x"] + item["w"] + GAP and item["x"] < left + w + GAP
+    return across and top < item["y"] + item["h"] + GAP and item["y"] < top + h + GAP
+
+
+def _next_z(board: Board) -> float:
+    return max((entry["z"] for entry in list_items(board)), default=0.0) + 1.0
+
+
+def _place(
+    board: Board, kind: str, x: float | None, y: float | None, w: float | None, h: float | None
+) -> tuple[float, float, float, float]:
+    default_w, default_h, _ = DEFAULTS[kind]
+    width = default_w if w is None else _number("w", w, MAX_SIZE, positive=True)
+    height = default_h if h is None else _number("h", h, MAX_SIZE, positive=True)
+    if (x is None) != (y is None):
+        raise BoardApiError("give both x and y, or neither to let the board place the item")
+    if x is None or y is None:
+        left, top = _free_spot(board)
+    else:
+        left, top = _number("x", x, MAX_COORDINATE), _number("y", y, MAX_COORDINATE)
+    return left, top, width, height
+
+
+def _add(board: Board, fields: dict[str, Any]) -> Edit:
+    item_id = secrets.token_hex(6)
+    fields["z"] = _next_z(board)
+    with board.change() as change:
+        board.items[item_id] = Map(fields)
+    return Edit(item_id, change.update)
+
+
+def _add_with_text(
+    board: Board,
+    kind: str,
+    text: str,
+    x: float | None,
+    y: float | None,
+    color: str | None,
+    w: float | None,
+    h: float | None,
+    extra: dict[str, Any] | None = None,
+) -> Edit:
+    body = _string("text", text, MAX_TEXT)
+    left, top, width, height = _place(board, kind, x, y, w, h)
+    fields = {"kind": kind, **(extra or {}), "x": left, "y": top, "w": width, "h": height}
+    return _add(board, {**fields, "color": _color(color, kind), "text": Text(body)})
+
+
+def add_note(
+    board: Board,
+    text: str,
+    x: float | None = None,
+    y: float | None = None,
+    color: str | None = None,
+    w: float | None = None,
+    h: float | None = None,
+) -> Edit:
+    return _add_with_text(board, "note", text, x, y, color, w, h)
+
+
+def add_text(
+    board: Board,
+    text: str,
+    x: float | None = None,
+    y: float | None = None,
+    color: str | None = None,
+    w: float | None = None,
+    h: float | None = None,
+) -> Edit:
+    return _add_with_text(board, "text", text, x, y, color, w, h)
+
+
+def add_shape(
+    board: Board,
+    shape: str = "rect",
+    text: str = "",
+    x: float | None = None,
+    y: float | None = None,
+    w: float | None = None,
+    h: float | None = None,
+    color: str | None = None,
+) -> Edit:
+    if shape not in SHAPES:
+        raise BoardApiError(f"shape must be one of {', '.join(SHAPES)}, got {shape!r}")
+    return _add_with_text(board, "shape", text, x, y, color, w, h, {"shape": shape})
+
+
+def add_arrow(board: Board, from_id: str, to_id: str, color: str | None = None) -> Edit:
+    """Connect two items with an arrow."""
+    ends = [_item(board, from_id), _item(board, to_id)]
+    if from_id == to_id:
+        raise BoardApiError("an arrow needs two different items")
+    if any(end.get("kind") == "arrow" for end in ends):
+        raise BoardApiError("an arrow connects items, not other arrows")
+    boxes = [read_item(board, end_id) for end_id in (from_id, to_id)]
+    left = min(box["x"] for box in boxes)
+    top = min(box["y"] for box in boxes)
+    width = max(max(box["x"] + box["w"] for box in boxes) - left, 1.0)
+    height = max(max(box["y"] + box["h"] for box in boxes) - top, 1.0)
+    fields = {"kind": "arrow", "from": from_id, "to": to_id, "x": left, "y": top, "w": width, "h": height}
+    return _add(board, {**fields, "color": _color(color, "arrow")})
+
+
+def add_frame(
+    board: Board,
+    holds_type: str,
+    ref: str,
+    title: str = "",
+    x: float | None = None,
+    y: float | None = None,
+    w: float | None = None,
+    h: float | None = None,
+    color: str | None = None,
+) -> Edit:
+    """A frame showing an agent session, a terminal or a file on the board."""
+    if holds_type not in HOLDS_TYPES:
+        raise BoardApiError(f"holds_type must be one of {', '.join(HOLDS_TYPES)}, got {holds_type!r}")
+    reference = _string("ref", ref, MAX_REF, allow_empty=False)
+    caption = _string("title", title, MAX_TITLE)
+    left, top, width, height = _place(board, "frame", x, y, w, h)
+    fields = {"kind": "frame", "x": left, "y": top, "w": width, "h": height, "title": caption}
+    holds = Map({"type": holds_type, "ref": reference})
+    return _add(board, {**fields, "color": _color(color, "frame"), "holds": holds})
+
+
+def move(board: Board, item_id: str, x: float, y: float) -> Edit:
+    item = _item(board, item_id)
+    if item.get("kind") == "arrow":
+        raise BoardApiError("an arrow follows the items it connects; move those instead")
+    left, top = _number("x", x, MAX_COORDINATE), _number("y", y, MAX_COORDINATE)
+    with board.change() as change:
+        item["x"] = left
+        item["y"] = top
+    return Edit(item_id, change.update)
+
+
+def delete(board: Board, item_id: str) -> Edit:
+    """Delete an item and the arrows attached to it, in one update."""
+    _item(board, item_id)
+    attached = [
+        other_id
+        for other_id, other in board.items.items()
+        if isinstance(other, Map) and other.get("kind") == "arrow" and item_id in (other.get("from"), other.get("to"))
+    ]
+    with board.change() as change:
+        for other_id in attached:
+            del board.items[other_id]
+        del board.items[item_id]
+    return Edit(item_id, change.update, tuple(attached))

@@ -1,0 +1,355 @@
+"""Guests on the Room, sans-I/O: who they are, what they may do, and the host's approvals.
+
+The hub admits a guest with `admit` (after the channel proved the host key and the guest sent
+`guest-join`); from then on the guest is an ordinary Room peer whose `access` this module keeps
+in step with the host's choices. Requests the policy answers with "ask the host" wait here until a
+host approves, denies or trusts, or until they expire (`expire`, driven by the hub's clock).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import itertools
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from canvasrelay.core.effects import AnyEffect, Broadcast, Close, Send
+from canvasrelay.core.room import Peer, Room, error
+from canvasrelay.protocol import ClientFrame
+from canvasrelay.protocol.access import Access
+from canvasrelay.protocol.encoding import text_sha256
+from canvasrelay.protocol.guests import (
+    AccessLevel,
+    ApprovalAnswer,
+    ApprovalRequest,
+    ApprovalResolved,
+    GuestInfo,
+    GuestJoin,
+    GuestKick,
+    GuestList,
+    GuestSetAccess,
+    Outcome,
+    RequestPending,
+    RoomSetAccess,
+    TerminalGrant,
+    YourAccess,
+)
+
+APPROVAL_TTL = 120.0
+MAX_PENDING_PER_GUEST = 8
+"""A guest cannot bury the host in requests."""
+CLOSE_KICKED = 4403
+PEER_PREFIX = "guest-"
+
+
+@dataclass
+class Guest:
+    guest_id: str
+    secret_hash: bytes
+    name: str
+    color: str
+    own_access: Access | None = None
+    granted_terminals: set[str] = field(default_factory=set)
+    connected: bool = False
+    latency_ms: float | None = None
+
+
+@dataclass(frozen=True)
+class Approval:
+    id: str
+    guest_id: str
+    peer_id: str
+    frame: ClientFrame
+    expires_at: float
+    text: str
+    """What the host is shown, whole; `sha256` is its digest."""
+    sha256: str
+
+
+def peer_id_of(guest_id: str) -> str:
+    return PEER_PREFIX + guest_id
+
+
+def _hash(secret: str) -> bytes:
+    return hashlib.sha256(secret.encode("utf-8")).digest()
+
+
+def describe(frame: ClientFrame) -> str:
+    """What the host reads before approving, whole (frames are bounded by their own limits):
+    the prompt's text when there is one, else the fields."""
+    for name in ("text", "prompt"):
+        value = getattr(frame, name, None)
+        if isinstance(value, str):
+            return value
+    fields = frame.model_dump(mode="json", by_alias=True, exclude={"t"})
+    return json.dumps(fields, ensure_ascii=False)
+
+
+def subject_of(frame: ClientFrame) -> str | None:
+    for name in ("session_id", "id"):
+        value = getattr(frame, name, None)
+        if isinstance(value, str):
+            return value
+    return None
+
+
+class Guests:
+    def __init__(
+        self,
+        room: Room,
+        clock: Callable[[], float] = time.monotonic,
+        approval_ttl: float = APPROVAL_TTL,
+    ) -> None:
+        self.room = room
+        self.clock = clock
+        self.approval_ttl = approval_ttl
+        self.default_access = Access.VIEW
+        self.guests: dict[str, Guest] = {}
+        self.banned: set[str] = set()
+        self.pending: dict[str, Approval] = {}
+        self._ids = itertools.count(1)
+        room.ask_host = self.ask_host
+        room.route(GuestSetAccess, self._set_access)
+        room.route(RoomSetAccess, self._set_room_access)
+        room.route(GuestKick, self._kick)
+        room.route(TerminalGrant, self._grant)
+        room.route(ApprovalAnswer, self._answer)
+        room.on_join(self._joined)
+        room.on_leave(self._left)
+        room.add_welcome_part(self._waiting)
+
+    # -- admission, driven by the hub -------------------------------------------------------
+
+    def admit(self, join: GuestJoin) -> Peer | str:
+        """The peer to connect for this join, or why it may not join."""
+        if join.guest_id in self.banned:
+            return "the host removed you from this room"
+        guest = self.guests.get(join.guest_id)
+        if guest is None:
+            guest = Guest(join.guest_id, _hash(join.secret), join.name, join.color)
+            self.guests[join.guest_id] = guest
+        elif not hmac.compare_digest(guest.secret_hash, _hash(join.secret)):
+            return "that guest id belongs to someone else"
+        guest.name, guest.color = join.name, join.color
+        return Peer(
+            id=peer_id_of(guest.guest_id),
+            access=self.access_of(guest),
+            name=guest.name,
+            color=guest.color,
+            granted_terminals=guest.granted_terminals,
+        )
+
+    def access_of(self, guest: Guest) -> Access:
+        return guest.own_access or self.default_access
+
+    def set_latency(self, guest_id: str, latency_ms: float | None) -> None:
+        guest = self.guests.get(guest_id)
+        if guest is not None:
+            guest.latency_ms = latency_ms
+
+    def guest_list(self) -> GuestList:
+        return GuestList(
+            default_access=_level(self.default_access),
+            guests=[
+                GuestInfo(
+                    guest_id=g.guest_id,
+                    name=g.name,
+                    color=g.color,
+                    access=_level(self.access_of(g)),
+                    own_access=_level(g.own_access) if g.own_access else None,
+                    connected=g.connected,
+                    latency_ms=g.latency_ms,
+                    granted_terminals=sorted(g.granted_terminals),
+                )
+                for g in self.guests.values()
+                if g.guest_id not in self.banned
+            ],
+        )
+
+    def to_hosts(self) -> Broadcast:
+        return Broadcast(self.guest_list(), min_access=Access.HOST)
+
+    # -- approvals ---------------------------------------------------------------------------
+
+    def ask_host(self, peer: Peer, frame: ClientFrame) -> list[AnyEffect]:
+        guest_id = self._guest_id(peer)
+        if guest_id is None:
+            return [error(peer.id, f"refused: {frame.t} needs the host's approval", frame.t)]
+        if sum(1 for a in self.pending.values() if a.guest_id == guest_id) >= MAX_PENDING_PER_GUEST:
+            return [error(peer.id, "refused: too many requests are waiting for the host", frame.t)]
+        text = describe(frame)
+        expires_at = self.clock() + self.approval_ttl
+        approval = Approval(f"a{next(self._ids)}", guest_id, peer.id, frame, expires_at, text, text_sha256(text))
+        self.pending[approval.id] = approval
+        ttl_ms = int(self.approval_ttl * 1000)
+        return [
+            Send(peer.id, RequestPending(id=approval.id, ref=frame.t, subject=subject_of(frame), expires_in_ms=ttl_ms)),
+            Broadcast(self._request(approval), min_access=Access.HOST),
+        ]
+
+    def _request(self, approval: Approval) -> ApprovalRequest:
+        guest = self.guests.get(approval.guest_id)
+        return ApprovalRequest(
+            id=approval.id,
+            guest_id=approval.guest_id,
+            name=guest.name if guest else "",
+            color=guest.color if guest else "",
+            what=approval.frame.t,
+            text=approval.text,
+            length=len(approval.text),
+            sha256=approval.sha256,
+            subject=subject_of(approval.frame),
+            expires_in_ms=max(0, int((approval.expires_at - self.clock()) * 1000)),
+        )
+
+    def _waiting(self, peer: Peer) -> dict[str, Any]:
+        """A host's welcome lists the requests still waiting, so a reloaded page loses none."""
+        if not peer.is_host:
+            return {}
+        return {"approvals": [self._request(a) for a in self.pending.values()]}
+
+    def expire(self) -> list[AnyEffect]:
+        now = self.clock()
+        effects: list[AnyEffect] = []
+        for approval in [a for a in self.pending.values() if a.expires_at <= now]:
+            del self.pending[approval.id]
+            ref = approval.frame.t
+            effects.append(error(approval.peer_id, f"request expired: the host did not answer your {ref} in time", ref))
+            effects += self._resolved(approval, "expired")
+        return effects
+
+    def _answer(self, host: Peer, frame: ApprovalAnswer) -> list[AnyEffect]:
+        approval = self.pending.get(frame.id)
+        if approval is None:
+            return [error(host.id, f"no request {frame.id[:64]} is waiting (answered or expired)", frame.t)]
+        if frame.sha256 is not None and frame.sha256 != approval.sha256:
+            # The host answered something other than what waits: it stays waiting for a real answer.
+            return [error(host.id, "that answer was for different text than the request holds; nothing ran", frame.t)]
+        del self.pending[frame.id]
+        peer = self.room.peers.get(approval.peer_id)
+        guest = self.guests.get(approval.guest_id)
+        if peer is None or guest is None:
+            return self._resolved(approval, "withdrawn")
+        ref = approval.frame.t
+        if frame.answer == "deny":
+            return [error(peer.id, f"the host denied your {ref}", ref), *self._resolved(approval, "denied")]
+        effects: list[AnyEffect] = []
+        if frame.answer == "trust":
+            effects += self._change(guest, own_access=Access.TRUSTED)
+        elif peer.access.rank < Access.EDIT.rank:
+            # Lowered to view while the request waited: the approval no longer applies.
+            return [error(peer.id, f"refused: your {ref} was approved but you now have view access", ref)]
+        effects += self._resolved(approval, "trusted" if frame.answer == "trust" else "approved")
+        return effects + self.room.perform(peer, approval.frame)
+
+    def _resolved(self, approval: Approval, outcome: Outcome) -> list[AnyEffect]:
+        resolved = ApprovalResolved(id=approval.id, ref=approval.frame.t, outcome=outcome)
+        return [Send(approval.peer_id, resolved), Broadcast(resolved, min_access=Access.HOST)]
+
+    # -- the host's controls -----------------------------------------------------------------
+
+    def _set_access(self, host: Peer, frame: GuestSetAccess) -> list[AnyEffect]:
+        guest = self._known(frame.guest_id)
+        if guest is None:
+            return [error(host.id, f"no guest {frame.guest_id[:64]}", frame.t)]
+        return self._change(guest, own_access=Access(frame.access) if frame.access else None)
+
+    def _set_room_access(self, _host: Peer, frame: RoomSetAccess) -> list[AnyEffect]:
+        self.default_access = Access(frame.access)
+        effects: list[AnyEffect] = []
+        for guest in self.guests.values():
+            if guest.own_access is None:
+                effects += self._sync_peer(guest)
+        return [*effects, self.to_hosts()]
+
+    def _kick(self, host: Peer, frame: GuestKick) -> list[AnyEffect]:
+        guest = self._known(frame.guest_id)
+        if guest is None:
+            return [error(host.id, f"no guest {frame.guest_id[:64]}", frame.t)]
+        self.banned.add(guest.guest_id)
+        for approval in [a for a in self.pending.values() if a.guest_id == guest.guest_id]:
+            del self.pending[approval.id]
+        return [Close(peer_id_of(guest.guest_id), CLOSE_KICKED, "the host removed you from this room"), self.to_hosts()]
+
+    def _grant(self, host: Peer, frame: TerminalGrant) -> list[AnyEffect]:
+        guest = self._known(frame.guest_id)
+        if guest is None:
+            return [error(host.id, f"no guest {frame.guest_id[:64]}", frame.t)]
+        if frame.granted:
+            guest.granted_terminals.add(frame.terminal_id)
+        else:
+            guest.granted_terminals.discard(frame.terminal_id)
+        return [*self._sync_peer(guest), self.to_hosts()]
+
+    def end_grants(self, terminal_id: str) -> list[AnyEffect]:
+        """No guest controls `terminal_id` any more (its shell ended, or another starts under it)."""
+        holders = [g for g in self.guests.values() if terminal_id in g.granted_terminals]
+        effects: list[AnyEffect] = []
+        for guest in holders:
+            guest.granted_terminals.discard(terminal_id)
+            effects += self._sync_peer(guest)
+        return [*effects, self.to_hosts()] if holders else []
+
+    def _change(self, guest: Guest, own_access: Access | None) -> list[AnyEffect]:
+        guest.own_access = own_access
+        return [*self._sync_peer(guest), self.to_hosts()]
+
+    def _sync_peer(self, guest: Guest) -> list[AnyEffect]:
+        """Apply the guest's current access to its live peer and tell the guest."""
+        peer = self.room.peers.get(peer_id_of(guest.guest_id))
+        if peer is None:
+            return []
+        peer.access = self.access_of(guest)
+        return [Send(peer.id, self._your_access(guest))]
+
+    def _your_access(self, guest: Guest) -> YourAccess:
+        return YourAccess(access=_level(self.access_of(guest)), granted_terminals=sorted(guest.granted_terminals))
+
+    # -- presence ----------------------------------------------------------------------------
+
+    def _joined(self, peer: Peer) -> list[AnyEffect]:
+        if peer.is_host:
+            return [Send(peer.id, self.guest_list())]
+        guest = self._guest_of(peer)
+        if guest is None:
+            return []
+        guest.connected = True
+        return [Send(peer.id, self._your_access(guest)), self.to_hosts()]
+
+    def _left(self, peer: Peer) -> list[AnyEffect]:
+        guest = self._guest_of(peer)
+        if guest is None:
+            return []
+        guest.connected = False
+        guest.latency_ms = None
+        effects: list[AnyEffect] = []
+        for approval in [a for a in self.pending.values() if a.peer_id == peer.id]:
+            del self.pending[approval.id]
+            effects.append(Broadcast(_withdrawn(approval), min_access=Access.HOST))
+        return [*effects, self.to_hosts()]
+
+    def _guest_id(self, peer: Peer) -> str | None:
+        if not peer.id.startswith(PEER_PREFIX):
+            return None
+        return peer.id[len(PEER_PREFIX) :]
+
+    def _guest_of(self, peer: Peer) -> Guest | None:
+        guest_id = self._guest_id(peer)
+        return self.guests.get(guest_id) if guest_id else None
+
+    def _known(self, guest_id: str) -> Guest | None:
+        return None if guest_id in self.banned else self.guests.get(guest_id)
+
+
+def _withdrawn(approval: Approval) -> ApprovalResolved:
+    return ApprovalResolved(id=approval.id, ref=approval.frame.t, outcome="withdrawn")
+
+
+def _level(access: Access) -> AccessLevel:
+    if access is Access.HOST:
+        raise ValueError("a guest never has host access")
+    return access.value  # type: ignore[return-value]

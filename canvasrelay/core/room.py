@@ -1,0 +1,160 @@
+"""The Room: the sans-I/O core. It takes `(peer, frame)` and returns effects as data.
+
+Transports turn bytes into `receive` calls and carry out the `Send`/`Broadcast`/`Close`
+effects; adapters (agents, PTYs, the store) carry out the rest. The Room itself does no I/O,
+which is why it is tested without sockets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import PurePath
+from typing import Any, Generic, TypeVar
+
+from canvasrelay.core.effects import AnyEffect, Send
+from canvasrelay.core.policy import Decision, Request, decide, denial_reason
+from canvasrelay.protocol import ClientFrame, FrameError, parse_client_frame
+from canvasrelay.protocol.access import Access
+from canvasrelay.protocol.core import AgentInfo, ErrorFrame, ErrorKind, Ping, Pong, Welcome
+
+
+@dataclass
+class Peer:
+    id: str
+    access: Access
+    name: str = ""
+    color: str = ""
+    granted_terminals: set[str] = field(default_factory=set)
+
+    @property
+    def is_host(self) -> bool:
+        return self.access is Access.HOST
+
+
+@dataclass(frozen=True)
+class RoomInfo:
+    room_id: str
+    key: str
+    host_public_key: str
+    cwd: str
+
+    @property
+    def project(self) -> str:
+        return PurePath(self.cwd).name or self.cwd
+
+
+F = TypeVar("F", bound=ClientFrame)
+Handler = Callable[[Peer, F], list[AnyEffect]]
+RequestOf = Callable[[Peer, F], Request]
+
+
+@dataclass(frozen=True)
+class Route(Generic[F]):
+    handler: Handler[F]
+    request: RequestOf[F] | None = None
+    """How to ask the policy; by default the frame class's `action`."""
+
+
+AskHost = Callable[[Peer, ClientFrame], list[AnyEffect]]
+WelcomePart = Callable[[Peer], dict[str, Any]]
+
+
+class Room:
+    def __init__(self, info: RoomInfo) -> None:
+        self.info = info
+        self.peers: dict[str, Peer] = {}
+        self.agents: list[AgentInfo] = []
+        self._routes: dict[type[ClientFrame], Route[Any]] = {Ping: Route(self._ping)}
+        self._welcome_parts: list[WelcomePart] = []
+        self._join_hooks: list[Callable[[Peer], list[AnyEffect]]] = []
+        self._leave_hooks: list[Callable[[Peer], list[AnyEffect]]] = []
+        self.ask_host: AskHost = self._no_approvals
+
+    def route(self, frame_type: type[F], handler: Handler[F], request: RequestOf[F] | None = None) -> None:
+        if frame_type in self._routes:
+            raise ValueError(f"{frame_type.__name__} already has a handler")
+        self._routes[frame_type] = Route(handler, request)
+
+    def add_welcome_part(self, part: WelcomePart) -> None:
+        self._welcome_parts.append(part)
+
+    def on_join(self, hook: Callable[[Peer], list[AnyEffect]]) -> None:
+        self._join_hooks.append(hook)
+
+    def on_leave(self, hook: Callable[[Peer], list[AnyEffect]]) -> None:
+        self._leave_hooks.append(hook)
+
+    def join(self, peer: Peer) -> list[AnyEffect]:
+        self.peers[peer.id] = peer
+        effects: list[AnyEffect] = [Send(peer.id, self.welcome(peer))]
+        for hook in self._join_hooks:
+            effects += hook(peer)
+        return effects
+
+    def leave(self, peer_id: str) -> list[AnyEffect]:
+        peer = self.peers.pop(peer_id, None)
+        if peer is None:
+            return []
+        effects: list[AnyEffect] = []
+        for hook in self._leave_hooks:
+            effects += hook(peer)
+        return effects
+
+    def welcome(self, peer: Peer) -> Welcome:
+        fields: dict[str, Any] = {
+            "room_id": self.info.room_id,
+            "key": self.info.key,
+            "host_public_key": self.info.host_public_key,
+            "project": self.info.project,
+            "cwd": self.info.cwd if peer.is_host else None,
+            "access": peer.access.value,
+            "peer_id": peer.id,
+            "agents": self.agents,
+        }
+        for part in self._welcome_parts:
+            fields.update(part(peer))
+        return Welcome(**fields)
+
+    def receive(self, peer_id: str, raw: str | bytes) -> list[AnyEffect]:
+        """Parse, check against the policy, dispatch. Never raises for what a peer sent."""
+        peer = self.peers.get(peer_id)
+        if peer is None:
+            return []
+        try:
+            frame = parse_client_frame(raw)
+        except FrameError as exc:
+            return [error(peer_id, str(exc))]
+        return self.dispatch(peer, frame)
+
+    def dispatch(self, peer: Peer, frame: ClientFrame) -> list[AnyEffect]:
+        route = self._routes.get(type(frame))
+        if route is None:
+            return [error(peer.id, f"{frame.t} is not accepted here", frame.t)]
+        request = route.request(peer, frame) if route.request else Request(type(frame).action)
+        decision = decide(peer.access, request)
+        if decision is Decision.DENY:
+            return [error(peer.id, f"refused: {denial_reason(peer.access, request)}", frame.t)]
+        if decision is Decision.ASK_HOST:
+            return self.ask_host(peer, frame)
+        return self.perform(peer, frame)
+
+    def perform(self, peer: Peer, frame: ClientFrame) -> list[AnyEffect]:
+        """Run a frame's handler without asking the policy again: for a request the host approved."""
+        route = self._routes.get(type(frame))
+        if route is None:
+            return [error(peer.id, f"{frame.t} is not accepted here", frame.t)]
+        try:
+            return route.handler(peer, frame)
+        except FrameError as exc:
+            return [error(peer.id, str(exc), frame.t)]
+
+    def _ping(self, peer: Peer, _frame: Ping) -> list[AnyEffect]:
+        return [Send(peer.id, Pong())]
+
+    def _no_approvals(self, peer: Peer, frame: ClientFrame) -> list[AnyEffect]:
+        return [error(peer.id, f"refused: {frame.t} needs the host's approval", frame.t)]
+
+
+def error(peer_id: str, message: str, ref: str | None = None, kind: ErrorKind = "invalid") -> Send:
+    return Send(peer_id, ErrorFrame(message=message, ref=ref, kind=kind))

@@ -1,0 +1,171 @@
+"""The API's request and response bodies. The OpenAPI document is generated from these.
+
+Bodies are camelCase on the wire. Request bodies are strict (a string is not a number) and
+refuse unknown fields, so what the document promises is exactly what is accepted.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+from canvasrelay.core.permission_rules import Rule
+from canvasrelay.protocol.guests import AccessLevel, GuestInfo
+
+ID_MAX = 128
+PAGE_MAX = 500
+
+
+class ApiModel(BaseModel):
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        validate_by_name=True,
+        validate_by_alias=True,
+        serialize_by_alias=True,
+        extra="forbid",
+    )
+
+
+class RequestModel(ApiModel):
+    """Only the camelCase names a client is told about are accepted."""
+
+    model_config = ConfigDict(strict=True, validate_by_name=False)
+
+
+class QueryModel(ApiModel):
+    """Query strings are text, so their numbers are parsed (not strict)."""
+
+    model_config = ConfigDict(validate_by_name=False)
+
+
+# -- errors ---------------------------------------------------------------------------------
+
+
+class FieldError(ApiModel):
+    field: str
+    message: str
+
+
+class ErrorBody(ApiModel):
+    name: str = Field(description="Machine name: bad_request, unauthorized, not_found, conflict, validation_error…")
+    message: str
+    code: int = Field(description="The HTTP status.")
+    details: list[FieldError] | None = Field(default=None, description="For validation errors: each field.")
+
+
+class ErrorOut(ApiModel):
+    error: ErrorBody
+
+
+# -- health, guests, board ------------------------------------------------------------------
+
+
+class HealthOut(ApiModel):
+    version: str
+    uptime_seconds: float
+    sessions: int
+    guests: int = Field(description="Guests connected now.")
+
+
+class GuestsOut(ApiModel):
+    default_access: AccessLevel
+    guests: list[GuestInfo]
+
+
+class GuestAccessIn(RequestModel):
+    access: AccessLevel | None = Field(description="null returns the guest to the room's default.")
+
+
+class BoardItem(ApiModel):
+    model_config = ConfigDict(extra="allow")
+
+    id: str
+    kind: str | None
+    x: float
+    y: float
+    w: float
+    h: float
+    z: float
+    color: str | None = None
+    text: str | None = None
+
+
+class BoardItemsOut(ApiModel):
+    items: list[BoardItem]
+
+
+# -- sessions -------------------------------------------------------------------------------
+
+
+class PageQuery(QueryModel):
+    limit: int = Field(default=50, ge=1, le=PAGE_MAX)
+    cursor: int = Field(default=0, ge=0, le=2**53, description="From a previous page's nextCursor.")
+
+
+class EventsQuery(QueryModel):
+    after: int = Field(default=0, ge=0, le=2**53, description="Events with a seq above this.")
+    limit: int = Field(default=200, ge=1, le=PAGE_MAX)
+
+
+class SessionOut(ApiModel):
+    id: str
+    agent: str
+    title: str
+    status: str = Field(description="idle, running or waiting (for a permission).")
+    created: float
+    last_seq: int
+    meta: dict[str, Any] = Field(description="The session's agent-meta, as the host page sees it.")
+
+
+class SessionsOut(ApiModel):
+    sessions: list[SessionOut]
+    next_cursor: int | None
+
+
+class SessionEventsOut(ApiModel):
+    session: SessionOut
+    events: list[dict[str, Any]] = Field(description="The session's log: turn, chunk, permission… each with seq.")
+    next_after: int | None = Field(description="Pass as `after` for the next page; null when this is the end.")
+
+
+class RuleOut(ApiModel):
+    id: int
+    rule: Rule
+
+
+class AgentRuleOut(ApiModel):
+    title: str = Field(description="The tool call the host answered with the agent's own option.")
+    kind: str = Field(description="The agent's option kind: allow_always or reject_always.")
+    text: str = Field(description='In words: "the agent remembers: always allow <title>".')
+
+
+class RulesOut(ApiModel):
+    session: list[RuleOut] = Field(description="The session's own rules (removable).")
+    user: list[Rule]
+    project: list[Rule]
+    agent: list[AgentRuleOut] = Field(
+        default_factory=list,
+        description="What the agent itself remembers (its own always options); not canvas's rules, and "
+        "as wide as the agent makes them.",
+    )
+    unnamed_kinds: list[str] = Field(
+        default_factory=list,
+        description="Tool kinds this agent asks about without a path or command: only a `*` rule matches them.",
+    )
+
+
+class RemovedOut(ApiModel):
+    removed: int
+
+
+class AgentOut(ApiModel):
+    id: str
+    label: str
+    available: bool
+    reason: str | None = None
+
+
+class AgentsOut(ApiModel):
+    agents: list[AgentOut]

@@ -1,0 +1,203 @@
+"""`canvas serve`: the aiohttp application around one Room, and the composition root.
+
+`CanvasServer` builds every feature with what it needs, in dependency order (rules and the
+board before the agents that use them), starts them before the port opens, and
+`CanvasServer.stop` ends every child process and flushes the store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import quote
+
+from aiohttp import web
+from aiohttp.typedefs import Handler
+
+from canvasrelay.core.guests import Guests
+from canvasrelay.core.room import Room, RoomInfo
+from canvasrelay.core.shared_files import SharedFiles
+from canvasrelay.core.terminals import TerminalRoom
+from canvasrelay.server import canvas_dir, room_secrets
+from canvasrelay.server.agent_catalog import AgentSpec, discover, load_config, process_limits
+from canvasrelay.server.agent_host import AgentHost
+from canvasrelay.server.api import mount_api
+from canvasrelay.server.board_host import BoardHost
+from canvasrelay.server.board_mcp import BoardMcp
+from canvasrelay.server.canvas_dir import FolderLock
+from canvasrelay.server.file_host import FileHost
+from canvasrelay.server.hub import Hub
+from canvasrelay.server.rendezvous import add_routes as add_rendezvous
+from canvasrelay.server.rule_book import RuleBook, load_user_rules, project_rules
+from canvasrelay.server.runtime import Runtime
+from canvasrelay.server.static_assets import add_static_routes
+from canvasrelay.server.store import Store, open_store
+from canvasrelay.server.terminal_host import TerminalHost
+from canvasrelay.server.transport_ws import host_socket
+
+log = logging.getLogger(__name__)
+
+WEB_DIST = Path(__file__).resolve().parents[1] / "web_dist"
+SECURITY_HEADERS = {
+    "Referrer-Policy": "no-referrer",
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+}
+
+
+@dataclass
+class ServeOptions:
+    root: Path
+    host: str = "127.0.0.1"
+    port: int = 0
+    new_room: bool = False
+    extra_origins: set[str] = field(default_factory=set)
+    signal_url: str | None = None
+    """An outside rendezvous (`canvas signal`); by default this server's own `/signal`."""
+    base_url: str | None = None
+    """Where the room link points guests (the guest page), when not this server."""
+    ice_servers: list[str] = field(default_factory=list)
+    relay_only: bool = False
+    """Hub and guests connect only through TURN relays (`--relay-only`; the room link says so too)."""
+
+
+class CanvasServer:
+    def __init__(self, options: ServeOptions) -> None:
+        self.options = options
+        self.root = options.root.resolve()
+        self.canvas_dir = room_secrets.ensure_private_dir(self.root / ".canvas")
+        # Before anything reads or rotates the folder's state: it may belong to a running server.
+        self.lock = FolderLock(self.canvas_dir)
+        try:
+            canvas_dir.tighten(self.canvas_dir)
+            self.secrets = room_secrets.load_or_create(self.canvas_dir, rotate=options.new_room)
+            self.config = load_config(self.canvas_dir)
+            self.agent_specs: dict[str, AgentSpec] = discover(self.config)
+            self.store: Store = open_store(self.canvas_dir)
+        except BaseException:
+            self.lock.release()
+            raise
+        self.room = Room(
+            RoomInfo(
+                room_id=self.secrets.room_id,
+                key=self.secrets.room_key,
+                host_public_key=self.secrets.host_public_key,
+                cwd=str(self.root),
+            )
+        )
+        self.room.agents = [spec.info() for spec in self.agent_specs.values()]
+        self.runtime = Runtime(self.room)
+        self.guests = Guests(self.room)
+        self.hub: Hub | None = None
+        self.app = web.Application(middlewares=[_security_headers])
+        self.runner: web.AppRunner | None = None
+        self.port = 0
+        self.listening = asyncio.Event()
+        """Set once the port is bound (and so `port` known)."""
+        self.rules = RuleBook(self.store, self.root, load_user_rules(), project_rules(self.config))
+        self.board = BoardHost(self.room, self.runtime, self.store)
+        self.board_mcp = BoardMcp(self.board.tools)
+        self.board_mcp.install(self.app)
+        self.agents = AgentHost(
+            self.room,
+            self.runtime,
+            self.store,
+            self.agent_specs,
+            self.rules,
+            self.board_mcp,
+            self.root,
+            self._own_url,
+            process_limits(self.config),
+        )
+        self.terminals = TerminalHost(self.runtime, TerminalRoom(self.room, self.guests.end_grants), self.root)
+        self.files = FileHost(self.runtime, SharedFiles(self.room), self.root)
+        mount_api(self)
+
+    async def _own_url(self) -> str:
+        await self.listening.wait()
+        return f"http://127.0.0.1:{self.port}"
+
+    def own_origins(self) -> set[str]:
+        names = {self.options.host, "127.0.0.1", "localhost"}
+        return {f"http://{name}:{self.port}" for name in names} | self.options.extra_origins
+
+    def _routes(self) -> None:
+        origins = _LateOrigins(self)
+        self.app.router.add_get("/ws", host_socket(self.runtime, self.secrets.token_matches, origins))
+        if self.options.signal_url is None:
+            add_rendezvous(self.app)
+        add_static_routes(self.app, WEB_DIST)
+
+    async def start(self) -> int:
+        await self.board.start()
+        await self.agents.start()
+        await self.files.start()
+        self._routes()
+        self.runner = web.AppRunner(self.app, access_log=None)
+        await self.runner.setup()
+        site = web.TCPSite(self.runner, self.options.host, self.options.port)
+        await site.start()
+        self.port = int(self.runner.addresses[0][1])
+        self.lock.serving_on(self.port)
+        self.listening.set()
+        signal = self.options.signal_url or f"ws://{self._link_host()}:{self.port}/signal"
+        self.hub = Hub(
+            self.runtime,
+            self.guests,
+            self.secrets,
+            signal,
+            ice_urls=self.options.ice_servers,
+            relay_only=self.options.relay_only,
+        )
+        await self.hub.start()
+        return self.port
+
+    @property
+    def host_link(self) -> str:
+        return f"http://{self._link_host()}:{self.port}/#token={self.secrets.token}"
+
+    @property
+    def room_link(self) -> str:
+        extra = {
+            "signal": self.options.signal_url or "",
+            "ice": ",".join(self.options.ice_servers),
+            "relay": "1" if self.options.relay_only else "",
+        }
+        tail = "".join(f"&{k}={quote(v, safe=':/@,')}" for k, v in extra.items() if v)
+        return f"{self._base()}/#{self.secrets.room_fragment()}{tail}"
+
+    def _base(self) -> str:
+        return (self.options.base_url or f"http://{self._link_host()}:{self.port}").rstrip("/")
+
+    def _link_host(self) -> str:
+        return "127.0.0.1" if self.options.host in ("0.0.0.0", "::", "") else self.options.host
+
+    async def stop(self) -> None:
+        if self.hub is not None:
+            await self.hub.stop()
+        await self.runtime.close()
+        if self.runner is not None:
+            await self.runner.cleanup()
+        self.store.close()
+        self.lock.release()
+
+
+class _LateOrigins(set[str]):
+    """The server's own origins, known only once the port is bound."""
+
+    def __init__(self, server: CanvasServer) -> None:
+        super().__init__()
+        self.server = server
+
+    def __contains__(self, origin: object) -> bool:
+        return origin in self.server.own_origins()
+
+
+@web.middleware
+async def _security_headers(request: web.Request, handler: Handler) -> web.StreamResponse:
+    response = await handler(request)
+    for key, value in SECURITY_HEADERS.items():
+        response.headers.setdefault(key, value)
+    return response

@@ -1,0 +1,487 @@
+"""The hub: one aiortc peer connection per guest, reached only through the encrypted rendezvous.
+
+The hub listens on the room's topic. An envelope it cannot open is ignored, so a peer without the
+room key never gets an answer. It answers an offer; when the guest's data channel opens it proves
+the host key (signing the guest's nonce and both DTLS fingerprints), waits for `guest-join`, and
+then connects the guest to the runtime as an ordinary Room peer through a `GuestStream`, which
+outlives the channel so a guest that drops can resume after its last `seq`.
+
+An offer is answered once: a copy (replayed by the relay, or by anyone on the topic) is ignored;
+handshakes are bounded per source and in total; offers and each identity's joins are paced; and
+a guest in its resume grace gives way to a new one. So neither a flood of copies nor a guest
+churning in and out can lock the room.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+import aiohttp
+from aiortc import RTCDataChannel, RTCPeerConnection, RTCSessionDescription
+
+from canvasrelay.core.guests import Guests, peer_id_of
+from canvasrelay.core.rate_limit import BucketPerKey, InboundGate, SeenOnce, TokenBucket
+from canvasrelay.core.room import Peer
+from canvasrelay.protocol import FrameError, encode, parse_client_frame, signal_crypto
+from canvasrelay.protocol.core import ErrorFrame
+from canvasrelay.protocol.encoding import b64url, b64url_decode
+from canvasrelay.protocol.framing import Reassembler
+from canvasrelay.protocol.guests import Bye, GuestJoin, HubProof, StreamGap
+from canvasrelay.protocol.ice import TurnClient, has_relay, rtc_configuration, signal_urls
+from canvasrelay.server.background import cancelled
+from canvasrelay.server.room_secrets import RoomSecrets
+from canvasrelay.server.runtime import Runtime
+from canvasrelay.server.transport_datachannel import GuestStream
+
+log = logging.getLogger(__name__)
+
+JOIN_TIMEOUT = 10.0
+RESUME_GRACE = 30.0
+"""How long a dropped guest stays in the room, its frames kept for it, before it is let go
+(sooner when a new guest needs its place: the oldest grace gives way first)."""
+MAX_HANDSHAKES = 16
+HANDSHAKES_PER_SOURCE = 1
+"""A source is an offer's DTLS fingerprint, or the connection it names: every copy of one offer,
+even sealed anew by someone holding the room key, holds one handshake slot at most."""
+MAX_GUESTS = 64
+SEEN_WINDOW = 2 * signal_crypto.MAX_AGE_SECONDS
+"""An envelope opens for MAX_AGE either side of its timestamp, so its nonce is kept this long."""
+SEEN_MAX = 16_384
+OFFER_RATE, OFFER_BURST = 10.0, 20.0
+"""New handshakes a second the hub starts, in total (copies of an offer do not count)."""
+JOIN_RATE, JOIN_BURST = 0.5, 6.0
+"""Joins a second one guest identity may make, and at once: a reconnecting guest never notices."""
+JOIN_IDENTITIES_MAX = 4096
+INBOUND_QUEUE = 64
+LATENCY_EVERY = 5.0
+SIGNAL_RETRY_MAX = 10.0
+SDP_MAX = 32 * 1024
+REFUSALS_PER_SECOND = 2.0
+REFUSAL_BURST = 10.0
+
+
+@dataclass
+class _Guest:
+    guest_id: str
+    peer: Peer
+    stream: GuestStream
+    pc: RTCPeerConnection | None = None
+    grace: asyncio.TimerHandle | None = None
+    grace_since: float = 0.0
+
+
+class _Offer(NamedTuple):
+    conn: str
+    sdp: str
+    nonce: bytes
+    fingerprint: str
+
+
+@dataclass
+class Hub:
+    runtime: Runtime
+    guests: Guests
+    secrets: RoomSecrets
+    signal_url: str
+    ice_urls: list[str] = field(default_factory=list)
+    max_guests: int = MAX_GUESTS
+    relay_only: bool = False
+    live: dict[str, _Guest] = field(default_factory=dict)
+    handshakes: dict[_Offer, tuple[str, ...]] = field(default_factory=dict)
+    """The offers being answered, with the sources each counts against; registered before any await."""
+    _answering: set[RTCPeerConnection] = field(default_factory=set)
+    """Each handshake under way, with its sources."""
+    refusals: Counter[str] = field(default_factory=Counter)
+    """Offers and joins turned away, by reason: what an operator (or a test) looks at in a flood."""
+    _seen: SeenOnce = field(default_factory=lambda: SeenOnce(SEEN_WINDOW, SEEN_MAX))
+    _offers: TokenBucket = field(default_factory=lambda: TokenBucket(OFFER_RATE, OFFER_BURST))
+    _joins: BucketPerKey = field(default_factory=lambda: BucketPerKey(JOIN_RATE, JOIN_BURST, JOIN_IDENTITIES_MAX))
+    _tasks: set[asyncio.Task[Any]] = field(default_factory=set)
+    _ws: aiohttp.ClientWebSocketResponse | None = None
+    _session: aiohttp.ClientSession | None = None
+    _connected: asyncio.Event = field(default_factory=asyncio.Event)
+    _refusals: InboundGate = field(default_factory=lambda: InboundGate(REFUSALS_PER_SECOND, REFUSAL_BURST))
+    """Envelopes sealed with another key are answered with a signed refusal, this often at most."""
+
+    def __post_init__(self) -> None:
+        self.key = signal_crypto.signal_key(self.secrets.room_key)
+        self.topic = signal_crypto.topic(self.secrets.room_id)
+        self.turn = TurnClient(self.secrets.room_id, self.secrets.room_key)
+        self._rendezvous = signal_urls(self.signal_url)
+        """`--signal` may name several; the hub uses one until it fails, then the next."""
+        self._using = self._rendezvous[0]
+
+    async def start(self) -> None:
+        self._session = aiohttp.ClientSession()
+        self._spawn(self._listen())
+        self._spawn(self._tick())
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._connected.wait(), 10.0)
+
+    async def stop(self) -> None:
+        for task in list(self._tasks):
+            await cancelled(task)
+        for guest in list(self.live.values()):
+            if guest.pc is not None:
+                await guest.pc.close()
+        for pc in list(self._answering):
+            await pc.close()
+        if self._ws is not None:
+            await self._ws.close()
+        if self._session is not None:
+            await self._session.close()
+
+    def _spawn(self, coro: Any) -> asyncio.Task[Any]:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    # -- signalling ---------------------------------------------------------------------------
+
+    async def _listen(self) -> None:
+        assert self._session is not None
+        attempt = 0
+        # The verifier lets the rendezvous hand TURN credentials to this room's link holders, and no one else.
+        verifier = signal_crypto.turn_verifier(signal_crypto.turn_proof(self.secrets.room_key))
+        while True:
+            self._using = self._rendezvous[attempt % len(self._rendezvous)]
+            url = f"{self._using}?topic={self.topic}&turn={verifier}"
+            try:
+                async with self._session.ws_connect(url, heartbeat=20.0) as ws:
+                    self._ws = ws
+                    self._connected.set()
+                    attempt = 0
+                    async for msg in ws:
+                        if msg.type is aiohttp.WSMsgType.TEXT:
+                            self._on_envelope(msg.data)
+            except (aiohttp.ClientError, OSError) as exc:
+                log.warning("rendezvous unreachable (%s); retrying", type(exc).__name__)
+            self._ws = None
+            attempt += 1
+            await asyncio.sleep(min(SIGNAL_RETRY_MAX, 0.25 * 2**attempt))
+
+    def _on_envelope(self, envelope: str) -> None:
+        offer = self._offer_of(envelope)
+        if offer is None:
+            return
+        sources = (offer.fingerprint, f"conn:{offer.conn}")
+        refusal = self._offer_refusal(offer, sources)
+        if refusal is not None:
+            self._refused(refusal)
+            return
+        # Registered before any await, so the next envelope already sees this handshake.
+        self.handshakes[offer] = sources
+        self._spawn(self._answer(offer))
+
+    def _offer_of(self, envelope: str) -> _Offer | None:
+        try:
+            message = signal_crypto.open_envelope(self.key, envelope)
+        except signal_crypto.SealedForAnotherKey:
+            if self._refusals.admit():
+                self._spawn(self._send_text(signal_crypto.refusal(self.secrets.host_private_key, envelope)))
+            return None
+        except signal_crypto.SignalError:
+            return None
+        if message.get("kind") != "offer":
+            return None
+        conn, sdp, nonce = message.get("from"), message.get("sdp"), message.get("nonce")
+        if not (isinstance(conn, str) and len(conn) <= 64 and isinstance(sdp, str) and len(sdp) <= SDP_MAX):
+            return None
+        if not isinstance(nonce, str):
+            return None
+        try:
+            nonce_bytes = b64url_decode(nonce)
+            fingerprint = signal_crypto.sdp_fingerprint(sdp)
+        except (ValueError, signal_crypto.SignalError):
+            return None
+        if len(nonce_bytes) != signal_crypto.GUEST_NONCE_BYTES:
+            return None
+        return _Offer(conn, sdp, nonce_bytes, fingerprint)
+
+    def _offer_refusal(self, offer: _Offer, sources: tuple[str, ...]) -> str | None:
+        """Why this offer gets no handshake, if it does not. Cheapest first: a copy costs nothing."""
+        if not self._seen.first_sight(offer.nonce):
+            return "a replayed offer"
+        running = Counter(source for held in self.handshakes.values() for source in held)
+        if any(running[source] >= HANDSHAKES_PER_SOURCE for source in sources):
+            return "a handshake from the same source is under way"
+        if len(self.handshakes) >= MAX_HANDSHAKES:
+            return "too many handshakes at once"
+        if not self._offers.take():
+            return "too many offers a second"
+        return None
+
+    def _refused(self, reason: str) -> None:
+        self.refusals[reason] += 1
+        # One line per reason the first time and then every hundredth: a flood must not flood the log.
+        if self.refusals[reason] % 100 == 1:
+            log.warning("turned away %d so far: %s", self.refusals[reason], reason)
+
+    async def _send_envelope(self, message: dict[str, Any]) -> None:
+        await self._send_text(signal_crypto.seal(self.key, message))
+
+    async def _send_text(self, text: str) -> None:
+        if self._ws is not None and not self._ws.closed:
+            await self._ws.send_str(text)
+
+    # -- one guest ----------------------------------------------------------------------------
+
+    async def _answer(self, offer: _Offer) -> None:
+        try:
+            assert self._session is not None
+            turn = await self.turn.fetch(self._session, self._using)
+            config = rtc_configuration(self.ice_urls, turn, self.relay_only)
+            if self.relay_only and not has_relay(config):
+                log.warning("relay-only, but no TURN relay is configured or offered: no guest can connect")
+                return
+            await self._handshake(RTCPeerConnection(config), offer)
+        finally:
+            self.handshakes.pop(offer, None)
+
+    async def _handshake(self, pc: RTCPeerConnection, offer: _Offer) -> None:
+        self._answering.add(pc)
+        opened: asyncio.Future[RTCDataChannel] = asyncio.get_running_loop().create_future()
+
+        @pc.on("datachannel")
+        def _on_channel(channel: RTCDataChannel) -> None:
+            if not opened.done():
+                opened.set_result(channel)
+
+        try:
+            await pc.setRemoteDescription(RTCSessionDescription(offer.sdp, "offer"))
+            await pc.setLocalDescription(await pc.createAnswer())
+            answer = pc.localDescription.sdp
+            await self._send_envelope({"kind": "answer", "to": offer.conn, "sdp": answer})
+            channel = await asyncio.wait_for(opened, JOIN_TIMEOUT)
+            proof = signal_crypto.sign_proof(
+                self.secrets.host_private_key,
+                signal_crypto.proof_message(offer.nonce, offer.fingerprint, signal_crypto.sdp_fingerprint(answer)),
+            )
+            channel.send(encode(HubProof(signature=b64url(proof))))
+            join = await self._await_join(channel)
+        except (TimeoutError, ValueError, signal_crypto.SignalError) as exc:
+            log.info("guest handshake failed: %s", type(exc).__name__)
+            join = None
+        finally:
+            self._answering.discard(pc)
+        if join is None:
+            await pc.close()
+            return
+        await self._admit(pc, channel, join)
+
+    async def _await_join(self, channel: RTCDataChannel) -> GuestJoin | None:
+        first: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+
+        @channel.on("message")
+        def _first(message: str | bytes) -> None:
+            if not first.done():
+                first.set_result(message if isinstance(message, str) else "")
+
+        raw = await asyncio.wait_for(first, JOIN_TIMEOUT)
+        channel.remove_all_listeners("message")
+        try:
+            frame = parse_client_frame(raw, max_bytes=4096)
+        except FrameError as exc:
+            channel.send(encode(ErrorFrame(message=str(exc), ref="guest-join")))
+            return None
+        if not isinstance(frame, GuestJoin):
+            channel.send(encode(ErrorFrame(message="the first frame must be guest-join", ref=frame.t)))
+            return None
+        return frame
+
+    async def _admit(self, pc: RTCPeerConnection, channel: RTCDataChannel, join: GuestJoin) -> None:
+        arriving = join.guest_id not in self.live
+        full = arriving and len(self.live) >= self.max_guests
+        if full and self._oldest_in_grace() is None:
+            self._refused("the room is full")
+            await self._refuse(pc, channel, f"the room is full ({self.max_guests} guests)")
+            return
+        admitted = self.guests.admit(join)
+        if isinstance(admitted, str):
+            await self._refuse(pc, channel, admitted)
+            return
+        # Counted once the secret matched, so nobody else can spend a guest's joins.
+        if not self._joins.take(join.guest_id):
+            self._refused("joining too often")
+            await self._refuse(pc, channel, "you are joining too often: wait a few seconds, then join again")
+            return
+        if full:
+            await self._give_way()
+        guest = self.live.get(join.guest_id)
+        if guest is not None:
+            if guest.grace is not None:
+                guest.grace.cancel()
+                guest.grace = None
+            old_pc, guest.pc = guest.pc, pc
+            if old_pc is not None and old_pc is not pc:
+                self._spawn(old_pc.close())
+        self._wire(pc, channel, join.guest_id)
+        resumable = guest is not None and join.last_seq is not None and guest.stream.can_resume_after(join.last_seq)
+        if guest is not None and resumable:
+            guest.stream.attach(channel, after=join.last_seq)
+            return
+        if guest is not None:
+            await self.runtime.disconnect(guest.peer.id)
+        guest = _Guest(join.guest_id, admitted, self._stream(join.guest_id), pc)
+        self.live[join.guest_id] = guest
+        guest.stream.attach(channel)
+        if join.last_seq is not None:
+            guest.stream.send(encode(StreamGap(after=join.last_seq, reason="the hub no longer holds those frames")))
+        await self.runtime.connect(admitted, guest.stream)
+
+    async def _refuse(self, pc: RTCPeerConnection, channel: RTCDataChannel, reason: str) -> None:
+        channel.send(encode(ErrorFrame(message=reason, ref="guest-join")))
+        await asyncio.sleep(0.2)  # let the refusal leave before the close tears the channel down
+        await pc.close()
+
+    def _oldest_in_grace(self) -> _Guest | None:
+        waiting = [g for g in self.live.values() if g.pc is None]
+        return min(waiting, key=lambda g: g.grace_since) if waiting else None
+
+    async def _give_way(self) -> None:
+        """A new guest needs a place: the one in its resume grace longest is let go now."""
+        oldest = self._oldest_in_grace()
+        if oldest is not None:
+            await self._drop(oldest.guest_id, None)
+
+    def _stream(self, guest_id: str) -> GuestStream:
+        def overflow(stream: GuestStream) -> None:
+            self._spawn(self._skip_ahead(guest_id, stream))
+
+        stream = GuestStream(overflow)
+
+        async def close(code: int, reason: str) -> None:
+            await self._drop(guest_id, Bye(code=code, reason=reason))
+
+        stream.closer = close
+        return stream
+
+    def _wire(self, pc: RTCPeerConnection, channel: RTCDataChannel, guest_id: str) -> None:
+        gate = InboundGate.for_guest()
+        reassembler = Reassembler()
+        queue: asyncio.Queue[str] = asyncio.Queue(INBOUND_QUEUE)
+        peer_id = peer_id_of(guest_id)
+        channel.bufferedAmountLowThreshold = 256 * 1024
+
+        def reply(message: str) -> None:
+            channel.send(encode(ErrorFrame(message=message)))
+
+        @channel.on("message")
+        def _on_message(message: str | bytes) -> None:
+            try:
+                text = message if isinstance(message, str) else message.decode("utf-8")
+            except UnicodeDecodeError:
+                reply("a message is not UTF-8 text")
+                return
+            if not gate.admit(len(message) if isinstance(message, bytes) else len(text.encode("utf-8", "replace"))):
+                reassembler.discard(text)
+                if gate.should_warn():
+                    reply("throttled: you are sending too fast; frames were dropped")
+                return
+            try:
+                whole = reassembler.feed(text)
+            except ValueError as exc:
+                reply(str(exc))
+                return
+            if whole is None:
+                return
+            try:
+                queue.put_nowait(whole)
+            except asyncio.QueueFull:
+                if gate.should_warn():
+                    reply("throttled: too many frames waiting; frames were dropped")
+
+        @channel.on("bufferedamountlow")
+        def _low() -> None:
+            guest = self.live.get(guest_id)
+            if guest is not None:
+                guest.stream.buffer_low()
+
+        async def pump() -> None:
+            while True:
+                raw = await queue.get()
+                if self.live.get(guest_id) is None or self.live[guest_id].pc is not pc:
+                    return
+                await self.runtime.receive(peer_id, raw)
+
+        reader = self._spawn(pump())
+
+        @pc.on("connectionstatechange")
+        async def _state() -> None:
+            if pc.connectionState in ("failed", "closed"):
+                reader.cancel()
+                self._lost(guest_id, pc)
+
+        @channel.on("close")
+        def _closed() -> None:
+            reader.cancel()
+            self._lost(guest_id, pc)
+
+    def _lost(self, guest_id: str, pc: RTCPeerConnection) -> None:
+        """The channel dropped: keep the guest in the room for a while so it can resume."""
+        guest = self.live.get(guest_id)
+        if guest is None or guest.pc is not pc:
+            return
+        guest.stream.detach()
+        guest.pc = None
+        self._spawn(pc.close())
+        loop = asyncio.get_running_loop()
+        guest.grace_since = loop.time()
+        guest.grace = loop.call_later(RESUME_GRACE, lambda: self._spawn(self._drop(guest_id, None)))
+
+    async def _drop(self, guest_id: str, farewell: Bye | None) -> None:
+        guest = self.live.pop(guest_id, None)
+        if guest is None:
+            return
+        if guest.grace is not None:
+            guest.grace.cancel()
+        channel = guest.stream.channel
+        guest.stream.detach()
+        if farewell is not None and channel is not None:
+            with contextlib.suppress(Exception):
+                channel.send(encode(farewell))
+            await asyncio.sleep(0.2)  # let the farewell leave before the close tears the channel down
+        await self.runtime.disconnect(guest.peer.id)
+        if guest.pc is not None:
+            await guest.pc.close()
+
+    async def _skip_ahead(self, guest_id: str, stream: GuestStream) -> None:
+        """A guest too far behind: a `gap`, then the full state, rather than a growing backlog."""
+        guest = self.live.get(guest_id)
+        if guest is None or guest.stream is not stream:
+            return
+        channel = stream.channel
+        stream.detach()
+        await self.runtime.disconnect(guest.peer.id)
+        guest.stream = self._stream(guest_id)
+        if channel is not None:
+            guest.stream.attach(channel)
+        guest.stream.send(encode(StreamGap(after=stream.last_seq, reason="you fell behind; here is the full state")))
+        await self.runtime.connect(guest.peer, guest.stream)
+
+    async def _tick(self) -> None:
+        """Expire approvals and refresh the hosts' latency figures."""
+        beats = 0
+        while True:
+            await asyncio.sleep(1.0)
+            await self.runtime.run(self.guests.expire())
+            beats += 1
+            if beats % int(LATENCY_EVERY) == 0 and self.live:
+                # A comprehension, not a loop: a loop's variable would keep the last guest (its
+                # stream and ring) alive in this coroutine long after the guest was let go.
+                latencies = {guest_id: _latency_ms(guest.pc) for guest_id, guest in self.live.items()}
+                for guest_id, latency in latencies.items():
+                    self.guests.set_latency(guest_id, latency)
+                await self.runtime.run([self.guests.to_hosts()])
+
+
+def _latency_ms(pc: RTCPeerConnection | None) -> float | None:
+    # aiortc measures the SCTP round trip but keeps it private; a missing figure is shown as unknown.
+    srtt = getattr(pc.sctp, "_srtt", None) if pc is not None and pc.sctp is not None else None
+    return round(srtt * 1000, 1) if isinstance(srtt, float) else None

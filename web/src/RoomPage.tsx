@@ -1,0 +1,61 @@
+import type { ReactNode } from "react";
+import type { RoomStore } from "./room/roomStore";
+import { RoomContext, useRoomState, useRunRoom } from "./roomClient";
+import { chooseTheme, type ThemeChoice, useThemeChoice } from "./theme";
+
+const THEMES: [ThemeChoice, string][] = [
+  ["system", "System theme"],
+  ["light", "Light theme"],
+  ["dark", "Dark theme"],
+];
+
+/**
+ * The host's and the guests' page around the room: runs the store's connection, puts the store
+ * in the context, and draws the bar across the top (the name, the connection's state, `bar`, the
+ * colour scheme). `children` holds the page's `main` landmark.
+ */
+export function RoomPage<S extends string>({
+  store,
+  labels,
+  bar,
+  children,
+}: {
+  store: RoomStore<S>;
+  labels: Record<S, string>;
+  bar: ReactNode;
+  children: ReactNode;
+}) {
+  useRunRoom(store);
+  const state = useRoomState(store, (s) => s.connection);
+  return (
+    <RoomContext.Provider value={store}>
+      <div className="shell">
+        <header className="topbar">
+          <h1 className="brand">canvas</h1>
+          <span className={`status status-${state}`} data-testid="connection-state" role="status">
+            {labels[state]}
+          </span>
+          {bar}
+          <ThemePicker />
+        </header>
+        {children}
+      </div>
+    </RoomContext.Provider>
+  );
+}
+
+function ThemePicker() {
+  const theme = useThemeChoice();
+  return (
+    <label className="theme-choice">
+      <span className="visually-hidden">Colour scheme</span>
+      <select data-testid="theme-choice" value={theme} onChange={(event) => chooseTheme(event.target.value as ThemeChoice)}>
+        {THEMES.map(([value, text]) => (
+          <option key={value} value={value}>
+            {text}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
