@@ -12,6 +12,16 @@ import type { BoardNode } from "./nodes";
 import { type Box, contains, freeSpot } from "./placement";
 import type { BoardSession } from "./sync";
 
+/**
+ * Gives a new item of this client's the focus once React Flow has drawn it (a frame or two
+ * after the doc changed), so the button that made it does not keep the focus.
+ */
+function focusWhenDrawn(wrapperRef: RefObject<HTMLDivElement | null>, id: string, framesLeft = 60): void {
+  const node = wrapperRef.current?.querySelector<HTMLElement>(`.react-flow__node[data-id="${CSS.escape(id)}"]`);
+  if (node && getComputedStyle(node).visibility !== "hidden") node.focus({ preventScroll: true });
+  else if (framesLeft > 0) requestAnimationFrame(() => focusWhenDrawn(wrapperRef, id, framesLeft - 1));
+}
+
 /** Everything an item placed in free space must not cover. */
 function occupied(session: BoardSession): Box[] {
   return readItems(session.items)
@@ -21,30 +31,20 @@ function occupied(session: BoardSession): Box[] {
 
 export function useShowFrame(
   session: BoardSession,
-  wrapper: RefObject<HTMLDivElement | null>,
+  wrapperRef: RefObject<HTMLDivElement | null>,
   readOnly: boolean,
   select: (ids: Set<string>) => void,
 ): BoardActions["showFrame"] {
   const roomClient = useRoomClient();
   const flow = useReactFlow<BoardNode, Edge>();
 
-  /**
-   * Gives a new item of this client's the focus once React Flow has drawn it (a frame or two
-   * after the doc changed), so the button that made it does not keep the focus.
-   */
-  const focusWhenDrawn = useCallback((id: string, framesLeft = 60) => {
-    const node = wrapper.current?.querySelector<HTMLElement>(`.react-flow__node[data-id="${CSS.escape(id)}"]`);
-    if (node && getComputedStyle(node).visibility !== "hidden") node.focus({ preventScroll: true });
-    else if (framesLeft > 0) requestAnimationFrame(() => focusWhenDrawn(id, framesLeft - 1));
-  }, []);
-
   /** The part of the board on screen, in board units. */
   const visibleBox = useCallback((): Box => {
-    const rect = wrapper.current?.getBoundingClientRect();
+    const rect = wrapperRef.current?.getBoundingClientRect();
     const topLeft = flow.screenToFlowPosition({ x: rect?.left ?? 0, y: rect?.top ?? 0 });
     const bottomRight = flow.screenToFlowPosition({ x: rect?.right ?? 0, y: rect?.bottom ?? 0 });
     return { x: topLeft.x, y: topLeft.y, w: bottomRight.x - topLeft.x, h: bottomRight.y - topLeft.y };
-  }, [flow, wrapper]);
+  }, [flow, wrapperRef]);
 
   /** Pans (zooming out only if it must) so `box` is in view, then gives it the focus. */
   const reveal = useCallback(
@@ -58,9 +58,9 @@ export function useShowFrame(
         }
       }
       select(new Set([id]));
-      focusWhenDrawn(id);
+      focusWhenDrawn(wrapperRef, id);
     },
-    [flow, visibleBox, focusWhenDrawn, select],
+    [flow, visibleBox, wrapperRef, select],
   );
 
   /** Adds an item in free space near the middle of the view, and reveals it. */

@@ -40,13 +40,15 @@ export function FileView({ refId, title, width, height }: FrameContentProps) {
   }, [client, refId]);
 
   // highlight.js comes with the first file shown; until then (and for unknown languages) the text is plain.
-  const [html, setHtml] = useState<string | null>(null);
+  // Kept with the text it was made from: a newer text shows plain until its own is ready.
+  const [highlighted, setHighlighted] = useState<{ path: string; text: string; html: string | null } | null>(null);
+  const fresh = content?.kind === "text" && highlighted?.path === refId && highlighted.text === content.text;
+  const html = fresh ? highlighted.html : null;
   useEffect(() => {
-    setHtml(null);
     if (content?.kind !== "text" || !languageFor(refId)) return;
     let current = true;
     void import("./highlight").then(({ highlightHtml }) => {
-      if (current) setHtml(highlightHtml(refId, content.text));
+      if (current) setHighlighted({ path: refId, text: content.text, html: highlightHtml(refId, content.text) });
     });
     return () => {
       current = false;
