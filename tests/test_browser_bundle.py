@@ -17,7 +17,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
 MANIFEST = Path(__file__).resolve().parent.parent / "canvasrelay" / "web_dist" / ".vite" / "manifest.json"
 BUDGET_BYTES = 250 * 1024
 HOST_PAGE = "src/App.tsx"
-GUEST_PAGE = "src/guest/GuestPage.tsx"
+GUEST_PAGE = "src/join/GuestPage.tsx"
 # Loaded on demand by code both pages share, but only ever for the host.
 HOST_ON_DEMAND = "src/rules/SessionRules.tsx"
 

@@ -12,7 +12,7 @@ const BUDGET_BYTES = 250 * 1024;
 export default defineConfig({
   plugins: [
     react(),
-    compressAndBudget({ pages: { host: "src/App.tsx", guest: "src/guest/GuestPage.tsx" }, budgetBytes: BUDGET_BYTES }),
+    compressAndBudget({ pages: { host: "src/App.tsx", guest: "src/join/GuestPage.tsx" }, budgetBytes: BUDGET_BYTES }),
   ],
   build: {
     outDir: "../canvasrelay/web_dist",
