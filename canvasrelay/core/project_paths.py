@@ -10,6 +10,7 @@ the host's rules and answers are unchanged.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -35,7 +36,7 @@ class ProjectPaths:
 
     def text(self, text: str) -> str:
         for pattern, name in self._patterns:
-            text = pattern.sub(lambda m, name=name: _replacement(m, name), text)
+            text = pattern.sub(functools.partial(_replacement, name=name), text)
         return text
 
     def value(self, value: Any) -> Any:
