@@ -43,7 +43,7 @@ HEARTBEAT_S = 15.0
 
 
 def session_out(server: CanvasServer, row: dict[str, Any]) -> SessionOut:
-    live = server.agent_host.core.sessions.get(row["id"])  # type: ignore[attr-defined]
+    live = server.agents.core.sessions.get(row["id"])
     if live is not None:
         status, last_seq = live.status, live.last_seq
     else:
