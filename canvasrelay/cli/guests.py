@@ -93,6 +93,7 @@ async def _signal(args: argparse.Namespace) -> int:
 
     from canvasrelay.server import rendezvous, rendezvous_redis
     from canvasrelay.server.app import WEB_DIST
+    from canvasrelay.server.static_assets import add_static_routes
     from canvasrelay.server.turn_credentials import TurnConfig, TurnConfigError
 
     turn = None
@@ -112,13 +113,7 @@ async def _signal(args: argparse.Namespace) -> int:
     app = web.Application()
     rendezvous.add_routes(app, relay)
     rendezvous.add_ops_routes(app, relay)
-    if (WEB_DIST / "index.html").exists():
-
-        async def index(_request: web.Request) -> web.FileResponse:
-            return web.FileResponse(WEB_DIST / "index.html", headers={"Cache-Control": "no-cache"})
-
-        app.router.add_get("/", index)
-        app.router.add_static("/assets", WEB_DIST / "assets")
+    add_static_routes(app, WEB_DIST)
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
     try:

@@ -32,6 +32,7 @@ from canvasrelay.server.hub import Hub
 from canvasrelay.server.rendezvous import add_routes as add_rendezvous
 from canvasrelay.server.rule_book import RuleBook, load_user_rules, project_rules
 from canvasrelay.server.runtime import Runtime
+from canvasrelay.server.static_assets import add_static_routes
 from canvasrelay.server.store import Store, open_store
 from canvasrelay.server.terminal_host import TerminalHost
 from canvasrelay.server.transport_ws import host_socket
@@ -127,11 +128,7 @@ class CanvasServer:
         self.app.router.add_get("/ws", host_socket(self.runtime, self.secrets.token_matches, origins))
         if self.options.signal_url is None:
             add_rendezvous(self.app)
-        if (WEB_DIST / "index.html").exists():
-            self.app.router.add_get("/", _index)
-            self.app.router.add_static("/assets", WEB_DIST / "assets")
-        else:
-            self.app.router.add_get("/", _not_built)
+        add_static_routes(self.app, WEB_DIST)
 
     async def start(self) -> int:
         await self.board.start()
@@ -204,14 +201,3 @@ async def _security_headers(request: web.Request, handler: Handler) -> web.Strea
     for key, value in SECURITY_HEADERS.items():
         response.headers.setdefault(key, value)
     return response
-
-
-async def _index(_request: web.Request) -> web.FileResponse:
-    return web.FileResponse(WEB_DIST / "index.html", headers={"Cache-Control": "no-cache"})
-
-
-async def _not_built(_request: web.Request) -> web.Response:
-    return web.Response(
-        status=503,
-        text="The web app is not built. Run `npm ci && npm run build` in web/, or `pip install .`.",
-    )

@@ -5,8 +5,7 @@ import { useRoomState } from "./roomClient";
 import { Board } from "./board/Board";
 import { RoomLink } from "./RoomLink";
 import { RoomPage } from "./RoomPage";
-import { GuestApp } from "./join/GuestApp";
-import { roomLinkParams } from "./join/guestConnection";
+import { SidePanel } from "./SidePanel";
 import { GuestsPanel } from "./guests/GuestsPanel";
 import { FilesPanel } from "./files/FilesPanel";
 import { TerminalsPanel } from "./terminals/TerminalsPanel";
@@ -19,12 +18,7 @@ const STATE_LABEL: Record<ConnectionState, string> = {
   unauthorized: "Not authorised: open the host link that `canvas serve` printed",
 };
 
-export function App() {
-  const [guestLink] = useState(() => roomLinkParams());
-  return guestLink ? <GuestApp link={guestLink} /> : <HostApp />;
-}
-
-function HostApp() {
+export function HostApp() {
   const [store] = useState(() => {
     const token = fragmentParams().get("token");
     return token ? new RoomStore(new HostConnection(token)) : null;
@@ -55,15 +49,15 @@ function HostRoom({ store }: { store: RoomStore<ConnectionState> }) {
       }
     >
       {welcome && (
-        <div className="workspace">
+        <main className="workspace">
           <Board />
-          <section className="panel">
+          <SidePanel label="Room">
             <RoomLink welcome={welcome} />
             <GuestsPanel />
             <TerminalsPanel />
             <FilesPanel />
-            <h2>Agents</h2>
-            <ul className="agents" data-testid="agents">
+            <h2 id="agents-heading">Agents</h2>
+            <ul className="agents" data-testid="agents" aria-labelledby="agents-heading">
               {welcome.agents.map((agent) => (
                 <li key={agent.id} className={agent.available ? "available" : "unavailable"}>
                   <strong>{agent.label}</strong>
@@ -71,8 +65,8 @@ function HostRoom({ store }: { store: RoomStore<ConnectionState> }) {
                 </li>
               ))}
             </ul>
-          </section>
-        </div>
+          </SidePanel>
+        </main>
       )}
     </RoomPage>
   );

@@ -1,10 +1,18 @@
 import type { ReactNode } from "react";
 import type { RoomStore } from "./room/roomStore";
 import { RoomContext, useRoomState, useRunRoom } from "./roomClient";
+import { chooseTheme, type ThemeChoice, useThemeChoice } from "./theme";
+
+const THEMES: [ThemeChoice, string][] = [
+  ["system", "System theme"],
+  ["light", "Light theme"],
+  ["dark", "Dark theme"],
+];
 
 /**
  * The host's and the guests' page around the room: runs the store's connection, puts the store
- * in the context, and draws the bar across the top (the name, the connection's state, `bar`).
+ * in the context, and draws the bar across the top (the name, the connection's state, `bar`, the
+ * colour scheme). `children` holds the page's `main` landmark.
  */
 export function RoomPage<S extends string>({
   store,
@@ -21,16 +29,33 @@ export function RoomPage<S extends string>({
   const state = useRoomState(store, (s) => s.connection);
   return (
     <RoomContext.Provider value={store}>
-      <main className="shell">
+      <div className="shell">
         <header className="topbar">
-          <span className="brand">canvas</span>
-          <span className={`status status-${state}`} data-testid="connection-state">
+          <h1 className="brand">canvas</h1>
+          <span className={`status status-${state}`} data-testid="connection-state" role="status">
             {labels[state]}
           </span>
           {bar}
+          <ThemePicker />
         </header>
         {children}
-      </main>
+      </div>
     </RoomContext.Provider>
+  );
+}
+
+function ThemePicker() {
+  const theme = useThemeChoice();
+  return (
+    <label className="theme-choice">
+      <span className="visually-hidden">Colour scheme</span>
+      <select data-testid="theme-choice" value={theme} onChange={(event) => chooseTheme(event.target.value as ThemeChoice)}>
+        {THEMES.map(([value, text]) => (
+          <option key={value} value={value}>
+            {text}
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }

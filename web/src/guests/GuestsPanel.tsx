@@ -26,8 +26,8 @@ export function GuestsPanel() {
   };
 
   return (
-    <section className="guests" data-testid="guests">
-      <h2>Guests</h2>
+    <section className="guests" data-testid="guests" aria-labelledby="guests-heading">
+      <h2 id="guests-heading">Guests</h2>
       {waiting.length > 0 && (
         <ul className="approvals" data-testid="approvals">
           {waiting.map((a) => (
@@ -72,6 +72,7 @@ export function GuestsPanel() {
               <li key={g.guestId} data-testid="guest" data-name={g.name} className={g.connected ? "online" : "away"}>
                 <span style={{ color: g.color }}>●</span> {g.name}{" "}
                 <select
+                  aria-label={`Access for ${g.name}`}
                   data-testid="guest-access"
                   value={g.ownAccess ?? ""}
                   onChange={(e) =>

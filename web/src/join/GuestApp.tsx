@@ -7,6 +7,8 @@ import { RoomPage } from "../RoomPage";
 import { Board } from "../board/Board";
 import { FilesPanel } from "../files/FilesPanel";
 import { TerminalsPanel } from "../terminals/TerminalsPanel";
+import { SidePanel } from "../SidePanel";
+import "../agents/register";
 import { GuestConnection, type GuestState, type Profile, type RoomLinkParams } from "./guestConnection";
 
 const PROFILE_KEY = "canvas.guest.profile";
@@ -101,44 +103,47 @@ function GuestRoom({
       store={store}
       labels={STATE_LABEL}
       bar={
-        <span className="guest-me" style={{ color: profile.color }}>
+        <span className="guest-me">
+          <span className="guest-dot" style={{ background: profile.color }} aria-hidden="true" />
           {profile.name}
         </span>
       }
     >
-      {state === "refused" && (
-        <p className="banner banner-refused" data-testid="refusal">
-          {connection.refusal}
-        </p>
-      )}
-      {access && (
-        <p className={`banner banner-${access}`} data-testid="access-banner" data-access={access}>
-          {ACCESS_TEXT[access] ?? access}
-        </p>
-      )}
-      {requests.length > 0 && (
-        <ul className="banner banner-pending" data-testid="pending-requests">
-          {requests.map((request) => (
-            <li key={request.id}>Your {requestNoun(request.ref)} is waiting for the host…</li>
-          ))}
-        </ul>
-      )}
-      {notices.length > 0 && (
-        <ul className="notices" data-testid="guest-notices">
-          {notices.map((notice) => (
-            <li key={notice.id}>{notice.text}</li>
-          ))}
-        </ul>
-      )}
-      {access && state !== "refused" && (
-        <div className="workspace">
-          <Board name={profile.name} color={profile.color} />
-          <section className="panel">
-            <TerminalsPanel />
-            <FilesPanel />
-          </section>
-        </div>
-      )}
+      <main className="page">
+        {state === "refused" && (
+          <p className="banner banner-refused" data-testid="refusal">
+            {connection.refusal}
+          </p>
+        )}
+        {access && (
+          <p className={`banner banner-${access}`} data-testid="access-banner" data-access={access}>
+            {ACCESS_TEXT[access] ?? access}
+          </p>
+        )}
+        {requests.length > 0 && (
+          <ul className="banner banner-pending" data-testid="pending-requests">
+            {requests.map((request) => (
+              <li key={request.id}>Your {requestNoun(request.ref)} is waiting for the host…</li>
+            ))}
+          </ul>
+        )}
+        {notices.length > 0 && (
+          <ul className="notices" data-testid="guest-notices">
+            {notices.map((notice) => (
+              <li key={notice.id}>{notice.text}</li>
+            ))}
+          </ul>
+        )}
+        {access && state !== "refused" && (
+          <div className="workspace">
+            <Board name={profile.name} color={profile.color} />
+            <SidePanel label="Terminals and files">
+              <TerminalsPanel />
+              <FilesPanel />
+            </SidePanel>
+          </div>
+        )}
+      </main>
     </RoomPage>
   );
 }
