@@ -170,3 +170,15 @@ def test_a_streamed_message_of_many_chunks_compacts_to_one_event() -> None:
     assert [e["seq"] for e in compacted] == [1, 2, 5002]
     assert compacted[1]["update"]["content"]["text"] == "word " * 5000
     assert session_log.fold(compacted) == session_log.fold(events)
+
+
+@settings(max_examples=200, deadline=None)
+@given(logs(), st.integers(0, 59))
+def test_the_log_from_any_turn_on_compacts_alone(events: list[dict[str, Any]], pick: int) -> None:
+    """What the store's compaction since the last one relies on: from a turn on, nothing older is needed."""
+    turns = [i for i, e in enumerate(events) if e["kind"] == "turn"]
+    start = turns[pick % len(turns)] if turns else len(events)
+    if any(e["seq"] <= max((p["seq"] for p in events[:start]), default=0) for e in events[start:]):
+        return  # the store's seqs only grow
+    rewritten = events[:start] + session_log.compact(events[start:])
+    assert session_log.fold(rewritten) == session_log.fold(events)

@@ -2,7 +2,8 @@
 
 Everything the core (`agent_sessions.Sessions`) answers goes through one ordered pump, whether
 it came from a frame or from an agent: the events of a session are stored and sent in `seq`
-order, and each is stored before it is sent.
+order, and each is stored before it is sent. History pages are read by the store's reader thread
+(`ReadHistory`), never on the loop, and fed back to the core in the order they were asked for.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 
 from canvasrelay.core.agent_sessions import (
     CancelTurn,
+    ReadHistory,
     RecordAnswer,
     ResolvePermission,
     RunTurn,
@@ -77,7 +79,7 @@ class AgentHost:
         self.root = root
         self.own_url = own_url
         """This server's base URL once its port is bound: where agents reach the board tools."""
-        self.core = Sessions({k: spec.info() for k, spec in specs.items()}, store.events)
+        self.core = Sessions({k: spec.info() for k, spec in specs.items()})
         self.procs: dict[str, AgentProcess] = {}
         self.agent_ids: dict[str, str] = {}
         self.locks: dict[str, asyncio.Lock] = {}
@@ -101,8 +103,10 @@ class AgentHost:
         room.route(AgentHistoryRequest, self._ordered(self.core.history))
         room.add_welcome_part(self.core.heads)
         room.on_join(lambda peer: [Ordered(self.core.joined(peer))])
+        room.on_leave(self.core.left)
         runtime.handle(Ordered, self._enqueue)
         runtime.handle(StoreEvent, self._store_event)
+        runtime.handle(ReadHistory, self._read_history)
         runtime.handle(StoreSession, self._store_session)
         runtime.handle(StartSession, self._start_session)
         runtime.handle(RunTurn, self._run_turn)
@@ -151,16 +155,22 @@ class AgentHost:
     # -- start and stop ----------------------------------------------------------------------
 
     async def start(self) -> None:
+        """Restore every session from its stored head (no log is read), compact the logs that grew
+        since the last start (before any client can hold some of their events), run queued prompts."""
         await self.board.start()
         self._pump_task = asyncio.create_task(self._pump())
+        rows = self.store.sessions()
         restored: list[AnyEffect] = []
-        for row in self.store.sessions():
+        for row in rows:
             if row.get("agentSessionId"):
                 self.agent_ids[row["id"]] = row["agentSessionId"]
-            restored += self.core.restore(row, self.store.events(row["id"]))
-        for session_id in list(self.core.sessions):
-            restored += self.core.next_queued(session_id)
+            restored += self.core.restore(row)
         await self.run(restored)
+        for row in rows:
+            session = self.core.sessions[row["id"]]
+            if session.status == "idle" and row["compacted"] < session.last_seq:
+                self.store.compact_session(session.id, row["compacted"])
+        await self.run([e for session_id in list(self.core.sessions) for e in self.core.next_queued(session_id)])
 
     async def close(self) -> None:
         for task in list(self.turns.values()):
@@ -179,7 +189,14 @@ class AgentHost:
     # -- effects -----------------------------------------------------------------------------
 
     async def _store_event(self, effect: StoreEvent) -> None:
-        self.store.append_event(effect.session_id, effect.event["seq"], effect.event)
+        self.store.append_event(effect.session_id, effect.event["seq"], effect.event, effect.head)
+
+    async def _read_history(self, effect: ReadHistory) -> None:
+        self._spawn(self._read_page(effect))
+
+    async def _read_page(self, read: ReadHistory) -> None:
+        page = await self.store.history.page(read.session_id, read.after, read.before, read.limit, read.max_chars)
+        self.pump(self.core.history_read(read, page))
 
     async def _store_session(self, effect: StoreSession) -> None:
         session = self.core.sessions.get(effect.session_id)

@@ -6,15 +6,24 @@ survives a crash of the server process (WAL with synchronous=NORMAL is durable a
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import sqlite3
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from canvasrelay.core import session_log
+from canvasrelay.core.agent_sessions import HistoryPage
+
 DB_FILE = "canvas.db"
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 def _statements(db: sqlite3.Connection, script: str) -> None:
@@ -74,7 +83,25 @@ def _v2_session_rules(db: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2_session_rules]
+def _v3_session_heads(db: sqlite3.Connection) -> None:
+    """Each session's head (status, last seq, open permissions) beside its log, so a start reads
+    heads and no log; `compacted` is the last seq the log was compacted through. The heads of an
+    existing store are folded once, here."""
+    _statements(
+        db,
+        """
+        ALTER TABLE sessions ADD COLUMN head TEXT NOT NULL DEFAULT '{}';
+        ALTER TABLE sessions ADD COLUMN compacted INTEGER NOT NULL DEFAULT 0
+        """,
+    )
+    for (session_id,) in db.execute("SELECT id FROM sessions").fetchall():
+        head = session_log.empty_head()
+        for (event,) in db.execute("SELECT event FROM session_events WHERE session_id = ? ORDER BY seq", (session_id,)):
+            session_log.advance(head, json.loads(event))
+        db.execute("UPDATE sessions SET head = ? WHERE id = ?", (_json(head), session_id))
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2_session_rules, _v3_session_heads]
 
 
 def schema_version(db: sqlite3.Connection) -> int:
@@ -94,6 +121,26 @@ def migrate(db: sqlite3.Connection, migrations: list[Callable[[sqlite3.Connectio
     return schema_version(db)
 
 
+class HistoryReader:
+    """Reads history pages on a connection of its own in one worker thread: a page never holds up
+    the event loop, and WAL lets it read while the loop's connection writes."""
+
+    def __init__(self, path: Path) -> None:
+        self._db = sqlite3.connect(path, check_same_thread=False)
+        self._db.execute("PRAGMA query_only = ON")
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="canvas-history")
+
+    async def page(
+        self, session_id: str, after: int | None, before: int | None, limit: int, max_chars: int
+    ) -> HistoryPage:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._pool, read_page, self._db, session_id, after, before, limit, max_chars)
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True)
+        self._db.close()
+
+
 class Store:
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -105,12 +152,14 @@ class Store:
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute("PRAGMA foreign_keys=ON")
         migrate(self.db, MIGRATIONS)
+        self.history = HistoryReader(path)
         for suffix in ("-wal", "-shm"):
             side = path.with_name(path.name + suffix)
             if side.exists():
                 os.chmod(side, 0o600)
 
     def close(self) -> None:
+        self.history.close()
         self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         self.db.close()
 
@@ -138,8 +187,9 @@ class Store:
             self.db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
 
     def sessions(self) -> list[dict[str, Any]]:
+        """Every session's row with its head: no event is read."""
         rows = self.db.execute(
-            "SELECT id, agent, title, agent_session_id, created, meta FROM sessions ORDER BY created"
+            "SELECT id, agent, title, agent_session_id, created, meta, head, compacted FROM sessions ORDER BY created"
         ).fetchall()
         return [
             {
@@ -149,16 +199,22 @@ class Store:
                 "agentSessionId": r[3],
                 "created": r[4],
                 "meta": json.loads(r[5]),
+                "head": {**session_log.empty_head(), **json.loads(r[6])},
+                "compacted": r[7],
             }
             for r in rows
         ]
 
-    def append_event(self, session_id: str, seq: int, event: dict[str, Any]) -> None:
+    def append_event(
+        self, session_id: str, seq: int, event: dict[str, Any], head: session_log.Head | None = None
+    ) -> None:
+        """Append one event and, in the same transaction, the session's head after it."""
         with self.db:
             self.db.execute(
-                "INSERT INTO session_events (session_id, seq, event) VALUES (?, ?, ?)",
-                (session_id, seq, json.dumps(event, separators=(",", ":"))),
+                "INSERT INTO session_events (session_id, seq, event) VALUES (?, ?, ?)", (session_id, seq, _json(event))
             )
+            if head is not None:
+                self.db.execute("UPDATE sessions SET head = ? WHERE id = ?", (_json(head), session_id))
 
     def events(self, session_id: str, after: int = 0, limit: int | None = None) -> list[dict[str, Any]]:
         rows = self.db.execute(
@@ -166,6 +222,40 @@ class Store:
             (session_id, after, -1 if limit is None else limit),
         ).fetchall()
         return [json.loads(r[0]) for r in rows]
+
+    def page(self, session_id: str, after: int | None, before: int | None, limit: int, max_chars: int) -> HistoryPage:
+        return read_page(self.db, session_id, after, before, limit, max_chars)
+
+    def compact_session(self, session_id: str, compacted: int = 0) -> int:
+        """Rewrite the events since the last compaction into fewer with the same fold; returns how
+        many went. Only the part from the first turn after `compacted` on is rewritten: from a turn
+        on, compaction needs nothing older (see `session_log.compact`).
+
+        For a session no client holds events of yet (at start-up): one that held some of the old
+        events would fold them together with the new ones.
+        """
+        rows = self.db.execute(
+            "SELECT seq, event FROM session_events WHERE session_id = ? AND seq > ? ORDER BY seq",
+            (session_id, compacted),
+        ).fetchall()
+        events = [json.loads(r[1]) for r in rows]
+        start = next((i for i, e in enumerate(events) if e.get("kind") == "turn"), len(events))
+        tail = events[start:]
+        smaller = session_log.compact(tail)
+        with self.db:
+            if len(smaller) < len(tail):
+                if session_log.fold(smaller) != session_log.fold(tail):
+                    raise RuntimeError(f"compacting session {session_id} would change its thread")
+                self.db.execute(
+                    "DELETE FROM session_events WHERE session_id = ? AND seq >= ?", (session_id, tail[0]["seq"])
+                )
+                self.db.executemany(
+                    "INSERT INTO session_events (session_id, seq, event) VALUES (?, ?, ?)",
+                    [(session_id, e["seq"], _json(e)) for e in smaller],
+                )
+            if events:
+                self.db.execute("UPDATE sessions SET compacted = ? WHERE id = ?", (events[-1]["seq"], session_id))
+        return len(tail) - len(smaller)
 
     def add_session_rule(self, session_id: str, rule: dict[str, Any]) -> int:
         with self.db:
@@ -231,6 +321,43 @@ class Store:
             "SELECT time, actor, action, detail FROM audit ORDER BY id DESC LIMIT ?", (limit,)
         ).fetchall()
         return [{"time": r[0], "actor": r[1], "action": r[2], "detail": json.loads(r[3])} for r in rows]
+
+
+def read_page(
+    db: sqlite3.Connection, session_id: str, after: int | None, before: int | None, limit: int, max_chars: int
+) -> HistoryPage:
+    """One bounded page of a session's log, with the range it covers (see `HistoryPage`).
+
+    With `after`: the oldest events after it. Otherwise the newest events before `before` (or
+    the newest of all). At most `limit` events and, past the first, `max_chars` of their JSON.
+    """
+    if after is not None:
+        rows = db.execute(
+            "SELECT seq, event FROM session_events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+            (session_id, after, limit),
+        ).fetchall()
+        kept = _within(rows, max_chars)
+        through = kept[-1][0] if kept else after
+        return HistoryPage([json.loads(r[1]) for r in kept], after, through)
+    rows = db.execute(
+        "SELECT seq, event FROM session_events WHERE session_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?",
+        (session_id, 2**63 - 1 if before is None else before, limit + 1),
+    ).fetchall()
+    newest = rows[0][0] if rows else 0
+    kept = _within(rows[:limit], max_chars)
+    # Every event after the first one left out is in the page.
+    start = rows[len(kept)][0] if len(rows) > len(kept) else 0
+    through = newest if before is None else before - 1
+    return HistoryPage([json.loads(r[1]) for r in reversed(kept)], start, through)
+
+
+def _within(rows: list[tuple[int, str]], max_chars: int) -> list[tuple[int, str]]:
+    total = 0
+    for i, (_, text) in enumerate(rows):
+        total += len(text)
+        if total > max_chars and i > 0:
+            return rows[:i]
+    return rows
 
 
 def open_store(canvas_dir: Path) -> Store:
