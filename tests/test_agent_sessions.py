@@ -7,9 +7,11 @@ from typing import Any
 from canvasrelay.core.agent_sessions import (
     MAX_READS_PER_PEER,
     CancelTurn,
+    CompactTurn,
     HistoryPage,
     ReadHistory,
     ResolvePermission,
+    RewriteEvents,
     RunTurn,
     Sessions,
     StoreEvent,
@@ -138,3 +140,22 @@ def test_a_join_reads_the_newest_page_of_each_history_shortest_first() -> None:
         ("s", None, None, False),
         ("long", None, None, False),
     ]
+
+
+def test_a_finished_turn_is_compacted_and_every_client_told_which_seqs() -> None:
+    sessions = started()
+    sessions.prompt(HOST, AgentPrompt(session_id="s", text="hi"))
+    sessions.update("s", {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "a"}})
+    ended = sessions.turn_ended("s")
+    assert [e for e in ended if isinstance(e, CompactTurn)] == [CompactTurn("s", 0, 3)]
+    rewritten = sessions.compacted("s", 0, 3, [{"seq": 1, "kind": "turn"}, {"seq": 3, "kind": "turn-end"}])
+    assert isinstance(rewritten[0], RewriteEvents) and rewritten[0].through == 3
+    notice = rewritten[1]
+    assert isinstance(notice, Broadcast)
+    assert notice.frame.model_dump(by_alias=True) == {
+        "t": "agent-compacted",
+        "sessionId": "s",
+        "after": 0,
+        "through": 3,
+    }
+    assert sessions.compacted("gone", 0, 3, []) == []

@@ -237,3 +237,17 @@ async def test_kill9_during_turn_then_restart(project: Path) -> None:
         await host.close()
     finally:
         server.stop()
+
+
+async def test_a_finished_turn_is_compacted_in_the_store_with_the_same_thread(host: HostClient, project: Path) -> None:
+    session_id = await create(host)
+    await host.send({"t": "agent-prompt", "sessionId": session_id, "text": "/slow 6"})
+    sent = await events_until(host, session_id, "turn-end")
+    notice = await host.expect("agent-compacted", sessionId=session_id)
+    assert (notice["after"], notice["through"]) == (sent[0]["seq"] - 1, sent[-1]["seq"])
+    log = stored(project, session_id)
+    assert len(log) < sent[-1]["seq"]
+    assert session_log.fold(log) == session_log.fold(sent)
+    await host.send({"t": "agent-history-request", "sessionId": session_id, "before": sent[-1]["seq"] + 1})
+    page = await host.expect("agent-history", sessionId=session_id)
+    assert (page["after"], page["through"], page["events"]) == (0, sent[-1]["seq"], log)

@@ -138,22 +138,19 @@ def test_pages_cover_exact_ranges_newest_first_and_never_exceed_their_bounds(tmp
     store.close()
 
 
-def test_compaction_keeps_the_fold_and_the_pages_ranges_across_its_gaps(tmp_path: Path) -> None:
+async def test_a_finished_turn_compacts_in_the_reader_and_pages_cover_its_gaps(tmp_path: Path) -> None:
     store = Store(tmp_path / "canvas.db")
     first = [_turn(1, "one"), *(_chunk(n, "a") for n in range(2, 6)), {"seq": 6, "kind": "turn-end"}]
-    _log(store, "s", first)
-    assert store.compact_session("s") == 3
-    assert [e["seq"] for e in store.events("s")] == [1, 2, 6]
     second = [_turn(7, "two"), *(_chunk(n, "b") for n in range(8, 12)), {"seq": 12, "kind": "turn-end"}]
-    for event in second:
-        store.append_event("s", int(event["seq"]), event)  # type: ignore[arg-type]
-    row = store.sessions()[0]
-    assert row["compacted"] == 6
-    assert store.compact_session("s", row["compacted"]) == 3
-    assert [e["seq"] for e in store.events("s")] == [1, 2, 6, 7, 8, 12]
+    _log(store, "s", first + second)
+    smaller = await store.history.compacted("s", 6, 12)
+    assert smaller is not None and [e["seq"] for e in smaller] == [7, 8, 12]
+    store.rewrite_events("s", 6, 12, smaller)
+    assert [e["seq"] for e in store.events("s")] == [*range(1, 7), 7, 8, 12]
     assert session_log.fold(store.events("s")) == session_log.fold(first + second)
-    page = store.page("s", None, 8, limit=2, max_chars=10_000)
-    assert ([e["seq"] for e in page.events], page.after, page.through) == ([6, 7], 2, 7)
+    assert await store.history.compacted("s", 6, 12) is None
+    page = store.page("s", None, 12, limit=2, max_chars=10_000)
+    assert ([e["seq"] for e in page.events], page.after, page.through) == ([7, 8], 6, 11)
     store.close()
 
 

@@ -9,7 +9,8 @@ A session here is its head (status, last seq, open permissions, queue), never it
 log lives in the store, and history is read from there as an effect (`ReadHistory`) whose page
 the adapter feeds back (`history_read`). A join gets every head (in `welcome`), then the newest
 page of each history, shortest history first; older pages only as the client asks, one page per
-request.
+request. A finished turn's events are compacted (`CompactTurn`, see `session_log.compact`) and
+every client told which seqs were rewritten (`agent-compacted`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from canvasrelay.core.room import Peer, error
 from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.agents import (
     AgentCancel,
+    AgentCompacted,
     AgentConfig,
     AgentCreate,
     AgentEvent,
@@ -79,6 +81,26 @@ class ReadHistory(Effect):
     asked: bool = False
     limit: int = HISTORY_PAGE
     max_chars: int = HISTORY_PAGE_CHARS
+
+
+@dataclass(frozen=True)
+class CompactTurn(Effect):
+    """Compact the finished turn's events (`after` < seq ≤ `through`) off the loop, then call
+    `Sessions.compacted` with the result."""
+
+    session_id: str
+    after: int
+    through: int
+
+
+@dataclass(frozen=True)
+class RewriteEvents(Effect):
+    """Replace the stored events with `after` < seq ≤ `through` by `events`."""
+
+    session_id: str
+    after: int
+    through: int
+    events: list[dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -157,6 +179,8 @@ class Session:
     queued: list[QueuedPrompt] = field(default_factory=list)
     options: list[dict[str, Any]] = field(default_factory=list)
     pending: dict[str, Pending] = field(default_factory=dict)
+    turn_from: int | None = None
+    """The seq of the running turn's `turn` event (a turn begun before a restart has none)."""
 
     @property
     def last_seq(self) -> int:
@@ -392,7 +416,18 @@ class Sessions:
             event["error"] = error_text
         if cancelled:
             event["cancelled"] = True
-        return effects + self._append(session, event) + self.next_queued(session_id)
+        effects += self._append(session, event)
+        if session.turn_from is not None:
+            effects.append(CompactTurn(session.id, session.turn_from - 1, session.last_seq))
+            session.turn_from = None
+        return effects + self.next_queued(session_id)
+
+    def compacted(self, session_id: str, after: int, through: int, events: list[dict[str, Any]]) -> list[AnyEffect]:
+        """A finished turn, compacted (called by the adapter): store it, then tell every client."""
+        if session_id not in self.sessions:
+            return []
+        notice = AgentCompacted(session_id=session_id, after=after, through=through)
+        return [RewriteEvents(session_id, after, through, events), Broadcast(notice)]
 
     def failed(self, session_id: str, error_text: str) -> list[AnyEffect]:
         """The agent failed outside a turn (starting at create, or a config change): the log shows
@@ -422,8 +457,10 @@ class Sessions:
 
     def _start_turn(self, session: Session, text: str, author: str) -> list[AnyEffect]:
         event = {"kind": "turn", "text": text, "author": author, "time": self.clock()}
+        appended = self._append(session, event)
+        session.turn_from = session.last_seq
         return [
-            *self._append(session, event),
+            *appended,
             StoreSession(session.id),
             self._meta(session),
             RunTurn(session.id, text),

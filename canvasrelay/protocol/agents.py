@@ -147,6 +147,19 @@ class AgentHistory(ServerFrame):
 
 
 @server_frame
+class AgentCompacted(ServerFrame):
+    """The stored events with `after` < seq ≤ `through` (a finished turn) were rewritten into fewer
+    that fold to the same thread. A client that holds all or none of them carries on; one holding
+    only the newer part drops it (older pages now come compacted); one missing the newer part
+    loads the newest page again."""
+
+    t: Literal["agent-compacted"] = "agent-compacted"
+    session_id: str
+    after: int
+    through: int
+
+
+@server_frame
 class AgentRemoved(ServerFrame):
     t: Literal["agent-removed"] = "agent-removed"
     session_id: str

@@ -18,9 +18,11 @@ from typing import Any
 
 from canvasrelay.core.agent_sessions import (
     CancelTurn,
+    CompactTurn,
     ReadHistory,
     RecordAnswer,
     ResolvePermission,
+    RewriteEvents,
     RunTurn,
     Sessions,
     SetConfig,
@@ -107,6 +109,8 @@ class AgentHost:
         runtime.handle(Ordered, self._enqueue)
         runtime.handle(StoreEvent, self._store_event)
         runtime.handle(ReadHistory, self._read_history)
+        runtime.handle(CompactTurn, self._compact_turn)
+        runtime.handle(RewriteEvents, self._rewrite_events)
         runtime.handle(StoreSession, self._store_session)
         runtime.handle(StartSession, self._start_session)
         runtime.handle(RunTurn, self._run_turn)
@@ -155,22 +159,17 @@ class AgentHost:
     # -- start and stop ----------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Restore every session from its stored head (no log is read), compact the logs that grew
-        since the last start (before any client can hold some of their events), run queued prompts."""
+        """Restore every session from its stored head (no log is read), then run queued prompts."""
         await self.board.start()
         self._pump_task = asyncio.create_task(self._pump())
-        rows = self.store.sessions()
         restored: list[AnyEffect] = []
-        for row in rows:
+        for row in self.store.sessions():
             if row.get("agentSessionId"):
                 self.agent_ids[row["id"]] = row["agentSessionId"]
             restored += self.core.restore(row)
+        for session_id in list(self.core.sessions):
+            restored += self.core.next_queued(session_id)
         await self.run(restored)
-        for row in rows:
-            session = self.core.sessions[row["id"]]
-            if session.status == "idle" and row["compacted"] < session.last_seq:
-                self.store.compact_session(session.id, row["compacted"])
-        await self.run([e for session_id in list(self.core.sessions) for e in self.core.next_queued(session_id)])
 
     async def close(self) -> None:
         for task in list(self.turns.values()):
@@ -197,6 +196,17 @@ class AgentHost:
     async def _read_page(self, read: ReadHistory) -> None:
         page = await self.store.history.page(read.session_id, read.after, read.before, read.limit, read.max_chars)
         self.pump(self.core.history_read(read, page))
+
+    async def _compact_turn(self, effect: CompactTurn) -> None:
+        self._spawn(self._compact(effect))
+
+    async def _compact(self, turn: CompactTurn) -> None:
+        events = await self.store.history.compacted(turn.session_id, turn.after, turn.through)
+        if events is not None:
+            self.pump(self.core.compacted(turn.session_id, turn.after, turn.through, events))
+
+    async def _rewrite_events(self, effect: RewriteEvents) -> None:
+        self.store.rewrite_events(effect.session_id, effect.after, effect.through, effect.events)
 
     async def _store_session(self, effect: StoreSession) -> None:
         session = self.core.sessions.get(effect.session_id)

@@ -85,15 +85,8 @@ def _v2_session_rules(db: sqlite3.Connection) -> None:
 
 def _v3_session_heads(db: sqlite3.Connection) -> None:
     """Each session's head (status, last seq, open permissions) beside its log, so a start reads
-    heads and no log; `compacted` is the last seq the log was compacted through. The heads of an
-    existing store are folded once, here."""
-    _statements(
-        db,
-        """
-        ALTER TABLE sessions ADD COLUMN head TEXT NOT NULL DEFAULT '{}';
-        ALTER TABLE sessions ADD COLUMN compacted INTEGER NOT NULL DEFAULT 0
-        """,
-    )
+    heads and no log. The heads of an existing store are folded once, here."""
+    db.execute("ALTER TABLE sessions ADD COLUMN head TEXT NOT NULL DEFAULT '{}'")
     for (session_id,) in db.execute("SELECT id FROM sessions").fetchall():
         head = session_log.empty_head()
         for (event,) in db.execute("SELECT event FROM session_events WHERE session_id = ? ORDER BY seq", (session_id,)):
@@ -135,6 +128,12 @@ class HistoryReader:
     ) -> HistoryPage:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._pool, read_page, self._db, session_id, after, before, limit, max_chars)
+
+    async def compacted(self, session_id: str, after: int, through: int) -> list[dict[str, Any]] | None:
+        """The events with `after` < seq ≤ `through`, compacted, or None if that saves nothing."""
+        return await asyncio.get_running_loop().run_in_executor(
+            self._pool, compact_range, self._db, session_id, after, through
+        )
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)
@@ -189,7 +188,7 @@ class Store:
     def sessions(self) -> list[dict[str, Any]]:
         """Every session's row with its head: no event is read."""
         rows = self.db.execute(
-            "SELECT id, agent, title, agent_session_id, created, meta, head, compacted FROM sessions ORDER BY created"
+            "SELECT id, agent, title, agent_session_id, created, meta, head FROM sessions ORDER BY created"
         ).fetchall()
         return [
             {
@@ -200,7 +199,6 @@ class Store:
                 "created": r[4],
                 "meta": json.loads(r[5]),
                 "head": {**session_log.empty_head(), **json.loads(r[6])},
-                "compacted": r[7],
             }
             for r in rows
         ]
@@ -226,36 +224,16 @@ class Store:
     def page(self, session_id: str, after: int | None, before: int | None, limit: int, max_chars: int) -> HistoryPage:
         return read_page(self.db, session_id, after, before, limit, max_chars)
 
-    def compact_session(self, session_id: str, compacted: int = 0) -> int:
-        """Rewrite the events since the last compaction into fewer with the same fold; returns how
-        many went. Only the part from the first turn after `compacted` on is rewritten: from a turn
-        on, compaction needs nothing older (see `session_log.compact`).
-
-        For a session no client holds events of yet (at start-up): one that held some of the old
-        events would fold them together with the new ones.
-        """
-        rows = self.db.execute(
-            "SELECT seq, event FROM session_events WHERE session_id = ? AND seq > ? ORDER BY seq",
-            (session_id, compacted),
-        ).fetchall()
-        events = [json.loads(r[1]) for r in rows]
-        start = next((i for i, e in enumerate(events) if e.get("kind") == "turn"), len(events))
-        tail = events[start:]
-        smaller = session_log.compact(tail)
+    def rewrite_events(self, session_id: str, after: int, through: int, events: list[dict[str, Any]]) -> None:
+        """Replace the events with `after` < seq ≤ `through` by `events` (a compacted turn)."""
         with self.db:
-            if len(smaller) < len(tail):
-                if session_log.fold(smaller) != session_log.fold(tail):
-                    raise RuntimeError(f"compacting session {session_id} would change its thread")
-                self.db.execute(
-                    "DELETE FROM session_events WHERE session_id = ? AND seq >= ?", (session_id, tail[0]["seq"])
-                )
-                self.db.executemany(
-                    "INSERT INTO session_events (session_id, seq, event) VALUES (?, ?, ?)",
-                    [(session_id, e["seq"], _json(e)) for e in smaller],
-                )
-            if events:
-                self.db.execute("UPDATE sessions SET compacted = ? WHERE id = ?", (events[-1]["seq"], session_id))
-        return len(tail) - len(smaller)
+            self.db.execute(
+                "DELETE FROM session_events WHERE session_id = ? AND seq > ? AND seq <= ?", (session_id, after, through)
+            )
+            self.db.executemany(
+                "INSERT INTO session_events (session_id, seq, event) VALUES (?, ?, ?)",
+                [(session_id, e["seq"], _json(e)) for e in events],
+            )
 
     def add_session_rule(self, session_id: str, rule: dict[str, Any]) -> int:
         with self.db:
@@ -349,6 +327,20 @@ def read_page(
     start = rows[len(kept)][0] if len(rows) > len(kept) else 0
     through = newest if before is None else before - 1
     return HistoryPage([json.loads(r[1]) for r in reversed(kept)], start, through)
+
+
+def compact_range(db: sqlite3.Connection, session_id: str, after: int, through: int) -> list[dict[str, Any]] | None:
+    rows = db.execute(
+        "SELECT event FROM session_events WHERE session_id = ? AND seq > ? AND seq <= ? ORDER BY seq",
+        (session_id, after, through),
+    ).fetchall()
+    events = [json.loads(r[0]) for r in rows]
+    smaller = session_log.compact(events)
+    if len(smaller) == len(events):
+        return None
+    if session_log.fold(smaller) != session_log.fold(events):
+        raise RuntimeError(f"compacting session {session_id} would change its thread")
+    return smaller
 
 
 def _within(rows: list[tuple[int, str]], max_chars: int) -> list[tuple[int, str]]:

@@ -133,6 +133,7 @@ export function AgentView({ refId, width, height }: FrameContentProps) {
     (item: Item) => <ThreadItem item={item} isHost={isHost} onAnswer={answer} />,
     [isHost, answer],
   );
+  const loadOlder = useCallback(() => store.loadOlder(refId), [store, refId]);
 
   if (!head) {
     return (
@@ -171,6 +172,9 @@ export function AgentView({ refId, width, height }: FrameContentProps) {
         items={thread?.items ?? NO_ITEMS}
         keyOf={itemKey}
         renderItem={renderItem}
+        hasOlder={state?.hasOlder ?? false}
+        loadingOlder={state?.loadingOlder ?? false}
+        onReachTop={loadOlder}
         footer={head.queued.map((queued, i) => (
           <div key={`queued-${i}`} className="agent-row">
             <div className="agent-user agent-queued" data-testid="agent-queued">
