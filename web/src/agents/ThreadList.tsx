@@ -115,12 +115,19 @@ export function ThreadList<T>({
     if (Math.abs(element.scrollTop - target) >= 1) element.scrollTop = target;
   });
 
-  // Within a screen of the top, with older rows to load: ask for them (again after each page,
-  // until the rows fill the view or the reader moves away).
+  // Within a screen of the top, with older rows to load: ask for them, on a scroll and again after
+  // each page (until the rows fill the view or the reader moves away).
+  const older = useRef({ hasOlder, loadingOlder, onReachTop });
+  useLayoutEffect(() => {
+    older.current = { hasOlder, loadingOlder, onReachTop };
+  });
+  const nearTop = useCallback((element: HTMLDivElement) => {
+    const { hasOlder, loadingOlder, onReachTop } = older.current;
+    if (hasOlder && !loadingOlder && onReachTop && element.scrollTop < Math.max(element.clientHeight, 1)) onReachTop();
+  }, []);
   useEffect(() => {
-    const element = container.current;
-    if (element && hasOlder && !loadingOlder && onReachTop && element.scrollTop < Math.max(viewport, 1)) onReachTop();
-  }, [hasOlder, loadingOlder, onReachTop, viewport, scrollTop, items]);
+    if (container.current) nearTop(container.current);
+  }, [nearTop, hasOlder, loadingOlder, items, viewport]);
 
   const onScroll = useCallback(() => {
     const element = container.current;
@@ -128,7 +135,8 @@ export function ThreadList<T>({
     following.current = atBottom(element.scrollTop, element.scrollHeight, element.clientHeight);
     place(element);
     setScrollTop(element.scrollTop);
-  }, [place]);
+    nearTop(element);
+  }, [place, nearTop]);
 
   return (
     <div className="agent-thread" data-testid="agent-thread" ref={container} onScroll={onScroll}>
