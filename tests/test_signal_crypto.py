@@ -61,3 +61,22 @@ def test_sdp_fingerprint() -> None:
     assert sc.sdp_fingerprint(sdp) == FP_B.upper()
     with pytest.raises(sc.SignalError):
         sc.sdp_fingerprint("v=0\r\n")
+
+
+def test_a_refusal_tells_only_the_sender_of_a_wrong_key_and_only_from_the_host() -> None:
+    room, other = RoomSecrets.generate(), RoomSecrets.generate()
+    wrong = sc.seal(sc.signal_key(other.room_key), {"kind": "offer"})
+    with pytest.raises(sc.SealedForAnotherKey):
+        sc.open_envelope(sc.signal_key(room.room_key), wrong)
+    stale = sc.seal(sc.signal_key(room.room_key), {"kind": "offer"}, now=0)
+    with pytest.raises(sc.SignalError) as raised:
+        sc.open_envelope(sc.signal_key(room.room_key), stale)
+    assert not isinstance(raised.value, sc.SealedForAnotherKey)
+    refusal = sc.refusal(room.host_private_key, wrong)
+    assert sc.refuses(room.host_public_key, refusal, wrong)
+    assert not sc.refuses(room.host_public_key, refusal, stale)
+    assert not sc.refuses(other.host_public_key, refusal, wrong)
+    assert not sc.refuses(room.host_public_key, sc.refusal(other.host_private_key, wrong), wrong)
+    assert not sc.refuses(room.host_public_key, "refused.!!.??", wrong)
+    with pytest.raises(sc.SignalError):
+        sc.open_envelope(sc.signal_key(room.room_key), refusal)

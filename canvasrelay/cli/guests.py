@@ -9,7 +9,7 @@ import signal
 import sys
 from typing import Any
 
-from canvasrelay.protocol import MAX_FRAME_BYTES
+from canvasrelay.cli.usage import UsageError, check_port, colour, guest_name, listen_error, port
 
 COMMANDS = ("signal", "join")
 
@@ -29,11 +29,11 @@ def add_serve_options(serve: argparse.ArgumentParser) -> None:
 def add_commands(commands: Any) -> None:
     sig = commands.add_parser("signal", help="run the rendezvous alone, with the guest page, on a public machine")
     sig.add_argument("--host", default="0.0.0.0", help="address to bind (default 0.0.0.0)")
-    sig.add_argument("--port", type=int, default=8478, help="port (0 picks a free one)")
+    sig.add_argument("--port", type=port, default=8478, help="port (0 picks a free one)")
     join = commands.add_parser("join", help="join a room from its link, as a guest in this terminal")
     join.add_argument("link", help="the room link (…#room=…&key=…&host=…)")
-    join.add_argument("--name", default="terminal guest", help="the name the host sees")
-    join.add_argument("--color", default="#8a8a8a", help="your colour, #rrggbb")
+    join.add_argument("--name", type=guest_name, default="terminal guest", help="the name the host sees")
+    join.add_argument("--color", type=colour, default="#8a8a8a", help="your colour, #rrggbb")
     join.add_argument(
         "--json", action="store_true", help="print every frame as a JSON line; send JSON lines from stdin"
     )
@@ -59,6 +59,7 @@ async def _until_stopped() -> None:
 
 
 async def _signal(args: argparse.Namespace) -> int:
+    check_port(args.host, args.port)
     from aiohttp import web
 
     from canvasrelay.server import rendezvous
@@ -75,7 +76,11 @@ async def _signal(args: argparse.Namespace) -> int:
         app.router.add_static("/assets", WEB_DIST / "assets")
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
-    await web.TCPSite(runner, args.host, args.port).start()
+    try:
+        await web.TCPSite(runner, args.host, args.port).start()
+    except OSError as exc:
+        await runner.cleanup()
+        raise listen_error(exc, args.host, args.port) from None
     port = int(runner.addresses[0][1])
     print(f"canvas rendezvous on ws://{args.host}:{port}/signal, guest page at http://{args.host}:{port}/", flush=True)
     print("Put it behind TLS, then: canvas serve --signal wss://<name>/signal --base-url https://<name>/", flush=True)
@@ -88,7 +93,7 @@ def _summary(frame: dict[str, Any]) -> str | None:
     """One readable line for a frame, or None for frames a reader does not need to see."""
     kind = frame.get("t")
     if kind == "welcome":
-        return f"joined {frame.get('cwd')} with {frame.get('access')} access"
+        return f"joined {frame.get('project')} with {frame.get('access')} access"
     if kind == "access":
         return f"your access is now {frame.get('access')}"
     if kind in ("error", "bye"):
@@ -109,8 +114,7 @@ async def _join(args: argparse.Namespace) -> int:
     try:
         guest = Guest(args.link, name=args.name, color=args.color)
     except ValueError as exc:
-        print(f"canvas: {exc}", file=sys.stderr)
-        return 2
+        raise UsageError(str(exc)) from None
 
     threads = ThreadView()
 
@@ -128,8 +132,7 @@ async def _join(args: argparse.Namespace) -> int:
     try:
         await guest.connect()
     except HubRefused as exc:
-        print(f"canvas: {exc}", file=sys.stderr)
-        return 1
+        raise UsageError(str(exc)) from None
     except (TimeoutError, ConnectionError, OSError) as exc:
         print(f"canvas: could not reach the room ({type(exc).__name__}: {exc})", file=sys.stderr)
         return 1
@@ -144,6 +147,8 @@ async def _join(args: argparse.Namespace) -> int:
 
 
 async def _pump_stdin(guest: Any) -> None:
+    from canvasrelay.protocol import MAX_FRAME_BYTES
+
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=2 * MAX_FRAME_BYTES)
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)

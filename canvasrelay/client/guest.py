@@ -34,6 +34,9 @@ FRAME_TIMEOUT = 10.0
 MAX_BACKOFF = 10.0
 
 
+WRONG_KEY = "the room key in this link does not match the room"
+
+
 class HubRefused(Exception):
     """The hub failed to prove the host key, or the room would not have us. Not retried."""
 
@@ -221,10 +224,13 @@ class Guest:
         url = f"{self.link.signal}?topic={signal_crypto.topic(self.link.room_id)}"
         async with aiohttp.ClientSession() as session, session.ws_connect(url) as ws:
             message = {"kind": "offer", "from": conn, "sdp": offer, "nonce": b64url(nonce)}
-            await ws.send_str(signal_crypto.seal(self.key, message))
+            sealed = signal_crypto.seal(self.key, message)
+            await ws.send_str(sealed)
             async for msg in ws:
                 if msg.type is not aiohttp.WSMsgType.TEXT:
                     continue
+                if signal_crypto.refuses(self.link.host_key, msg.data, sealed):
+                    raise HubRefused(WRONG_KEY)
                 try:
                     reply = signal_crypto.open_envelope(self.key, msg.data)
                 except signal_crypto.SignalError:

@@ -43,6 +43,7 @@ from canvasrelay.protocol.agents import (
     SessionHead,
 )
 from canvasrelay.protocol.core import AgentInfo, ErrorFrame
+from canvasrelay.protocol.encoding import text_sha256
 
 HISTORY_PAGE = 200
 """Events per `agent-history` frame at most."""
@@ -456,7 +457,7 @@ class Sessions:
     # -- inside ------------------------------------------------------------------------------
 
     def _start_turn(self, session: Session, text: str, author: str) -> list[AnyEffect]:
-        event = {"kind": "turn", "text": text, "author": author, "time": self.clock()}
+        event = {"kind": "turn", "text": text, "sha256": text_sha256(text), "author": author, "time": self.clock()}
         appended = self._append(session, event)
         session.turn_from = session.last_seq
         return [

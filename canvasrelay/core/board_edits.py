@@ -17,6 +17,7 @@ from typing import Any
 from pycrdt import Array, Map, Text
 
 from canvasrelay.core.board import Board
+from canvasrelay.protocol.board_items import HOLDS_TYPES, KINDS, SHAPES
 
 MAX_TEXT = 10_000
 MAX_TITLE = 200
@@ -24,9 +25,6 @@ MAX_REF = 4096
 MAX_COORDINATE = 1e7
 MAX_SIZE = 1e5
 GAP = 40.0
-HOLDS_TYPES = ("agent", "terminal", "file")
-SHAPES = ("rect", "ellipse")
-KINDS = ("note", "text", "shape", "arrow", "stroke", "frame")
 _COLOR = re.compile(r"#[0-9a-fA-F]{3,8}|[a-zA-Z]{1,20}")
 
 DEFAULTS: dict[str, tuple[float, float, str]] = {

@@ -38,15 +38,13 @@ from typing import Any, Literal, NamedTuple, get_args
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from canvasrelay.core.errors import ConfigError
+from canvasrelay.protocol.agents import HostAnswer
 
 Permission = Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other"]
 PERMISSIONS: tuple[str, ...] = get_args(Permission)
 RuleAction = Literal["allow", "deny", "ask"]
 Layer = Literal["default", "user", "project", "session"]
 LAYERS: tuple[Layer, ...] = ("default", "user", "project", "session")
-HostAnswer = Literal["once", "reject", "always", "never", "session"]
-"""once/reject: this call only; always: allow this kind and pattern for the session; never: deny
-them for the session; session: allow this kind, any pattern, for the session."""
 
 USER_FILE = "permissions.toml"
 PATTERN_MAX = 1000

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import PurePath
 from typing import Any, Generic, TypeVar
 
 from canvasrelay.core.effects import AnyEffect, Send
@@ -37,6 +38,10 @@ class RoomInfo:
     key: str
     host_public_key: str
     cwd: str
+
+    @property
+    def project(self) -> str:
+        return PurePath(self.cwd).name or self.cwd
 
 
 F = TypeVar("F", bound=ClientFrame)
@@ -101,7 +106,8 @@ class Room:
             "room_id": self.info.room_id,
             "key": self.info.key,
             "host_public_key": self.info.host_public_key,
-            "cwd": self.info.cwd,
+            "project": self.info.project,
+            "cwd": self.info.cwd if peer.is_host else None,
             "access": peer.access.value,
             "peer_id": peer.id,
             "agents": self.agents,

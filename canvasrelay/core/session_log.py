@@ -5,7 +5,7 @@ line, and the JSON vectors in ``tests/vectors/session_log/`` pin both ports to o
 
 Events (appended by the server, each with a strictly increasing ``seq``)::
 
-    {"seq", "kind": "turn", "text", "author", "time"}
+    {"seq", "kind": "turn", "text", "sha256", "author", "time"}   (sha256: of text, as in its approval)
     {"seq", "kind": "chunk", "update": <ACP session update, verbatim>}
     {"seq", "kind": "permission", "requestId", "toolCallId", "title", "options"}
     {"seq", "kind": "permission-resolved", "requestId", "optionId": str | null, "by"}

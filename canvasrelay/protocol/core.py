@@ -8,6 +8,7 @@ from pydantic import Field
 
 from canvasrelay.protocol.access import Action
 from canvasrelay.protocol.base import ClientFrame, Model, ServerFrame, client_frame, server_frame
+from canvasrelay.protocol.guests import ApprovalRequest
 
 TOKEN_MAX = 256
 
@@ -58,10 +59,15 @@ class Welcome(ServerFrame):
     room_id: str
     key: str
     host_public_key: str
-    cwd: str
+    project: str
+    """The project folder's name: what guests are shown."""
+    cwd: str | None = None
+    """The project folder's absolute path on the host's machine: for the host only."""
     access: Literal["view", "edit", "trusted", "host"]
     peer_id: str
     agents: list[AgentInfo] = Field(default_factory=list)
     board: str = ""
     """The board's full state: a base64 Yjs update."""
     sessions: list[dict[str, Any]] = Field(default_factory=list)
+    approvals: list[ApprovalRequest] = Field(default_factory=list)
+    """To hosts: the guests' requests still waiting for an answer, so a reloaded page shows them."""

@@ -20,12 +20,13 @@ from canvasrelay.core.guests import Guests
 from canvasrelay.core.room import Room, RoomInfo
 from canvasrelay.core.shared_files import SharedFiles
 from canvasrelay.core.terminals import TerminalRoom
-from canvasrelay.server import room_secrets
+from canvasrelay.server import canvas_dir, room_secrets
 from canvasrelay.server.agent_catalog import AgentSpec, discover, load_config
 from canvasrelay.server.agent_host import AgentHost
 from canvasrelay.server.api import mount_api
 from canvasrelay.server.board_host import BoardHost
 from canvasrelay.server.board_mcp import BoardMcp
+from canvasrelay.server.canvas_dir import FolderLock
 from canvasrelay.server.file_host import FileHost
 from canvasrelay.server.hub import Hub
 from canvasrelay.server.rendezvous import add_routes as add_rendezvous
@@ -64,10 +65,17 @@ class CanvasServer:
         self.options = options
         self.root = options.root.resolve()
         self.canvas_dir = room_secrets.ensure_private_dir(self.root / ".canvas")
-        self.secrets = room_secrets.load_or_create(self.canvas_dir, rotate=options.new_room)
-        self.config = load_config(self.canvas_dir)
-        self.agent_specs: dict[str, AgentSpec] = discover(self.config)
-        self.store: Store = open_store(self.canvas_dir)
+        # Before anything reads or rotates the folder's state: it may belong to a running server.
+        self.lock = FolderLock(self.canvas_dir)
+        try:
+            canvas_dir.tighten(self.canvas_dir)
+            self.secrets = room_secrets.load_or_create(self.canvas_dir, rotate=options.new_room)
+            self.config = load_config(self.canvas_dir)
+            self.agent_specs: dict[str, AgentSpec] = discover(self.config)
+            self.store: Store = open_store(self.canvas_dir)
+        except BaseException:
+            self.lock.release()
+            raise
         self.room = Room(
             RoomInfo(
                 room_id=self.secrets.room_id,
@@ -92,7 +100,7 @@ class CanvasServer:
         self.agents = AgentHost(
             self.room, self.runtime, self.store, self.agent_specs, self.rules, self.board_mcp, self.root, self._own_url
         )
-        self.terminals = TerminalHost(self.runtime, TerminalRoom(self.room), self.root)
+        self.terminals = TerminalHost(self.runtime, TerminalRoom(self.room, self.guests.end_grants), self.root)
         self.files = FileHost(self.runtime, SharedFiles(self.room), self.root)
         mount_api(self)
 
@@ -125,6 +133,7 @@ class CanvasServer:
         site = web.TCPSite(self.runner, self.options.host, self.options.port)
         await site.start()
         self.port = int(self.runner.addresses[0][1])
+        self.lock.serving_on(self.port)
         self.listening.set()
         signal = self.options.signal_url or f"ws://{self._link_host()}:{self.port}/signal"
         self.hub = Hub(self.runtime, self.guests, self.secrets, signal, self.options.ice_servers)
@@ -154,6 +163,7 @@ class CanvasServer:
         if self.runner is not None:
             await self.runner.cleanup()
         self.store.close()
+        self.lock.release()
 
 
 class _LateOrigins(set[str]):

@@ -18,6 +18,7 @@ from typing import Any
 
 from canvasrelay.core import session_log
 from canvasrelay.core.agent_sessions import HistoryPage
+from canvasrelay.server.canvas_dir import create_private
 
 DB_FILE = "canvas.db"
 
@@ -143,10 +144,8 @@ class HistoryReader:
 class Store:
     def __init__(self, path: Path) -> None:
         self.path = path
-        fresh = not path.exists()
+        create_private(path)
         self.db = sqlite3.connect(path)
-        if fresh:
-            os.chmod(path, 0o600)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute("PRAGMA foreign_keys=ON")

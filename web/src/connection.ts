@@ -1,6 +1,5 @@
-import type { ClientFrame, ServerFrame, Welcome } from "./protocol.gen";
+import type { ClientFrame, ServerFrame } from "./protocol.gen";
 import { Listeners } from "./listeners";
-import type { RoomClient } from "./roomClient";
 
 export type ConnectionState = "connecting" | "connected" | "reconnecting" | "unauthorized";
 
@@ -18,8 +17,21 @@ export function backoffMs(attempt: number, random: () => number = Math.random): 
   return Math.round(base / 2 + (random() * base) / 2);
 }
 
+/**
+ * A connection to the room, the host's WebSocket or a guest's data channel, with a state of its
+ * own; a `RoomStore` runs it and folds what it hears.
+ */
+export interface Connection<S extends string> {
+  readonly state: S;
+  send(frame: ClientFrame): boolean;
+  onFrame(listener: (frame: ServerFrame) => void): () => void;
+  onState(listener: (state: S) => void): () => void;
+  start(): void;
+  stop(): void;
+}
+
 /** The host's WebSocket to `/ws`: authenticates with the token, reconnects with backoff. */
-export class HostConnection implements RoomClient {
+export class HostConnection implements Connection<ConnectionState> {
   private socket: WebSocket | null = null;
   private attempt = 0;
   private closed = false;
@@ -29,7 +41,6 @@ export class HostConnection implements RoomClient {
   readonly onFrame = this.frames.add;
   readonly onState = this.states.add;
   state: ConnectionState = "connecting";
-  welcome: Welcome | null = null;
 
   constructor(
     private readonly token: string,
@@ -65,7 +76,6 @@ export class HostConnection implements RoomClient {
     socket.onmessage = (event) => {
       const frame = JSON.parse(String(event.data)) as ServerFrame;
       if (frame.t === "welcome") {
-        this.welcome = frame;
         this.attempt = 0;
         this.setState("connected");
       }

@@ -2,6 +2,26 @@
 
 export const MAX_FRAME_BYTES = 1048576;
 
+export const MAX_MESSAGE_BYTES = 262144;
+
+export const CHUNK_CHARS = 60000;
+
+export const AWARENESS_ID_MAX = 32;
+
+export const AWARENESS_MAX_SELECTION = 8;
+
+export const AWARENESS_MAX_DRAGGING = 8;
+
+export const BOARD_ITEMS = "items";
+
+export type ItemKind = "note" | "text" | "shape" | "arrow" | "stroke" | "frame";
+
+export type ShapeKind = "rect" | "ellipse";
+
+export type HoldsType = "agent" | "terminal" | "file";
+
+export type HostAnswer = "once" | "reject" | "always" | "never" | "session";
+
 export interface AgentCancel {
   t: "agent-cancel";
   sessionId: string;
@@ -92,6 +112,7 @@ export interface ApprovalAnswer {
   t: "approval-answer";
   id: string;
   answer: "approve" | "deny" | "trust";
+  sha256?: string | null;
 }
 
 export interface ApprovalRequest {
@@ -102,6 +123,9 @@ export interface ApprovalRequest {
   color: string;
   what: string;
   text: string;
+  length: number;
+  sha256: string;
+  subject: string | null;
   expiresInMs: number;
 }
 
@@ -397,12 +421,14 @@ export interface Welcome {
   roomId: string;
   key: string;
   hostPublicKey: string;
-  cwd: string;
+  project: string;
+  cwd: string | null;
   access: "view" | "edit" | "trusted" | "host";
   peerId: string;
   agents: AgentInfo[];
   board: string;
   sessions: Record<string, unknown>[];
+  approvals: ApprovalRequest[];
 }
 
 export interface YourAccess {

@@ -8,7 +8,7 @@ host peer `api`, so the API has exactly the host's powers and every screen sees 
 from __future__ import annotations
 
 import secrets
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field, ValidationError
 
@@ -23,6 +23,7 @@ from canvasrelay.protocol.agents import (
     AgentCreate,
     AgentPermission,
     AgentPrompt,
+    HostAnswer,
 )
 from canvasrelay.protocol.core import ErrorFrame, ErrorKind
 from canvasrelay.server.agent_host import AgentHost, Ordered
@@ -53,7 +54,7 @@ class PromptIn(RequestModel):
 
 
 class PermissionAnswerIn(RequestModel):
-    answer: Literal["once", "reject", "always", "never", "session"] | None = Field(
+    answer: HostAnswer | None = Field(
         default=None, description="once/reject this call; always/never add a session rule; session allows the kind."
     )
     option_id: str | None = Field(default=None, max_length=MAX_CONFIG_CHARS, description="Or the agent's own option.")

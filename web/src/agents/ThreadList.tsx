@@ -42,45 +42,46 @@ export function ThreadList<T>({
   onReachTop,
 }: ThreadListProps<T>) {
   const container = useRef<HTMLDivElement>(null);
-  const heights = useRef(new RowHeights(ESTIMATED_ROW)).current;
-  const [measured, setMeasured] = useState(0);
+  const [heights, setHeights] = useState(() => new RowHeights(ESTIMATED_ROW));
   const [scrollTop, setScrollTop] = useState(0);
   const [viewport, setViewport] = useState(0);
-  const following = useRef(true);
+  const [following, setFollowing] = useState(true);
   const anchor = useRef<Place>({ index: 0, within: 0, key: undefined, count: 0 });
+  // Made by the first row drawn (refs attach before effects run), ended with the list.
+  const rowObserver = useRef<ResizeObserver | null>(null);
 
   const keys = useMemo(() => items.map(keyOf), [items, keyOf]);
-  // `measured` is how the heights' changes reach the memo: RowHeights itself is mutable.
-  const offsets = useMemo(() => heights.offsets(keys), [heights, keys, measured]);
+  const offsets = useMemo(() => heights.offsets(keys), [heights, keys]);
   const offsetsRef = useRef(offsets);
+  const keysRef = useRef(keys);
   // Following, the rows to draw are the last ones, even before the scroll there has happened.
-  const top = following.current ? Math.max(0, offsets[items.length] - viewport) : scrollTop;
+  const top = following ? Math.max(0, offsets[items.length] - viewport) : scrollTop;
   const { start, end } = visibleRange(offsets, top, viewport, OVERSCAN);
 
-  const rows = useMemo(
-    () =>
-      new ResizeObserver((entries) => {
-        let changed = false;
-        for (const entry of entries) {
-          const key = (entry.target as HTMLElement).dataset.rowKey;
-          // borderBoxSize is layout size: the board's zoom transform does not scale it.
-          const height = entry.borderBoxSize[0]?.blockSize;
-          if (key !== undefined && height !== undefined && heights.measure(key, height)) changed = true;
-        }
-        if (changed) setMeasured((n) => n + 1);
-      }),
-    [heights],
-  );
-  useEffect(() => () => rows.disconnect(), [rows]);
-
-  const observeRow = useCallback(
-    (element: HTMLDivElement | null) => {
-      if (!element) return;
-      rows.observe(element);
-      return () => rows.unobserve(element);
+  useEffect(
+    () => () => {
+      rowObserver.current?.disconnect();
+      rowObserver.current = null;
     },
-    [rows],
+    [],
   );
+
+  const observeRow = useCallback((element: HTMLDivElement | null) => {
+    if (!element) return;
+    rowObserver.current ??= new ResizeObserver((entries) => {
+      const rows: [string, number][] = [];
+      for (const entry of entries) {
+        const key = (entry.target as HTMLElement).dataset.rowKey;
+        // borderBoxSize is layout size: the board's zoom transform does not scale it.
+        const height = entry.borderBoxSize[0]?.blockSize;
+        if (key !== undefined && height !== undefined) rows.push([key, height]);
+      }
+      setHeights((old) => old.measure(rows));
+    });
+    const observer = rowObserver.current;
+    observer.observe(element);
+    return () => observer.unobserve(element);
+  }, []);
 
   useLayoutEffect(() => {
     const element = container.current;
@@ -91,12 +92,6 @@ export function ThreadList<T>({
     return () => observer.disconnect();
   }, []);
 
-  const keysRef = useRef(keys);
-  const place = useCallback((element: HTMLDivElement) => {
-    const at = anchorAt(offsetsRef.current, element.scrollTop);
-    anchor.current = { ...at, key: keysRef.current[at.index], count: keysRef.current.length };
-  }, []);
-
   // After every layout change: follow the bottom, or keep the reader's row where it was.
   useLayoutEffect(() => {
     offsetsRef.current = offsets;
@@ -104,7 +99,7 @@ export function ThreadList<T>({
     const element = container.current;
     if (!element) return;
     let target = element.scrollHeight - element.clientHeight;
-    if (!following.current) {
+    if (!following) {
       const held = anchor.current;
       const found = held.key === undefined ? -1 : keys.indexOf(held.key);
       // A row folded into an older one that came: as many rows down as arrived above it.
@@ -132,11 +127,12 @@ export function ThreadList<T>({
   const onScroll = useCallback(() => {
     const element = container.current;
     if (!element) return;
-    following.current = atBottom(element.scrollTop, element.scrollHeight, element.clientHeight);
-    place(element);
+    setFollowing(atBottom(element.scrollTop, element.scrollHeight, element.clientHeight));
+    const at = anchorAt(offsetsRef.current, element.scrollTop);
+    anchor.current = { ...at, key: keysRef.current[at.index], count: keysRef.current.length };
     setScrollTop(element.scrollTop);
     nearTop(element);
-  }, [place, nearTop]);
+  }, [nearTop]);
 
   return (
     <div className="agent-thread" data-testid="agent-thread" ref={container} onScroll={onScroll}>

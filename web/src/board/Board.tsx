@@ -118,18 +118,15 @@ function Canvas({ session }: { session: BoardSession }) {
   // Fitting an empty board would wait for the first item and then jump the view from under the
   // person who just placed it.
   const [fitOnLoad] = useState(() => items.length > 0);
-  const pending = useRef(new Map<string, Box>());
-
+  // Each drag event carries every dragged node, so the latest call's nodes are the ones to write.
   const writePositions = useMemo(
     () =>
-      rateLimit(() => {
-        const boxes = [...pending.current];
-        pending.current.clear();
+      rateLimit((dragged: BoardNode[]) => {
         session.change(() => {
-          for (const [id, box] of boxes) {
-            const map = itemMap(session, id);
-            map?.set("x", box.x);
-            map?.set("y", box.y);
+          for (const node of dragged) {
+            const map = itemMap(session, node.id);
+            map?.set("x", node.position.x);
+            map?.set("y", node.position.y);
           }
         });
       }, DRAG_WRITE_MS),
@@ -137,7 +134,7 @@ function Canvas({ session }: { session: BoardSession }) {
   );
 
   useEffect(() => {
-    session.setPresence({ selection: [...selected].slice(0, 200), editing });
+    session.setPresence({ selection: [...selected], editing });
   }, [session, selected, editing]);
 
   const endEdit = useCallback(() => setEditing(null), []);
@@ -243,8 +240,7 @@ function Canvas({ session }: { session: BoardSession }) {
 
   const onNodeDrag = useCallback(
     (_: unknown, _node: BoardNode, dragged: BoardNode[]) => {
-      for (const node of dragged) pending.current.set(node.id, node.position);
-      writePositions.call();
+      writePositions.call(dragged);
       session.setPresence({ dragging: dragged.map((node) => ({ id: node.id, ...node.position })) });
     },
     [session, writePositions],
@@ -252,7 +248,7 @@ function Canvas({ session }: { session: BoardSession }) {
 
   const onNodeDragStop = useCallback(
     (_: unknown, _node: BoardNode, dragged: BoardNode[]) => {
-      for (const node of dragged) pending.current.set(node.id, node.position);
+      writePositions.call(dragged);
       writePositions.flush();
       session.endStep();
       session.setPresence({ dragging: [] });
@@ -265,8 +261,11 @@ function Canvas({ session }: { session: BoardSession }) {
     [session, writePositions],
   );
 
-  // A resize ends with the write in NodeResizer's onResizeEnd; then the doc holds the size.
-  useEffect(() => {
+  // A resize ends with the write in NodeResizer's onResizeEnd; then the doc holds the size. Done
+  // while rendering, when the items change (React's pattern for state that follows a prop).
+  const [sizedItems, setSizedItems] = useState(items);
+  if (sizedItems !== items) {
+    setSizedItems(items);
     setOverrides((old) => {
       let changed = false;
       const next = new Map(old);
@@ -276,7 +275,7 @@ function Canvas({ session }: { session: BoardSession }) {
       }
       return changed ? next : old;
     });
-  }, [items]);
+  }
 
   const onEdgesChange = useCallback(
     (changes: EdgeChange[]) => {

@@ -1,5 +1,5 @@
-import { useCallback, useMemo, useState } from "react";
-import { useFrames, useSendOnWelcome } from "../roomClient";
+import { useMemo } from "react";
+import { useRoom, useSendOnWelcome } from "../roomClient";
 import { buildTree, type TreeNode } from "./tree";
 
 const TREE_WATCH = { t: "tree-watch" } as const;
@@ -30,12 +30,8 @@ function Node({ node, onOpen }: { node: TreeNode; onOpen: (path: string) => void
 
 /** The shared files, live: asks for the tree (again after a reconnect) and shows it nested. */
 export function FileTree({ onOpen }: { onOpen: (path: string) => void }) {
-  const [paths, setPaths] = useState<string[] | null>(null);
+  const paths = useRoom((s) => s.tree);
   useSendOnWelcome(TREE_WATCH);
-  useFrames(
-    "tree",
-    useCallback((frame) => setPaths(frame.paths), []),
-  );
   const tree = useMemo(() => buildTree(paths ?? []), [paths]);
   if (paths === null) return null;
   return (

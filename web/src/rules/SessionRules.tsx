@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useState } from "react";
+import { contentKeys } from "../keys";
 import { describeRule, RulesApi, type SessionRules as Rules } from "./rulesApi";
 import "./rules.css";
 
@@ -33,6 +34,7 @@ export function SessionRules({ sessionId, version = 0, api = defaultApi }: Props
   if (problem) return <div className="rules rules-problem">Rules: {problem}</div>;
   if (!rules) return null;
   const inherited = [...rules.user.map((r) => ["yours", r] as const), ...rules.project.map((r) => ["project", r] as const)];
+  const inheritedKeys = contentKeys(inherited, ([layer, rule]) => `${layer} ${describeRule(rule)}`);
   return (
     <details className="rules" data-testid="session-rules">
       <summary>Permission rules ({rules.session.length} for this session)</summary>
@@ -46,7 +48,7 @@ export function SessionRules({ sessionId, version = 0, api = defaultApi }: Props
           </li>
         ))}
         {inherited.map(([layer, rule], i) => (
-          <li key={`${layer}-${i}`} className={`rule rule-${rule.action} rule-inherited`}>
+          <li key={inheritedKeys[i]} className={`rule rule-${rule.action} rule-inherited`}>
             <span>{describeRule(rule)}</span> <small>{layer}</small>
           </li>
         ))}

@@ -3,18 +3,19 @@ import { Terminal } from "@xterm/xterm";
 import "@xterm/xterm/css/xterm.css";
 import { useEffect, useRef, useState } from "react";
 import type { FrameContentProps } from "../frames";
-import { useRoomClient } from "../roomClient";
-import { chunkInput, clampSize, mayType } from "./stream";
+import { selectMayType } from "../room/roomState";
+import { useRoom, useRoomStore } from "../roomClient";
+import { chunkInput, clampSize } from "./stream";
 
 /**
  * One terminal of the room, by id (`refId`): opens it on the server (or watches it when it
  * exists), shows its output, sends keystrokes, and makes the PTY follow the view's size.
  */
 export function TerminalView({ refId, title, width, height }: FrameContentProps) {
-  const client = useRoomClient();
+  const store = useRoomStore();
   const box = useRef<HTMLDivElement>(null);
   const [exitCode, setExitCode] = useState<number | null>(null);
-  const [typing, setTyping] = useState(() => mayType(client.welcome?.access, false));
+  const typing = useRoom((s) => selectMayType(s, refId));
 
   useEffect(() => {
     const element = box.current;
@@ -29,9 +30,7 @@ export function TerminalView({ refId, title, width, height }: FrameContentProps)
     term.loadAddon(fit);
     term.open(element);
     // Access can change while the view is open; each keystroke asks again.
-    let access: string | undefined = client.welcome?.access;
-    let granted = false;
-    const canType = () => mayType(access, granted);
+    const canType = () => selectMayType(store.getState(), refId);
     const measure = () => {
       try {
         fit.fit();
@@ -40,13 +39,11 @@ export function TerminalView({ refId, title, width, height }: FrameContentProps)
       }
       return clampSize(term.cols, term.rows);
     };
-    const open = () => client.send({ t: "term-open", id: refId, ...measure() });
+    const open = () => store.send({ t: "term-open", id: refId, ...measure() });
     open();
 
-    const offFrame = client.onFrame((frame) => {
+    const offFrame = store.onFrame((frame) => {
       if (frame.t === "welcome") {
-        access = frame.access;
-        setTyping(canType());
         open();
       } else if (frame.t === "term-data" && frame.id === refId) {
         if (frame.replay) {
@@ -56,18 +53,14 @@ export function TerminalView({ refId, title, width, height }: FrameContentProps)
         term.write(frame.data);
       } else if (frame.t === "term-exit" && frame.id === refId) {
         setExitCode(frame.code);
-      } else if (frame.t === "access") {
-        access = frame.access;
-        granted = frame.grantedTerminals.includes(refId);
-        setTyping(canType());
       }
     });
     const typed = term.onData((data) => {
       if (!canType()) return;
-      for (const chunk of chunkInput(data)) client.send({ t: "term-input", id: refId, data: chunk });
+      for (const chunk of chunkInput(data)) store.send({ t: "term-input", id: refId, data: chunk });
     });
     const resized = term.onResize(({ cols, rows }) => {
-      if (canType()) client.send({ t: "term-resize", id: refId, ...clampSize(cols, rows) });
+      if (canType()) store.send({ t: "term-resize", id: refId, ...clampSize(cols, rows) });
     });
     const observer = new ResizeObserver(() => measure());
     observer.observe(element);
@@ -76,10 +69,10 @@ export function TerminalView({ refId, title, width, height }: FrameContentProps)
       offFrame();
       typed.dispose();
       resized.dispose();
-      client.send({ t: "term-detach", id: refId });
+      store.send({ t: "term-detach", id: refId });
       term.dispose();
     };
-  }, [client, refId]);
+  }, [store, refId]);
 
   return (
     <div className="terminal-view" style={{ width, height }} data-testid={`terminal-${refId}`} title={title}>

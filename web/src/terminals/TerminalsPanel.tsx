@@ -1,27 +1,18 @@
-import { useCallback, useState } from "react";
+import { useState } from "react";
 import { registerFrameContent } from "../frames";
-import type { TerminalInfo } from "../protocol.gen";
-import { useAccess, useFrames, useRoomClient, useSendOnWelcome } from "../roomClient";
+import { useAccess, useRoom, useRoomClient } from "../roomClient";
 import { newTerminalId } from "./stream";
 import { TerminalView } from "./TerminalView";
 
 registerFrameContent("terminal", TerminalView);
 
-const TERM_LIST = { t: "term-list" } as const;
-
 /** Every terminal of the room, side by side, and a button for a new one. */
 export function TerminalsPanel() {
   const client = useRoomClient();
-  const [terminals, setTerminals] = useState<TerminalInfo[]>([]);
+  const terminals = useRoom((s) => s.terminals);
   const [mine, setMine] = useState<string[]>([]);
   // A view guest watches the terminals that exist; it can neither start nor end one.
   const watching = useAccess() === "view";
-  useFrames(
-    "terminals",
-    useCallback((frame) => setTerminals(frame.terminals), []),
-  );
-  // The listing sent on joining may have come before this panel was mounted.
-  useSendOnWelcome(TERM_LIST);
   const known = new Set(terminals.map((t) => t.id));
   const ids = [...terminals.map((t) => t.id), ...mine.filter((id) => !known.has(id))];
 

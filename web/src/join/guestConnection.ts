@@ -1,8 +1,7 @@
 import { b64url, b64urlDecode } from "../base64";
-import { backoffMs, fragmentParams } from "../connection";
-import type { ClientFrame, ServerFrame, Welcome } from "../protocol.gen";
+import { backoffMs, fragmentParams, type Connection } from "../connection";
+import type { ClientFrame, ServerFrame } from "../protocol.gen";
 import { Listeners } from "../listeners";
-import type { RoomClient } from "../roomClient";
 import {
   GUEST_NONCE_BYTES,
   openEnvelope,
@@ -72,9 +71,8 @@ function identity(roomId: string): { guestId: string; secret: string } {
 class Refused extends Error {}
 
 /** A guest's data channel to the hub (ADR 0004): signalling, proof, join, numbered stream, resume. */
-export class GuestConnection implements RoomClient {
+export class GuestConnection implements Connection<GuestState> {
   state: GuestState = "idle";
-  welcome: Welcome | null = null;
   refusal = "";
   private lastSeq: number | null = null;
   private pc: RTCPeerConnection | null = null;
@@ -248,9 +246,6 @@ export class GuestConnection implements RoomClient {
   }
 
   private emit(frame: ServerFrame): void {
-    if (frame.t === "welcome") this.welcome = frame;
-    // Views read our access from the welcome; the host may change it at any time.
-    if (frame.t === "access" && this.welcome) this.welcome = { ...this.welcome, access: frame.access };
     if (frame.t === "bye" || (frame.t === "error" && frame.ref === "guest-join")) {
       this.refusal = frame.t === "bye" ? frame.reason : frame.message;
       this.stopped = true;

@@ -1,48 +1,52 @@
-import { useCallback, useState } from "react";
-import type { ApprovalRequest, GuestInfo, GuestList, TerminalInfo } from "../protocol.gen";
-import { useFrames, useRoomClient } from "../roomClient";
+import { useState } from "react";
+import type { ApprovalRequest, GuestInfo, TerminalInfo } from "../protocol.gen";
+import { requestVerb } from "../room/requests";
+import { useRoom, useRoomClient } from "../roomClient";
+import { sha256Hex, visiblePieces } from "./visibleText";
 
 const LEVELS = ["view", "edit", "trusted"] as const;
 
-/** The host's guest list (access, kick) and the queue of requests waiting for approval. */
-export function Guests() {
+/** The host's guest list (access, kick) and the guests' requests waiting for approval. */
+export function GuestsPanel() {
   const client = useRoomClient();
-  const [list, setList] = useState<GuestList | null>(null);
-  const [requests, setRequests] = useState<ApprovalRequest[]>([]);
-  const [terminals, setTerminals] = useState<TerminalInfo[]>([]);
+  const list = useRoom((s) => s.guests);
+  const approvals = useRoom((s) => s.approvals);
+  const terminals = useRoom((s) => s.terminals);
+  // Hidden as soon as answered: an approval the server drops without a word (the guest was
+  // lowered to view meanwhile) must not stay on screen.
+  const [answered, setAnswered] = useState<ReadonlySet<string>>(new Set());
+  const waiting = approvals.filter((a) => !answered.has(a.id));
 
-  useFrames("guests", useCallback((frame: GuestList) => setList(frame), []));
-  useFrames("terminals", useCallback((frame: { terminals: TerminalInfo[] }) => setTerminals(frame.terminals), []));
-  useFrames(
-    "approval-request",
-    useCallback((frame: ApprovalRequest) => setRequests((all) => [...all.filter((r) => r.id !== frame.id), frame]), []),
-  );
-  useFrames(
-    "approval-resolved",
-    useCallback((frame: { id: string }) => setRequests((all) => all.filter((r) => r.id !== frame.id)), []),
-  );
-
-  const answer = (id: string, reply: "approve" | "deny" | "trust") => {
-    client.send({ t: "approval-answer", id, answer: reply });
-    setRequests((all) => all.filter((r) => r.id !== id));
+  const answer = async (request: ApprovalRequest, reply: "approve" | "deny" | "trust") => {
+    // The digest of the text this page shows: the server runs nothing if it holds other text.
+    // Outside a secure context (a LAN address over http) WebCrypto is missing: the request's own.
+    const sha256 = crypto.subtle ? await sha256Hex(request.text) : request.sha256;
+    client.send({ t: "approval-answer", id: request.id, answer: reply, sha256 });
+    setAnswered((ids) => new Set(ids).add(request.id));
   };
 
   return (
     <section className="guests" data-testid="guests">
       <h2>Guests</h2>
-      {requests.length > 0 && (
+      {waiting.length > 0 && (
         <ul className="approvals" data-testid="approvals">
-          {requests.map((r) => (
-            <li key={r.id} data-testid="approval" data-what={r.what}>
-              <strong style={{ color: r.color }}>{r.name}</strong> asks to <code>{r.what}</code>
-              <blockquote>{r.text}</blockquote>
-              <button data-testid="approve" onClick={() => answer(r.id, "approve")}>
+          {waiting.map((a) => (
+            <li key={a.id} data-testid="approval" data-what={a.what}>
+              <strong style={{ color: a.color }}>
+                <Visible text={a.name} />
+              </strong>{" "}
+              asks to {requestVerb(a.what)}
+              <blockquote className="approval-text" data-testid="approval-text">
+                <Visible text={a.text} />
+              </blockquote>
+              <p className="approval-length">{a.length.toLocaleString()} characters, all shown above</p>
+              <button data-testid="approve" onClick={() => answer(a, "approve")}>
                 Approve
               </button>{" "}
-              <button data-testid="deny" onClick={() => answer(r.id, "deny")}>
+              <button data-testid="deny" onClick={() => answer(a, "deny")}>
                 Deny
               </button>{" "}
-              <button data-testid="trust" onClick={() => answer(r.id, "trust")}>
+              <button data-testid="trust" onClick={() => answer(a, "trust")}>
                 Trust this guest
               </button>
             </li>
@@ -97,14 +101,33 @@ export function Guests() {
   );
 }
 
+/** A guest's text with whatever would act instead of show (controls, bidi overrides) escaped. */
+function Visible({ text }: { text: string }) {
+  return (
+    <>
+      {visiblePieces(text).map((piece, i) =>
+        piece.escaped ? (
+          <span key={i} className="escaped" title="an invisible or control character">
+            {piece.text}
+          </span>
+        ) : (
+          piece.text
+        ),
+      )}
+    </>
+  );
+}
+
 /** An edit guest types into a terminal only while the host grants it control of that terminal. */
-function TerminalGrants({ guest, terminals }: { guest: GuestInfo; terminals: TerminalInfo[] }) {
+function TerminalGrants({ guest, terminals }: { guest: GuestInfo; terminals: readonly TerminalInfo[] }) {
   const client = useRoomClient();
-  if (terminals.length === 0) return null;
+  // A grant is for one running shell; it ends with it.
+  const running = terminals.filter((term) => term.running);
+  if (running.length === 0) return null;
   return (
     <div className="terminal-grants" data-testid="terminal-grants">
       Terminal control:{" "}
-      {terminals.map((term) => (
+      {running.map((term) => (
         <label key={term.id}>
           <input
             type="checkbox"
