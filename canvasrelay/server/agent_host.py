@@ -188,7 +188,8 @@ class AgentHost:
     # -- effects -----------------------------------------------------------------------------
 
     async def _store_event(self, effect: StoreEvent) -> None:
-        self.store.append_event(effect.session_id, effect.event["seq"], effect.event, effect.head)
+        self.store.stage_event(effect.session_id, effect.event["seq"], effect.event, effect.head)
+        self.runtime.staged()
 
     async def _read_history(self, effect: ReadHistory) -> None:
         self._spawn(self._read_page(effect))

@@ -2,6 +2,9 @@
 
 Every write commits before the caller sends anything on, so whatever a client was sent
 survives a crash of the server process (WAL with synchronous=NORMAL is durable against that).
+The hot writes (board updates, session events) are staged instead: the runtime commits them
+in groups, once per turn of the event loop, and holds every frame until then. History pages are
+read by a second connection in a thread of its own (`HistoryReader`).
 """
 
 from __future__ import annotations
@@ -157,6 +160,7 @@ class Store:
                 os.chmod(side, 0o600)
 
     def close(self) -> None:
+        self.commit()
         self.history.close()
         self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         self.db.close()
@@ -205,13 +209,22 @@ class Store:
     def append_event(
         self, session_id: str, seq: int, event: dict[str, Any], head: session_log.Head | None = None
     ) -> None:
-        """Append one event and, in the same transaction, the session's head after it."""
-        with self.db:
-            self.db.execute(
-                "INSERT INTO session_events (session_id, seq, event) VALUES (?, ?, ?)", (session_id, seq, _json(event))
-            )
-            if head is not None:
-                self.db.execute("UPDATE sessions SET head = ? WHERE id = ?", (_json(head), session_id))
+        self.stage_event(session_id, seq, event, head)
+        self.commit()
+
+    def stage_event(
+        self, session_id: str, seq: int, event: dict[str, Any], head: session_log.Head | None = None
+    ) -> None:
+        """Write one event and the session's head after it, to be committed together by `commit`."""
+        self.db.execute(
+            "INSERT INTO session_events (session_id, seq, event) VALUES (?, ?, ?)", (session_id, seq, _json(event))
+        )
+        if head is not None:
+            self.db.execute("UPDATE sessions SET head = ? WHERE id = ?", (_json(head), session_id))
+
+    def commit(self) -> None:
+        """Make every staged write durable."""
+        self.db.commit()
 
     def events(self, session_id: str, after: int = 0, limit: int | None = None) -> list[dict[str, Any]]:
         rows = self.db.execute(
@@ -262,8 +275,13 @@ class Store:
     # board
 
     def append_board_update(self, data: bytes) -> int:
-        with self.db:
-            cur = self.db.execute("INSERT INTO board_updates (data) VALUES (?)", (data,))
+        row = self.stage_board_update(data)
+        self.commit()
+        return row
+
+    def stage_board_update(self, data: bytes) -> int:
+        """Write one update, to be committed by `commit`; returns its row id."""
+        cur = self.db.execute("INSERT INTO board_updates (data) VALUES (?)", (data,))
         return int(cur.lastrowid or 0)
 
     def board_updates(self) -> list[bytes]:
