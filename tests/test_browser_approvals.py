@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from tests.support import ServerProcess
-from tests.test_browser_guests import TIMEOUT_MS, open_guest
+from tests.test_browser_guests import TIMEOUT_MS, host_with_an_agent_and_an_edit_guest
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
 
@@ -26,14 +26,7 @@ def check_shown(host: Any, prompt: str) -> None:
 
 
 def test_a_guests_prompt_is_shown_whole_and_escaped_and_survives_a_reload(browser: Any, server: ServerProcess) -> None:
-    host = browser.new_context().new_page()
-    host.goto(server.host_link)
-    host.get_by_test_id("connection-state").filter(has_text="Connected").wait_for(timeout=TIMEOUT_MS)
-    host.get_by_role("button", name="Add agent").click()
-    host.get_by_test_id("agent-view").get_by_test_id("agent-config-mode").wait_for(timeout=TIMEOUT_MS)
-    ada = open_guest(browser, server, "Ada")
-    host.locator('[data-testid="guest"][data-name="Ada"] [data-testid="guest-access"]').select_option("edit")
-    ada.locator('[data-testid="access-banner"][data-access="edit"]').wait_for(timeout=TIMEOUT_MS)
+    host, ada = host_with_an_agent_and_an_edit_guest(browser, server, "Ada")
 
     prompt = (TRICK + " " + "and more words " * 700).rstrip()
     composer = ada.get_by_test_id("agent-view").get_by_test_id("agent-input")

@@ -4,10 +4,12 @@ out cannot keep a real guest out. Real aiortc guests on loopback, one `canvas se
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import secrets
 import time
 from collections import Counter
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -79,29 +81,38 @@ async def join_in_time(link: str, name: str) -> Guest:
     return guest
 
 
-async def on_the_topic(session: aiohttp.ClientSession, link: RoomLink) -> aiohttp.ClientWebSocketResponse:
-    return await session.ws_connect(f"{link.signal}?topic={signal_crypto.topic(link.room_id)}")
+@dataclass
+class Spy:
+    """A socket on the room's topic, as the relay (or anyone on it) has, with the room key."""
+
+    ws: aiohttp.ClientWebSocketResponse
+    key: bytes
+    first: Guest
+    """The real guest whose offer it captured."""
+    envelope: str
 
 
-async def captured_offer(spy: aiohttp.ClientWebSocketResponse, key: bytes) -> str:
-    async with asyncio.timeout(10):
-        while True:
-            text = (await spy.receive()).data
-            if signal_crypto.open_envelope(key, text).get("kind") == "offer":
-                return str(text)
+@contextlib.asynccontextmanager
+async def spying(server: CanvasServer) -> AsyncIterator[Spy]:
+    link = RoomLink.parse(server.room_link)
+    key = signal_crypto.signal_key(link.key)
+    url = f"{link.signal}?topic={signal_crypto.topic(link.room_id)}"
+    async with aiohttp.ClientSession() as session, session.ws_connect(url) as ws:
+        first = await join_in_time(server.room_link, "Ada")
+        async with asyncio.timeout(10):
+            while signal_crypto.open_envelope(key, envelope := str((await ws.receive()).data)).get("kind") != "offer":
+                pass
+        yield Spy(ws, key, first, envelope)
+    await first.close()
 
 
 async def test_a_replayed_offer_cannot_keep_real_guests_out(served: CanvasServer) -> None:
-    link = RoomLink.parse(served.room_link)
-    key = signal_crypto.signal_key(link.key)
     hub = hub_of(served)
-    async with aiohttp.ClientSession() as session, await on_the_topic(session, link) as spy:
-        first = await join_in_time(served.room_link, "Ada")
-        envelope = await captured_offer(spy, key)
+    async with spying(served) as spy:
 
         async def replay() -> None:
             for _ in range(200):
-                await spy.send_str(envelope)
+                await spy.ws.send_str(spy.envelope)
                 await asyncio.sleep(1 / 20)  # the flood's own pace: 20 copies a second
 
         flood = asyncio.get_running_loop().create_task(replay())
@@ -112,23 +123,20 @@ async def test_a_replayed_offer_cannot_keep_real_guests_out(served: CanvasServer
     assert hub.refusals["a replayed offer"] == 200
     assert hub.handshakes.peak <= 1, "only the real guests' handshakes, one at a time"  # type: ignore[attr-defined]
     assert sorted(served.guests.guests[g.guest_id].name for g in joined) == ["Bo", "Cy", "Di"]
-    for guest in (first, *joined):
+    for guest in joined:
         await guest.close()
 
 
 async def test_an_offer_sealed_anew_holds_one_handshake_at_most(served: CanvasServer) -> None:
     # Someone with the room key re-seals a captured offer with fresh nonces: each copy is "new",
     # but they all come from one source (the same DTLS fingerprint), which gets one slot.
-    link = RoomLink.parse(served.room_link)
-    key = signal_crypto.signal_key(link.key)
     hub = hub_of(served)
-    async with aiohttp.ClientSession() as session, await on_the_topic(session, link) as spy:
-        first = await join_in_time(served.room_link, "Ada")
-        offer = signal_crypto.open_envelope(key, await captured_offer(spy, key))
+    async with spying(served) as spy:
+        offer = signal_crypto.open_envelope(spy.key, spy.envelope)
         for _ in range(30):
             fresh = {**offer, "nonce": b64url(secrets.token_bytes(signal_crypto.GUEST_NONCE_BYTES))}
             del fresh["ts"]
-            await spy.send_str(signal_crypto.seal(key, fresh))
+            await spy.ws.send_str(signal_crypto.seal(spy.key, fresh))
             await asyncio.sleep(1 / 20)
         real = await join_in_time(served.room_link, "Bo")
         await asyncio.wait_for(
@@ -137,7 +145,6 @@ async def test_an_offer_sealed_anew_holds_one_handshake_at_most(served: CanvasSe
         )
     assert hub.handshakes.peak <= 2  # type: ignore[attr-defined]
     await real.close()
-    await first.close()
 
 
 async def test_one_identity_churning_cannot_lock_the_room(served: CanvasServer) -> None:

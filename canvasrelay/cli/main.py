@@ -67,6 +67,7 @@ async def _serve(args: argparse.Namespace) -> None:
                 signal_url=args.signal,
                 base_url=args.base_url,
                 ice_servers=args.ice_server,
+                relay_only=args.relay_only,
             )
         )
     except (ConfigError, FolderInUse, PermissionError) as exc:

@@ -10,13 +10,16 @@ Events (appended by the server, each with a strictly increasing ``seq``)::
     {"seq", "kind": "permission", "requestId", "toolCallId", "title", "options"}
     {"seq", "kind": "permission-resolved", "requestId", "optionId": str | null, "by"}
     {"seq", "kind": "turn-end", "error"?: str | null, "cancelled"?: bool, "interrupted"?: bool}
+    {"seq", "kind": "notice", "text"}
 
 Thread::
 
-    {"status": "idle" | "running" | "waiting", "items": [item, ...], "lastSeq": int}
+    {"status": "idle" | "running" | "waiting", "items": [item, ...], "lastSeq": int, "turnOpen": bool}
 
-``lastSeq`` is -1 for an empty thread. ``status`` is "running" from a ``turn`` to its
-``turn-end``, and "waiting" while a permission is unanswered. Items, in log order:
+``lastSeq`` is -1 for an empty thread. ``turnOpen`` is true from a ``turn`` to its
+``turn-end``. ``status`` follows from the log: "waiting" while a permission is unanswered,
+else "running" while a turn is open, else "idle" — so a permission an agent asks after its
+turn ended waits for its answer and then leaves the session idle. Items, in log order:
 
     {"type": "user", "seq", "text", "author", "time"}
         a ``turn``; consecutive ``user_message_chunk`` updates (an agent replaying history)
@@ -41,6 +44,9 @@ Thread::
     {"type": "turn-end", "seq", "error", "cancelled", "interrupted"}
         only for a turn that did not end normally (an error, a cancel, or an interruption
         such as a server restart); a normal ``turn-end`` adds no item.
+    {"type": "notice", "seq", "text"}
+        a ``notice`` event: canvas telling the thread something about the agent (e.g. that
+        it could not reload the conversation).
 
 A chunk's text is taken from its content block: "text" blocks give their text,
 "resource_link" blocks give "[name](uri)", other blocks give nothing. Update kinds and
@@ -52,7 +58,7 @@ event kinds not listed above are ignored (they still advance ``lastSeq``). Event
 A session's head is what its status needs and nothing of its items, so the server keeps (and
 stores) it for every session without the thread::
 
-    {"status", "lastSeq", "open": [requestId, ...]}
+    {"status", "lastSeq", "open": [requestId, ...], "turnOpen"}
 
 ``advance`` moves a head by one event, by the same status rule as the fold (``_next_status``).
 
@@ -76,7 +82,7 @@ _UNFINISHED_TOOL = ("pending", "in_progress")
 
 
 def empty() -> Thread:
-    return {"status": "idle", "items": [], "lastSeq": -1}
+    return {"status": "idle", "items": [], "lastSeq": -1, "turnOpen": False}
 
 
 def fold(events: Iterable[Event]) -> Thread:
@@ -124,6 +130,7 @@ def apply(thread: Thread, event: Event, texts: _Texts | None = None) -> Thread:
                 "time": event.get("time"),
             }
         )
+        thread["turnOpen"] = True
     elif kind == "chunk":
         _apply_update(thread, seq, event.get("update") or {}, texts)
     elif kind == "permission":
@@ -142,23 +149,20 @@ def apply(thread: Thread, event: Event, texts: _Texts | None = None) -> Thread:
         _resolve_permission(thread, event)
     elif kind == "turn-end":
         _end_turn(thread, seq, event)
-    still_open = _open_permissions(thread) if kind == "permission-resolved" else None
-    thread["status"] = _next_status(thread["status"], kind, still_open)
+    elif kind == "notice":
+        thread["items"].append({"type": "notice", "seq": seq, "text": event.get("text", "")})
+    if kind in _STATUS_KINDS:
+        thread["status"] = _next_status(thread["turnOpen"], _open_permissions(thread))
     return thread
 
 
-def _next_status(status: str, kind: Any, still_open: int | None) -> str:
-    """The status after an event of `kind`; `still_open` counts the permissions it left
-    unanswered (read only after a `permission-resolved`). The one rule of the fold and the head."""
-    if kind == "turn":
-        return "running"
-    if kind == "permission":
-        return "waiting"
-    if kind == "permission-resolved" and status == "waiting" and still_open == 0:
-        return "running"
-    if kind == "turn-end":
-        return "idle"
-    return status
+_STATUS_KINDS = ("turn", "permission", "permission-resolved", "turn-end")
+
+
+def _next_status(turn_open: bool, open_permissions: int) -> str:
+    """The one status rule, of the fold and the head: waiting while a permission is unanswered,
+    else running while a turn is open, else idle."""
+    return "waiting" if open_permissions else "running" if turn_open else "idle"
 
 
 def _open_permissions(thread: Thread) -> int:
@@ -268,6 +272,7 @@ def _end_turn(thread: Thread, seq: int, event: Event) -> None:
                 "interrupted": interrupted,
             }
         )
+    thread["turnOpen"] = False
 
 
 # -- the head --------------------------------------------------------------------------------
@@ -276,7 +281,7 @@ Head = dict[str, Any]
 
 
 def empty_head() -> Head:
-    return {"status": "idle", "lastSeq": 0, "open": []}
+    return {"status": "idle", "lastSeq": 0, "open": [], "turnOpen": False}
 
 
 def advance(head: Head, event: Event) -> Head:
@@ -286,19 +291,22 @@ def advance(head: Head, event: Event) -> Head:
         return head
     head["lastSeq"] = seq
     kind = event.get("kind")
-    if kind == "permission":
+    if kind == "turn":
+        head["turnOpen"] = True
+    elif kind == "permission":
         head["open"].append(event["requestId"])
     elif kind == "permission-resolved":
         head["open"] = [r for r in head["open"] if r != event.get("requestId")]
     elif kind == "turn-end":
         head["open"] = []
-    head["status"] = _next_status(head["status"], kind, len(head["open"]))
+        head["turnOpen"] = False
+    head["status"] = _next_status(head["turnOpen"], len(head["open"]))
     return head
 
 
 # -- compaction ------------------------------------------------------------------------------
 
-_KINDS = ("turn", "chunk", "permission", "permission-resolved", "turn-end")
+_KINDS = ("turn", "chunk", "permission", "permission-resolved", "turn-end", "notice")
 _TEXT_CHUNKS = (*_MERGED_CHUNKS, "user_message_chunk")
 
 

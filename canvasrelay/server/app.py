@@ -21,7 +21,7 @@ from canvasrelay.core.room import Room, RoomInfo
 from canvasrelay.core.shared_files import SharedFiles
 from canvasrelay.core.terminals import TerminalRoom
 from canvasrelay.server import canvas_dir, room_secrets
-from canvasrelay.server.agent_catalog import AgentSpec, discover, load_config
+from canvasrelay.server.agent_catalog import AgentSpec, discover, load_config, process_limits
 from canvasrelay.server.agent_host import AgentHost
 from canvasrelay.server.api import mount_api
 from canvasrelay.server.board_host import BoardHost
@@ -58,6 +58,8 @@ class ServeOptions:
     base_url: str | None = None
     """Where the room link points guests (the guest page), when not this server."""
     ice_servers: list[str] = field(default_factory=list)
+    relay_only: bool = False
+    """Hub and guests connect only through TURN relays (`--relay-only`; the room link says so too)."""
 
 
 class CanvasServer:
@@ -98,7 +100,15 @@ class CanvasServer:
         self.board_mcp = BoardMcp(self.board.tools)
         self.board_mcp.install(self.app)
         self.agents = AgentHost(
-            self.room, self.runtime, self.store, self.agent_specs, self.rules, self.board_mcp, self.root, self._own_url
+            self.room,
+            self.runtime,
+            self.store,
+            self.agent_specs,
+            self.rules,
+            self.board_mcp,
+            self.root,
+            self._own_url,
+            process_limits(self.config),
         )
         self.terminals = TerminalHost(self.runtime, TerminalRoom(self.room, self.guests.end_grants), self.root)
         self.files = FileHost(self.runtime, SharedFiles(self.room), self.root)
@@ -136,7 +146,14 @@ class CanvasServer:
         self.lock.serving_on(self.port)
         self.listening.set()
         signal = self.options.signal_url or f"ws://{self._link_host()}:{self.port}/signal"
-        self.hub = Hub(self.runtime, self.guests, self.secrets, signal, self.options.ice_servers)
+        self.hub = Hub(
+            self.runtime,
+            self.guests,
+            self.secrets,
+            signal,
+            ice_urls=self.options.ice_servers,
+            relay_only=self.options.relay_only,
+        )
         await self.hub.start()
         return self.port
 
@@ -146,7 +163,11 @@ class CanvasServer:
 
     @property
     def room_link(self) -> str:
-        extra = {"signal": self.options.signal_url or "", "ice": ",".join(self.options.ice_servers)}
+        extra = {
+            "signal": self.options.signal_url or "",
+            "ice": ",".join(self.options.ice_servers),
+            "relay": "1" if self.options.relay_only else "",
+        }
         tail = "".join(f"&{k}={quote(v, safe=':/@,')}" for k, v in extra.items() if v)
         return f"{self._base()}/#{self.secrets.room_fragment()}{tail}"
 

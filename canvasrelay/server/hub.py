@@ -1,13 +1,15 @@
 """The hub: one aiortc peer connection per guest, reached only through the encrypted rendezvous.
 
 The hub listens on the room's topic. An envelope it cannot open is ignored, so a peer without the
-room key never gets an answer. An offer is answered once: a copy of it (a replay by the relay, or by
-anyone on the topic) is ignored, handshakes are bounded per source and in total, and offers and
-joins are paced, so a flood of copies or a guest churning in and out cannot lock the room. For an
-offer it answers; when the guest's data channel opens it
-proves the host key (signing the guest's nonce and both DTLS fingerprints), waits for
-`guest-join`, and then connects the guest to the runtime as an ordinary Room peer through a
-`GuestStream`, which outlives the channel so a guest that drops can resume after its last `seq`.
+room key never gets an answer. It answers an offer; when the guest's data channel opens it proves
+the host key (signing the guest's nonce and both DTLS fingerprints), waits for `guest-join`, and
+then connects the guest to the runtime as an ordinary Room peer through a `GuestStream`, which
+outlives the channel so a guest that drops can resume after its last `seq`.
+
+An offer is answered once: a copy (replayed by the relay, or by anyone on the topic) is ignored;
+handshakes are bounded per source and in total; offers and each identity's joins are paced; and
+a guest in its resume grace gives way to a new one. So neither a flood of copies nor a guest
+churning in and out can lock the room.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from canvasrelay.protocol.core import ErrorFrame
 from canvasrelay.protocol.encoding import b64url, b64url_decode
 from canvasrelay.protocol.framing import Reassembler
 from canvasrelay.protocol.guests import Bye, GuestJoin, HubProof, StreamGap
-from canvasrelay.protocol.ice import rtc_configuration
+from canvasrelay.protocol.ice import TurnClient, has_relay, rtc_configuration, signal_urls
 from canvasrelay.server.background import cancelled
 from canvasrelay.server.room_secrets import RoomSecrets
 from canvasrelay.server.runtime import Runtime
@@ -88,8 +90,11 @@ class Hub:
     signal_url: str
     ice_urls: list[str] = field(default_factory=list)
     max_guests: int = MAX_GUESTS
+    relay_only: bool = False
     live: dict[str, _Guest] = field(default_factory=dict)
-    handshakes: dict[RTCPeerConnection, tuple[str, ...]] = field(default_factory=dict)
+    handshakes: dict[_Offer, tuple[str, ...]] = field(default_factory=dict)
+    """The offers being answered, with the sources each counts against; registered before any await."""
+    _answering: set[RTCPeerConnection] = field(default_factory=set)
     """Each handshake under way, with its sources."""
     refusals: Counter[str] = field(default_factory=Counter)
     """Offers and joins turned away, by reason: what an operator (or a test) looks at in a flood."""
@@ -106,6 +111,10 @@ class Hub:
     def __post_init__(self) -> None:
         self.key = signal_crypto.signal_key(self.secrets.room_key)
         self.topic = signal_crypto.topic(self.secrets.room_id)
+        self.turn = TurnClient(self.secrets.room_id, self.secrets.room_key)
+        self._rendezvous = signal_urls(self.signal_url)
+        """`--signal` may name several; the hub uses one until it fails, then the next."""
+        self._using = self._rendezvous[0]
 
     async def start(self) -> None:
         self._session = aiohttp.ClientSession()
@@ -120,7 +129,7 @@ class Hub:
         for guest in list(self.live.values()):
             if guest.pc is not None:
                 await guest.pc.close()
-        for pc in list(self.handshakes):
+        for pc in list(self._answering):
             await pc.close()
         if self._ws is not None:
             await self._ws.close()
@@ -138,8 +147,11 @@ class Hub:
     async def _listen(self) -> None:
         assert self._session is not None
         attempt = 0
-        url = f"{self.signal_url}?topic={self.topic}"
+        # The verifier lets the rendezvous hand TURN credentials to this room's link holders, and no one else.
+        verifier = signal_crypto.turn_verifier(signal_crypto.turn_proof(self.secrets.room_key))
         while True:
+            self._using = self._rendezvous[attempt % len(self._rendezvous)]
+            url = f"{self._using}?topic={self.topic}&turn={verifier}"
             try:
                 async with self._session.ws_connect(url, heartbeat=20.0) as ws:
                     self._ws = ws
@@ -164,9 +176,8 @@ class Hub:
             self._refused(refusal)
             return
         # Registered before any await, so the next envelope already sees this handshake.
-        pc = RTCPeerConnection(rtc_configuration(self.ice_urls))
-        self.handshakes[pc] = sources
-        self._spawn(self._answer(pc, offer))
+        self.handshakes[offer] = sources
+        self._spawn(self._answer(offer))
 
     def _offer_of(self, envelope: str) -> _Offer | None:
         try:
@@ -221,7 +232,20 @@ class Hub:
 
     # -- one guest ----------------------------------------------------------------------------
 
-    async def _answer(self, pc: RTCPeerConnection, offer: _Offer) -> None:
+    async def _answer(self, offer: _Offer) -> None:
+        try:
+            assert self._session is not None
+            turn = await self.turn.fetch(self._session, self._using)
+            config = rtc_configuration(self.ice_urls, turn, self.relay_only)
+            if self.relay_only and not has_relay(config):
+                log.warning("relay-only, but no TURN relay is configured or offered: no guest can connect")
+                return
+            await self._handshake(RTCPeerConnection(config), offer)
+        finally:
+            self.handshakes.pop(offer, None)
+
+    async def _handshake(self, pc: RTCPeerConnection, offer: _Offer) -> None:
+        self._answering.add(pc)
         opened: asyncio.Future[RTCDataChannel] = asyncio.get_running_loop().create_future()
 
         @pc.on("datachannel")
@@ -245,7 +269,7 @@ class Hub:
             log.info("guest handshake failed: %s", type(exc).__name__)
             join = None
         finally:
-            self.handshakes.pop(pc, None)
+            self._answering.discard(pc)
         if join is None:
             await pc.close()
             return
@@ -272,18 +296,23 @@ class Hub:
         return frame
 
     async def _admit(self, pc: RTCPeerConnection, channel: RTCDataChannel, join: GuestJoin) -> None:
-        if not self._joins.take(join.guest_id):
-            self._refused("joining too often")
-            await self._refuse(pc, channel, "you are joining too often: wait a few seconds, then join again")
+        arriving = join.guest_id not in self.live
+        full = arriving and len(self.live) >= self.max_guests
+        if full and self._oldest_in_grace() is None:
+            self._refused("the room is full")
+            await self._refuse(pc, channel, f"the room is full ({self.max_guests} guests)")
             return
         admitted = self.guests.admit(join)
         if isinstance(admitted, str):
             await self._refuse(pc, channel, admitted)
             return
-        if join.guest_id not in self.live and not await self._make_room():
-            self._refused("the room is full")
-            await self._refuse(pc, channel, f"the room is full ({self.max_guests} guests)")
+        # Counted once the secret matched, so nobody else can spend a guest's joins.
+        if not self._joins.take(join.guest_id):
+            self._refused("joining too often")
+            await self._refuse(pc, channel, "you are joining too often: wait a few seconds, then join again")
             return
+        if full:
+            await self._give_way()
         guest = self.live.get(join.guest_id)
         if guest is not None:
             if guest.grace is not None:
@@ -311,16 +340,15 @@ class Hub:
         await asyncio.sleep(0.2)  # let the refusal leave before the close tears the channel down
         await pc.close()
 
-    async def _make_room(self) -> bool:
-        """A place for one more guest: free, or the one in its resume grace longest gives way."""
-        if len(self.live) < self.max_guests:
-            return True
+    def _oldest_in_grace(self) -> _Guest | None:
         waiting = [g for g in self.live.values() if g.pc is None]
-        if not waiting:
-            return False
-        oldest = min(waiting, key=lambda g: g.grace_since)
-        await self._drop(oldest.guest_id, None)
-        return True
+        return min(waiting, key=lambda g: g.grace_since) if waiting else None
+
+    async def _give_way(self) -> None:
+        """A new guest needs a place: the one in its resume grace longest is let go now."""
+        oldest = self._oldest_in_grace()
+        if oldest is not None:
+            await self._drop(oldest.guest_id, None)
 
     def _stream(self, guest_id: str) -> GuestStream:
         def overflow(stream: GuestStream) -> None:

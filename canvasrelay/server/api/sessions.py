@@ -19,6 +19,7 @@ from canvasrelay.protocol.agents import AgentEvent, AgentRemoved
 from canvasrelay.server.api.app import response_headers
 from canvasrelay.server.api.errors import ApiError, not_found
 from canvasrelay.server.api.models import (
+    AgentRuleOut,
     EventsQuery,
     PageQuery,
     RemovedOut,
@@ -118,6 +119,8 @@ def operations(server: CanvasServer) -> list[Operation]:
             session=[RuleOut(id=i, rule=rule) for i, rule in book.session_rules(session_id)],
             user=book.user,
             project=book.project,
+            agent=[AgentRuleOut.model_validate(entry) for entry in book.agent_remembers(session_id)],
+            unnamed_kinds=book.unnamed_kinds(session_id),
         )
 
     async def reset_session_rules(call: Call) -> RemovedOut:

@@ -338,5 +338,11 @@ const ThreadItem = memo(function ThreadItem({
           {item.error ? `Error: ${item.error}` : item.cancelled ? "Cancelled" : "Interrupted (the server restarted)"}
         </div>
       );
+    case "notice":
+      return (
+        <div className="agent-notice" role="note">
+          {item.text}
+        </div>
+      );
   }
 });

@@ -41,5 +41,5 @@ describe("session log vectors", () => {
     });
   }
 
-  it("starts empty", () => expect(empty()).toEqual({ status: "idle", items: [], lastSeq: -1 }));
+  it("starts empty", () => expect(empty()).toEqual({ status: "idle", items: [], lastSeq: -1, turnOpen: false }));
 });

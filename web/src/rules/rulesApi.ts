@@ -12,6 +12,10 @@ export interface SessionRules {
   session: { id: number; rule: Rule }[];
   user: Rule[];
   project: Rule[];
+  /** What the agent itself remembers after the host picked one of its own "always" options. */
+  agent?: { title: string; kind: string; text: string }[];
+  /** Tool kinds this agent asks about naming no path or command: only a `*` rule matches them. */
+  unnamedKinds?: string[];
 }
 
 type Fetch = typeof fetch;
@@ -41,6 +45,13 @@ export class RulesApi {
     const base = `/api/session/${encodeURIComponent(sessionId)}/rules`;
     await this.call("DELETE", ruleId === null ? base : `${base}/${ruleId}`);
   }
+}
+
+/** Why a rule with a pattern cannot match what this agent asks, or null. */
+export function unmatchable(rule: Rule, unnamedKinds: string[] = []): string | null {
+  const anyPattern = rule.pattern === "*" || rule.pattern === "**";
+  if (anyPattern || !unnamedKinds.includes(rule.permission)) return null;
+  return `this agent's ${rule.permission} requests name no path or command, so this rule cannot match them`;
 }
 
 export function describeRule(rule: Rule): string {
