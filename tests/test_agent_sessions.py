@@ -90,12 +90,17 @@ def test_cancel_while_waiting_resolves_the_permission_as_cancelled() -> None:
 
 def test_restore_closes_a_running_turn_as_interrupted() -> None:
     sessions = Sessions({"demo": DEMO.info()})
-    head = {"status": "running", "lastSeq": 1, "open": []}
+    head = {"status": "running", "lastSeq": 1, "open": [], "turnOpen": True}
     row = {"id": "r", "agent": "demo", "title": "", "created": 1.0, "meta": {}, "head": head}
     effects = sessions.restore(row)
     assert stored(effects) == [{"seq": 2, "kind": "turn-end", "interrupted": True}]
     assert sessions.sessions["r"].status == "idle"
-    assert next(e for e in effects if isinstance(e, StoreEvent)).head == {"status": "idle", "lastSeq": 2, "open": []}
+    assert next(e for e in effects if isinstance(e, StoreEvent)).head == {
+        "status": "idle",
+        "lastSeq": 2,
+        "open": [],
+        "turnOpen": False,
+    }
 
 
 def test_each_stored_event_carries_the_head_after_it() -> None:
@@ -103,7 +108,7 @@ def test_each_stored_event_carries_the_head_after_it() -> None:
     sessions.prompt(HOST, AgentPrompt(session_id="s", text="/write a.txt hi"))
     _, effects = sessions.ask("s", REQUEST)
     saved = next(e for e in effects if isinstance(e, StoreEvent))
-    assert saved.head == {"status": "waiting", "lastSeq": 2, "open": [saved.event["requestId"]]}
+    assert saved.head == {"status": "waiting", "lastSeq": 2, "open": [saved.event["requestId"]], "turnOpen": True}
     assert saved.head is not sessions.sessions["s"].head
 
 

@@ -105,7 +105,9 @@ async def test_the_start_reads_each_sessions_head_and_no_event(project: Path) ->
     try:
         assert not [s for s in statements if "session_events" in s]
         sessions = server.agents.core.sessions
-        assert [s.head for s in sessions.values()] == [{"status": "idle", "lastSeq": EVENTS, "open": []}] * SESSIONS
+        assert [s.head for s in sessions.values()] == [
+            {"status": "idle", "lastSeq": EVENTS, "open": [], "turnOpen": False}
+        ] * SESSIONS
     finally:
         server.store.db.set_trace_callback(None)
         await server.stop()

@@ -112,6 +112,7 @@ def _event() -> st.SearchStrategy[dict[str, Any]]:
             lambda flags: {"kind": "turn-end", **flags},
             st.sampled_from([{}, {"cancelled": True}, {"error": "boom"}, {"interrupted": True}]),
         ),
+        st.builds(lambda t: {"kind": "notice", "text": t}, TEXT),
         st.just({"kind": "mystery"}),
     )
 
@@ -138,8 +139,19 @@ def _head(events: list[dict[str, Any]]) -> dict[str, Any]:
 def test_the_head_says_what_the_fold_says_of_status_and_last_seq(events: list[dict[str, Any]]) -> None:
     thread = session_log.fold(events)
     head = _head(events)
-    assert (head["status"], head["lastSeq"]) == (thread["status"], max(thread["lastSeq"], 0))
+    assert (head["status"], head["lastSeq"], head["turnOpen"]) == (
+        thread["status"],
+        max(thread["lastSeq"], 0),
+        thread["turnOpen"],
+    )
     assert len(head["open"]) == sum(1 for i in thread["items"] if i["type"] == "permission" and not i["resolution"])
+
+
+@pytest.mark.parametrize("path", VECTORS, ids=[p.stem for p in VECTORS])
+def test_the_head_of_each_vector_has_its_threads_status(path: Path) -> None:
+    vector = _load(path)
+    head = _head(vector["events"])
+    assert (head["status"], head["turnOpen"]) == (vector["thread"]["status"], vector["thread"]["turnOpen"])
 
 
 @settings(max_examples=200, deadline=None)

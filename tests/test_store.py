@@ -107,14 +107,17 @@ def test_a_v2_store_gets_each_sessions_head_folded_once(tmp_path: Path) -> None:
     db.close()
     store = Store(tmp_path / "canvas.db")
     heads = {row["id"]: row["head"] for row in store.sessions()}
-    assert heads == {"s": {"status": "waiting", "lastSeq": 2, "open": ["r1"]}, "empty": session_log.empty_head()}
+    assert heads == {
+        "s": {"status": "waiting", "lastSeq": 2, "open": ["r1"], "turnOpen": True},
+        "empty": session_log.empty_head(),
+    }
     store.close()
 
 
 def test_append_event_saves_the_head_with_the_event(tmp_path: Path) -> None:
     store = Store(tmp_path / "canvas.db")
     _log(store, "s", [_turn(1), {"seq": 2, "kind": "turn-end"}])
-    assert store.sessions()[0]["head"] == {"status": "idle", "lastSeq": 2, "open": []}
+    assert store.sessions()[0]["head"] == {"status": "idle", "lastSeq": 2, "open": [], "turnOpen": False}
     store.close()
 
 
