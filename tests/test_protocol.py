@@ -2,6 +2,7 @@
 
 import json
 from pathlib import Path
+from types import ModuleType
 from typing import Literal
 
 import pytest
@@ -13,11 +14,13 @@ from canvasrelay.protocol import (
     ClientFrame,
     FrameError,
     parse_client_frame,
+    typescript,
 )
 from canvasrelay.protocol.access import Action
 from canvasrelay.protocol.base import MAX_DEPTH, MAX_ELEMENTS, check_structure, client_frame, frame_type
 from canvasrelay.protocol.core import Auth, Ping
-from canvasrelay.protocol.typescript import DEFAULT_OUT, generate
+from canvasrelay.protocol.typescript import generate
+from canvasrelay.server.api import typescript as api_typescript
 
 
 def test_good_frames_parse() -> None:
@@ -91,9 +94,10 @@ def test_server_frames_serialise_with_camel_case() -> None:
     assert data["roomId"] == "r" and data["hostPublicKey"] == "h" and data["t"] == "welcome"
 
 
-def test_generated_typescript_is_current() -> None:
-    committed = Path(DEFAULT_OUT).read_text(encoding="utf-8")
-    assert committed == generate(), "run: python -m canvasrelay.protocol.typescript"
+@pytest.mark.parametrize("generator", [typescript, api_typescript], ids=["frames", "http-api"])
+def test_generated_typescript_is_current(generator: ModuleType) -> None:
+    committed = Path(generator.DEFAULT_OUT).read_text(encoding="utf-8")
+    assert committed == generator.generate(), f"run: python -m {generator.__name__}"
 
 
 def test_generated_typescript_lists_every_frame() -> None:

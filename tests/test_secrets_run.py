@@ -227,3 +227,12 @@ def test_nothing_a_view_guest_received_opens_ws_api_or_mcp(run: Run) -> None:
     assert len(run.tried) > 50, "and every id, digest and text the guest was sent"
     opened = {candidate: codes for candidate, codes in run.tried.items() if codes != [4401, 401, 401]}
     assert opened == {}
+
+
+def test_guests_never_hear_where_the_project_lives(run: Run) -> None:
+    tools = [item for item in viewer_thread(run)["items"] if item["type"] == "tool"]
+    located = {location["path"] for tool in tools for location in tool["locations"]}
+    assert {"README.md", "notes.txt"} <= located, "the agent's reads and writes name the project's files"
+    where = str(run.server.root.resolve())
+    told = [name for name in ("viewer", "editor", "late") if where in run.texts[f"frames to {name}"]]
+    assert told == []

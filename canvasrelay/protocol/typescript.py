@@ -108,13 +108,17 @@ def _constants() -> list[str]:
     return out
 
 
+def declarations(models: list[tuple[type[BaseModel], JsonSchemaMode]]) -> list[str]:
+    """A TypeScript declaration of each model and of every model they use, sorted by name."""
+    _, top = models_json_schema(models, ref_template="#/$defs/{model}")
+    defs = top.get("$defs", {})
+    return [_declaration(_name(key), defs[key]) for key in sorted(defs)]
+
+
 def generate() -> str:
     models: list[tuple[type[BaseModel], JsonSchemaMode]] = [(m, "validation") for m in CLIENT_FRAMES.values()]
     models += [(m, "serialization") for m in SERVER_FRAMES.values()]
-    _, top = models_json_schema(models, ref_template="#/$defs/{model}")
-    defs = top.get("$defs", {})
-    out = [HEADER, *_constants()]
-    out += [_declaration(_name(key), defs[key]) for key in sorted(defs)]
+    out = [HEADER, *_constants(), *declarations(models)]
     client = " | ".join(sorted(m.__name__ for m in CLIENT_FRAMES.values()))
     server = " | ".join(sorted(m.__name__ for m in SERVER_FRAMES.values()))
     out.append(f"export type ClientFrame = {client};\n")

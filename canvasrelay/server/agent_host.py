@@ -41,6 +41,7 @@ from canvasrelay.core.agent_sessions import (
 )
 from canvasrelay.core.effects import AnyEffect, Broadcast, Effect
 from canvasrelay.core.permission_rules import Choice
+from canvasrelay.core.project_paths import ProjectPaths
 from canvasrelay.core.room import Peer, Room
 from canvasrelay.protocol import ClientFrame
 from canvasrelay.protocol.access import Access
@@ -103,6 +104,7 @@ class AgentHost:
         self.core = Sessions({k: spec.info() for k, spec in specs.items()})
         self.files = AgentFiles(root, rules, store.audit)
         self.stderr_log = StderrLog(root / ".canvas" / STDERR_LOG)
+        self.paths = ProjectPaths(str(root), str(Path.home()))
         self.procs: dict[str, AgentProcess] = {}
         self.agent_ids: dict[str, str] = {}
         self.locks: dict[str, asyncio.Lock] = {}
@@ -413,6 +415,7 @@ class AgentHost:
             task.add_done_callback(self._stopping.discard)
 
     def _on_update(self, session_id: str, update: dict[str, Any]) -> None:
+        update = self.paths.value(update)
         self.rules.seen(session_id, update)
         self.pump(self.core.update(session_id, update))
 
@@ -422,6 +425,8 @@ class AgentHost:
             self.pump(self.core.options(session_id, options))
 
     async def _on_permission(self, session_id: str, request: dict[str, Any]) -> Choice | None:
+        # Only the tool call: the options' ids go back to the agent as they came.
+        request = {**request, "toolCall": self.paths.value(request.get("toolCall"))}
         decision, choice = self.rules.verdict(session_id, request)
         if decision.action != "ask":
             self.pump(self.core.decided(session_id, request, choice))

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { describeRule, RulesApi, unmatchable } from "./rulesApi";
+import { describeRule, type Rule, RulesApi, unmatchable } from "./rulesApi";
 
 function fakeFetch(status: number, body: unknown, seen: [string, RequestInit | undefined][]) {
   return (async (url: string, init?: RequestInit) => {
@@ -42,7 +42,7 @@ describe("describeRule", () => {
 
 describe("unmatchable", () => {
   it("says a path rule cannot match an agent whose requests name no path", () => {
-    const rule = { permission: "read", pattern: "src/**", action: "deny" as const };
+    const rule: Rule = { permission: "read", pattern: "src/**", action: "deny" };
     expect(unmatchable(rule, ["read"])).toMatch(/name no path or command/);
     expect(unmatchable(rule, ["edit"])).toBeNull();
     expect(unmatchable({ ...rule, pattern: "*" }, ["read"])).toBeNull();
