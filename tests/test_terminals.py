@@ -305,7 +305,8 @@ async def test_closing_a_terminal_ends_its_shell_and_says_so(host: HostClient) -
     async with asyncio.timeout(15):
         while screen.exit_code is None:
             await screen.pump(15)
-    assert screen.exit_code == 128 + 1, "hung up (SIGHUP)"
+    # Hung up (SIGHUP), or killed when a loaded machine let the shell outlast the close grace.
+    assert screen.exit_code in (128 + 1, 128 + 9), screen.exit_code
     async with asyncio.timeout(5):
         while not any(f["t"] == "terminals" and f["terminals"] == [] for f in host.seen):
             await host.next_frame()
