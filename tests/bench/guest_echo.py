@@ -1,0 +1,101 @@
+"""Keystroke echo: a key typed into a shared terminal, to the host's PTY and back, p50/p99.
+
+Run: `python -m tests.bench.guest_echo [--keys 400]`.
+
+It starts `canvas serve` in its own process, opens one shell from a host socket, and types single
+keystrokes into it (a letter, then a backspace, in turn), each sent once the previous one's echo
+came back; the time from a key's send to the first `term-data` after it is that key's echo. First
+the host types over its WebSocket; then an aiortc edit guest, given control of that terminal by
+the host, types the same way through the hub's data channel. Both run on this machine's loopback, in
+the same run, with the load average printed so a reader can tell a noisy run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from canvasrelay.client.guest import Guest
+from tests.support import HostClient, ServerProcess
+
+TERMINAL = "echo"
+KEYS = ("a", "\x7f")
+"""A letter and the backspace that takes it back: the shell's line stays short."""
+ECHO_TIMEOUT_S = 5.0
+
+
+async def echoes(
+    send: Callable[[dict[str, Any]], Awaitable[None]],
+    next_frame: Callable[[float], Awaitable[dict[str, Any]]],
+    keys: int,
+) -> list[float]:
+    """Milliseconds from each keystroke's send to the first output of the terminal after it."""
+    times: list[float] = []
+    for n in range(keys):
+        start = time.perf_counter()
+        await send({"t": "term-input", "id": TERMINAL, "data": KEYS[n % len(KEYS)]})
+        while True:
+            frame = await next_frame(ECHO_TIMEOUT_S)
+            if frame.get("t") == "term-data" and frame.get("id") == TERMINAL and not frame.get("replay"):
+                break
+        times.append((time.perf_counter() - start) * 1000)
+    return times
+
+
+async def quiet(next_frame: Callable[[float], Awaitable[dict[str, Any]]], for_s: float = 0.5) -> None:
+    """Read until nothing has come for `for_s` (the shell's prompt and any replay are drawn)."""
+    while True:
+        try:
+            await next_frame(for_s)
+        except TimeoutError:
+            return
+
+
+def figures(name: str, times: list[float]) -> str:
+    cuts = statistics.quantiles(times, n=100)
+    return f"{name:<22} p50 {statistics.median(times):6.2f} ms   p99 {cuts[98]:6.2f} ms   max {max(times):6.2f} ms"
+
+
+async def run(keys: int) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder) / "project"
+        root.mkdir()
+        server = ServerProcess(root).start()
+        try:
+            host = await HostClient.connect(server)
+            await host.send({"t": "term-open", "id": TERMINAL, "cols": 80, "rows": 24})
+            await quiet(host.next_frame)
+            by_host = await echoes(host.send, host.next_frame, keys)
+
+            guest = await Guest(server.room_link, name="Echo").connect()
+            await guest.expect("access")
+            await host.send({"t": "guest-set-access", "guestId": guest.guest_id, "access": "edit"})
+            await guest.expect("access", access="edit")
+            await host.send({"t": "terminal-grant", "guestId": guest.guest_id, "terminalId": TERMINAL, "granted": True})
+            await guest.send({"t": "term-open", "id": TERMINAL, "cols": 80, "rows": 24})
+            await quiet(guest.next_frame)
+            by_guest = await echoes(guest.send, guest.next_frame, keys)
+            await guest.close()
+            await host.close()
+        finally:
+            server.stop()
+    print(f"keystroke echo, {keys} keys each, load average {os.getloadavg()[0]:.2f}")
+    print(figures("host (WebSocket)", by_host))
+    print(figures("guest (data channel)", by_guest))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--keys", type=int, default=400)
+    asyncio.run(run(parser.parse_args().keys))
+
+
+if __name__ == "__main__":
+    main()
