@@ -104,6 +104,8 @@ def _summary(frame: dict[str, Any]) -> str | None:
         return f"your {frame.get('ref')} was {frame.get('outcome')}"
     if kind == "gap":
         return f"resyncing: {frame.get('reason')}"
+    if kind == "restarting":
+        return "the host is restarting; reconnecting"
     return None
 
 

@@ -345,6 +345,18 @@ class Sessions:
             event["cancelled"] = True
         return effects + self._append(session, event) + self.next_queued(session_id)
 
+    def interrupt(self) -> list[AnyEffect]:
+        """The server stops: every running turn ends as interrupted, now, for everyone to see (a
+        restart finds it ended and runs what was queued)."""
+        effects: list[AnyEffect] = []
+        for session in self.sessions.values():
+            if session.status == "idle":
+                continue
+            for request_id in list(session.pending):
+                effects += self._resolve(session, request_id, None, "cancelled")
+            effects += self._append(session, {"kind": "turn-end", "interrupted": True})
+        return effects
+
     def failed(self, session_id: str, error_text: str) -> list[AnyEffect]:
         """The agent failed outside a turn (starting at create, or a config change): the log shows
         it as an ended turn with the error, the one place every screen shows errors; during a turn

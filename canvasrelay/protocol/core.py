@@ -28,6 +28,14 @@ class Pong(ServerFrame):
 
 
 @server_frame
+class Restarting(ServerFrame):
+    """To every peer as the server stops: the host is restarting, so keep reconnecting. What was
+    running was interrupted, as the sessions' logs say (their turn-end follows this frame)."""
+
+    t: Literal["restarting"] = "restarting"
+
+
+@server_frame
 class ErrorFrame(ServerFrame):
     t: Literal["error"] = "error"
     message: str

@@ -45,6 +45,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+SHUTDOWN_GRACE = 0.5
+"""When the server stops, how long an agent may take to exit on its own before it is stopped."""
+
 
 @dataclass(frozen=True)
 class Ordered(Effect):
@@ -67,6 +70,8 @@ class AgentHost:
         self.board = BoardMcp(server.board_tools)  # type: ignore[attr-defined]
         self._queue: asyncio.Queue[tuple[list[AnyEffect], asyncio.Future[None] | None]] = asyncio.Queue()
         self._pump_task: asyncio.Task[None] | None = None
+        self.stopping = False
+        """The server stops: the turns were ended as interrupted, so what the agents still say goes unheard."""
 
     @property
     def rules(self) -> RuleBook:
@@ -96,6 +101,7 @@ class AgentHost:
         runtime.handle(StopSession, self._stop_session)
         self.board.install(self.server.app)
         self.server.on_start(self.start)
+        runtime.on_stopping(self.interrupt)
         runtime.on_close(self.close)
 
     def _ordered(self, handler: Any) -> Any:
@@ -147,10 +153,15 @@ class AgentHost:
             restored += self.core.next_queued(session_id)
         await self.run(restored)
 
+    async def interrupt(self) -> None:
+        """End every running turn as interrupted while the peers are still there to see it."""
+        self.stopping = True
+        await self.run(self.core.interrupt())
+
     async def close(self) -> None:
         for task in list(self.turns.values()):
             task.cancel()
-        await asyncio.gather(*(p.close() for p in self.procs.values()), return_exceptions=True)
+        await asyncio.gather(*(p.close(grace=SHUTDOWN_GRACE) for p in self.procs.values()), return_exceptions=True)
         await asyncio.gather(*self.turns.values(), return_exceptions=True)
         for task in list(self.tasks):
             task.cancel()
@@ -228,10 +239,14 @@ class AgentHost:
             return proc, agent_id
 
     def _on_update(self, session_id: str, update: dict[str, Any]) -> None:
+        if self.stopping:
+            return
         self.rules.seen(session_id, update)
         self.pump(self.core.update(session_id, update))
 
     async def _on_permission(self, session_id: str, request: dict[str, Any]) -> Choice | None:
+        if self.stopping:
+            return None
         decision, choice = self.rules.verdict(session_id, request)
         if decision.action != "ask":
             self.pump(self.core.decided(session_id, request, choice))

@@ -29,6 +29,8 @@ from canvasrelay.server.transport_ws import host_socket
 log = logging.getLogger(__name__)
 
 WEB_DIST = Path(__file__).resolve().parents[1] / "web_dist"
+SHUTDOWN_TIMEOUT = 1.0
+"""Requests still running when the server stops (an event stream, an agent's MCP stream) get this long."""
 SECURITY_HEADERS = {
     "Referrer-Policy": "no-referrer",
     "X-Content-Type-Options": "nosniff",
@@ -102,7 +104,7 @@ class CanvasServer:
         for starter in self._starters:
             await starter()
         self._routes()
-        self.runner = web.AppRunner(self.app, access_log=None)
+        self.runner = web.AppRunner(self.app, access_log=None, shutdown_timeout=SHUTDOWN_TIMEOUT)
         await self.runner.setup()
         site = web.TCPSite(self.runner, self.options.host, self.options.port)
         await site.start()
@@ -130,6 +132,12 @@ class CanvasServer:
         return "127.0.0.1" if self.options.host in ("0.0.0.0", "::", "") else self.options.host
 
     async def stop(self) -> None:
+        """Nobody new comes in; everyone there is told, what runs is interrupted and said so, then
+        everything stops at once."""
+        if self.runner is not None:
+            for site in list(self.runner.sites):
+                await site.stop()
+        await self.runtime.stopping()
         if self.hub is not None:
             await self.hub.stop()
         await self.runtime.close()

@@ -8,6 +8,7 @@ sockets per topic, topics in all.
 
 from __future__ import annotations
 
+import asyncio
 import re
 
 from aiohttp import WSMsgType, web
@@ -24,6 +25,7 @@ HEARTBEAT = 20.0
 CLOSE_POLICY = 4408
 CLOSE_BAD_TOPIC = 4400
 CLOSE_FULL = 4429
+CLOSE_GOING_AWAY = 1001
 
 _TOPIC = re.compile(r"^[A-Za-z0-9_-]{43}$")
 
@@ -31,6 +33,11 @@ _TOPIC = re.compile(r"^[A-Za-z0-9_-]{43}$")
 class Rendezvous:
     def __init__(self) -> None:
         self.topics: dict[str, set[web.WebSocketResponse]] = {}
+
+    async def close_all(self, _app: web.Application | None = None) -> None:
+        """The server stops: every socket is told (going away) rather than left for the server to cut."""
+        sockets = [ws for peers in self.topics.values() for ws in peers]
+        await asyncio.gather(*(ws.close(code=CLOSE_GOING_AWAY, message=b"stopping") for ws in sockets))
 
     async def handler(self, request: web.Request) -> web.WebSocketResponse:
         ws = web.WebSocketResponse(heartbeat=HEARTBEAT, max_msg_size=MAX_ENVELOPE_BYTES)
@@ -68,4 +75,5 @@ class Rendezvous:
 def add_routes(app: web.Application, rendezvous: Rendezvous | None = None) -> Rendezvous:
     rendezvous = rendezvous or Rendezvous()
     app.router.add_get("/signal", rendezvous.handler)
+    app.on_shutdown.append(rendezvous.close_all)
     return rendezvous

@@ -6,6 +6,7 @@ runtime encodes a broadcast once and hands the same text to every transport.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol, TypeVar
@@ -14,7 +15,7 @@ from canvasrelay.core.effects import AnyEffect, Broadcast, Close, Effect, Send
 from canvasrelay.core.room import Peer, Room
 from canvasrelay.protocol import ServerFrame, encode
 from canvasrelay.protocol.base import frame_type
-from canvasrelay.protocol.core import ErrorFrame
+from canvasrelay.protocol.core import ErrorFrame, Restarting
 
 log = logging.getLogger(__name__)
 
@@ -45,12 +46,20 @@ class Runtime:
         self._handlers: dict[type[Effect], Callable[[Any], Awaitable[None]]] = {}
         self._closers: list[Callable[[], Awaitable[None]]] = []
         self._broadcast_listeners: list[Callable[[ServerFrame], None]] = []
+        self._stopping_hooks: list[Callable[[], Awaitable[None]]] = []
+        self.closing = False
+        """Set once the server starts to stop: a peer connecting now is sent away."""
 
     def handle(self, effect_type: type[E], handler: Callable[[E], Awaitable[None]]) -> None:
         self._handlers[effect_type] = handler
 
     def on_close(self, closer: Callable[[], Awaitable[None]]) -> None:
         self._closers.append(closer)
+
+    def on_stopping(self, hook: Callable[[], Awaitable[None]]) -> None:
+        """Run `hook` when the server starts to stop, while every peer is still connected (to tell
+        them what it interrupts)."""
+        self._stopping_hooks.append(hook)
 
     def on_broadcast(self, listener: Callable[[ServerFrame], None]) -> Callable[[], None]:
         """Call `listener` with every broadcast frame as it goes to the peers (it must only queue);
@@ -59,6 +68,8 @@ class Runtime:
         return lambda: self._broadcast_listeners.remove(listener)
 
     async def connect(self, peer: Peer, transport: Transport) -> None:
+        if self.closing:
+            return
         self.transports[peer.id] = transport
         await self.run(self.room.join(peer))
 
@@ -109,12 +120,24 @@ class Runtime:
                 raise LookupError(f"no handler for {type(effect).__name__}")
             await handler(effect)
 
+    async def stopping(self) -> None:
+        """The server stops: every peer hears it first, then what was running is interrupted (and
+        said so) by the stopping hooks, all at once."""
+        self.closing = True
+        await self.run([Broadcast(Restarting())])
+        await _all(self._stopping_hooks)
+
     async def close(self) -> None:
-        """Say goodbye to every peer (1001, going away), then let each adapter stop its processes."""
-        for transport in list(self.transports.values()):
-            await transport.close(GOING_AWAY, "server stopping")
-        for closer in reversed(self._closers):
-            try:
-                await closer()
-            except Exception:
-                log.exception("error while shutting down")
+        """Say goodbye to every peer (1001, going away), then let every adapter stop its processes
+        at once: each has a short grace of its own, so the slowest one bounds the wait."""
+        await asyncio.gather(
+            *(transport.close(GOING_AWAY, "server stopping") for transport in list(self.transports.values())),
+            return_exceptions=True,
+        )
+        await _all(self._closers)
+
+
+async def _all(steps: list[Callable[[], Awaitable[None]]]) -> None:
+    for result in await asyncio.gather(*(step() for step in steps), return_exceptions=True):
+        if isinstance(result, BaseException):
+            log.error("error while shutting down", exc_info=result)

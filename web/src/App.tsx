@@ -16,6 +16,7 @@ const STATE_LABEL: Record<ConnectionState, string> = {
   connecting: "Connecting…",
   connected: "Connected",
   reconnecting: "Reconnecting…",
+  restarting: "Host restarting — reconnecting",
   unauthorized: "Not authorised: open the host link that `canvas serve` printed",
 };
 
@@ -48,7 +49,7 @@ function HostApp() {
   return (
     <RoomClientContext.Provider value={connection}>
     <main className="shell">
-      <TopBar state={state} label={STATE_LABEL[state]}>
+      <TopBar state={state} label={STATE_LABEL[state]} since={connection.restart.since}>
         {welcome && (
           <span className="cwd" data-testid="cwd" title="the served folder">
             {welcome.cwd}

@@ -2,7 +2,28 @@ import type { ClientFrame, ServerFrame, Welcome } from "./protocol.gen";
 import { Listeners } from "./listeners";
 import type { RoomClient } from "./roomClient";
 
-export type ConnectionState = "connecting" | "connected" | "reconnecting" | "unauthorized";
+export type ConnectionState = "connecting" | "connected" | "reconnecting" | "restarting" | "unauthorized";
+
+/**
+ * Remembers when the server said it was restarting, until the next welcome: while it is set, a
+ * lost connection reads "restarting" (with the time since), not a plain "reconnecting".
+ */
+export class RestartWatch {
+  since: number | null = null;
+
+  /** The state a frame leaves us in, or null when it changes nothing. */
+  onFrame(frame: ServerFrame): "restarting" | null {
+    if (frame.t === "welcome") this.since = null;
+    if (frame.t !== "restarting") return null;
+    this.since = Date.now();
+    return "restarting";
+  }
+
+  /** What a dropped connection is: the restart the server announced, or a plain loss. */
+  lost(): "restarting" | "reconnecting" {
+    return this.since === null ? "reconnecting" : "restarting";
+  }
+}
 
 const CLOSE_UNAUTHORIZED = 4401;
 const MAX_BACKOFF_MS = 10_000;
@@ -30,6 +51,7 @@ export class HostConnection implements RoomClient {
   readonly onState = this.states.add;
   state: ConnectionState = "connecting";
   welcome: Welcome | null = null;
+  readonly restart = new RestartWatch();
 
   constructor(
     private readonly token: string,
@@ -69,6 +91,8 @@ export class HostConnection implements RoomClient {
         this.attempt = 0;
         this.setState("connected");
       }
+      const restarting = this.restart.onFrame(frame);
+      if (restarting) this.setState(restarting);
       this.frames.emit(frame);
     };
     socket.onclose = (event) => {
@@ -79,7 +103,7 @@ export class HostConnection implements RoomClient {
         return;
       }
       if (this.closed) return;
-      this.setState("reconnecting");
+      this.setState(this.restart.lost());
       this.retry = setTimeout(() => this.open(), backoffMs(this.attempt++));
     };
   }

@@ -2,7 +2,7 @@ import { memo, useCallback, useEffect, useState, useSyncExternalStore, type Keyb
 import type { FrameContentProps } from "../frames";
 import { useAccess, useRoomClient } from "../roomClient";
 import { SessionRules } from "../rules/SessionRules";
-import type { Item } from "./sessionLog";
+import { type Item, shownStatus } from "./sessionLog";
 import { renderMarkdown } from "./markdown";
 import { agentSessionsFor } from "./store";
 import { ThreadList } from "./ThreadList";
@@ -143,13 +143,14 @@ export function AgentView({ refId, width, height }: FrameContentProps) {
     );
   }
   const status = thread?.status ?? head.status;
+  const shown = shownStatus(status, thread?.items ?? NO_ITEMS);
   const options = head.options as unknown as ConfigOption[];
   return (
     <div className="agent-view" style={{ width, height }} data-testid="agent-view" data-status={status}>
       <div className="agent-head">
         <strong>{head.agentLabel}</strong>
-        <span className={`agent-status agent-status-${status}`} data-testid="agent-status">
-          {status}
+        <span className={`agent-status agent-status-${shown}`} data-testid="agent-status">
+          {shown}
         </span>
         {options.map((option) => (
           <ConfigSelect key={option.id} option={option} disabled={!mayRun} onChange={(value) =>

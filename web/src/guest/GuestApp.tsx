@@ -16,6 +16,7 @@ const STATE_LABEL: Record<GuestState, string> = {
   connecting: "Joining…",
   connected: "Connected",
   reconnecting: "Reconnecting…",
+  restarting: "Host restarting — reconnecting",
   refused: "Refused",
 };
 
@@ -112,7 +113,7 @@ export function GuestApp({ link }: { link: RoomLinkParams }) {
   return (
     <RoomClientContext.Provider value={connection}>
       <main className="shell">
-        <TopBar state={state} label={STATE_LABEL[state]}>
+        <TopBar state={state} label={STATE_LABEL[state]} since={connection.restart.since}>
           <span className="guest-me" style={{ color: profile.color }}>
             {profile.name}
           </span>

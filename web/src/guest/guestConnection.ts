@@ -1,5 +1,5 @@
 import { b64url, b64urlDecode } from "../base64";
-import { backoffMs, fragmentParams } from "../connection";
+import { backoffMs, fragmentParams, RestartWatch } from "../connection";
 import type { ClientFrame, ServerFrame, Welcome } from "../protocol.gen";
 import { Listeners } from "../listeners";
 import type { RoomClient } from "../roomClient";
@@ -13,7 +13,7 @@ import {
   verifyProof,
 } from "./signalCrypto";
 
-export type GuestState = "idle" | "connecting" | "connected" | "reconnecting" | "refused";
+export type GuestState = "idle" | "connecting" | "connected" | "reconnecting" | "restarting" | "refused";
 
 export interface RoomLinkParams {
   roomId: string;
@@ -76,6 +76,7 @@ export class GuestConnection implements RoomClient {
   state: GuestState = "idle";
   welcome: Welcome | null = null;
   refusal = "";
+  readonly restart = new RestartWatch();
   private lastSeq: number | null = null;
   private pc: RTCPeerConnection | null = null;
   private channel: RTCDataChannel | null = null;
@@ -126,7 +127,7 @@ export class GuestConnection implements RoomClient {
   }
 
   private async connect(): Promise<void> {
-    this.setState(this.lastSeq === null && this.attempt === 0 ? "connecting" : "reconnecting");
+    this.setState(this.lastSeq === null && this.attempt === 0 ? "connecting" : this.restart.lost());
     try {
       await this.connectOnce();
       this.attempt = 0;
@@ -143,7 +144,7 @@ export class GuestConnection implements RoomClient {
 
   private retry(): void {
     if (this.stopped || this.state === "refused") return;
-    this.setState("reconnecting");
+    this.setState(this.restart.lost());
     setTimeout(() => void this.connect(), backoffMs(this.attempt++));
   }
 
@@ -191,7 +192,8 @@ export class GuestConnection implements RoomClient {
     channel.onmessage = (event) => this.deliver(String(event.data));
     for (const message of inbox.splice(0)) this.deliver(message);
     channel.onclose = () => {
-      if (this.pc === pc && !this.stopped && this.state === "connected") this.retry();
+      const live = this.state === "connected" || this.state === "restarting";
+      if (this.pc === pc && !this.stopped && live) this.retry();
     };
     if (this.state !== "refused") this.setState("connected");
   }
@@ -249,6 +251,8 @@ export class GuestConnection implements RoomClient {
 
   private emit(frame: ServerFrame): void {
     if (frame.t === "welcome") this.welcome = frame;
+    const restarting = this.restart.onFrame(frame);
+    if (restarting) this.setState(restarting);
     // Views read our access from the welcome; the host may change it at any time.
     if (frame.t === "access" && this.welcome) this.welcome = { ...this.welcome, access: frame.access };
     if (frame.t === "bye" || (frame.t === "error" && frame.ref === "guest-join")) {
