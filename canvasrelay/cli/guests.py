@@ -114,7 +114,7 @@ async def _join(args: argparse.Namespace) -> int:
     from canvasrelay.client.join_view import ThreadView
 
     try:
-        guest = Guest(args.link, name=args.name, color=args.color)
+        guest = Guest(args.link, name=args.name, color=args.color, record=False)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
 
