@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any, ClassVar, Literal
@@ -141,3 +142,31 @@ async def test_a_host_too_slow_to_read_is_closed_once(served: InProcessServer, h
     with pytest.raises(ConnectionError, match=str(CLOSE_TOO_SLOW)):
         while True:
             await host_client.next_frame()
+
+
+async def test_dropped_mcp_streams_and_a_nul_in_a_header_are_no_tracebacks(
+    served: InProcessServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    server: Any = served.server
+    url = f"{served.base_url}/mcp/board"
+    headers = {"Authorization": f"Bearer {server.agent_host.board.secret_for('s1')}", "Accept": "text/event-stream"}
+    # The event-stream library the MCP server uses starts one watcher task per loop, and keeps it.
+    tasks_before = len(asyncio.all_tasks()) + 1
+    async with aiohttp.ClientSession() as session:
+        for _ in range(5):
+            # An agent's MCP client opens its event stream and goes away without a word.
+            response = await session.get(url, headers=headers)
+            assert response.status == 200 and response.headers["Content-Type"].startswith("text/event-stream")
+            response.close()
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+    writer.write(b"GET /api/health HTTP/1.1\r\nHost: x\r\nX-Probe: a\x00b\r\n\r\n")
+    assert (await reader.readline()).startswith(b"HTTP/1.0 400")
+    writer.close()
+    async with asyncio.timeout(15):
+        # Each stream's handler notices its client left and ends (within a second or so).
+        while len(asyncio.all_tasks()) > tasks_before:
+            await asyncio.sleep(0.05)
+    assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
+    assert [r.getMessage() for r in caplog.records if r.name == "aiohttp.server"] == [
+        "refused a malformed HTTP request (400: Invalid header value char)"
+    ]

@@ -64,7 +64,9 @@ async def _signal(args: argparse.Namespace) -> int:
 
     from canvasrelay.server import rendezvous
     from canvasrelay.server.app import WEB_DIST
+    from canvasrelay.server.http_log import one_line_refusals
 
+    one_line_refusals()
     app = web.Application()
     rendezvous.add_routes(app)
     if (WEB_DIST / "index.html").exists():

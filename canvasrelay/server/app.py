@@ -20,6 +20,7 @@ from canvasrelay.core.room import Room, RoomInfo
 from canvasrelay.server import room_secrets
 from canvasrelay.server.agent_catalog import AgentSpec, discover, load_config
 from canvasrelay.server.features import install_all
+from canvasrelay.server.http_log import one_line_refusals
 from canvasrelay.server.hub import Hub
 from canvasrelay.server.rendezvous import add_routes as add_rendezvous
 from canvasrelay.server.runtime import Runtime
@@ -74,6 +75,7 @@ class CanvasServer:
         self.guests = Guests(self.room)
         self.hub: Hub | None = None
         self.app = web.Application(middlewares=[_security_headers])
+        one_line_refusals()
         self.runner: web.AppRunner | None = None
         self.port = 0
         self.listening = asyncio.Event()
