@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any, ClassVar, Literal
@@ -170,3 +171,36 @@ async def test_dropped_mcp_streams_and_a_nul_in_a_header_are_no_tracebacks(
     assert [r.getMessage() for r in caplog.records if r.name == "aiohttp.server"] == [
         "refused a malformed HTTP request (400: Invalid header value char)"
     ]
+
+
+async def test_presence_sent_fast_or_fat_costs_the_others_the_same(served: InProcessServer) -> None:
+    sender, watcher = await joined_guest(served), await joined_guest(served)
+    relayed: list[float] = []
+    watcher.listeners.append(
+        lambda f: (
+            relayed.append(f["state"]["cursor"]["x"])
+            if f.get("t") == "awareness" and f.get("state") and f["peer"] != watcher.welcome["peerId"]
+            else None
+        )
+    )
+    fat = {"name": "a", "color": "#aabbcc", "selection": ["x" * 32] * 200, "cursor": {"x": -1, "y": 0}}
+    start = time.monotonic()
+    for i in range(100):
+        await sender.send(
+            {"t": "awareness", "state": fat if i % 2 else {**fat, "selection": [], "cursor": {"x": i, "y": 0}}}
+        )
+        await asyncio.sleep(max(0.0, start + (i + 1) / 100 - time.monotonic()))
+    elapsed = time.monotonic() - start
+    await sender.send({"t": "ping"})
+    await sender.expect("pong")
+    refused = [f for f in sender.seen if f["t"] == "error" and f.get("ref") == "awareness"]
+    assert len(refused) == 50 and "selection" in refused[0]["message"]
+    await watcher.send({"t": "ping"})
+    await watcher.expect("pong")
+    async with asyncio.timeout(5):
+        while not relayed or relayed[-1] != 98:
+            await watcher.next_frame()
+    # At most one state per 50 ms reached the other guest, the latest one last, none of the fat ones.
+    assert len(relayed) <= elapsed / 0.05 + 2 and -1 not in relayed, relayed
+    await sender.close()
+    await watcher.close()
