@@ -72,6 +72,15 @@ def hostile_frames(depth: int) -> list[str]:
     ]
 
 
+async def refused_then_pong(client: HostClient | Guest, raw: str) -> None:
+    """`raw` gets one `error`, and a ping right after gets its pong."""
+    await client.send(raw)
+    error = await client.expect("error")
+    assert "too deep" in error["message"] or "too many values" in error["message"], error
+    await client.send({"t": "ping"})
+    await client.expect("pong")
+
+
 async def joined_guest(served: InProcessServer) -> Guest:
     guest = await Guest(served.room_link, name="Ada", color="#3366aa").connect()
     await guest.expect("access")
@@ -83,22 +92,14 @@ async def test_deep_frames_on_the_host_socket_get_an_error_and_the_socket_stays(
     served: InProcessServer, host_client: HostClient, depth: int
 ) -> None:
     for raw in hostile_frames(depth):
-        await host_client.send(raw)
-        error = await host_client.expect("error")
-        assert "too deep" in error["message"] or "too many values" in error["message"], error
-        await host_client.send({"t": "ping"})
-        await host_client.expect("pong")
+        await refused_then_pong(host_client, raw)
 
 
 async def test_deep_frames_on_a_guest_channel_get_an_error_and_the_channel_stays(served: InProcessServer) -> None:
     guest = await joined_guest(served)
     for depth in DEPTHS:
         for raw in hostile_frames(depth):
-            await guest.send(raw)
-            error = await guest.expect("error")
-            assert "too deep" in error["message"] or "too many values" in error["message"], error
-            await guest.send({"t": "ping"})
-            await guest.expect("pong")
+            await refused_then_pong(guest, raw)
     await guest.close()
 
 
