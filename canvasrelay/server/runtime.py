@@ -48,7 +48,7 @@ class Runtime:
         self._broadcast_listeners: list[Callable[[ServerFrame], None]] = []
         self._stopping_hooks: list[Callable[[], Awaitable[None]]] = []
         self.closing = False
-        """Set once the server starts to stop: a peer connecting now is sent away."""
+        """Set once the server starts to stop: a peer connecting now is not let in."""
 
     def handle(self, effect_type: type[E], handler: Callable[[E], Awaitable[None]]) -> None:
         self._handlers[effect_type] = handler
@@ -87,7 +87,8 @@ class Runtime:
             log.exception("handling a %s frame from %s failed", kind, peer_id)
             transport = self.transports.get(peer_id)
             if transport is not None:
-                transport.send(encode(ErrorFrame(message=f"the host failed to handle this {kind} frame", ref=kind)))
+                what = "frame" if kind == "frame" else f"{kind} frame"
+                transport.send(encode(ErrorFrame(message=f"the host failed to handle this {what}", ref=kind)))
                 await transport.flush()
 
     async def run(self, effects: list[AnyEffect]) -> None:
