@@ -27,7 +27,7 @@ def stored(effects: list[Any]) -> list[dict[str, Any]]:
 
 
 def started() -> Sessions:
-    sessions = Sessions({"demo": DEMO}, lambda _sid, _after, _limit: [], clock=lambda: 1.0)
+    sessions = Sessions({"demo": DEMO.info()}, lambda _sid, _after, _limit: [], clock=lambda: 1.0)
     sessions.create(HOST, AgentCreate(id="s", agent="demo"))
     return sessions
 
@@ -78,7 +78,7 @@ def test_cancel_while_waiting_resolves_the_permission_as_cancelled() -> None:
 
 
 def test_restore_closes_a_running_turn_as_interrupted() -> None:
-    sessions = Sessions({"demo": DEMO}, lambda _sid, _after, _limit: [])
+    sessions = Sessions({"demo": DEMO.info()}, lambda _sid, _after, _limit: [])
     row = {"id": "r", "agent": "demo", "title": "", "created": 1.0, "meta": {}}
     effects = sessions.restore(row, [{"seq": 1, "kind": "turn", "text": "x", "author": "a", "time": 1}])
     assert stored(effects) == [{"seq": 2, "kind": "turn-end", "interrupted": True}]

@@ -17,7 +17,6 @@ from canvasrelay.core.board_room import (
     IDLE_COMPACT_S,
     AwarenessDue,
     BoardRoom,
-    BoardStore,
     CompactBoard,
 )
 from canvasrelay.core.board_room import StoreBoardUpdate as Store_
@@ -26,6 +25,7 @@ from canvasrelay.core.room import Peer, Room, RoomInfo
 from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.board import MAX_DRAGGING, MAX_SELECTION, AwarenessOut, BoardSync, BoardUpdateOut
 from canvasrelay.protocol.core import ErrorFrame
+from canvasrelay.server.board_host import BoardStore
 from canvasrelay.server.store import Store
 
 

@@ -10,20 +10,18 @@ import pytest
 
 from canvasrelay.core.permission_rules import (
     DEFAULT_RULES,
+    Choice,
     Layer,
     Rule,
-    RuleBook,
     RulesError,
     decide,
     escape,
-    load_user_rules,
     option_for,
-    project_rules,
     rule_for_answer,
     subject_of,
-    user_rules_path,
 )
-from canvasrelay.server.agent_process import AgentProcess, Choice
+from canvasrelay.server.agent_process import AgentProcess
+from canvasrelay.server.rule_book import RuleBook, load_user_rules, project_rules, user_rules_path
 from canvasrelay.server.store import Store
 
 ROOT = "/home/me/project"
@@ -210,10 +208,12 @@ def test_option_for_maps_answers_to_the_agents_options() -> None:
         {"optionId": "a2", "kind": "allow_always"},
         {"optionId": "r1", "kind": "reject_once"},
     ]
+    # canvas's always/never are canvas rules: the agent is answered for this call only, so it
+    # keeps asking and the rule (exactly as wide as the host sees it) decides the next calls
     assert [option_for(both, a) for a in ("once", "always", "session", "reject", "never")] == [
         "a1",
-        "a2",
-        "a2",
+        "a1",
+        "a1",
         "r1",
         "r1",
     ]

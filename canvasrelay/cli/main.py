@@ -14,6 +14,8 @@ from typing import NoReturn
 from canvasrelay import __version__
 from canvasrelay.cli import guests as cli_guests
 from canvasrelay.cli.usage import EXIT_USAGE, Parser, UsageError, check_port, listen_error, port
+from canvasrelay.server.agent_catalog import ConfigError
+from canvasrelay.server.canvas_dir import FolderInUse
 
 
 def _parser() -> Parser:
@@ -52,7 +54,6 @@ async def _serve(args: argparse.Namespace) -> None:
 
     import segno
 
-    from canvasrelay.server.agent_catalog import ConfigError
     from canvasrelay.server.app import CanvasServer, ServeOptions
 
     # Handlers go in before the links are printed: whoever reads them may press Ctrl-C at once.
@@ -67,9 +68,10 @@ async def _serve(args: argparse.Namespace) -> None:
                 signal_url=args.signal,
                 base_url=args.base_url,
                 ice_servers=args.ice_server,
+                relay_only=args.relay_only,
             )
         )
-    except (ConfigError, PermissionError) as exc:
+    except (ConfigError, FolderInUse, PermissionError) as exc:
         raise UsageError(str(exc)) from None
     try:
         await server.start()

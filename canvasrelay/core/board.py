@@ -14,7 +14,8 @@ from pycrdt import Doc, Map, TransactionEvent
 from pycrdt import get_state as decodes
 from pycrdt import get_update as missing_from
 
-ITEMS = "items"
+from canvasrelay.protocol.board_items import ITEMS
+
 LOCAL_ORIGIN = "server"
 # No structs, empty delete set: what a transaction that changed nothing encodes to.
 EMPTY_UPDATE = b"\x00\x00"
@@ -78,9 +79,9 @@ class Board:
     """
 
     def __init__(self) -> None:
-        self.doc = Doc()
+        self.doc: Doc[Map] = Doc()
         self.items: Map = self.doc.get(ITEMS, type=Map)
-        self._shadow = Doc()
+        self._shadow: Doc[Map] = Doc()
         self._shadow.get(ITEMS, type=Map)
         self.updates_since_checkpoint = 0
 

@@ -10,12 +10,14 @@ from __future__ import annotations
 import math
 import re
 import secrets
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from pycrdt import Array, Map, Text
 
 from canvasrelay.core.board import Board
+from canvasrelay.protocol.board_items import HOLDS_TYPES, KINDS, SHAPES
 
 MAX_TEXT = 10_000
 MAX_TITLE = 200
@@ -23,9 +25,6 @@ MAX_REF = 4096
 MAX_COORDINATE = 1e7
 MAX_SIZE = 1e5
 GAP = 40.0
-HOLDS_TYPES = ("agent", "terminal", "file")
-SHAPES = ("rect", "ellipse")
-KINDS = ("note", "text", "shape", "arrow", "stroke", "frame")
 _COLOR = re.compile(r"#[0-9a-fA-F]{3,8}|[a-zA-Z]{1,20}")
 
 DEFAULTS: dict[str, tuple[float, float, str]] = {
@@ -127,7 +126,7 @@ def _describe(item_id: str, item: Map) -> dict[str, Any]:
         out["to"] = item.get("to")
     if kind == "stroke":
         points = item.get("points")
-        numbers = points if isinstance(points, Array) else []
+        numbers: Iterable[object] = points if isinstance(points, Array) else []
         out["points"] = [float(p) for p in numbers if isinstance(p, int | float) and not isinstance(p, bool)]
     if kind == "frame":
         holds = item.get("holds")
@@ -158,6 +157,27 @@ def _free_spot(board: Board) -> tuple[float, float]:
     right = max(entry["x"] + entry["w"] for entry in items)
     top = min(entry["y"] for entry in items)
     return min(right + GAP, MAX_COORDINATE), top
+
+
+def spot_beside(board: Board, ref: str, kind: str = "note") -> tuple[float, float] | None:
+    """Where a new `kind` item goes touching the frame that holds `ref` (an agent's session): right
+    of it, else below, left or above it, the first spot that covers nothing; None without one."""
+    items = [entry for entry in list_items(board) if entry["kind"] != "arrow"]
+    frame = next((e for e in items if e["kind"] == "frame" and (e.get("holds") or {}).get("ref") == ref), None)
+    if frame is None:
+        return None
+    w, h, _ = DEFAULTS[kind]
+    x, y, fw, fh = frame["x"], frame["y"], frame["w"], frame["h"]
+    for left, top in ((x + fw + GAP, y), (x, y + fh + GAP), (x - w - GAP, y), (x, y - h - GAP)):
+        if not any(_overlaps((left, top, w, h), other) for other in items):
+            return left, top
+    return None
+
+
+def _overlaps(box: tuple[float, float, float, float], item: dict[str, Any]) -> bool:
+    left, top, w, h = box
+    across = left < item["x"] + item["w"] + GAP and item["x"] < left + w + GAP
+    return across and top < item["y"] + item["h"] + GAP and item["y"] < top + h + GAP
 
 
 def _next_z(board: Board) -> float:

@@ -1,4 +1,4 @@
-"""The board feature: the Room's handlers for board frames (sans-I/O), and the store adapter.
+"""The board feature's core: the Room's handlers for board frames and the presence table.
 
 Every accepted update is applied to the server's `Board`, appended to the store and only then
 sent on to the other peers (effects run in order), so whatever any client was sent survives a
@@ -7,18 +7,13 @@ crash. The store is compacted into one checkpoint by count, when idle, and on sh
 
 from __future__ import annotations
 
-import asyncio
 import base64
-import contextlib
-import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec
+from typing import Any
 
-from canvasrelay.core import board_edits as board_api
-from canvasrelay.core.board import EMPTY_UPDATE, Board, BoardUpdateError
-from canvasrelay.core.board_edits import Edit
+from canvasrelay.core.board import Board, BoardUpdateError
 from canvasrelay.core.effects import AnyEffect, Broadcast, Effect, Send
 from canvasrelay.core.room import Peer, Room, error
 from canvasrelay.protocol.board import (
@@ -30,13 +25,6 @@ from canvasrelay.protocol.board import (
     BoardUpdate,
     BoardUpdateOut,
 )
-from canvasrelay.server.runtime import Runtime
-from canvasrelay.server.store import Store
-
-if TYPE_CHECKING:
-    from canvasrelay.server.app import CanvasServer
-
-log = logging.getLogger(__name__)
 
 COMPACT_EVERY = 500
 """Updates after the checkpoint before the store is compacted: bounds both its size and the replay at start."""
@@ -188,119 +176,3 @@ class BoardRoom:
             for peer_id in peer_ids
             if self.presence.pop(peer_id, None) is not None
         ]
-
-
-class BoardStore:
-    """Carries out the board's store effects."""
-
-    def __init__(self, store: Store, board: Board) -> None:
-        self.store = store
-        self.board = board
-
-    @classmethod
-    def load(cls, store: Store) -> BoardStore:
-        return cls(store, Board.from_updates(store.board_updates()))
-
-    async def append(self, effect: StoreBoardUpdate) -> None:
-        self.store.append_board_update(effect.update)
-
-    async def compact(self, _effect: CompactBoard | None = None) -> None:
-        last = self.store.board_last_id()
-        if last is None or self.board.updates_since_checkpoint == 0:
-            return
-        # The board holds every stored update (they are applied before they are stored), so its
-        # state can replace all rows up to the last one.
-        self.store.checkpoint_board(self.board.checkpoint(), last)
-
-
-P = ParamSpec("P")
-
-
-def _tool(fn: Callable[Concatenate[Board, P], Edit]) -> Callable[Concatenate[BoardTools, P], Awaitable[Edit]]:
-    async def call(self: BoardTools, *args: P.args, **kwargs: P.kwargs) -> Edit:
-        return await self.edit(fn, *args, **kwargs)
-
-    call.__doc__ = fn.__doc__
-    call.__name__ = fn.__name__
-    return call
-
-
-class BoardTools:
-    """The board for other features (agents' `/note` and board tools): each edit is applied,
-    stored and sent to every client, exactly like a peer's update. Errors are board_api's
-    (`BoardApiError`, `UnknownItemError`), raised before anything changed."""
-
-    def __init__(self, board_room: BoardRoom, runtime: Runtime) -> None:
-        self.board_room = board_room
-        self.runtime = runtime
-
-    @property
-    def board(self) -> Board:
-        return self.board_room.board
-
-    def list_items(self) -> list[dict[str, Any]]:
-        return board_api.list_items(self.board)
-
-    def read_item(self, item_id: str) -> dict[str, Any]:
-        return board_api.read_item(self.board, item_id)
-
-    async def edit(self, fn: Callable[Concatenate[Board, P], Edit], *args: P.args, **kwargs: P.kwargs) -> Edit:
-        edit = fn(self.board, *args, **kwargs)
-        if edit.update != EMPTY_UPDATE:
-            await self.runtime.run(self.board_room.applied(edit.update, exclude=None))
-        return edit
-
-    add_note = _tool(board_api.add_note)
-    add_text = _tool(board_api.add_text)
-    add_shape = _tool(board_api.add_shape)
-    connect = _tool(board_api.add_arrow)
-    add_frame = _tool(board_api.add_frame)
-    move = _tool(board_api.move)
-    delete = _tool(board_api.delete)
-
-
-def install(server: CanvasServer) -> None:
-    adapter = BoardStore.load(server.store)
-    board_room = BoardRoom(adapter.board)
-    board_room.install(server.room)
-    server.runtime.handle(StoreBoardUpdate, adapter.append)
-    server.runtime.handle(CompactBoard, adapter.compact)
-    server.board_tools = BoardTools(board_room, server.runtime)  # type: ignore[attr-defined]
-    ticker: list[asyncio.Task[None]] = []
-    flushes: set[asyncio.Task[None]] = set()
-    due: list[asyncio.TimerHandle] = []
-
-    def flush() -> None:
-        due.clear()
-        task = asyncio.get_running_loop().create_task(server.runtime.run(board_room.flush_awareness()))
-        flushes.add(task)
-        task.add_done_callback(flushes.discard)
-
-    async def awareness_due(effect: AwarenessDue) -> None:
-        # The room asks for one flush at a time, so this holds at most one timer.
-        due.append(asyncio.get_running_loop().call_later(effect.delay, flush))
-
-    server.runtime.handle(AwarenessDue, awareness_due)
-
-    async def tick() -> None:
-        while True:
-            await asyncio.sleep(TICK_S)
-            try:
-                await server.runtime.run(board_room.tick())
-            except Exception:
-                log.exception("board tick failed")
-
-    async def start() -> None:
-        ticker.append(asyncio.create_task(tick()))
-
-    async def stop() -> None:
-        for timer in due:
-            timer.cancel()
-        for task in [*ticker, *flushes]:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-        await adapter.compact()
-
-    server.on_start(start)
-    server.runtime.on_close(stop)

@@ -24,6 +24,14 @@ class Broadcast:
 
 
 @dataclass(frozen=True)
+class Multicast:
+    """One frame for the listed peers (a terminal's watchers); encoded once."""
+
+    to: tuple[str, ...]
+    frame: ServerFrame
+
+
+@dataclass(frozen=True)
 class Close:
     peer: str
     code: int
@@ -34,4 +42,4 @@ class Effect:
     """Marker base for the effects features define (start a PTY, prompt an agent…)."""
 
 
-AnyEffect = Send | Broadcast | Close | Effect
+AnyEffect = Send | Broadcast | Multicast | Close | Effect

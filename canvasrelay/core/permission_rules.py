@@ -29,29 +29,23 @@ from __future__ import annotations
 import os
 import posixpath
 import re
-import tomllib
+import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, get_args
+from typing import Any, Literal, NamedTuple, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from canvasrelay.server.agent_catalog import ConfigError
-from canvasrelay.server.agent_process import Choice
-
-if TYPE_CHECKING:
-    from canvasrelay.server.app import CanvasServer
+from canvasrelay.core.errors import ConfigError
+from canvasrelay.protocol.agents import HostAnswer
 
 Permission = Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other"]
 PERMISSIONS: tuple[str, ...] = get_args(Permission)
 RuleAction = Literal["allow", "deny", "ask"]
 Layer = Literal["default", "user", "project", "session"]
 LAYERS: tuple[Layer, ...] = ("default", "user", "project", "session")
-HostAnswer = Literal["once", "reject", "always", "never", "session"]
-"""once/reject: this call only; always: allow this kind and pattern for the session; never: deny
-them for the session; session: allow this kind, any pattern, for the session."""
 
 USER_FILE = "permissions.toml"
 PATTERN_MAX = 1000
@@ -97,6 +91,9 @@ class Subject:
     kind: str
     paths: tuple[str, ...] = ()
     command: str | None = None
+    title: str | None = None
+    """What the agent calls the call; for an `execute` call without raw input (Gemini CLI
+    sends none) deny rules are matched on it, since that is the command it shows."""
 
 
 # -- globs ----------------------------------------------------------------------------------
@@ -178,21 +175,56 @@ def subject_of(tool_call: Mapping[str, Any]) -> Subject:
         for value in raw.get("paths") or ():
             if isinstance(value, str) and value:
                 paths.append(value)
-        for key in COMMAND_KEYS:
-            value = raw.get(key)
-            if isinstance(value, str) and value.strip():
-                command = value
-            elif isinstance(value, list) and value and all(isinstance(v, str) for v in value):
-                command = " ".join(value)
-            if command is not None:
-                break
-    return Subject(kind=kind, paths=tuple(dict.fromkeys(paths)), command=command)
+        command = next((c for c in (_command_of(raw.get(key)) for key in COMMAND_KEYS) if c is not None), None)
+    title = tool_call.get("title")
+    return Subject(
+        kind=kind,
+        paths=tuple(dict.fromkeys(paths)),
+        command=command,
+        title=title.strip() if isinstance(title, str) and title.strip() else None,
+    )
+
+
+def _command_of(value: object) -> str | None:
+    if isinstance(value, str) and value.strip():
+        return shell_payload(value)
+    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+        return shell_payload([str(v) for v in value])
+    return None
+
+
+SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish"})
+_SHELL_FLAGS = re.compile(r"-[a-z]*c[a-z]*")
+
+
+def shell_payload(command: str | Sequence[str]) -> str:
+    """The command a rule is matched on: `bash -lc X` (as an argv list, Codex's shape, or as a
+    string) is matched as `X`; any other argv list as its words joined by spaces."""
+    if isinstance(command, str):
+        try:
+            argv = shlex.split(command)
+        except ValueError:
+            return command
+        payload = _shell_argv_payload(argv)
+        return payload if payload is not None else command
+    payload = _shell_argv_payload(list(command))
+    return payload if payload is not None else shlex.join(command) if _needs_quotes(command) else " ".join(command)
+
+
+def _shell_argv_payload(argv: list[str]) -> str | None:
+    if len(argv) == 3 and posixpath.basename(argv[0]) in SHELLS and _SHELL_FLAGS.fullmatch(argv[1]):
+        return argv[2]
+    return None
+
+
+def _needs_quotes(argv: Sequence[str]) -> bool:
+    return any(not word or any(c.isspace() for c in word) for word in argv)
 
 
 def pattern_for(subject: Subject, root: str) -> str:
     """The exact pattern an "always"/"never" answer remembers for this call."""
-    if subject.kind == "execute" and subject.command is not None:
-        return escape(subject.command.strip())
+    if subject.kind == "execute" and (subject.command or subject.title) is not None:
+        return escape(str(subject.command or subject.title).strip())
     if len(subject.paths) == 1:
         normal = posixpath.normpath(subject.paths[0])
         inside = root and normal.startswith(root.rstrip("/") + "/")
@@ -249,6 +281,12 @@ def decide(
         targets = [(p, False) for p in subject.paths]
     elif subject.command is not None:
         targets = [(subject.command, True)]
+    elif subject.kind == "execute" and subject.title is not None:
+        # The title is the agent's word, not the command it runs: it may refuse, never allow.
+        found = _decide_one(layers, subject.kind, subject.title, True, root_text)
+        if found.action != "allow":
+            return found
+        return _decide_one(layers, subject.kind, None, False, root_text)
     else:
         targets = [(None, False)]
     decisions = [_decide_one(layers, subject.kind, target, is_command, root_text) for target, is_command in targets]
@@ -273,13 +311,17 @@ def rule_for_answer(subject: Subject, answer: HostAnswer, root: str | Path = "")
 
 
 def option_for(options: Iterable[Mapping[str, Any]], answer: HostAnswer) -> str | None:
-    """The agent's option that carries out a host's answer (ACP option kinds), or None."""
+    """The agent's option that carries out a host's answer (ACP option kinds), or None.
+
+    Canvas's own "always" and "never" are canvas rules, so the agent is answered for this call
+    only and keeps asking: its own `allow_always` would let it stop asking for more than the
+    rule covers (other files, other commands). That option is the host's to pick by its id."""
     wanted = {
         "once": ("allow_once", "allow_always"),
-        "always": ("allow_always", "allow_once"),
-        "session": ("allow_always", "allow_once"),
+        "always": ("allow_once", "allow_always"),
+        "session": ("allow_once", "allow_always"),
         "reject": ("reject_once", "reject_always"),
-        "never": ("reject_always", "reject_once"),
+        "never": ("reject_once", "reject_always"),
     }[answer]
     by_kind: dict[str, str] = {}
     for option in options:
@@ -292,7 +334,7 @@ def option_for(options: Iterable[Mapping[str, Any]], answer: HostAnswer) -> str 
     return None
 
 
-# -- loading --------------------------------------------------------------------------------
+# -- parsing --------------------------------------------------------------------------------
 
 
 def parse_rules(entries: object, where: str) -> list[Rule]:
@@ -310,168 +352,10 @@ def parse_rules(entries: object, where: str) -> list[Rule]:
     return rules
 
 
-def user_rules_path(env: Mapping[str, str] | None = None) -> Path:
-    env = os.environ if env is None else env
-    base = env.get("XDG_CONFIG_HOME") or str(Path(env.get("HOME") or Path.home()) / ".config")
-    return Path(base) / "canvas" / USER_FILE
+@dataclass(frozen=True)
+class Choice:
+    """An answer to a permission request with a reason the agent is told (in the outcome's
+    ``_meta.reason``), e.g. the permission rule that refused the call."""
 
-
-def load_user_rules(env: Mapping[str, str] | None = None) -> list[Rule]:
-    path = user_rules_path(env)
-    if not path.is_file():
-        return []
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise RulesError(f"{path}: {exc}") from None
-    return parse_rules(data.get("permissions"), str(path))
-
-
-def project_rules(config: Mapping[str, object]) -> list[Rule]:
-    """The `[[permissions]]` of `<dir>/.canvas/config.toml`, already parsed by the agent catalog."""
-    return parse_rules(config.get("permissions"), ".canvas/config.toml")
-
-
-# -- a server's rules -----------------------------------------------------------------------
-
-
-class RuleBook:
-    """The layers for every session of one server: files read at start, session rules kept in
-    the store (so a restart keeps them), and an audit entry for every decision."""
-
-    def __init__(self, store: Any, root: str | Path, user: Sequence[Rule] = (), project: Sequence[Rule] = ()) -> None:
-        self.store = store
-        self.root = str(Path(root))
-        self.user = list(user)
-        self.project = list(project)
-        self._session: dict[str, list[tuple[int, Rule]]] = {}
-        self._announced: dict[str, dict[str, dict[str, Any]]] = {}
-
-    def seen(self, session_id: str, update: Mapping[str, Any]) -> None:
-        """Remember what a `tool_call`/`tool_call_update` announced: a permission request's
-        tool call often carries only its id and title, the path and command came before."""
-        if update.get("sessionUpdate") not in ("tool_call", "tool_call_update"):
-            return
-        tool_call_id = update.get("toolCallId")
-        if not isinstance(tool_call_id, str):
-            return
-        calls = self._announced.setdefault(session_id, {})
-        fields = {k: v for k, v in update.items() if k in ("kind", "locations", "rawInput") and v is not None}
-        calls[tool_call_id] = {**calls.pop(tool_call_id, {}), **fields}
-        while len(calls) > ANNOUNCED_MAX:
-            del calls[next(iter(calls))]
-
-    def full_tool_call(self, session_id: str, tool_call: Mapping[str, Any]) -> dict[str, Any]:
-        announced = self._announced.get(session_id, {}).get(str(tool_call.get("toolCallId")), {})
-        return {**announced, **{k: v for k, v in tool_call.items() if v is not None}}
-
-    def session_rules(self, session_id: str) -> list[tuple[int, Rule]]:
-        if session_id not in self._session:
-            self._session[session_id] = [(i, Rule.model_validate(r)) for i, r in self.store.session_rules(session_id)]
-        return self._session[session_id]
-
-    def layers(self, session_id: str) -> list[tuple[Layer, Sequence[Rule]]]:
-        return [
-            ("default", DEFAULT_RULES),
-            ("user", self.user),
-            ("project", self.project),
-            ("session", [rule for _, rule in self.session_rules(session_id)]),
-        ]
-
-    def add(self, session_id: str, rule: Rule, by: str) -> int:
-        rule_id = self.store.add_session_rule(session_id, rule.model_dump(exclude_none=True))
-        self.session_rules(session_id).append((rule_id, rule))
-        self.store.audit(by, "permission-rule-added", {"session": session_id, "id": rule_id, **rule.model_dump()})
-        return rule_id
-
-    def remove(self, session_id: str, rule_id: int | None, by: str) -> int:
-        """Remove one session rule (or all of them, for None); returns how many went."""
-        gone = self.store.delete_session_rules(session_id, rule_id)
-        rules = self.session_rules(session_id)
-        rules[:] = [] if rule_id is None else [(i, r) for i, r in rules if i != rule_id]
-        if gone:
-            self.store.audit(by, "permission-rules-removed", {"session": session_id, "id": rule_id, "count": gone})
-        return gone
-
-    def forget(self, session_id: str) -> None:
-        """Drop the caches of a deleted session (the store cascades its rows)."""
-        self._session.pop(session_id, None)
-        self._announced.pop(session_id, None)
-
-    def decide(self, session_id: str, tool_call: Mapping[str, Any]) -> Decision:
-        subject = subject_of(tool_call)
-        decision = decide(subject, self.layers(session_id), self.root)
-        self.store.audit(
-            "rules" if decision.action != "ask" else "rules:ask-host",
-            f"permission-{decision.action}",
-            _audit_detail(session_id, tool_call, subject, decision),
-        )
-        return decision
-
-    def verdict(self, session_id: str, request: Mapping[str, Any]) -> tuple[Decision, Choice | None]:
-        """The rules' answer to an ACP `session/request_permission` (its params, wire JSON).
-
-        For "ask" the choice is None and the caller asks the host. For allow and deny it is the
-        agent's option that carries the decision out, with the deny rule's reason; None when the
-        agent offers no such option (it is then told "cancelled", which refuses the call too).
-        """
-        decision = self.decide(session_id, self.full_tool_call(session_id, request.get("toolCall") or {}))
-        if decision.action == "ask":
-            return decision, None
-        option_id = option_for(request.get("options") or (), "once" if decision.action == "allow" else "reject")
-        if option_id is None:
-            return decision, None
-        reason = decision.reason or (f"a {decision.layer} permission rule" if decision.action == "deny" else None)
-        return decision, Choice(option_id, reason)
-
-    def answered(
-        self,
-        session_id: str,
-        tool_call: Mapping[str, Any],
-        answer: HostAnswer | None,
-        option_id: str | None,
-        by: str,
-    ) -> Rule | None:
-        """Record the host's answer to a question the rules asked; "always", "never" and
-        "session" add the session rule they stand for, which is returned."""
-        subject = subject_of(self.full_tool_call(session_id, tool_call))
-        rule = rule_for_answer(subject, answer, self.root) if answer is not None else None
-        detail = {
-            "session": session_id,
-            "toolCallId": tool_call.get("toolCallId"),
-            "kind": subject.kind,
-            "paths": list(subject.paths),
-            "command": subject.command,
-            "answer": answer,
-            "optionId": option_id,
-            "layer": "host",
-            "by": by,
-        }
-        self.store.audit(by, "permission-answered", detail)
-        if rule is not None:
-            self.add(session_id, rule, by)
-        return rule
-
-
-def _audit_detail(
-    session_id: str, tool_call: Mapping[str, Any], subject: Subject, decision: Decision
-) -> dict[str, Any]:
-    return {
-        "session": session_id,
-        "toolCallId": tool_call.get("toolCallId"),
-        "kind": subject.kind,
-        "paths": list(subject.paths),
-        "command": subject.command,
-        "action": decision.action,
-        "rule": decision.rule.model_dump() if decision.rule else None,
-        "layer": decision.layer,
-        "reason": decision.reason,
-        "by": "rules",
-    }
-
-
-def install(server: CanvasServer) -> None:
-    """Attach the server's `RuleBook` as `server.permission_rules`, for the sessions and the API."""
-    server.permission_rules = RuleBook(  # type: ignore[attr-defined]
-        server.store, server.root, load_user_rules(), project_rules(server.config)
-    )
+    option_id: str
+    reason: str | None = None

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import PurePath
 from typing import Any, Generic, TypeVar
 
 from canvasrelay.core.effects import AnyEffect, Send
 from canvasrelay.core.policy import Decision, Request, decide, denial_reason
 from canvasrelay.protocol import ClientFrame, FrameError, parse_client_frame
 from canvasrelay.protocol.access import Access
-from canvasrelay.protocol.core import AgentInfo, ErrorFrame, Ping, Pong, Welcome
+from canvasrelay.protocol.core import AgentInfo, ErrorFrame, ErrorKind, Ping, Pong, Welcome
 
 
 @dataclass
@@ -37,6 +38,10 @@ class RoomInfo:
     key: str
     host_public_key: str
     cwd: str
+
+    @property
+    def project(self) -> str:
+        return PurePath(self.cwd).name or self.cwd
 
 
 F = TypeVar("F", bound=ClientFrame)
@@ -101,7 +106,8 @@ class Room:
             "room_id": self.info.room_id,
             "key": self.info.key,
             "host_public_key": self.info.host_public_key,
-            "cwd": self.info.cwd,
+            "project": self.info.project,
+            "cwd": self.info.cwd if peer.is_host else None,
             "access": peer.access.value,
             "peer_id": peer.id,
             "agents": self.agents,
@@ -150,5 +156,5 @@ class Room:
         return [error(peer.id, f"refused: {frame.t} needs the host's approval", frame.t)]
 
 
-def error(peer_id: str, message: str, ref: str | None = None) -> Send:
-    return Send(peer_id, ErrorFrame(message=message, ref=ref))
+def error(peer_id: str, message: str, ref: str | None = None, kind: ErrorKind = "invalid") -> Send:
+    return Send(peer_id, ErrorFrame(message=message, ref=ref, kind=kind))

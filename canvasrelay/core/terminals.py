@@ -4,10 +4,13 @@ Sans-I/O: handlers return effects; `canvasrelay.terminal_host` runs the shells a
 the output to each watcher. Opening a new terminal starts a shell on the host's machine
 (RUN_ON_HOST); watching one that exists is only seeing it (READ); typing, resizing and
 ending one need TYPE_TERMINAL, which an edit guest has only for terminals the host granted.
+A grant belongs to one shell: it ends when that shell ends, and a new shell opened under the
+same id starts with no grants.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from canvasrelay.core.effects import AnyEffect, Broadcast, Effect, Send
@@ -105,9 +108,14 @@ class _Terminal:
     closing: bool = False
 
 
+GrantsEnd = Callable[[str], list[AnyEffect]]
+"""Revoke every guest's control of a terminal id: its shell ended, or a new one starts under it."""
+
+
 class TerminalRoom:
-    def __init__(self, room: Room) -> None:
+    def __init__(self, room: Room, grants_end: GrantsEnd) -> None:
         self.room = room
+        self.grants_end = grants_end
         self.terminals: dict[str, _Terminal] = {}
         self.watchers: dict[str, set[str]] = {}
         room.route(TermOpen, self._open, request=self._open_request)
@@ -139,6 +147,8 @@ class TerminalRoom:
             effects.append(self._forget(oldest))
         self.terminals[frame.id] = _Terminal()
         self.watchers[frame.id] = {peer.id}
+        # A grant was for the shell the host saw; one given for this id before is not for this shell.
+        effects += self.grants_end(frame.id)
         return [*effects, StartTerminal(frame.id, frame.cols, frame.rows, peer.id), self.listing()]
 
     def _running(self, peer: Peer, tid: str, ref: str) -> AnyEffect | None:
@@ -184,7 +194,7 @@ class TerminalRoom:
         effects: list[AnyEffect] = [DeliverExit(tid, code, tuple(sorted(self.watchers.get(tid, ()))))]
         if terminal.closing:
             effects.append(self._forget(tid))
-        return [*effects, self.listing()]
+        return [*effects, *self.grants_end(tid), self.listing()]
 
     def _forget(self, tid: str) -> ForgetTerminal:
         self.terminals.pop(tid, None)

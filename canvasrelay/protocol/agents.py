@@ -20,6 +20,8 @@ MAX_NAME_CHARS = 100
 MAX_CONFIG_CHARS = 200
 SessionId = Annotated[str, Field(pattern=SESSION_ID_PATTERN)]
 HostAnswer = Literal["once", "reject", "always", "never", "session"]
+"""once/reject: this call only; always: allow this kind and pattern for the session; never: deny
+them for the session; session: allow this kind, any pattern, for the session."""
 
 
 @client_frame
@@ -75,6 +77,8 @@ class AgentPermission(ClientFrame):
 @client_frame
 class AgentHistoryRequest(ClientFrame):
     """Events of a session after `after` (a `seq`), sent back as `agent-history` pages."""
+
+    action: ClassVar[Action] = Action.READ
 
     t: Literal["agent-history-request"] = "agent-history-request"
     session_id: SessionId

@@ -49,9 +49,14 @@ class Frame(Model):
 
 
 class ClientFrame(Frame):
-    """A frame a browser or a peer sends; `action` is what it asks of the policy."""
+    """A frame a browser or a peer sends; `action` is what it asks of the policy.
 
-    action: ClassVar[Action] = Action.READ
+    There is no default: a new frame that forgot to say what it asks for must not fail open.
+    Frozen, so a frame waiting for the host's approval is exactly the frame that runs.
+    """
+
+    model_config = ConfigDict(**Model.model_config, frozen=True)
+    action: ClassVar[Action]
 
 
 class ServerFrame(Frame):
@@ -73,6 +78,8 @@ def _frame_type(cls: type[Frame]) -> str:
 
 
 def client_frame(cls: C) -> C:
+    if not isinstance(vars(cls).get("action"), Action):
+        raise TypeError(f"{cls.__name__} must declare the action it asks of the policy")
     CLIENT_FRAMES[_frame_type(cls)] = cls
     return cls
 

@@ -63,6 +63,8 @@ class BoardUpdateOut(ServerFrame):
 class BoardSyncRequest(ClientFrame):
     """Sent after every welcome: what this client has, so the server answers with what it lacks."""
 
+    action: ClassVar[Action] = Action.READ
+
     t: Literal["board-sync"] = "board-sync"
     state_vector: str = Field(max_length=MAX_VECTOR_B64)
 
@@ -116,6 +118,8 @@ class AwarenessState(Model):
 @client_frame
 class Awareness(ClientFrame):
     """This client's presence; resent at least every `AWARENESS_REFRESH_MS` to stay alive."""
+
+    action: ClassVar[Action] = Action.READ
 
     t: Literal["awareness"] = "awareness"
     state: AwarenessState

@@ -2,29 +2,38 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
+from canvasrelay.protocol.access import Action
 from canvasrelay.protocol.base import ClientFrame, Model, ServerFrame, client_frame, server_frame
+from canvasrelay.protocol.guests import ApprovalRequest
 
 TOKEN_MAX = 256
 
 
 @client_frame
 class Auth(ClientFrame):
+    action: ClassVar[Action] = Action.READ
     t: Literal["auth"] = "auth"
     token: str = Field(max_length=TOKEN_MAX)
 
 
 @client_frame
 class Ping(ClientFrame):
+    action: ClassVar[Action] = Action.READ
     t: Literal["ping"] = "ping"
 
 
 @server_frame
 class Pong(ServerFrame):
     t: Literal["pong"] = "pong"
+
+
+ErrorKind = Literal["invalid", "not-found", "conflict"]
+"""What went wrong, for programs (the API's status codes): the frame was wrong, it names
+something that does not exist, or it clashes with the state it met."""
 
 
 @server_frame
@@ -41,6 +50,7 @@ class ErrorFrame(ServerFrame):
     message: str
     ref: str | None = None
     """The `t` of the frame that was refused, when it was known."""
+    kind: ErrorKind = "invalid"
 
 
 class AgentInfo(Model):
@@ -57,10 +67,15 @@ class Welcome(ServerFrame):
     room_id: str
     key: str
     host_public_key: str
-    cwd: str
+    project: str
+    """The project folder's name: what guests are shown."""
+    cwd: str | None = None
+    """The project folder's absolute path on the host's machine: for the host only."""
     access: Literal["view", "edit", "trusted", "host"]
     peer_id: str
     agents: list[AgentInfo] = Field(default_factory=list)
     board: str = ""
     """The board's full state: a base64 Yjs update."""
     sessions: list[dict[str, Any]] = Field(default_factory=list)
+    approvals: list[ApprovalRequest] = Field(default_factory=list)
+    """To hosts: the guests' requests still waiting for an answer, so a reloaded page shows them."""

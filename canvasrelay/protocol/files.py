@@ -29,6 +29,7 @@ class FileOpen(ClientFrame):
 
 @client_frame
 class FileClose(ClientFrame):
+    action: ClassVar[Action] = Action.READ
     t: Literal["file-close"] = "file-close"
     path: str = Field(max_length=MAX_PATH_CHARS)
 

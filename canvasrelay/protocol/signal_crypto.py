@@ -26,6 +26,7 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from canvasrelay.protocol.encoding import b64url, b64url_decode
 
 SIGNAL_INFO = b"canvas/signal/v1"
+TURN_INFO = b"canvas/turn/v1"
 TOPIC_PREFIX = b"canvas/topic/v1:"
 PROOF_PREFIX = b"canvas/proof/v1"
 REFUSAL_PREFIX = b"canvas/refusal/v1"
@@ -51,9 +52,22 @@ def topic(room_id: str) -> str:
     return b64url(hashlib.sha256(TOPIC_PREFIX + room_id.encode("utf-8")).digest())
 
 
+def _derive(room_key: str, info: bytes) -> bytes:
+    return HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=info).derive(b64url_decode(room_key))
+
+
 def signal_key(room_key: str) -> bytes:
-    hkdf = HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=SIGNAL_INFO)
-    return hkdf.derive(b64url_decode(room_key))
+    return _derive(room_key, SIGNAL_INFO)
+
+
+def turn_proof(room_key: str) -> str:
+    """What a room-link holder presents to the rendezvous for TURN credentials; it reveals nothing of the key."""
+    return b64url(_derive(room_key, TURN_INFO))
+
+
+def turn_verifier(proof: str) -> str:
+    """What the host registers for its topic: the rendezvous can check a proof against it, not forge one."""
+    return b64url(hashlib.sha256(b64url_decode(proof)).digest())
 
 
 def seal(key: bytes, message: dict[str, Any], now: float | None = None) -> str:

@@ -64,6 +64,8 @@ class TermClose(ClientFrame):
 class TermDetach(ClientFrame):
     """Stop receiving a terminal's output (its view was closed); the shell keeps running."""
 
+    action: ClassVar[Action] = Action.READ
+
     t: Literal["term-detach"] = "term-detach"
     id: TerminalId
 
@@ -71,6 +73,8 @@ class TermDetach(ClientFrame):
 @client_frame
 class TermList(ClientFrame):
     """Ask for `terminals` again (a view that mounts after the one sent on joining)."""
+
+    action: ClassVar[Action] = Action.READ
 
     t: Literal["term-list"] = "term-list"
 

@@ -8,15 +8,12 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from canvasrelay.core.shared_files import LoadFile, SharedFiles, UnwatchFile
 from canvasrelay.server.file_reader import FileWatcher, read_resolution
 from canvasrelay.server.runtime import Runtime
 from canvasrelay.server.shared_set import SharedSet
-
-if TYPE_CHECKING:
-    from canvasrelay.server.app import CanvasServer
 
 
 class FileHost:
@@ -66,8 +63,3 @@ class FileHost:
 
     async def _tree_changed(self, paths: list[str]) -> None:
         await self.runtime.run(self.room_side.tree_changed(paths))
-
-
-def install(server: CanvasServer) -> None:
-    host = FileHost(server.runtime, SharedFiles(server.room), server.root)
-    server.on_start(host.start)

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, Protocol, TypeVar
 
-from canvasrelay.core.effects import AnyEffect, Broadcast, Close, Effect, Send
+from canvasrelay.core.effects import AnyEffect, Broadcast, Close, Effect, Multicast, Send
 from canvasrelay.core.room import Peer, Room
 from canvasrelay.protocol import ServerFrame, encode
 from canvasrelay.protocol.base import frame_type
@@ -111,6 +111,8 @@ class Runtime:
                 if peer_id == effect.exclude or peer is None or peer.access.rank < effect.min_access.rank:
                     continue
                 transport.send(text)
+        elif isinstance(effect, Multicast):
+            self.multicast(effect.frame, effect.to)
         elif isinstance(effect, Close):
             transport = self.transports.get(effect.peer)
             if transport is not None:
@@ -120,6 +122,15 @@ class Runtime:
             if handler is None:
                 raise LookupError(f"no handler for {type(effect).__name__}")
             await handler(effect)
+
+    def multicast(self, frame: ServerFrame, peers: Iterable[str]) -> None:
+        """Queue one frame, encoded once, for each of `peers` that is connected."""
+        text: str | None = None
+        for peer_id in peers:
+            transport = self.transports.get(peer_id)
+            if transport is not None:
+                text = text if text is not None else encode(frame)
+                transport.send(text)
 
     async def stopping(self) -> None:
         """The server stops: every peer hears it first, then what was running is interrupted (and

@@ -1,9 +1,10 @@
 """Terminals, the adapter's side: runs the shells and carries their output to each watcher.
 
-Each watcher has, per terminal, a bounded `OutputQueue`; one pump task per peer writes to its
-transport only while the transport's own backlog is small, so a slow reader falls behind in
-its queue, and its queue (not the server's memory) overflows: it then skips ahead to a replay
-of the scrollback ring.
+Output goes out through the runtime as one frame, encoded once, to every watcher that is
+caught up. A watcher that is not (a replay still to send, or a transport backed up) queues
+it in its own bounded `OutputQueue`; one pump task per peer writes that queue only while the
+transport's own backlog is small, so a slow reader falls behind in its queue, and its queue
+(not the server's memory) overflows: it then skips ahead to a replay of the scrollback ring.
 """
 
 from __future__ import annotations
@@ -11,10 +12,8 @@ from __future__ import annotations
 import asyncio
 import codecs
 import logging
-from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from canvasrelay.core.room import error
 from canvasrelay.core.terminal_output import Output, OutputQueue
@@ -32,11 +31,9 @@ from canvasrelay.core.terminals import (
 )
 from canvasrelay.protocol import encode
 from canvasrelay.protocol.terminals import TermData, TermExit
+from canvasrelay.server.background import Background
 from canvasrelay.server.pty_terminal import Terminal
 from canvasrelay.server.runtime import Runtime, Transport
-
-if TYPE_CHECKING:
-    from canvasrelay.server.app import CanvasServer
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +46,10 @@ TRANSPORT_HIGH_WATER = 256 * 1024
 BACKED_UP_POLL_S = 0.005
 
 
+def _decoder() -> codecs.IncrementalDecoder:
+    return codecs.getincrementaldecoder("utf-8")("replace")
+
+
 @dataclass
 class _Stream:
     """One watcher's view of one terminal."""
@@ -59,7 +60,7 @@ class _Stream:
     so it waits for the transport too. The first is the ring as it was on attaching."""
     offset: int = 0
     exit_code: int | None = None
-    decoder: codecs.IncrementalDecoder = field(default_factory=lambda: codecs.getincrementaldecoder("utf-8")("replace"))
+    decoder: codecs.IncrementalDecoder = field(default_factory=lambda: _decoder())
 
     def take(self) -> Output | None:
         if self.replay is None:
@@ -109,9 +110,20 @@ class _Pump:
                 del self.streams[tid]
         return wrote
 
+    def caught_up(self, stream: _Stream) -> bool:
+        """Nothing of this terminal waits for this peer, and its transport keeps up."""
+        transport = self.host.runtime.transports.get(self.peer)
+        return (
+            transport is not None
+            and stream.replay is None
+            and not stream.queue
+            and stream.exit_code is None
+            and transport.backlog <= TRANSPORT_HIGH_WATER
+        )
+
     def _send_output(self, transport: Transport, tid: str, stream: _Stream, out: Output) -> None:
         if out.reset:
-            stream.decoder = codecs.getincrementaldecoder("utf-8")("replace")
+            stream.decoder = _decoder()
         text = stream.decoder.decode(out.data)
         if text or out.reset:
             transport.send(encode(TermData(id=tid, data=text, replay=out.reset)))
@@ -124,7 +136,8 @@ class TerminalHost:
         self.cwd = cwd
         self.terminals: dict[str, Terminal] = {}
         self.pumps: dict[str, _Pump] = {}
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._decoders: dict[str, codecs.IncrementalDecoder] = {}
+        self.background = Background("terminals")
         runtime.handle(StartTerminal, self._start)
         runtime.handle(AttachTerminal, self._attach)
         runtime.handle(DetachTerminal, self._detach)
@@ -136,16 +149,11 @@ class TerminalHost:
         runtime.handle(DeliverExit, self._deliver_exit)
         runtime.on_close(self.close)
 
-    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.get_running_loop().create_task(work)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
     async def _start(self, effect: StartTerminal) -> None:
         terminal = Terminal(
             self.cwd,
             on_output=lambda data: self._output(effect.id, data),
-            on_exit=lambda code: self._spawn(self.runtime.run(self.room_side.exited(effect.id, code))),
+            on_exit=lambda code: self._exited(effect.id, code),
         )
         self.terminals[effect.id] = terminal
         self._stream(effect.id, effect.peer)
@@ -157,6 +165,9 @@ class TerminalHost:
                 [error(effect.peer, f"cannot start the shell {terminal.shell}: {exc.strerror}", "term-open")]
             )
             await self.runtime.run(self.room_side.exited(effect.id, 127))
+
+    def _exited(self, tid: str, code: int) -> None:
+        self.background.spawn(self.runtime.run(self.room_side.exited(tid, code)))
 
     def _stream(self, tid: str, peer: str) -> None:
         terminal = self.terminals.get(tid)
@@ -170,11 +181,24 @@ class TerminalHost:
         pump.wake.set()
 
     def _output(self, tid: str, data: bytes) -> None:
-        for pump in self.pumps.values():
+        """New output: one frame, encoded once, for every watcher that is caught up; the
+        others queue it (as whole characters, so either path decodes alike)."""
+        decoder = self._decoders.setdefault(tid, _decoder())
+        text = decoder.decode(data)
+        if not text:
+            return
+        live: list[str] = []
+        for peer, pump in self.pumps.items():
             stream = pump.streams.get(tid)
-            if stream is not None:
-                stream.queue.push(data)
+            if stream is None:
+                continue
+            if pump.caught_up(stream):
+                live.append(peer)
+            else:
+                stream.queue.push(text.encode("utf-8"))
                 pump.wake.set()
+        if live:
+            self.runtime.multicast(TermData(id=tid, data=text, replay=False), live)
 
     async def _attach(self, effect: AttachTerminal) -> None:
         self._stream(effect.id, effect.peer)
@@ -205,10 +229,11 @@ class TerminalHost:
         terminal = self.terminals.get(effect.id)
         if terminal is not None:
             # Closing waits out a grace period; the frame's sender is not held up by it.
-            self._spawn(terminal.close())
+            self.background.spawn(terminal.close())
 
     async def _forget(self, effect: ForgetTerminal) -> None:
         self.terminals.pop(effect.id, None)
+        self._decoders.pop(effect.id, None)
         for pump in self.pumps.values():
             stream = pump.streams.get(effect.id)
             # A watcher still owed the last output and the exit gets them first.
@@ -228,10 +253,6 @@ class TerminalHost:
         await asyncio.gather(*(t.close() for t in self.terminals.values()), return_exceptions=True)
         for pump in self.pumps.values():
             pump.task.cancel()
+        await asyncio.gather(*(pump.task for pump in self.pumps.values()), return_exceptions=True)
         self.pumps.clear()
-        for task in list(self._tasks):
-            task.cancel()
-
-
-def install(server: CanvasServer) -> None:
-    TerminalHost(server.runtime, TerminalRoom(server.room), server.root)
+        await self.background.close()

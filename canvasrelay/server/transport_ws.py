@@ -7,7 +7,6 @@ Origin closes the socket with 4401 and nothing else is sent.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import logging
 from collections import deque
@@ -19,6 +18,7 @@ from canvasrelay.core.room import Peer
 from canvasrelay.protocol import MAX_FRAME_BYTES, FrameError
 from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.base import load_bounded
+from canvasrelay.server.background import cancelled
 from canvasrelay.server.runtime import GOING_AWAY, Runtime
 
 log = logging.getLogger(__name__)
@@ -155,9 +155,7 @@ def host_socket(runtime: Runtime, token_matches: Callable[[str], bool], own_orig
                     await runtime.receive(peer.id, msg.data)
         finally:
             await runtime.disconnect(peer.id)
-            transport.writer.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await transport.writer
+            await cancelled(transport.writer)
         return ws
 
     return handler

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { backoffMs, fragmentParams, RestartWatch } from "./connection";
-import type { ServerFrame } from "./protocol.gen";
+import { backoffMs, fragmentParams } from "./connection";
 import { roomLink } from "./RoomLink";
 
 describe("fragmentParams", () => {
@@ -30,18 +29,5 @@ describe("roomLink", () => {
     const link = roomLink({ roomId: "R", key: "K", hostPublicKey: "H" }, "http://127.0.0.1:8477/");
     expect(link).toBe("http://127.0.0.1:8477/#room=R&key=K&host=H");
     expect(new URL(link).search).toBe("");
-  });
-});
-
-describe("RestartWatch", () => {
-  it("reads a lost connection as the restart the server announced, until the next welcome", () => {
-    const watch = new RestartWatch();
-    expect(watch.lost()).toBe("reconnecting");
-    expect(watch.onFrame({ t: "pong" } as ServerFrame)).toBeNull();
-    expect(watch.onFrame({ t: "restarting" } as ServerFrame)).toBe("restarting");
-    expect(watch.since).not.toBeNull();
-    expect(watch.lost()).toBe("restarting");
-    watch.onFrame({ t: "welcome" } as ServerFrame);
-    expect([watch.since, watch.lost()]).toEqual([null, "reconnecting"]);
   });
 });

@@ -1,29 +1,7 @@
-import type { ClientFrame, ServerFrame, Welcome } from "./protocol.gen";
+import type { ClientFrame, ServerFrame } from "./protocol.gen";
 import { Listeners } from "./listeners";
-import type { RoomClient } from "./roomClient";
 
-export type ConnectionState = "connecting" | "connected" | "reconnecting" | "restarting" | "unauthorized";
-
-/**
- * Remembers when the server said it was restarting, until the next welcome: while it is set, a
- * lost connection reads "restarting" (with the time since), not a plain "reconnecting".
- */
-export class RestartWatch {
-  since: number | null = null;
-
-  /** The state a frame leaves us in, or null when it changes nothing. */
-  onFrame(frame: ServerFrame): "restarting" | null {
-    if (frame.t === "welcome") this.since = null;
-    if (frame.t !== "restarting") return null;
-    this.since = Date.now();
-    return "restarting";
-  }
-
-  /** What a dropped connection is: the restart the server announced, or a plain loss. */
-  lost(): "restarting" | "reconnecting" {
-    return this.since === null ? "reconnecting" : "restarting";
-  }
-}
+export type ConnectionState = "connecting" | "connected" | "reconnecting" | "unauthorized";
 
 const CLOSE_UNAUTHORIZED = 4401;
 const MAX_BACKOFF_MS = 10_000;
@@ -39,8 +17,21 @@ export function backoffMs(attempt: number, random: () => number = Math.random): 
   return Math.round(base / 2 + (random() * base) / 2);
 }
 
+/**
+ * A connection to the room, the host's WebSocket or a guest's data channel, with a state of its
+ * own; a `RoomStore` runs it and folds what it hears.
+ */
+export interface Connection<S extends string> {
+  readonly state: S;
+  send(frame: ClientFrame): boolean;
+  onFrame(listener: (frame: ServerFrame) => void): () => void;
+  onState(listener: (state: S) => void): () => void;
+  start(): void;
+  stop(): void;
+}
+
 /** The host's WebSocket to `/ws`: authenticates with the token, reconnects with backoff. */
-export class HostConnection implements RoomClient {
+export class HostConnection implements Connection<ConnectionState> {
   private socket: WebSocket | null = null;
   private attempt = 0;
   private closed = false;
@@ -50,8 +41,6 @@ export class HostConnection implements RoomClient {
   readonly onFrame = this.frames.add;
   readonly onState = this.states.add;
   state: ConnectionState = "connecting";
-  welcome: Welcome | null = null;
-  readonly restart = new RestartWatch();
 
   constructor(
     private readonly token: string,
@@ -87,12 +76,9 @@ export class HostConnection implements RoomClient {
     socket.onmessage = (event) => {
       const frame = JSON.parse(String(event.data)) as ServerFrame;
       if (frame.t === "welcome") {
-        this.welcome = frame;
         this.attempt = 0;
         this.setState("connected");
       }
-      const restarting = this.restart.onFrame(frame);
-      if (restarting) this.setState(restarting);
       this.frames.emit(frame);
     };
     socket.onclose = (event) => {
@@ -103,7 +89,7 @@ export class HostConnection implements RoomClient {
         return;
       }
       if (this.closed) return;
-      this.setState(this.restart.lost());
+      this.setState("reconnecting");
       this.retry = setTimeout(() => this.open(), backoffMs(this.attempt++));
     };
   }

@@ -1,9 +1,11 @@
-import { createContext, useContext, useEffect, useState } from "react";
+import { createContext, useContext, useEffect, useSyncExternalStore } from "react";
 import type { ClientFrame, ServerFrame, ServerFrameOf, Welcome } from "./protocol.gen";
+import type { RoomStore } from "./room/roomStore";
+import { selectAccess, type Access, type RoomState } from "./room/roomState";
 
 /**
- * What the UI needs from a connection to the room, whether it is the host's WebSocket or a
- * guest's data channel: send a frame, hear frames, know who we are.
+ * What a feature needs from the room to talk to it: send a frame, hear frames, read the welcome
+ * (access kept current). The page's `RoomStore` is one; a test can pass a stand-in.
  */
 export interface RoomClient {
   send(frame: ClientFrame): boolean;
@@ -11,43 +13,39 @@ export interface RoomClient {
   readonly welcome: Welcome | null;
 }
 
-/** A connection the page runs: one with a state of its own, started and stopped by the page. */
-export interface RunnableClient<S> extends RoomClient {
-  onState(listener: (state: S) => void): () => void;
-  start(): void;
-  stop(): void;
+export const RoomContext = createContext<RoomStore | null>(null);
+
+export function useRoomStore(): RoomStore {
+  const store = useContext(RoomContext);
+  if (!store) throw new Error("useRoomStore outside a RoomContext");
+  return store;
+}
+
+export function useRoomClient(): RoomClient {
+  return useRoomStore();
 }
 
 /**
- * Runs `connection` while the component is mounted (stopping it after) and returns its state as
- * it changes; `onFrame` hears every frame and should be stable (`useCallback`).
+ * The part of the room's state that `select` picks, re-rendering when it changes. `select` must
+ * return a part of the state or a primitive (not a new array or object), or React loops.
  */
-export function useRunConnection<S>(
-  connection: RunnableClient<S> | null,
-  initial: S,
-  onFrame: (frame: ServerFrame) => void,
-): S {
-  const [state, setState] = useState<S>(initial);
-  useEffect(() => {
-    if (!connection) return;
-    const offState = connection.onState(setState);
-    const offFrame = connection.onFrame(onFrame);
-    connection.start();
-    return () => {
-      offState();
-      offFrame();
-      connection.stop();
-    };
-  }, [connection, onFrame]);
-  return state;
+export function useRoom<T>(select: (state: RoomState) => T): T {
+  return useRoomState(useRoomStore(), select);
 }
 
-export const RoomClientContext = createContext<RoomClient | null>(null);
+/** `useRoom` for a store in hand (the page's own, before it is in the context), typed by its connection. */
+export function useRoomState<S extends string, T>(store: RoomStore<S>, select: (state: RoomState<S>) => T): T {
+  return useSyncExternalStore(store.subscribe, () => select(store.getState()));
+}
 
-export function useRoomClient(): RoomClient {
-  const client = useContext(RoomClientContext);
-  if (!client) throw new Error("useRoomClient outside a RoomClientContext");
-  return client;
+/** Our access as it is now: the welcome's, then whatever the host changes it to. */
+export function useAccess(): Access | null {
+  return useRoom(selectAccess);
+}
+
+/** Runs `store`'s connection while the component is mounted. */
+export function useRunRoom(store: RoomStore | null): void {
+  useEffect(() => store?.start(), [store]);
 }
 
 /** Calls `listener` for every server frame of type `t` while the component is mounted. */
@@ -63,8 +61,8 @@ export function useFrames<T extends ServerFrame["t"]>(t: T, listener: (frame: Se
 }
 
 /**
- * Sends `frame` now and again after every welcome (a reconnect), for a request whose answer
- * may have gone by before the component was mounted. `frame` should be stable (a constant).
+ * Sends `frame` now and again after every welcome (a reconnect), for a subscription the server
+ * forgets with the peer (`tree-watch`). `frame` should be stable (a constant).
  */
 export function useSendOnWelcome(frame: ClientFrame): void {
   const client = useRoomClient();
@@ -74,20 +72,4 @@ export function useSendOnWelcome(frame: ClientFrame): void {
       if (incoming.t === "welcome") client.send(frame);
     });
   }, [client, frame]);
-}
-
-/**
- * Our access as it is now: the welcome's, then whatever the host changes it to (a guest's
- * connection keeps `welcome.access` current). Components re-render when it changes.
- */
-export function useAccess(): Welcome["access"] | null {
-  const client = useRoomClient();
-  const [access, setAccess] = useState(client.welcome?.access ?? null);
-  useEffect(() => {
-    setAccess(client.welcome?.access ?? null);
-    return client.onFrame((frame) => {
-      if (frame.t === "welcome" || frame.t === "access") setAccess(client.welcome?.access ?? null);
-    });
-  }, [client]);
-  return access;
 }

@@ -13,5 +13,5 @@ if TYPE_CHECKING:
     from canvasrelay.server.app import CanvasServer
 
 
-def install(server: CanvasServer) -> None:
+def mount_api(server: CanvasServer) -> None:
     mount(server, [*routes.operations(server), *sessions.operations(server), *session_writes.operations(server)])

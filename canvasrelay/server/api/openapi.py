@@ -14,7 +14,7 @@ from typing import Any
 
 from aiohttp import web
 from pydantic import BaseModel
-from pydantic.json_schema import models_json_schema
+from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
 from canvasrelay import __version__
 from canvasrelay.server.api.models import ID_MAX, ErrorOut
@@ -73,7 +73,7 @@ class Operation:
 
 
 def spec(operations: list[Operation]) -> dict[str, Any]:
-    models: list[tuple[type[BaseModel], Any]] = [(ErrorOut, "serialization")]
+    models: list[tuple[type[BaseModel], JsonSchemaMode]] = [(ErrorOut, "serialization")]
     for op in operations:
         if op.body is not None:
             models.append((op.body, "validation"))
@@ -84,7 +84,7 @@ def spec(operations: list[Operation]) -> dict[str, Any]:
     refs, top = models_json_schema(models, ref_template="#/components/schemas/{model}")
     schemas: dict[str, Any] = top.get("$defs", {})
 
-    def ref(model: type[BaseModel], mode: str) -> dict[str, Any]:
+    def ref(model: type[BaseModel], mode: JsonSchemaMode) -> dict[str, Any]:
         return refs[(model, mode)]
 
     paths: dict[str, dict[str, Any]] = {}

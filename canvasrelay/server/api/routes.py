@@ -73,7 +73,7 @@ def operations(server: CanvasServer) -> list[Operation]:
         await as_host(server, GuestKick(guest_id=known_guest(call.params["guestId"])))
 
     async def list_board_items(_call: Call) -> BoardItemsOut:
-        items = board_api.list_items(server.board_tools.board)  # type: ignore[attr-defined]
+        items = board_api.list_items(server.board.tools.board)
         return BoardItemsOut(items=[BoardItem.model_validate(item) for item in items])
 
     return [

@@ -8,11 +8,12 @@ host peer `api`, so the API has exactly the host's powers and every screen sees 
 from __future__ import annotations
 
 import secrets
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field, ValidationError
 
 from canvasrelay.core.effects import AnyEffect, Send
+from canvasrelay.protocol import ClientFrame
 from canvasrelay.protocol.agents import (
     MAX_CONFIG_CHARS,
     MAX_NAME_CHARS,
@@ -22,8 +23,10 @@ from canvasrelay.protocol.agents import (
     AgentCreate,
     AgentPermission,
     AgentPrompt,
+    HostAnswer,
 )
-from canvasrelay.protocol.core import ErrorFrame
+from canvasrelay.protocol.core import ErrorFrame, ErrorKind
+from canvasrelay.server.agent_host import AgentHost, Ordered
 from canvasrelay.server.agent_process import AgentError
 from canvasrelay.server.api.errors import ApiError, invalid, not_found
 from canvasrelay.server.api.models import ApiModel, RequestModel, SessionOut
@@ -32,7 +35,6 @@ from canvasrelay.server.api.routes import API_PEER
 from canvasrelay.server.api.sessions import find, session_out
 
 if TYPE_CHECKING:
-    from canvasrelay.server.agent_host import AgentHost
     from canvasrelay.server.app import CanvasServer
 
 
@@ -52,7 +54,7 @@ class PromptIn(RequestModel):
 
 
 class PermissionAnswerIn(RequestModel):
-    answer: Literal["once", "reject", "always", "never", "session"] | None = Field(
+    answer: HostAnswer | None = Field(
         default=None, description="once/reject this call; always/never add a session rule; session allows the kind."
     )
     option_id: str | None = Field(default=None, max_length=MAX_CONFIG_CHARS, description="Or the agent's own option.")
@@ -66,30 +68,37 @@ class ConfigIn(RequestModel):
     value: str | bool = Field(union_mode="left_to_right")
 
 
+STATUS: dict[ErrorKind, int] = {"invalid": 422, "not-found": 404, "conflict": 409}
+
+
 def _refusal(effects: list[AnyEffect]) -> ApiError | None:
-    """The manager refuses by sending the peer an `error`; the API answers with the matching status."""
+    """The core refuses by sending the peer an `error`; its kind is the API's status."""
     for effect in effects:
+        if isinstance(effect, Ordered):
+            return _refusal(effect.effects)
         if isinstance(effect, Send) and effect.to == API_PEER.id and isinstance(effect.frame, ErrorFrame):
-            message = effect.frame.message
-            if message.startswith("no session"):
-                return not_found("session")
-            if message.startswith("unknown agent"):
-                return not_found("agent")
-            if "already" in message or "queue is full" in message or "too many" in message:
-                return ApiError(409, message)
-            return ApiError(422, message)
+            return ApiError(STATUS[effect.frame.kind], effect.frame.message)
     return None
+
+
+def _in_order(effects: list[AnyEffect]) -> list[AnyEffect]:
+    """The effects the agents' pump would carry out, so the API can wait until they are."""
+    return [inner for e in effects for inner in (_in_order(e.effects) if isinstance(e, Ordered) else [e])]
 
 
 def operations(server: CanvasServer) -> list[Operation]:
     def host() -> AgentHost:
-        return server.agent_host  # type: ignore[attr-defined,no-any-return]
+        return server.agents
 
     async def act(effects: list[AnyEffect]) -> None:
         refusal = _refusal(effects)
         if refusal is not None:
             raise refusal
-        await host().run(effects)
+        await host().run(_in_order(effects))
+
+    async def send(frame: ClientFrame) -> None:
+        """What a host page's frame would do, through the Room's policy like every frame."""
+        await act(server.room.dispatch(API_PEER, frame))
 
     def frame(model: Any, **fields: Any) -> Any:
         try:
@@ -108,7 +117,7 @@ def operations(server: CanvasServer) -> list[Operation]:
     async def create_session(call: Call) -> SessionOut:
         body: SessionCreateIn = call.body
         session_id = body.id or f"session-{secrets.token_hex(6)}"
-        await act(host().core.create(API_PEER, AgentCreate(id=session_id, agent=body.agent, title=body.title)))
+        await send(AgentCreate(id=session_id, agent=body.agent, title=body.title))
         return out(session_id)
 
     async def rename_session(call: Call) -> SessionOut:
@@ -124,12 +133,12 @@ def operations(server: CanvasServer) -> list[Operation]:
         body: PromptIn = call.body
         session_id = live(call.params["sessionId"])
         prompt = AgentPrompt(session_id=session_id, text=body.text, author=body.author)
-        await act(host().core.prompt(API_PEER, prompt))
+        await send(prompt)
         return out(session_id)
 
     async def cancel_session(call: Call) -> SessionOut:
         session_id = live(call.params["sessionId"])
-        await act(host().core.cancel(API_PEER, AgentCancel(session_id=session_id)))
+        await send(AgentCancel(session_id=session_id))
         return out(session_id)
 
     async def answer_permission(call: Call) -> SessionOut:
@@ -143,7 +152,7 @@ def operations(server: CanvasServer) -> list[Operation]:
             answer=body.answer,
             by="api",
         )
-        await act(host().core.answer(API_PEER, answer))
+        await send(answer)
         return out(session_id)
 
     async def get_config(call: Call) -> ConfigOut:

@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 
 from canvasrelay.core import session_log
-from canvasrelay.core.permission_rules import RuleBook
 from canvasrelay.protocol import ServerFrame
 from canvasrelay.protocol.agents import AgentEvent, AgentRemoved
 from canvasrelay.server.api.app import response_headers
 from canvasrelay.server.api.errors import ApiError, not_found
 from canvasrelay.server.api.models import (
+    AgentRuleOut,
     EventsQuery,
     PageQuery,
     RemovedOut,
@@ -31,6 +31,7 @@ from canvasrelay.server.api.models import (
     SessionsOut,
 )
 from canvasrelay.server.api.openapi import Call, Operation
+from canvasrelay.server.rule_book import RuleBook
 
 if TYPE_CHECKING:
     from canvasrelay.server.app import CanvasServer
@@ -63,7 +64,7 @@ HEARTBEAT_S = 15.0
 
 
 def session_out(server: CanvasServer, row: dict[str, Any]) -> SessionOut:
-    live = server.agent_host.core.sessions.get(row["id"])  # type: ignore[attr-defined]
+    live = server.agents.core.sessions.get(row["id"])
     if live is not None:
         status, last_seq = live.status, live.last_seq
     else:
@@ -96,7 +97,7 @@ def operations(server: CanvasServer) -> list[Operation]:
     server.runtime.on_close(stop_streams)
 
     def rules() -> RuleBook:
-        return server.permission_rules  # type: ignore[attr-defined,no-any-return]
+        return server.rules
 
     async def list_sessions(call: Call) -> SessionsOut:
         page: PageQuery = call.query
@@ -144,6 +145,8 @@ def operations(server: CanvasServer) -> list[Operation]:
             session=[RuleOut(id=i, rule=rule) for i, rule in book.session_rules(session_id)],
             user=book.user,
             project=book.project,
+            agent=[AgentRuleOut.model_validate(entry) for entry in book.agent_remembers(session_id)],
+            unnamed_kinds=book.unnamed_kinds(session_id),
         )
 
     async def reset_session_rules(call: Call) -> RemovedOut:

@@ -1,14 +1,19 @@
-import { memo, useCallback, useEffect, useState, useSyncExternalStore, type KeyboardEvent } from "react";
+import { lazy, memo, Suspense, useCallback, useState, type KeyboardEvent } from "react";
 import type { FrameContentProps } from "../frames";
-import { useAccess, useRoomClient } from "../roomClient";
-import { SessionRules } from "../rules/SessionRules";
+import type { AgentInfo } from "../protocol.gen";
+import { outcomeText, ran, requestNoun } from "../room/requests";
+import { selectSession } from "../room/roomState";
+import { useAccess, useRoom, useRoomClient } from "../roomClient";
 import { type Item, shownStatus } from "./sessionLog";
+import { contentKeys } from "../keys";
 import { renderMarkdown } from "./markdown";
-import { agentSessionsFor } from "./store";
 import { ThreadList } from "./ThreadList";
 import "./agents.css";
 
 const NO_ITEMS: Item[] = [];
+const NO_AGENTS: AgentInfo[] = [];
+/** Only the host sees a session's rules: guests never load them. */
+const SessionRules = lazy(() => import("../rules/SessionRules").then((module) => ({ default: module.SessionRules })));
 
 /** Unique within a thread: an event makes at most one item of each type. */
 function itemKey(item: Item): string {
@@ -31,56 +36,20 @@ interface ConfigOption {
   options?: { value: string; name?: string }[];
 }
 
-const REQUEST_WORDS: Record<string, string> = {
-  "agent-prompt": "prompt",
-  "agent-create": "request to start the agent",
-  "agent-cancel": "cancel",
-  "agent-config": "settings change",
-};
-
-const OUTCOME_TEXT: Record<string, (what: string) => string> = {
-  denied: (what) => `The host denied your ${what}.`,
-  expired: (what) => `The host did not answer in time: your ${what} expired.`,
-  withdrawn: (what) => `Your ${what} was withdrawn.`,
-};
-
-/**
- * A guest's requests about this session that wait for the host (an edit guest's prompt, start,
- * cancel or settings change), and how the last one that did not run ended.
- */
-function useRequests(refId: string): { waiting: string[]; note: string | null } {
-  const client = useRoomClient();
-  const [waiting, setWaiting] = useState<Map<string, string>>(new Map());
-  const [note, setNote] = useState<string | null>(null);
-  useEffect(() => {
-    const open = new Map<string, string>();
-    return client.onFrame((frame) => {
-      if (frame.t === "request-pending" && frame.subject === refId) {
-        open.set(frame.id, REQUEST_WORDS[frame.ref] ?? frame.ref);
-        setNote(null);
-      } else if (frame.t === "approval-resolved" && open.has(frame.id)) {
-        setNote(OUTCOME_TEXT[frame.outcome]?.(open.get(frame.id)!) ?? null);
-        open.delete(frame.id);
-      } else if (frame.t === "welcome") {
-        // A resync withdraws what was waiting (ADR 0004).
-        open.clear();
-      } else {
-        return;
-      }
-      setWaiting(new Map(open));
-    });
-  }, [client, refId]);
-  return { waiting: [...waiting.values()], note };
-}
-
-function RequestNotes({ waiting, note }: { waiting: string[]; note: string | null }) {
+/** Our requests about this session that wait for the host, and how the last one that did not run ended. */
+function RequestNotes({ sessionId }: { sessionId: string }) {
+  const requests = useRoom((s) => s.requests);
+  const resolution = useRoom((s) => s.resolutions.get(sessionId));
+  const note = resolution && !ran(resolution.outcome) ? outcomeText(resolution.ref, resolution.outcome) : null;
   return (
     <>
-      {waiting.map((what, i) => (
-        <div key={i} className="agent-note agent-waiting" data-testid="agent-waiting">
-          Your {what} is waiting for the host…
-        </div>
-      ))}
+      {requests
+        .filter((request) => request.subject === sessionId)
+        .map((request) => (
+          <div key={request.id} className="agent-note agent-waiting" data-testid="agent-waiting">
+            Your {requestNoun(request.ref)} is waiting for the host…
+          </div>
+        ))}
       {note && (
         <div className="agent-note agent-refused" data-testid="agent-request-note">
           {note}
@@ -93,15 +62,13 @@ function RequestNotes({ waiting, note }: { waiting: string[]; note: string | nul
 /** A board frame holding an agent session: header, thread, composer, permission buttons. */
 export function AgentView({ refId, width, height }: FrameContentProps) {
   const client = useRoomClient();
-  const store = agentSessionsFor(client);
-  const state = useSyncExternalStore(store.subscribe, () => store.get(refId));
+  const state = useRoom((s) => selectSession(s, refId));
   const [draft, setDraft] = useState("");
   const [showRules, setShowRules] = useState(false);
   const [rulesVersion, setRulesVersion] = useState(0);
   const access = useAccess();
   const isHost = access === "host";
   const mayRun = access !== null && access !== "view";
-  const requests = useRequests(refId);
   const head = state?.head ?? null;
   const thread = state?.thread;
 
@@ -138,12 +105,13 @@ export function AgentView({ refId, width, height }: FrameContentProps) {
     return (
       <div className="agent-view agent-picker" data-testid="agent-picker">
         <AgentPicker refId={refId} mayRun={mayRun} />
-        <RequestNotes {...requests} />
+        <RequestNotes sessionId={refId} />
       </div>
     );
   }
   const status = thread?.status ?? head.status;
   const shown = shownStatus(status, thread?.items ?? NO_ITEMS);
+  const queuedKeys = contentKeys(head.queued, (queued) => `${queued.author}\n${queued.text}`);
   const options = head.options as unknown as ConfigOption[];
   return (
     <div className="agent-view" style={{ width, height }} data-testid="agent-view" data-status={status}>
@@ -165,7 +133,9 @@ export function AgentView({ refId, width, height }: FrameContentProps) {
       </div>
       {showRules && isHost && (
         <div className="agent-rules">
-          <SessionRules sessionId={refId} version={rulesVersion} />
+          <Suspense fallback={<p>Loading the rules…</p>}>
+            <SessionRules sessionId={refId} version={rulesVersion} />
+          </Suspense>
         </div>
       )}
       <ThreadList
@@ -173,7 +143,7 @@ export function AgentView({ refId, width, height }: FrameContentProps) {
         keyOf={itemKey}
         renderItem={renderItem}
         footer={head.queued.map((queued, i) => (
-          <div key={`queued-${i}`} className="agent-row">
+          <div key={queuedKeys[i]} className="agent-row">
             <div className="agent-user agent-queued" data-testid="agent-queued">
               <small>{queued.author} · queued</small>
               <div>{queued.text}</div>
@@ -181,7 +151,7 @@ export function AgentView({ refId, width, height }: FrameContentProps) {
           </div>
         ))}
       />
-      <RequestNotes {...requests} />
+      <RequestNotes sessionId={refId} />
       {!mayRun && (
         <div className="agent-composer agent-composer-off" data-testid="agent-composer-off">
           You are watching: prompting this agent needs edit access from the host.
@@ -198,6 +168,7 @@ export function AgentView({ refId, width, height }: FrameContentProps) {
             }
             onChange={(e) => setDraft(e.target.value)}
             onKeyDown={onKey}
+            aria-label={`Prompt for ${head.agentLabel}`}
             data-testid="agent-input"
             rows={2}
           />
@@ -219,7 +190,7 @@ export function AgentView({ refId, width, height }: FrameContentProps) {
 
 function AgentPicker({ refId, mayRun }: { refId: string; mayRun: boolean }) {
   const client = useRoomClient();
-  const agents = client.welcome?.agents ?? [];
+  const agents = useRoom((s) => s.welcome?.agents) ?? NO_AGENTS;
   return (
     <>
       <p>No session here yet.</p>
@@ -259,6 +230,7 @@ function ConfigSelect({
   return (
     <label className="agent-config" title={option.name ?? option.id}>
       <select
+        aria-label={option.name ?? option.id}
         value={String(option.currentValue ?? "")}
         disabled={disabled}
         onChange={(e) => onChange(e.target.value)}
@@ -308,16 +280,18 @@ const ThreadItem = memo(function ThreadItem({
           <span className="agent-tool-status">{item.status}</span>
         </div>
       );
-    case "plan":
+    case "plan": {
+      const planKeys = contentKeys(item.entries, (entry) => entry.content);
       return (
         <ol className="agent-plan">
           {item.entries.map((entry, i) => (
-            <li key={i} className={`agent-plan-${entry.status ?? "pending"}`}>
+            <li key={planKeys[i]} className={`agent-plan-${entry.status ?? "pending"}`}>
               {entry.content}
             </li>
           ))}
         </ol>
       );
+    }
     case "permission":
       return (
         <div className="agent-permission" data-testid="agent-permission">
@@ -346,6 +320,12 @@ const ThreadItem = memo(function ThreadItem({
       return (
         <div className="agent-turn-end" data-testid="agent-turn-end">
           {item.error ? `Error: ${item.error}` : item.cancelled ? "Cancelled" : "Interrupted (the server restarted)"}
+        </div>
+      );
+    case "notice":
+      return (
+        <div className="agent-notice" role="note">
+          {item.text}
         </div>
       );
   }

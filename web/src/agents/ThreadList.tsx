@@ -22,45 +22,45 @@ interface ThreadListProps<T> {
  */
 export function ThreadList<T>({ items, keyOf, renderItem, footer }: ThreadListProps<T>) {
   const container = useRef<HTMLDivElement>(null);
-  const heights = useRef(new RowHeights(ESTIMATED_ROW)).current;
-  const [measured, setMeasured] = useState(0);
+  const [heights, setHeights] = useState(() => new RowHeights(ESTIMATED_ROW));
   const [scrollTop, setScrollTop] = useState(0);
   const [viewport, setViewport] = useState(0);
-  const following = useRef(true);
+  const [following, setFollowing] = useState(true);
   const anchor = useRef<Anchor>({ index: 0, within: 0 });
+  // Made by the first row drawn (refs attach before effects run), ended with the list.
+  const rowObserver = useRef<ResizeObserver | null>(null);
 
   const keys = useMemo(() => items.map(keyOf), [items, keyOf]);
-  // `measured` is how the heights' changes reach the memo: RowHeights itself is mutable.
-  const offsets = useMemo(() => heights.offsets(keys), [heights, keys, measured]);
+  const offsets = useMemo(() => heights.offsets(keys), [heights, keys]);
   const offsetsRef = useRef(offsets);
   // Following, the rows to draw are the last ones, even before the scroll there has happened.
-  const top = following.current ? Math.max(0, offsets[items.length] - viewport) : scrollTop;
+  const top = following ? Math.max(0, offsets[items.length] - viewport) : scrollTop;
   const { start, end } = visibleRange(offsets, top, viewport, OVERSCAN);
 
-  const rows = useMemo(
-    () =>
-      new ResizeObserver((entries) => {
-        let changed = false;
-        for (const entry of entries) {
-          const key = (entry.target as HTMLElement).dataset.rowKey;
-          // borderBoxSize is layout size: the board's zoom transform does not scale it.
-          const height = entry.borderBoxSize[0]?.blockSize;
-          if (key !== undefined && height !== undefined && heights.measure(key, height)) changed = true;
-        }
-        if (changed) setMeasured((n) => n + 1);
-      }),
-    [heights],
-  );
-  useEffect(() => () => rows.disconnect(), [rows]);
-
-  const observeRow = useCallback(
-    (element: HTMLDivElement | null) => {
-      if (!element) return;
-      rows.observe(element);
-      return () => rows.unobserve(element);
+  useEffect(
+    () => () => {
+      rowObserver.current?.disconnect();
+      rowObserver.current = null;
     },
-    [rows],
+    [],
   );
+
+  const observeRow = useCallback((element: HTMLDivElement | null) => {
+    if (!element) return;
+    rowObserver.current ??= new ResizeObserver((entries) => {
+      const rows: [string, number][] = [];
+      for (const entry of entries) {
+        const key = (entry.target as HTMLElement).dataset.rowKey;
+        // borderBoxSize is layout size: the board's zoom transform does not scale it.
+        const height = entry.borderBoxSize[0]?.blockSize;
+        if (key !== undefined && height !== undefined) rows.push([key, height]);
+      }
+      setHeights((old) => old.measure(rows));
+    });
+    const observer = rowObserver.current;
+    observer.observe(element);
+    return () => observer.unobserve(element);
+  }, []);
 
   useLayoutEffect(() => {
     const element = container.current;
@@ -76,7 +76,7 @@ export function ThreadList<T>({ items, keyOf, renderItem, footer }: ThreadListPr
     offsetsRef.current = offsets;
     const element = container.current;
     if (!element) return;
-    const target = following.current
+    const target = following
       ? element.scrollHeight - element.clientHeight
       : scrollTopFor(offsets, anchor.current);
     if (Math.abs(element.scrollTop - target) >= 1) element.scrollTop = target;
@@ -85,7 +85,7 @@ export function ThreadList<T>({ items, keyOf, renderItem, footer }: ThreadListPr
   const onScroll = useCallback(() => {
     const element = container.current;
     if (!element) return;
-    following.current = atBottom(element.scrollTop, element.scrollHeight, element.clientHeight);
+    setFollowing(atBottom(element.scrollTop, element.scrollHeight, element.clientHeight));
     anchor.current = anchorAt(offsetsRef.current, element.scrollTop);
     setScrollTop(element.scrollTop);
   }, []);

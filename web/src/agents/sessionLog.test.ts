@@ -36,7 +36,7 @@ describe("session log vectors", () => {
     });
   }
 
-  it("starts empty", () => expect(empty()).toEqual({ status: "idle", items: [], lastSeq: -1 }));
+  it("starts empty", () => expect(empty()).toEqual({ status: "idle", items: [], lastSeq: -1, turnOpen: false }));
 });
 
 describe("shownStatus", () => {

@@ -3,17 +3,25 @@
  * row sits when only some have ever been drawn. Kept apart from React so it can be tested.
  */
 
-/** Row heights: measured where a row has been drawn, estimated where it has not (yet). */
+/**
+ * Row heights: measured where a row has been drawn, estimated where it has not (yet). A value:
+ * measuring gives a new one (or this one when nothing moved), so React sees the change.
+ */
 export class RowHeights {
-  private measured = new Map<string, number>();
+  constructor(
+    readonly estimate: number,
+    private readonly measured: ReadonlyMap<string, number> = new Map(),
+  ) {}
 
-  constructor(readonly estimate: number) {}
-
-  /** Records a drawn row's height; true when that moves any offset. */
-  measure(key: string, height: number): boolean {
-    if (this.measured.get(key) === height) return false;
-    this.measured.set(key, height);
-    return true;
+  /** These heights with drawn rows' `[key, height]` recorded; this same value when none moved. */
+  measure(rows: Iterable<readonly [string, number]>): RowHeights {
+    let next: Map<string, number> | null = null;
+    for (const [key, height] of rows) {
+      if ((next ?? this.measured).get(key) === height) continue;
+      next ??= new Map(this.measured);
+      next.set(key, height);
+    }
+    return next ? new RowHeights(this.estimate, next) : this;
   }
 
   /** `offsets[i]` is the top of row i and `offsets[keys.length]` the height of them all. */

@@ -34,12 +34,14 @@ function welcome(board: Y.Doc, access: Welcome["access"] = "host"): Welcome {
     roomId: "r",
     key: "k",
     hostPublicKey: "h",
-    cwd: "/",
+    project: "p",
+    cwd: "/p",
     access,
     peerId: "p",
     agents: [],
     board: toBase64(Y.encodeStateAsUpdate(board)),
     sessions: [],
+    approvals: [],
   } as Welcome;
 }
 

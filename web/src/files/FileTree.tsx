@@ -1,5 +1,5 @@
-import { useCallback, useMemo, useState } from "react";
-import { useFrames, useSendOnWelcome } from "../roomClient";
+import { useMemo } from "react";
+import { useRoom, useSendOnWelcome } from "../roomClient";
 import { buildTree, type TreeNode } from "./tree";
 
 const TREE_WATCH = { t: "tree-watch" } as const;
@@ -28,14 +28,15 @@ function Node({ node, onOpen }: { node: TreeNode; onOpen: (path: string) => void
   );
 }
 
-/** The shared files, live: asks for the tree (again after a reconnect) and shows it nested. */
-export function FileTree({ onOpen }: { onOpen: (path: string) => void }) {
-  const [paths, setPaths] = useState<string[] | null>(null);
+/** The shared files' paths, live (null until the first tree arrives); asks again after a reconnect. */
+export function useSharedPaths(): readonly string[] | null {
   useSendOnWelcome(TREE_WATCH);
-  useFrames(
-    "tree",
-    useCallback((frame) => setPaths(frame.paths), []),
-  );
+  return useRoom((s) => s.tree);
+}
+
+/** The shared files, nested. */
+export function FileTree({ onOpen }: { onOpen: (path: string) => void }) {
+  const paths = useSharedPaths();
   const tree = useMemo(() => buildTree(paths ?? []), [paths]);
   if (paths === null) return null;
   return (

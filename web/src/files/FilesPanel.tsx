@@ -1,43 +1,50 @@
 import { useCallback, useState } from "react";
-import { registerFrameContent } from "../frames";
-import { useAccess, useFrames } from "../roomClient";
+import { boardActions } from "../board/actions";
+import { registerFrameContent, registerFramePicker } from "../frames";
+import { useAccess, useRoomClient } from "../roomClient";
+import { FilePicker } from "./FilePicker";
 import { FileTree } from "./FileTree";
 import { FileView } from "./FileView";
 
 registerFrameContent("file", FileView);
+registerFramePicker("file", FilePicker);
 
 const BROWSERS = new Set(["edit", "trusted", "host"]);
 
-/** The file tree (for those who may browse) and the files open in the room. */
+/**
+ * The file tree (for those who may browse) and the files this person opened from it: theirs
+ * alone, until they put one on the board for everyone.
+ */
 export function FilesPanel() {
+  const client = useRoomClient();
   const [open, setOpen] = useState<string[]>([]);
   const access = useAccess();
   const show = useCallback((path: string) => setOpen((paths) => (paths.includes(path) ? paths : [...paths, path])), []);
-  // Files someone else opened are pushed to everyone: show them too.
-  useFrames(
-    "file",
-    useCallback((frame) => {
-      if (frame.file.kind !== "denied") show(frame.path);
-    }, [show]),
-  );
+  if (!access || !BROWSERS.has(access)) return null;
 
   return (
-    <section className="files-panel">
-      {access && BROWSERS.has(access) && (
-        <>
-          <h2>Files</h2>
-          <FileTree onOpen={show} />
-        </>
-      )}
+    <section className="files-panel" aria-labelledby="files-heading">
+      <h2 id="files-heading">Files</h2>
+      <FileTree onOpen={show} />
       {open.map((path) => (
-        <div key={path} className="file-card">
+        <div key={path} className="file-card" data-testid="file-card">
           <div className="file-card-head">
             <span>{path}</span>
-            <button type="button" title="Close" onClick={() => setOpen((paths) => paths.filter((p) => p !== path))}>
-              ×
-            </button>
+            <span className="terminal-card-actions">
+              <button type="button" data-testid="file-to-board" onClick={() => boardActions(client)?.showFrame("file", path, path)}>
+                Put on board
+              </button>
+              <button
+                type="button"
+                title="Close"
+                aria-label={`Close ${path}`}
+                onClick={() => setOpen((paths) => paths.filter((p) => p !== path))}
+              >
+                ×
+              </button>
+            </span>
           </div>
-          <FileView refId={path} title={path} width={320} height={260} />
+          <FileView refId={path} title={path} width="100%" height={260} />
         </div>
       ))}
     </section>

@@ -1,20 +1,39 @@
 import { FitAddon } from "@xterm/addon-fit";
-import { Terminal } from "@xterm/xterm";
+import { type ITheme, Terminal } from "@xterm/xterm";
 import "@xterm/xterm/css/xterm.css";
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useId, useRef, useState } from "react";
 import type { FrameContentProps } from "../frames";
-import { useRoomClient } from "../roomClient";
-import { chunkInput, clampSize, mayType } from "./stream";
+import { selectMayType } from "../room/roomState";
+import { useRoom, useRoomStore } from "../roomClient";
+import { currentTheme, onTheme, type Theme } from "../theme";
+import { EscapeThenTab } from "./escape";
+import { chunkInput, clampSize } from "./stream";
+
+const THEMES: Record<Theme, ITheme> = {
+  dark: { background: "#1e1e1e", foreground: "#e8e8e8", cursor: "#e8e8e8", selectionBackground: "#44475a" },
+  light: {
+    background: "#fbfbfa",
+    foreground: "#1e1e1e",
+    cursor: "#1e1e1e",
+    selectionBackground: "#c8d8f0",
+    // xterm's default yellow and white are unreadable on a light background.
+    yellow: "#8a6d00",
+    brightYellow: "#7a5f00",
+    white: "#555555",
+    brightWhite: "#333333",
+  },
+};
 
 /**
  * One terminal of the room, by id (`refId`): opens it on the server (or watches it when it
- * exists), shows its output, sends keystrokes, and makes the PTY follow the view's size.
+ * exists), shows its output, sends keystrokes, and makes the PTY follow the frame's size.
  */
 export function TerminalView({ refId, title, width, height }: FrameContentProps) {
-  const client = useRoomClient();
+  const store = useRoomStore();
   const box = useRef<HTMLDivElement>(null);
+  const hintId = useId();
   const [exitCode, setExitCode] = useState<number | null>(null);
-  const [typing, setTyping] = useState(() => mayType(client.welcome?.access, false));
+  const typing = useRoom((s) => selectMayType(s, refId));
 
   useEffect(() => {
     const element = box.current;
@@ -23,15 +42,22 @@ export function TerminalView({ refId, title, width, height }: FrameContentProps)
       fontFamily: "ui-monospace, SFMono-Regular, Menlo, monospace",
       fontSize: 13,
       scrollback: 5000,
-      theme: { background: "#1e1e1e" },
+      theme: THEMES[currentTheme()],
     });
     const fit = new FitAddon();
     term.loadAddon(fit);
     term.open(element);
+    term.textarea?.setAttribute("aria-describedby", hintId);
     // Access can change while the view is open; each keystroke asks again.
-    let access: string | undefined = client.welcome?.access;
-    let granted = false;
-    const canType = () => mayType(access, granted);
+    const canType = () => selectMayType(store.getState(), refId);
+    const input = (data: string) => {
+      if (!canType()) return;
+      for (const chunk of chunkInput(data)) store.send({ t: "term-input", id: refId, data: chunk });
+    };
+    const escape = new EscapeThenTab(() => input("\x1b"));
+    term.attachCustomKeyEventHandler((event) => event.type !== "keydown" || escape.keydown(event));
+    const blurred = () => escape.blur();
+    term.textarea?.addEventListener("blur", blurred);
     const measure = () => {
       try {
         fit.fit();
@@ -40,13 +66,11 @@ export function TerminalView({ refId, title, width, height }: FrameContentProps)
       }
       return clampSize(term.cols, term.rows);
     };
-    const open = () => client.send({ t: "term-open", id: refId, ...measure() });
+    const open = () => store.send({ t: "term-open", id: refId, ...measure() });
     open();
 
-    const offFrame = client.onFrame((frame) => {
+    const offFrame = store.onFrame((frame) => {
       if (frame.t === "welcome") {
-        access = frame.access;
-        setTyping(canType());
         open();
       } else if (frame.t === "term-data" && frame.id === refId) {
         if (frame.replay) {
@@ -56,34 +80,35 @@ export function TerminalView({ refId, title, width, height }: FrameContentProps)
         term.write(frame.data);
       } else if (frame.t === "term-exit" && frame.id === refId) {
         setExitCode(frame.code);
-      } else if (frame.t === "access") {
-        access = frame.access;
-        granted = frame.grantedTerminals.includes(refId);
-        setTyping(canType());
       }
     });
-    const typed = term.onData((data) => {
-      if (!canType()) return;
-      for (const chunk of chunkInput(data)) client.send({ t: "term-input", id: refId, data: chunk });
-    });
+    const typed = term.onData(input);
     const resized = term.onResize(({ cols, rows }) => {
-      if (canType()) client.send({ t: "term-resize", id: refId, ...clampSize(cols, rows) });
+      if (canType()) store.send({ t: "term-resize", id: refId, ...clampSize(cols, rows) });
+    });
+    const offTheme = onTheme(() => {
+      term.options.theme = THEMES[currentTheme()];
     });
     const observer = new ResizeObserver(() => measure());
     observer.observe(element);
     return () => {
       observer.disconnect();
+      offTheme();
       offFrame();
       typed.dispose();
       resized.dispose();
-      client.send({ t: "term-detach", id: refId });
+      term.textarea?.removeEventListener("blur", blurred);
+      store.send({ t: "term-detach", id: refId });
       term.dispose();
     };
-  }, [client, refId]);
+  }, [store, refId, hintId]);
 
   return (
     <div className="terminal-view" style={{ width, height }} data-testid={`terminal-${refId}`} title={title}>
       <div className="terminal-screen" ref={box} />
+      <div className="terminal-hint" id={hintId}>
+        Esc then Tab leaves the terminal
+      </div>
       {!typing && (
         <div className="terminal-watching" data-testid="terminal-watching">
           Watching: the host has not given you control of this terminal

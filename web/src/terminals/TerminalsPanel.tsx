@@ -1,60 +1,73 @@
-import { useCallback, useState } from "react";
+import { lazy, useState } from "react";
+import { boardActions } from "../board/actions";
 import { registerFrameContent } from "../frames";
-import type { TerminalInfo } from "../protocol.gen";
-import { useAccess, useFrames, useRoomClient, useSendOnWelcome } from "../roomClient";
+import { useAccess, useRoom, useRoomClient } from "../roomClient";
 import { newTerminalId } from "./stream";
-import { TerminalView } from "./TerminalView";
 
-registerFrameContent("terminal", TerminalView);
+// xterm is loaded with the first terminal frame, not with the page.
+registerFrameContent(
+  "terminal",
+  lazy(() => import("./TerminalView").then((module) => ({ default: module.TerminalView }))),
+);
 
-const TERM_LIST = { t: "term-list" } as const;
-
-/** Every terminal of the room, side by side, and a button for a new one. */
+/**
+ * Every terminal of the room, and a button for a new one. A terminal is shown (and typed into)
+ * in its frame on the board, whose size alone sets the shell's columns; this list finds it there.
+ */
 export function TerminalsPanel() {
   const client = useRoomClient();
-  const [terminals, setTerminals] = useState<TerminalInfo[]>([]);
-  const [mine, setMine] = useState<string[]>([]);
+  const terminals = useRoom((s) => s.terminals);
+  // Terminals a watcher asked to see that have no frame on the board (a watcher may not add one).
+  const [offBoard, setOffBoard] = useState<Set<string>>(new Set());
   // A view guest watches the terminals that exist; it can neither start nor end one.
   const watching = useAccess() === "view";
-  useFrames(
-    "terminals",
-    useCallback((frame) => setTerminals(frame.terminals), []),
-  );
-  // The listing sent on joining may have come before this panel was mounted.
-  useSendOnWelcome(TERM_LIST);
-  const known = new Set(terminals.map((t) => t.id));
-  const ids = [...terminals.map((t) => t.id), ...mine.filter((id) => !known.has(id))];
+  const show = (id: string, n: number) => {
+    const shown = boardActions(client)?.showFrame("terminal", id, `Terminal ${n}`);
+    setOffBoard((old) => {
+      const next = new Set(old);
+      if (shown) next.delete(id);
+      else next.add(id);
+      return next;
+    });
+  };
 
   return (
-    <section className="terminals-panel">
+    <section className="terminals-panel" aria-labelledby="terminals-heading">
       <div className="panel-head">
-        <h2>Terminals</h2>
+        <h2 id="terminals-heading">Terminals</h2>
         {!watching && (
-          <button type="button" data-testid="new-terminal" onClick={() => setMine((m) => [...m, newTerminalId()])}>
+          <button type="button" data-testid="new-terminal" onClick={() => show(newTerminalId(), terminals.length + 1)}>
             New terminal
           </button>
         )}
       </div>
-      {ids.map((id, i) => (
-        <div key={id} className="terminal-card">
-          <div className="terminal-card-head">
-            <span>Terminal {i + 1}</span>
-            {!watching && (
-              <button
-                type="button"
-                title="End this shell for everyone"
-                onClick={() => {
-                  client.send({ t: "term-close", id });
-                  setMine((m) => m.filter((x) => x !== id));
-                }}
-              >
-                ×
+      {terminals.length === 0 && <p className="panel-empty">No terminal yet.</p>}
+      <ul className="terminal-list" data-testid="terminal-list">
+        {terminals.map((terminal, i) => (
+          <li key={terminal.id} className="terminal-card-head" data-testid="terminal-entry">
+            <span>
+              Terminal {i + 1}{" "}
+              <small>{terminal.running ? "running" : `exited with code ${terminal.exitCode ?? "?"}`}</small>
+              {offBoard.has(terminal.id) && <small className="terminal-off-board"> · not on the board yet</small>}
+            </span>
+            <span className="terminal-card-actions">
+              <button type="button" onClick={() => show(terminal.id, i + 1)}>
+                Show on board
               </button>
-            )}
-          </div>
-          <TerminalView refId={id} title={`Terminal ${i + 1}`} width={320} height={220} />
-        </div>
-      ))}
+              {!watching && (
+                <button
+                  type="button"
+                  title="End this shell for everyone"
+                  aria-label={`End terminal ${i + 1}`}
+                  onClick={() => client.send({ t: "term-close", id: terminal.id })}
+                >
+                  End
+                </button>
+              )}
+            </span>
+          </li>
+        ))}
+      </ul>
     </section>
   );
 }

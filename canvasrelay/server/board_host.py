@@ -1,0 +1,132 @@
+"""The board's adapters: the store behind `BoardRoom`'s effects, the board for agents' tools, the presence tick."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any, Concatenate, ParamSpec
+
+from canvasrelay.core import board_edits as board_api
+from canvasrelay.core.board import EMPTY_UPDATE, Board
+from canvasrelay.core.board_edits import Edit
+from canvasrelay.core.board_room import TICK_S, AwarenessDue, BoardRoom, CompactBoard, StoreBoardUpdate
+from canvasrelay.core.room import Room
+from canvasrelay.server.background import Background, cancelled
+from canvasrelay.server.runtime import Runtime
+from canvasrelay.server.store import Store
+
+log = logging.getLogger(__name__)
+
+
+class BoardStore:
+    """Carries out the board's store effects."""
+
+    def __init__(self, store: Store, board: Board) -> None:
+        self.store = store
+        self.board = board
+
+    @classmethod
+    def load(cls, store: Store) -> BoardStore:
+        return cls(store, Board.from_updates(store.board_updates()))
+
+    async def append(self, effect: StoreBoardUpdate) -> None:
+        self.store.append_board_update(effect.update)
+
+    async def compact(self, _effect: CompactBoard | None = None) -> None:
+        last = self.store.board_last_id()
+        if last is None or self.board.updates_since_checkpoint == 0:
+            return
+        # The board holds every stored update (they are applied before they are stored), so its
+        # state can replace all rows up to the last one.
+        self.store.checkpoint_board(self.board.checkpoint(), last)
+
+
+P = ParamSpec("P")
+
+
+def _tool(fn: Callable[Concatenate[Board, P], Edit]) -> Callable[Concatenate[BoardTools, P], Awaitable[Edit]]:
+    async def call(self: BoardTools, *args: P.args, **kwargs: P.kwargs) -> Edit:
+        return await self.edit(fn, *args, **kwargs)
+
+    call.__doc__ = fn.__doc__
+    call.__name__ = fn.__name__
+    return call
+
+
+class BoardTools:
+    """The board for other features (agents' `/note` and board tools): each edit is applied,
+    stored and sent to every client, exactly like a peer's update. Errors are board_api's
+    (`BoardApiError`, `UnknownItemError`), raised before anything changed."""
+
+    def __init__(self, board_room: BoardRoom, runtime: Runtime) -> None:
+        self.board_room = board_room
+        self.runtime = runtime
+
+    @property
+    def board(self) -> Board:
+        return self.board_room.board
+
+    def list_items(self) -> list[dict[str, Any]]:
+        return board_api.list_items(self.board)
+
+    def read_item(self, item_id: str) -> dict[str, Any]:
+        return board_api.read_item(self.board, item_id)
+
+    async def edit(self, fn: Callable[Concatenate[Board, P], Edit], *args: P.args, **kwargs: P.kwargs) -> Edit:
+        edit = fn(self.board, *args, **kwargs)
+        if edit.update != EMPTY_UPDATE:
+            await self.runtime.run(self.board_room.applied(edit.update, exclude=None))
+        return edit
+
+    add_note = _tool(board_api.add_note)
+    add_text = _tool(board_api.add_text)
+    add_shape = _tool(board_api.add_shape)
+    connect = _tool(board_api.add_arrow)
+    add_frame = _tool(board_api.add_frame)
+    move = _tool(board_api.move)
+    delete = _tool(board_api.delete)
+
+
+class BoardHost:
+    """The board feature, wired: its handlers on the Room, its store effects, its tick."""
+
+    def __init__(self, room: Room, runtime: Runtime, store: Store) -> None:
+        self.runtime = runtime
+        self.adapter = BoardStore.load(store)
+        self.board_room = BoardRoom(self.adapter.board)
+        self.board_room.install(room)
+        runtime.handle(StoreBoardUpdate, self.adapter.append)
+        runtime.handle(CompactBoard, self.adapter.compact)
+        runtime.handle(AwarenessDue, self._awareness_due)
+        runtime.on_close(self.stop)
+        self.tools = BoardTools(self.board_room, runtime)
+        self._ticker: asyncio.Task[None] | None = None
+        self._flushes = Background("board presence")
+        self._due: asyncio.TimerHandle | None = None
+
+    async def _awareness_due(self, effect: AwarenessDue) -> None:
+        # The room asks for one flush at a time, so this holds at most one timer.
+        self._due = asyncio.get_running_loop().call_later(effect.delay, self._flush_awareness)
+
+    def _flush_awareness(self) -> None:
+        self._due = None
+        self._flushes.spawn(self.runtime.run(self.board_room.flush_awareness()))
+
+    async def _tick(self) -> None:
+        while True:
+            await asyncio.sleep(TICK_S)
+            try:
+                await self.runtime.run(self.board_room.tick())
+            except Exception:
+                log.exception("board tick failed")
+
+    async def start(self) -> None:
+        self._ticker = asyncio.create_task(self._tick())
+
+    async def stop(self) -> None:
+        if self._due is not None:
+            self._due.cancel()
+        await cancelled(self._ticker)
+        await self._flushes.close()
+        await self.adapter.compact()

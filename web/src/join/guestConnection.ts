@@ -1,0 +1,330 @@
+import { b64url, b64urlDecode } from "../base64";
+import { backoffMs, fragmentParams, type Connection } from "../connection";
+import type { ClientFrame, ServerFrame } from "../protocol.gen";
+import { Listeners } from "../listeners";
+import {
+  GUEST_NONCE_BYTES,
+  openEnvelope,
+  sdpFingerprint,
+  seal,
+  signalKey,
+  topic,
+  turnProof,
+  verifyProof,
+} from "./signalCrypto";
+
+export type GuestState = "idle" | "connecting" | "connected" | "reconnecting" | "refused";
+
+export interface RoomLinkParams {
+  roomId: string;
+  key: string;
+  hostKey: string;
+  /** One rendezvous or several, tried in turn when one fails. */
+  signals: string[];
+  ice: string[];
+  /** Connect only through a TURN relay, so the hub never learns this guest's addresses. */
+  relay: boolean;
+}
+
+export interface Profile {
+  name: string;
+  color: string;
+}
+
+const MAX_MESSAGE_BYTES = 256 * 1024;
+const CHUNK_CHARS = 60_000;
+const HANDSHAKE_MS = 15_000;
+const TURN_FETCH_MS = 3_000;
+
+export function roomLinkParams(hash: string = window.location.hash): RoomLinkParams | null {
+  const params = fragmentParams(hash);
+  const roomId = params.get("room");
+  const key = params.get("key");
+  const hostKey = params.get("host");
+  if (!roomId || !key || !hostKey) return null;
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  return {
+    roomId,
+    key,
+    hostKey,
+    signals: (params.get("signal") || `${scheme}://${location.host}/signal`).split(",").filter(Boolean),
+    ice: (params.get("ice") || "").split(",").filter(Boolean),
+    relay: params.get("relay") === "1",
+  };
+}
+
+function iceServers(urls: string[]): RTCIceServer[] {
+  return urls.map((url) => {
+    const match = /^(\w+):([^:@]+):([^@]+)@(.+)$/.exec(url);
+    if (!match) return { urls: url };
+    return { urls: `${match[1]}:${match[4]}`, username: decodeURIComponent(match[2]), credential: decodeURIComponent(match[3]) };
+  });
+}
+
+/** Where the rendezvous at `signal` hands out TURN credentials. */
+function turnEndpoint(signal: string): string {
+  const url = new URL(signal);
+  url.protocol = url.protocol === "wss:" ? "https:" : "http:";
+  url.pathname = url.pathname.replace(/\/signal$/, "") + "/turn";
+  return url.toString();
+}
+
+/** Short-lived TURN credentials from the rendezvous, fresh for each ICE start; none if it has no relay. */
+async function turnServers(link: RoomLinkParams, signal: string): Promise<RTCIceServer[]> {
+  try {
+    const response = await withTimeout(
+      fetch(turnEndpoint(signal), {
+        method: "POST",
+        // text/plain keeps it a simple request: no preflight when the rendezvous is on another origin.
+        headers: { "Content-Type": "text/plain" },
+        body: JSON.stringify({ topic: await topic(link.roomId), proof: await turnProof(link.key) }),
+      }),
+      TURN_FETCH_MS,
+    );
+    if (!response.ok) return [];
+    const answer = (await response.json()) as { iceServers?: RTCIceServer[] };
+    return Array.isArray(answer.iceServers) ? answer.iceServers : [];
+  } catch {
+    return [];
+  }
+}
+
+function rtcConfiguration(link: RoomLinkParams, turn: RTCIceServer[]): RTCConfiguration {
+  const servers = [...turn, ...iceServers(link.ice)];
+  if (!link.relay) return { iceServers: servers };
+  const relays = servers.filter((server) => [server.urls].flat().every((url) => url.startsWith("turn")));
+  return { iceServers: relays, iceTransportPolicy: "relay" };
+}
+
+/** Our stable identity in this room, so the host sees the same guest after a reload or a drop. */
+function identity(roomId: string): { guestId: string; secret: string } {
+  const storeKey = `canvas.guest.${roomId}`;
+  const saved = localStorage.getItem(storeKey);
+  if (saved) return JSON.parse(saved) as { guestId: string; secret: string };
+  const fresh = {
+    guestId: b64url(crypto.getRandomValues(new Uint8Array(12))),
+    secret: b64url(crypto.getRandomValues(new Uint8Array(24))),
+  };
+  localStorage.setItem(storeKey, JSON.stringify(fresh));
+  return fresh;
+}
+
+class Refused extends Error {}
+
+/** A guest's data channel to the hub (ADR 0004): signalling, proof, join, numbered stream, resume. */
+export class GuestConnection implements Connection<GuestState> {
+  state: GuestState = "idle";
+  refusal = "";
+  private lastSeq: number | null = null;
+  private pc: RTCPeerConnection | null = null;
+  private channel: RTCDataChannel | null = null;
+  private parts: string[] = [];
+  private attempt = 0;
+  private stopped = false;
+  private readonly frames = new Listeners<ServerFrame>();
+  private readonly states = new Listeners<GuestState>();
+  readonly onFrame = this.frames.add;
+  readonly onState = this.states.add;
+  private readonly id: { guestId: string; secret: string };
+
+  constructor(
+    private readonly link: RoomLinkParams,
+    private readonly profile: Profile,
+  ) {
+    this.id = identity(link.roomId);
+  }
+
+  send(frame: ClientFrame): boolean {
+    if (this.channel?.readyState !== "open" || this.state !== "connected") return false;
+    const text = JSON.stringify(frame);
+    if (new TextEncoder().encode(text).length <= MAX_MESSAGE_BYTES) {
+      this.channel.send(text);
+      return true;
+    }
+    const id = Math.floor(Math.random() * 2 ** 31);
+    for (let at = 0; at < text.length; at += CHUNK_CHARS) {
+      const more = at + CHUNK_CHARS < text.length;
+      this.channel.send(JSON.stringify({ t: "chunk", id, more, data: text.slice(at, at + CHUNK_CHARS) }));
+    }
+    return true;
+  }
+
+  start(): void {
+    this.stopped = false;
+    void this.connect();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.pc?.close();
+  }
+
+  private setState(state: GuestState): void {
+    this.state = state;
+    this.states.emit(state);
+  }
+
+  private async connect(): Promise<void> {
+    this.setState(this.lastSeq === null && this.attempt === 0 ? "connecting" : "reconnecting");
+    try {
+      await this.connectOnce();
+      this.attempt = 0;
+    } catch (error) {
+      this.pc?.close();
+      if (error instanceof Refused) {
+        this.refusal = error.message;
+        this.setState("refused");
+        return;
+      }
+      this.retry();
+    }
+  }
+
+  private retry(): void {
+    if (this.stopped || this.state === "refused") return;
+    this.setState("reconnecting");
+    setTimeout(() => void this.connect(), backoffMs(this.attempt++));
+  }
+
+  private async connectOnce(): Promise<void> {
+    const key = await signalKey(this.link.key);
+    const signal = this.link.signals[this.attempt % this.link.signals.length];
+    const pc = new RTCPeerConnection(rtcConfiguration(this.link, await turnServers(this.link, signal)));
+    this.pc = pc;
+    const channel = pc.createDataChannel("canvas", { ordered: true });
+    const inbox: string[] = [];
+    let wake: (() => void) | null = null;
+    channel.onmessage = (event) => {
+      inbox.push(String(event.data));
+      wake?.();
+    };
+    const nextMessage = () =>
+      new Promise<string>((resolve) => {
+        const take = (): void => {
+          if (!inbox.length) {
+            wake = take;
+            return;
+          }
+          wake = null;
+          resolve(inbox.shift()!);
+        };
+        take();
+      });
+    await pc.setLocalDescription(await pc.createOffer());
+    // The offer goes out at once, without waiting for ICE gathering: the hub learns our addresses from our
+    // checks (~170 ms to open). Through a relay it cannot: the hub's relay drops packets from an address the
+    // hub has not permitted, so the offer must name our relay address, and waits for it.
+    if (this.link.relay) await gathered(pc, HANDSHAKE_MS);
+    const offer = pc.localDescription!.sdp;
+    const nonce = crypto.getRandomValues(new Uint8Array(GUEST_NONCE_BYTES));
+    const conn = b64url(crypto.getRandomValues(new Uint8Array(9)));
+    const answer = await this.signal(signal, key, { kind: "offer", from: conn, sdp: offer, nonce: b64url(nonce) }, conn);
+    await pc.setRemoteDescription({ type: "answer", sdp: answer });
+    const proof = JSON.parse(await withTimeout(nextMessage(), HANDSHAKE_MS)) as { t: string; signature?: string };
+    const ok =
+      proof.t === "proof" &&
+      typeof proof.signature === "string" &&
+      (await verifyProof(this.link.hostKey, nonce, sdpFingerprint(offer), sdpFingerprint(answer), b64urlDecode(proof.signature)));
+    if (!ok) throw new Refused("The hub could not prove it holds this room's host key, so this page refused it.");
+    channel.send(
+      JSON.stringify({ t: "guest-join", ...this.id, name: this.profile.name, color: this.profile.color, lastSeq: this.lastSeq }),
+    );
+    this.channel = channel;
+    this.parts = [];
+    channel.onmessage = (event) => this.deliver(String(event.data));
+    for (const message of inbox.splice(0)) this.deliver(message);
+    channel.onclose = () => {
+      if (this.pc === pc && !this.stopped && this.state === "connected") this.retry();
+    };
+    if (this.state !== "refused") this.setState("connected");
+  }
+
+  private signal(url: string, key: CryptoKey, offer: Record<string, unknown>, conn: string): Promise<string> {
+    return withTimeout(
+      new Promise<string>((resolve, reject) => {
+        void topic(this.link.roomId).then((name) => {
+          const ws = new WebSocket(`${url}?topic=${name}`);
+          ws.onopen = () => void seal(key, offer).then((text) => ws.send(text));
+          ws.onmessage = (event) =>
+            void openEnvelope(key, String(event.data)).then((reply) => {
+              if (reply?.kind === "answer" && reply.to === conn && typeof reply.sdp === "string") {
+                ws.close();
+                resolve(reply.sdp);
+              }
+            });
+          ws.onerror = () => reject(new Error("the rendezvous is unreachable"));
+        });
+      }),
+      HANDSHAKE_MS,
+    );
+  }
+
+  private deliver(message: string): void {
+    let data: unknown;
+    try {
+      data = JSON.parse(message);
+    } catch {
+      return;
+    }
+    if (!Array.isArray(data) && (data as { t?: string }).t === "chunk") {
+      const chunk = data as { more: boolean; data: string };
+      this.parts.push(chunk.data);
+      if (chunk.more) return;
+      const whole = this.parts.join("");
+      this.parts = [];
+      this.deliver(whole);
+      return;
+    }
+    if (!Array.isArray(data)) {
+      this.emit(data as ServerFrame);
+      return;
+    }
+    const [seq, ...frames] = data as [number, ...ServerFrame[]];
+    frames.forEach((frame, index) => {
+      // A gap starts a new stream whose numbers may restart below what we saw.
+      if (frame.t === "gap") this.lastSeq = null;
+      const number = seq + index;
+      if (this.lastSeq !== null && number <= this.lastSeq) return;
+      this.lastSeq = number;
+      this.emit(frame);
+    });
+  }
+
+  private emit(frame: ServerFrame): void {
+    if (frame.t === "bye" || (frame.t === "error" && frame.ref === "guest-join")) {
+      this.refusal = frame.t === "bye" ? frame.reason : frame.message;
+      this.stopped = true;
+      this.setState("refused");
+    }
+    this.frames.emit(frame);
+  }
+}
+
+/** Resolves once ICE gathering is complete, or after `ms` with what was gathered by then. */
+function gathered(pc: RTCPeerConnection, ms: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (pc.iceGatheringState === "complete") return resolve();
+    const timer = setTimeout(resolve, ms);
+    pc.addEventListener("icegatheringstatechange", () => {
+      if (pc.iceGatheringState !== "complete") return;
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("timed out")), ms);
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+}

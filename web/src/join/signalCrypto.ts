@@ -1,0 +1,108 @@
+/** The browser's half of ADR 0004: topic, sealed envelopes and the hub's proof, with WebCrypto. */
+import { b64url, b64urlDecode } from "../base64";
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+const SIGNAL_INFO = enc.encode("canvas/signal/v1");
+const TURN_INFO = enc.encode("canvas/turn/v1");
+const MAX_AGE_SECONDS = 120;
+export const GUEST_NONCE_BYTES = 32;
+
+function concat(...parts: Uint8Array[]): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+export async function topic(roomId: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", concat(enc.encode("canvas/topic/v1:"), enc.encode(roomId)));
+  return b64url(new Uint8Array(digest));
+}
+
+export async function signalKey(roomKey: string): Promise<CryptoKey> {
+  const base = await crypto.subtle.importKey("raw", b64urlDecode(roomKey), "HKDF", false, ["deriveKey"]);
+  return crypto.subtle.deriveKey(
+    // No salt in Python's HKDF means a zero salt of the hash's length (RFC 5869).
+    { name: "HKDF", hash: "SHA-256", salt: new Uint8Array(32), info: SIGNAL_INFO },
+    base,
+    { name: "AES-GCM", length: 256 },
+    false,
+    ["encrypt", "decrypt"],
+  );
+}
+
+/** What a room-link holder shows the rendezvous to get TURN credentials; it reveals nothing of the key. */
+export async function turnProof(roomKey: string): Promise<string> {
+  const base = await crypto.subtle.importKey("raw", b64urlDecode(roomKey), "HKDF", false, ["deriveBits"]);
+  const bits = await crypto.subtle.deriveBits(
+    { name: "HKDF", hash: "SHA-256", salt: new Uint8Array(32), info: TURN_INFO },
+    base,
+    256,
+  );
+  return b64url(new Uint8Array(bits));
+}
+
+export async function seal(key: CryptoKey, message: Record<string, unknown>): Promise<string> {
+  const nonce = crypto.getRandomValues(new Uint8Array(12));
+  const body = enc.encode(JSON.stringify({ ...message, ts: Date.now() / 1000 }));
+  const sealed = await crypto.subtle.encrypt({ name: "AES-GCM", iv: nonce, additionalData: SIGNAL_INFO }, key, body);
+  return b64url(concat(nonce, new Uint8Array(sealed)));
+}
+
+/** The envelope's message, or null when it is not for this room or is stale. */
+export async function openEnvelope(key: CryptoKey, envelope: string): Promise<Record<string, unknown> | null> {
+  try {
+    const raw = b64urlDecode(envelope);
+    const plain = await crypto.subtle.decrypt(
+      { name: "AES-GCM", iv: raw.slice(0, 12), additionalData: SIGNAL_INFO },
+      key,
+      raw.slice(12),
+    );
+    const message = JSON.parse(dec.decode(plain)) as Record<string, unknown>;
+    const age = Date.now() / 1000 - Number(message.ts);
+    return Math.abs(age) < MAX_AGE_SECONDS ? message : null;
+  } catch {
+    return null;
+  }
+}
+
+export function sdpFingerprint(sdp: string): string {
+  const match = /^a=fingerprint:sha-256 ([0-9A-Fa-f:]{95})\s*$/m.exec(sdp);
+  if (!match) throw new Error("SDP has no sha-256 fingerprint");
+  return match[1].toUpperCase();
+}
+
+export async function verifyProof(
+  hostPublicKey: string,
+  nonce: Uint8Array,
+  guestFingerprint: string,
+  hubFingerprint: string,
+  signature: Uint8Array<ArrayBuffer>,
+): Promise<boolean> {
+  try {
+    const key = await crypto.subtle.importKey(
+      "raw",
+      b64urlDecode(hostPublicKey),
+      { name: "ECDSA", namedCurve: "P-256" },
+      false,
+      ["verify"],
+    );
+    const nl = enc.encode("\n");
+    const message = concat(
+      enc.encode("canvas/proof/v1"),
+      nl,
+      nonce,
+      nl,
+      enc.encode(guestFingerprint.toUpperCase()),
+      nl,
+      enc.encode(hubFingerprint.toUpperCase()),
+    );
+    return await crypto.subtle.verify({ name: "ECDSA", hash: "SHA-256" }, key, signature, message);
+  } catch {
+    return false;
+  }
+}

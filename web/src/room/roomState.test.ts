@@ -1,0 +1,190 @@
+import { describe, expect, it } from "vitest";
+import type { ServerFrame, Welcome } from "../protocol.gen";
+import { outcomeText } from "./requests";
+import { welcomeFrame } from "./testing";
+import {
+  initialRoomState,
+  receive,
+  selectAccess,
+  selectConnection,
+  selectMayType,
+  withConnection,
+  type RoomState,
+} from "./roomState";
+
+const DEMO = [{ id: "demo", label: "Demo agent", available: true, reason: null }];
+const welcome = (access: Welcome["access"] = "host") => welcomeFrame({ access, agents: DEMO });
+
+function fold(frames: ServerFrame[], start: RoomState = initialRoomState("connecting")): RoomState {
+  return frames.reduce(receive, start);
+}
+
+const pending = (id: string, ref: string, subject: string | null): ServerFrame => ({
+  t: "request-pending",
+  id,
+  ref,
+  subject,
+  expiresInMs: 120_000,
+});
+
+describe("the room state", () => {
+  it("knows nothing before the welcome, then the room, the agents and our access", () => {
+    const before = initialRoomState("connecting");
+    expect(selectAccess(before)).toBeNull();
+    const state = receive(before, welcome("edit"));
+    expect(state.welcome?.cwd).toBe("/project");
+    expect(state.welcome?.agents.map((a) => a.label)).toEqual(["Demo agent"]);
+    expect(selectAccess(state)).toBe("edit");
+  });
+
+  it("follows the access the host gives us, and its terminal grants", () => {
+    const state = fold([welcome("view"), { t: "access", access: "edit", grantedTerminals: ["t-1"] }]);
+    expect(selectAccess(state)).toBe("edit");
+    expect(selectMayType(state, "t-1")).toBe(true);
+    expect(selectMayType(state, "t-2")).toBe(false);
+    const lowered = receive(state, { t: "access", access: "view", grantedTerminals: ["t-1"] });
+    expect(selectMayType(lowered, "t-1")).toBe(false);
+  });
+
+  it("lets the host and trusted guests type into every terminal", () => {
+    expect(selectMayType(fold([welcome("host")]), "any")).toBe(true);
+    expect(selectMayType(fold([welcome("trusted")]), "any")).toBe(true);
+  });
+
+  it("keeps the connection's state", () => {
+    const state = initialRoomState<"connecting" | "connected">("connecting");
+    expect(withConnection(state, "connected").connection).toBe("connected");
+    expect(withConnection(state, "connecting")).toBe(state);
+  });
+
+  it("holds the latest terminals, file tree and guest list", () => {
+    const state = fold([
+      welcome(),
+      { t: "terminals", terminals: [{ id: "t-1", running: true, exitCode: null }] },
+      { t: "tree", paths: ["a.txt", "src/b.ts"] },
+      { t: "guests", defaultAccess: "view", guests: [] },
+      { t: "terminals", terminals: [] },
+    ]);
+    expect(state.terminals).toEqual([]);
+    expect(state.tree).toEqual(["a.txt", "src/b.ts"]);
+    expect(state.guests?.defaultAccess).toBe("view");
+  });
+
+  it("leaves the state before as it was, and the same state for frames that are streams", () => {
+    const before = fold([welcome("edit"), pending("a1", "agent-prompt", "s1")]);
+    const copy = structuredClone(before);
+    receive(before, { t: "access", access: "view", grantedTerminals: [] });
+    receive(before, { t: "approval-resolved", id: "a1", ref: "agent-prompt", outcome: "denied" });
+    expect(before).toEqual(copy);
+    expect(receive(before, { t: "term-data", id: "t-1", data: "ls\r\n", replay: false })).toBe(before);
+    expect(receive(before, { t: "board-update", update: "AA==" })).toBe(before);
+  });
+});
+
+describe("a guest's requests", () => {
+  it("wait for the host, then say in words how they ended", () => {
+    const waiting = fold([welcome("edit"), pending("a1", "agent-prompt", "s1")]);
+    expect(waiting.requests).toEqual([{ id: "a1", ref: "agent-prompt", subject: "s1" }]);
+    const denied = receive(waiting, { t: "approval-resolved", id: "a1", ref: "agent-prompt", outcome: "denied" });
+    expect(denied.requests).toEqual([]);
+    expect(denied.resolutions.get("s1")).toEqual({ ref: "agent-prompt", outcome: "denied" });
+    expect(outcomeText("agent-prompt", "denied")).toBe("The host denied your prompt.");
+  });
+
+  it("tell the guest once how each ended", () => {
+    const state = fold([
+      welcome("edit"),
+      pending("a1", "agent-prompt", "s1"),
+      { t: "error", message: "the host denied it", ref: "agent-prompt", kind: "invalid" },
+      { t: "approval-resolved", id: "a1", ref: "agent-prompt", outcome: "denied" },
+      pending("a2", "agent-prompt", "s1"),
+      { t: "approval-resolved", id: "a2", ref: "agent-prompt", outcome: "approved" },
+    ]);
+    expect(state.notices.map((n) => n.text)).toEqual(["the host denied it", "The host approved your prompt."]);
+  });
+
+  it("forget how the last one ended when a new one about the same subject waits", () => {
+    const state = fold([
+      welcome("edit"),
+      pending("a1", "agent-prompt", "s1"),
+      { t: "approval-resolved", id: "a1", ref: "agent-prompt", outcome: "expired" },
+      pending("a2", "agent-prompt", "s1"),
+    ]);
+    expect(state.resolutions.has("s1")).toBe(false);
+    expect(state.requests.map((r) => r.id)).toEqual(["a2"]);
+  });
+
+  it("are withdrawn by a resync (a new welcome)", () => {
+    const state = fold([welcome("edit"), pending("a1", "term-open", "t-1"), welcome("edit")]);
+    expect(state.requests).toEqual([]);
+  });
+
+  it("never show a frame type to the guest", () => {
+    const state = fold([
+      welcome("edit"),
+      pending("a1", "agent-create", "s1"),
+      { t: "approval-resolved", id: "a1", ref: "agent-create", outcome: "trusted" },
+    ]);
+    expect(state.notices[0].text).toContain("your request to start the agent");
+    expect(state.notices[0].text).not.toContain("agent-create");
+  });
+});
+
+describe("the host's approvals", () => {
+  const request = (id: string, text: string): ServerFrame => ({
+    t: "approval-request",
+    id,
+    guestId: "g1",
+    name: "Ada",
+    color: "#e0533d",
+    what: "agent-prompt",
+    text,
+    length: text.length,
+    sha256: "",
+    subject: null,
+    expiresInMs: 120_000,
+  });
+
+  it("queue until answered, a repeated request replacing the first", () => {
+    const state = fold([welcome(), request("a1", "hello"), request("a2", "again"), request("a1", "hello!")]);
+    expect(state.approvals.map((a) => [a.id, a.text])).toEqual([
+      ["a2", "again"],
+      ["a1", "hello!"],
+    ]);
+    const answered = receive(state, { t: "approval-resolved", id: "a2", ref: "agent-prompt", outcome: "approved" });
+    expect(answered.approvals.map((a) => a.id)).toEqual(["a1"]);
+    expect(answered.notices).toEqual([]);
+  });
+
+  it("stay the same list when another's request is resolved", () => {
+    const state = fold([welcome(), request("a1", "hello")]);
+    const after = receive(state, { t: "approval-resolved", id: "zz", ref: "agent-prompt", outcome: "approved" });
+    expect(after.approvals).toBe(state.approvals);
+  });
+});
+
+describe("notices", () => {
+  it("keep the last five, each with its own id", () => {
+    const errors: ServerFrame[] = Array.from({ length: 7 }, (_, i) => ({ t: "error", message: `e${i}`, ref: null, kind: "invalid" }));
+    const state = fold([welcome("view"), ...errors, { t: "gap", after: 3, reason: "too far behind" }]);
+    expect(state.notices.map((n) => n.text)).toEqual(["e3", "e4", "e5", "e6", "Catching up with the room…"]);
+    expect(new Set(state.notices.map((n) => n.id)).size).toBe(5);
+  });
+});
+
+describe("a restart the server announces", () => {
+  it("reads as restarting while connected, then lost, until the next welcome", () => {
+    const told = fold([welcome(), { t: "restarting" }], initialRoomState("connected"));
+    expect(selectConnection(told)).toBe("restarting");
+    const lost = withConnection(told, "reconnecting");
+    expect(selectConnection(lost)).toBe("restarting");
+    const back = receive(withConnection(lost, "connected"), welcome());
+    expect(selectConnection(back)).toBe("connected");
+    expect(selectConnection(withConnection(back, "reconnecting"))).toBe("reconnecting");
+  });
+
+  it("gives way to a connection nothing reconnects from", () => {
+    const told = fold([welcome(), { t: "restarting" }], initialRoomState("connected"));
+    expect(selectConnection(withConnection(told, "unauthorized"))).toBe("unauthorized");
+  });
+});

@@ -1,0 +1,179 @@
+/**
+ * What this client knows of the room, folded from the server's frames by one pure function, as
+ * the server's Room folds client frames: `receive(state, frame)` gives the next state and leaves
+ * the one before as it was. Components read it through selectors (`useRoom`); streams that are
+ * not state (terminal output, board updates) still go to whoever listens to the frames.
+ */
+import type { ApprovalRequest, ClientFrame, GuestList, ServerFrame, TerminalInfo, Welcome } from "../protocol.gen";
+import { NO_SESSIONS, receiveSessions, type Session, type Sessions } from "../agents/sessions";
+import { mayType } from "../terminals/stream";
+import { outcomeText, type Outcome } from "./requests";
+
+export type Access = Welcome["access"];
+
+/** One of our own requests that waits for the host (an edit guest's prompt, a new terminal…). */
+export interface PendingRequest {
+  id: string;
+  /** The frame type it was: words for it come from `requestNoun`. */
+  ref: string;
+  /** The session or terminal it is about, if any. */
+  subject: string | null;
+}
+
+/** How our last request about a subject ended. */
+export interface Resolution {
+  ref: string;
+  outcome: Outcome;
+}
+
+export interface Notice {
+  id: number;
+  text: string;
+}
+
+export interface RoomState<S extends string = string> {
+  /** The connection's own state: connecting, connected, reconnecting… */
+  connection: S;
+  /** The server said it is restarting, and no welcome came since: a lost connection is that restart. */
+  restarting: boolean;
+  /** The last welcome (room, cwd, agents), its `access` kept current by later `access` frames. */
+  welcome: Welcome | null;
+  /** The terminals the host gave us control of (an edit guest's grants). */
+  grantedTerminals: readonly string[];
+  terminals: readonly TerminalInfo[];
+  /** The shared files' paths, once asked for (`tree-watch`). */
+  tree: readonly string[] | null;
+  /** The host's: guests and the room's default access. */
+  guests: GuestList | null;
+  /** The host's: guests' requests waiting for an answer. */
+  approvals: readonly ApprovalRequest[];
+  /** A guest's: its own requests waiting for the host. */
+  requests: readonly PendingRequest[];
+  /** A guest's: how its last request about each subject ended, until it asks again. */
+  resolutions: ReadonlyMap<string, Resolution>;
+  /** A guest's: the last few things it was told (errors, outcomes, resyncs). */
+  notices: readonly Notice[];
+  sessions: Sessions;
+  /** Frames the last frame calls for (history after a gap): whoever runs the state sends them. */
+  asks: readonly ClientFrame[];
+}
+
+const KEPT_NOTICES = 5;
+const NO_ASKS: readonly ClientFrame[] = [];
+
+export function initialRoomState<S extends string>(connection: S): RoomState<S> {
+  return {
+    connection,
+    restarting: false,
+    welcome: null,
+    grantedTerminals: [],
+    terminals: [],
+    tree: null,
+    guests: null,
+    approvals: [],
+    requests: [],
+    resolutions: new Map(),
+    notices: [],
+    sessions: NO_SESSIONS,
+    asks: NO_ASKS,
+  };
+}
+
+export function withConnection<S extends string>(state: RoomState<S>, connection: S): RoomState<S> {
+  return state.connection === connection ? state : { ...state, connection };
+}
+
+export function receive<S extends string>(before: RoomState<S>, frame: ServerFrame): RoomState<S> {
+  const state = before.asks.length ? { ...before, asks: NO_ASKS } : before;
+  switch (frame.t) {
+    case "welcome":
+      // A resync withdraws what was waiting (ADR 0004).
+      return withSessions(
+        { ...state, restarting: false, welcome: frame, requests: [], approvals: frame.approvals },
+        frame,
+      );
+    case "restarting":
+      return { ...state, restarting: true };
+    case "access":
+      return {
+        ...state,
+        welcome: state.welcome && { ...state.welcome, access: frame.access },
+        grantedTerminals: frame.grantedTerminals,
+      };
+    case "terminals":
+      return { ...state, terminals: frame.terminals };
+    case "tree":
+      return { ...state, tree: frame.paths };
+    case "guests":
+      return { ...state, guests: frame };
+    case "approval-request":
+      return { ...state, approvals: [...withoutId(state.approvals, frame.id), frame] };
+    case "approval-resolved":
+      return resolved(state, frame.id, frame.outcome);
+    case "request-pending":
+      return pending(state, { id: frame.id, ref: frame.ref, subject: frame.subject });
+    case "error":
+      return notice(state, frame.message);
+    case "gap":
+      return notice(state, "Catching up with the room…");
+    default:
+      return withSessions(state, frame);
+  }
+}
+
+function withSessions<S extends string>(state: RoomState<S>, frame: ServerFrame): RoomState<S> {
+  const { sessions, asks } = receiveSessions(state.sessions, frame);
+  if (sessions === state.sessions && asks.length === 0) return state;
+  return { ...state, sessions, asks: asks.length ? asks : NO_ASKS };
+}
+
+function pending<S extends string>(state: RoomState<S>, request: PendingRequest): RoomState<S> {
+  const resolutions = new Map(state.resolutions);
+  if (request.subject !== null) resolutions.delete(request.subject);
+  return { ...state, requests: [...state.requests, request], resolutions };
+}
+
+function resolved<S extends string>(state: RoomState<S>, id: string, outcome: Outcome): RoomState<S> {
+  const approvals = withoutId(state.approvals, id);
+  const mine = state.requests.find((r) => r.id === id);
+  if (!mine) return approvals === state.approvals ? state : { ...state, approvals };
+  const resolutions = new Map(state.resolutions);
+  if (mine.subject !== null) resolutions.set(mine.subject, { ref: mine.ref, outcome });
+  const next = { ...state, approvals, requests: withoutId(state.requests, id), resolutions };
+  // A denial or an expiry came with an error frame just before, which is already a notice.
+  return outcome === "denied" || outcome === "expired" ? next : notice(next, outcomeText(mine.ref, outcome));
+}
+
+/** `list` without the item `id`: the same list when it has none, so selectors see no change. */
+function withoutId<T extends { id: string }>(list: readonly T[], id: string): readonly T[] {
+  return list.some((item) => item.id === id) ? list.filter((item) => item.id !== id) : list;
+}
+
+function notice<S extends string>(state: RoomState<S>, text: string): RoomState<S> {
+  const id = (state.notices.at(-1)?.id ?? 0) + 1;
+  return { ...state, notices: [...state.notices.slice(1 - KEPT_NOTICES), { id, text }] };
+}
+
+// -- selectors: each returns a part of the state or a primitive, so a component re-renders only
+// when what it reads changed.
+
+/** Connection states that no restart undoes: nothing reconnects from them. */
+const FINAL_CONNECTIONS: ReadonlySet<string> = new Set(["unauthorized", "refused"]);
+
+/** The connection's state as a person should read it: "restarting" while the host said so. */
+export function selectConnection<S extends string>(state: RoomState<S>): S | "restarting" {
+  return state.restarting && !FINAL_CONNECTIONS.has(state.connection) ? "restarting" : state.connection;
+}
+
+export function selectAccess(state: RoomState): Access | null {
+  return state.welcome?.access ?? null;
+}
+
+/** Whether we may type into terminal `id` now. */
+export function selectMayType(state: RoomState, id: string): boolean {
+  return mayType(state.welcome?.access, state.grantedTerminals.includes(id));
+}
+
+export function selectSession(state: RoomState, id: string): Session | undefined {
+  return state.sessions.byId.get(id);
+}
