@@ -27,6 +27,13 @@ export interface AgentCancel {
   sessionId: string;
 }
 
+export interface AgentCompacted {
+  t: "agent-compacted";
+  sessionId: string;
+  after: number;
+  through: number;
+}
+
 export interface AgentConfig {
   t: "agent-config";
   sessionId: string;
@@ -51,13 +58,15 @@ export interface AgentHistory {
   t: "agent-history";
   sessionId: string;
   events: Record<string, unknown>[];
-  more: boolean;
+  after: number;
+  through: number;
 }
 
 export interface AgentHistoryRequest {
   t: "agent-history-request";
   sessionId: string;
-  after?: number;
+  after?: number | null;
+  before?: number | null;
 }
 
 export interface AgentInfo {
@@ -434,6 +443,6 @@ export interface YourAccess {
 
 export type ClientFrame = AgentCancel | AgentConfig | AgentCreate | AgentHistoryRequest | AgentPermission | AgentPrompt | ApprovalAnswer | Auth | Awareness | BoardSyncRequest | BoardUpdate | FileClose | FileOpen | GuestJoin | GuestKick | GuestSetAccess | Ping | RoomSetAccess | TermClose | TermDetach | TermInput | TermList | TermOpen | TermResize | TerminalGrant | TreeWatch;
 
-export type ServerFrame = AgentEvent | AgentHistory | AgentMeta | AgentOptions | AgentRemoved | ApprovalRequest | ApprovalResolved | AwarenessOut | BoardSync | BoardUpdateOut | Bye | ErrorFrame | File | GuestList | HubProof | Pong | RequestPending | Restarting | StreamGap | TermData | TermExit | Terminals | Tree | Welcome | YourAccess;
+export type ServerFrame = AgentCompacted | AgentEvent | AgentHistory | AgentMeta | AgentOptions | AgentRemoved | ApprovalRequest | ApprovalResolved | AwarenessOut | BoardSync | BoardUpdateOut | Bye | ErrorFrame | File | GuestList | HubProof | Pong | RequestPending | Restarting | StreamGap | TermData | TermExit | Terminals | Tree | Welcome | YourAccess;
 
 export type ServerFrameOf<T extends ServerFrame["t"]> = Extract<ServerFrame, { t: T }>;

@@ -29,6 +29,11 @@ describe("session log vectors", () => {
       expect(thread).toEqual(vector.thread);
     });
 
+    it(`${name}: the compacted log (session_log.compact) folds to the same thread`, () => {
+      expect(vector.compacted.length).toBeLessThanOrEqual(vector.events.length);
+      expect(fold(structuredClone(vector.compacted))).toEqual(vector.thread);
+    });
+
     it(`${name}: replaying the whole log again changes nothing`, () => {
       let thread = fold(structuredClone(vector.events));
       for (const event of structuredClone(vector.events)) thread = apply(thread, event);

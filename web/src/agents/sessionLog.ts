@@ -59,6 +59,7 @@ const MERGED_CHUNKS: Record<string, "message" | "thought"> = {
 };
 const TOOL_FIELDS = ["title", "kind", "status", "content", "locations"] as const;
 const UNFINISHED_TOOL = ["pending", "in_progress"];
+const STATUS_KINDS = new Set<string | undefined>(["turn", "permission", "permission-resolved", "turn-end"]);
 
 type ItemOf<T extends Item["type"]> = Extract<Item, { type: T }>;
 
@@ -144,7 +145,6 @@ class Draft {
         time: event.time ?? null,
       });
       this.turnOpen = true;
-      this.deriveStatus();
     } else if (kind === "chunk") {
       this.applyUpdate(seq, event.update ?? {});
     } else if (kind === "permission") {
@@ -157,7 +157,6 @@ class Draft {
         options: event.options ?? [],
         resolution: null,
       });
-      this.deriveStatus();
     } else if (kind === "permission-resolved") {
       this.resolvePermission(event);
     } else if (kind === "turn-end") {
@@ -165,11 +164,11 @@ class Draft {
     } else if (kind === "notice") {
       this.push({ type: "notice", seq, text: event.text ?? "" });
     }
+    if (STATUS_KINDS.has(kind)) this.status = nextStatus(this.turnOpen, this.openPermissions());
   }
 
-  private deriveStatus(): void {
-    const waiting = this.items.some((item) => item.type === "permission" && item.resolution === null);
-    this.status = waiting ? "waiting" : this.turnOpen ? "running" : "idle";
+  private openPermissions(): number {
+    return this.items.filter((item) => item.type === "permission" && item.resolution === null).length;
   }
 
   private applyUpdate(seq: number, update: any): void {
@@ -232,7 +231,6 @@ class Draft {
         this.edit<ItemOf<"permission">>(i).resolution = { optionId: event.optionId ?? null, by: event.by ?? null };
       }
     }
-    this.deriveStatus();
   }
 
   private endTurn(seq: number, event: SessionEvent): void {
@@ -251,8 +249,13 @@ class Draft {
       this.push({ type: "turn-end", seq, error: error || null, cancelled, interrupted });
     }
     this.turnOpen = false;
-    this.status = "idle";
   }
+}
+
+/** The one status rule (session_log._next_status): waiting while a permission is unanswered,
+ * else running while a turn is open, else idle. */
+function nextStatus(turnOpen: boolean, openPermissions: number): Thread["status"] {
+  return openPermissions > 0 ? "waiting" : turnOpen ? "running" : "idle";
 }
 
 function contentText(block: any): string {
