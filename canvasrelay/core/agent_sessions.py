@@ -208,6 +208,8 @@ class Session:
             options=self.options,
             created=self.created,
             last_seq=self.last_seq,
+            turn_open=self.turn_open,
+            open_permissions=list(self.head["open"]),
         )
 
     def meta(self) -> dict[str, Any]:

@@ -114,6 +114,10 @@ class SessionHead(Model):
     created: float
     last_seq: int
     """The seq of the session's newest event; 0 when it has none."""
+    turn_open: bool = False
+    """A turn runs: from its `turn` event to its `turn-end`."""
+    open_permissions: list[str] = Field(default_factory=list)
+    """The permission requests asked and not answered yet, by request id."""
 
 
 @server_frame

@@ -327,6 +327,8 @@ export interface SessionHead {
   options: Record<string, unknown>[];
   created: number;
   lastSeq: number;
+  turnOpen: boolean;
+  openPermissions: string[];
 }
 
 export interface StreamGap {

@@ -128,7 +128,8 @@ export function AgentView({ refId, width, height }: FrameContentProps) {
       </div>
     );
   }
-  const status = thread?.status ?? head.status;
+  // The head's, not the thread's: the thread may be folded from the newest pages only.
+  const status = head.status;
   const shown = shownStatus(status, thread?.items ?? NO_ITEMS);
   const queuedKeys = contentKeys(head.queued, (queued) => `${queued.author}\n${queued.text}`);
   const options = head.options as unknown as ConfigOption[];

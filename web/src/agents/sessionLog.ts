@@ -252,6 +252,29 @@ class Draft {
   }
 }
 
+/** The state a session's head keeps of its log: enough to say its status without its events. */
+export interface HeadState {
+  status: Thread["status"];
+  lastSeq: number;
+  turnOpen: boolean;
+  openPermissions: string[];
+}
+
+/**
+ * The head after one more event (session_log.advance): what `fold` of the whole log would say of
+ * status and lastSeq, for a client that holds only the newest pages. Returns `head` itself when
+ * the event is not newer.
+ */
+export function advance<H extends HeadState>(head: H, event: SessionEvent): H {
+  if (event.seq <= head.lastSeq) return head;
+  let { turnOpen, openPermissions } = head;
+  if (event.kind === "turn") turnOpen = true;
+  else if (event.kind === "permission") openPermissions = [...openPermissions, String(event.requestId)];
+  else if (event.kind === "permission-resolved") openPermissions = openPermissions.filter((r) => r !== event.requestId);
+  else if (event.kind === "turn-end") [turnOpen, openPermissions] = [false, []];
+  return { ...head, lastSeq: event.seq, turnOpen, openPermissions, status: nextStatus(turnOpen, openPermissions.length) };
+}
+
 /** The one status rule (session_log._next_status): waiting while a permission is unanswered,
  * else running while a turn is open, else idle. */
 function nextStatus(turnOpen: boolean, openPermissions: number): Thread["status"] {

@@ -5,7 +5,7 @@ import { fold, type SessionEvent } from "./sessionLog";
 import { NO_SESSIONS, olderPage, receiveSessions, type Sessions } from "./sessions";
 
 function head(id: string, lastSeq: number): SessionHead {
-  return { id, agent: "demo", agentLabel: "Demo agent", title: "", status: "idle", queued: [], options: [], created: 1, lastSeq };
+  return { id, agent: "demo", agentLabel: "Demo agent", title: "", status: "idle", queued: [], options: [], created: 1, lastSeq, turnOpen: false, openPermissions: [] };
 }
 
 const welcome = (heads: SessionHead[]) => welcomeFrame({ sessions: heads as unknown as Record<string, unknown>[] });
@@ -74,6 +74,16 @@ describe("agent sessions", () => {
     expect(client.get("s").hasOlder).toBe(false);
     expect(client.get("s").thread).toEqual(fold(events));
     expect(client.asks).toEqual([]);
+  });
+
+  it("keep the whole log's status when the newest page starts inside a running turn", () => {
+    const events = log(1).slice(0, -1); // turn 0 still running: its turn-end has not come
+    const running = { ...head("s", events.length), status: "running" as const, turnOpen: true };
+    const client = new Client().hear(welcome([running]), page(events, "s", null, 2));
+    expect(client.get("s").thread.status).toBe("idle"); // the two events held hold no turn
+    expect(client.get("s").head?.status).toBe("running");
+    client.hear({ t: "agent-event", sessionId: "s", event: { seq: events.length + 1, kind: "turn-end" } });
+    expect(client.get("s").head?.status).toBe("idle");
   });
 
   it("join a live event that came before the first page", () => {

@@ -1,5 +1,5 @@
 import type { AgentHistory, AgentHistoryRequest, ServerFrame, SessionHead } from "../protocol.gen";
-import { applyAll, empty, fold, type SessionEvent, type Thread } from "./sessionLog";
+import { advance, applyAll, empty, fold, type SessionEvent, type Thread } from "./sessionLog";
 
 /**
  * The events a client holds of one session: every stored event with `after` < seq ≤ `through`
@@ -123,6 +123,7 @@ class Step {
   }
 
   addEvent(id: string, event: SessionEvent): void {
+    this.advanceHead(id, [event]);
     const session = this.session(id);
     const held = session.held;
     if (held === null) {
@@ -141,13 +142,20 @@ class Step {
     }
   }
 
+  /** The head follows every event newer than it: its status is the whole log's, whatever pages are held. */
+  private advanceHead(id: string, events: readonly SessionEvent[]): void {
+    const head = this.byId.get(id)?.head;
+    if (head) this.set(id, { head: events.reduce(advance, head) });
+  }
+
   addPage(page: AgentHistory): void {
     const id = page.sessionId;
     const asked = this.asked.get(id);
     // An older page the view asked for answers nothing asked here.
     if (asked && (asked.after == null || asked.after === page.after)) this.asked.delete(id);
-    const session = this.session(id);
     const events = page.events as SessionEvent[];
+    this.advanceHead(id, events);
+    const session = this.session(id);
     const held = session.held;
     if (held === null || page.after > held.through) {
       // The first page, or one past a gap that cannot be bridged: start over from it.
