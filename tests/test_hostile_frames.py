@@ -151,7 +151,7 @@ async def test_dropped_mcp_streams_and_a_nul_in_a_header_are_no_tracebacks(
 ) -> None:
     server: Any = served.server
     url = f"{served.base_url}/mcp/board"
-    headers = {"Authorization": f"Bearer {server.agent_host.board.secret_for('s1')}", "Accept": "text/event-stream"}
+    headers = {"Authorization": f"Bearer {server.board_mcp.secret_for('s1')}", "Accept": "text/event-stream"}
     # The event-stream library the MCP server uses starts one watcher task per loop, and keeps it.
     tasks_before = len(asyncio.all_tasks()) + 1
     async with aiohttp.ClientSession() as session:
