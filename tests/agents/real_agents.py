@@ -34,13 +34,7 @@ COMMANDS = {
 }
 
 
-UNPROVEN = {"gemini": "Gemini CLI stalls at the deny-rule step of the interop run (not yet diagnosed)"}
-"""Agents whose interop run is known not to finish yet: skipped with the reason, not counted as passing."""
-
-
 def missing(name: str) -> str | None:
-    if name in UNPROVEN:
-        return UNPROVEN[name]
     if shutil.which("node") is None:
         return "node is not installed"
     binary = BIN / COMMANDS[name].command
