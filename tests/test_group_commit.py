@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 from canvasrelay.core.effects import Broadcast, Effect
 from canvasrelay.core.room import Peer, Room, RoomInfo
+from canvasrelay.protocol import encode
 from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.core import Pong
 from canvasrelay.server.runtime import Runtime
@@ -67,4 +69,47 @@ async def test_rows_staged_in_one_turn_commit_once_and_frames_wait_for_it(tmp_pa
     store.close()
     again = Store(tmp_path / "canvas.db")
     assert again.board_updates() == [bytes([n]) for n in range(5)]
+    again.close()
+
+
+class ClosingRecorder(Recorder):
+    """A Recorder that also notes, in the same list, when it is closed."""
+
+    async def close(self, code: int, reason: str) -> None:
+        self.sent.append((f"closed {code}", self.store.db.in_transaction))
+
+
+async def test_a_stopping_server_sends_its_last_frames_only_once_their_rows_commit(tmp_path: Path) -> None:
+    store = Store(tmp_path / "canvas.db")
+    room = Room(RoomInfo(room_id="r", key="k", host_public_key="h", cwd="/"))
+    runtime = Runtime(room, commit=store.commit)
+
+    async def stage(effect: StageUpdate) -> None:
+        store.stage_board_update(effect.data)
+        runtime.staged()
+
+    async def interrupt() -> None:
+        # As the agents host ends a running turn: a stored row, then the frame that tells it.
+        await runtime.run([StageUpdate(b"turn-end"), Broadcast(Pong())])
+
+    runtime.handle(StageUpdate, stage)
+    runtime.on_stopping(interrupt)
+    recorder = ClosingRecorder(store)
+    await runtime.connect(Peer("p", Access.HOST), recorder)
+    recorder.sent.clear()
+
+    await runtime.stopping()
+    assert [(json.loads(text)["t"], uncommitted) for text, uncommitted in recorder.sent] == [
+        ("restarting", False),
+        ("pong", False),
+    ]
+    # A row staged as the transports close: its frame still leaves, committed, before the goodbye.
+    store.stage_board_update(b"late")
+    runtime.staged()
+    runtime.multicast(Pong(), ["p"])
+    await runtime.close()
+    assert recorder.sent[2:] == [(encode(Pong()), False), ("closed 1001", False)]
+    store.close()
+    again = Store(tmp_path / "canvas.db")
+    assert again.board_updates() == [b"turn-end", b"late"]
     again.close()

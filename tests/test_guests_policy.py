@@ -197,6 +197,35 @@ def test_host_sees_the_list_on_join_and_withdrawn_requests(room: Room, guests: G
     assert guests.pending == {}
 
 
+def test_a_guest_gone_past_its_grace_is_forgotten_and_a_kicked_one_stays_banned(
+    room: Room, guests: Guests, host: Peer, clock: Clock
+) -> None:
+    ada = join(room, guests)
+    room.dispatch(host, GuestSetAccess(guest_id="guest0001", access="trusted"))
+    bob = join(room, guests, guest_id="guest0002")
+    room.dispatch(host, GuestKick(guest_id="guest0002"))
+    room.leave(bob.id)
+    room.leave(ada.id)
+    guests.admit(GuestJoin(guest_id="guest0003", secret="t" * 20, name="Cy", color="#112233"))
+    clock.now += guests.forget_after - 1
+    assert guests.expire() == [] and set(guests.guests) == {"guest0001", "guest0002", "guest0003"}
+    back = join(room, guests)
+    assert back.access is Access.TRUSTED, "back within the grace: still itself"
+    clock.now += 1
+    effects = guests.expire()
+    assert set(guests.guests) == {"guest0001"} and guests.guest_list().guests[0].guest_id == "guest0001"
+    assert sent(effects, "guests"), "the hosts see the shorter list"
+    room.leave(back.id)
+    clock.now += guests.forget_after
+    guests.expire()
+    assert guests.guests == {}
+    assert guests.admit(GuestJoin(guest_id="guest0002", secret="s" * 20, name="Bob", color="#112233")) == (
+        "the host removed you from this room"
+    )
+    again = guests.admit(GuestJoin(guest_id="guest0001", secret="x" * 20, name="Ada", color="#112233"))
+    assert isinstance(again, Peer) and again.access is Access.VIEW, "forgotten: a new guest"
+
+
 def test_the_host_is_shown_the_whole_prompt_with_its_length_and_digest(room: Room, guests: Guests, host: Peer) -> None:
     guests.default_access = Access.EDIT
     guest = join(room, guests)

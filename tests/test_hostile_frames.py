@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any, ClassVar, Literal
@@ -70,6 +72,15 @@ def hostile_frames(depth: int) -> list[str]:
     ]
 
 
+async def refused_then_pong(client: HostClient | Guest, raw: str) -> None:
+    """`raw` gets one `error`, and a ping right after gets its pong."""
+    await client.send(raw)
+    error = await client.expect("error")
+    assert "too deep" in error["message"] or "too many values" in error["message"], error
+    await client.send({"t": "ping"})
+    await client.expect("pong")
+
+
 async def joined_guest(served: InProcessServer) -> Guest:
     guest = await Guest(served.room_link, name="Ada", color="#3366aa").connect()
     await guest.expect("access")
@@ -81,22 +92,14 @@ async def test_deep_frames_on_the_host_socket_get_an_error_and_the_socket_stays(
     served: InProcessServer, host_client: HostClient, depth: int
 ) -> None:
     for raw in hostile_frames(depth):
-        await host_client.send(raw)
-        error = await host_client.expect("error")
-        assert "too deep" in error["message"] or "too many values" in error["message"], error
-        await host_client.send({"t": "ping"})
-        await host_client.expect("pong")
+        await refused_then_pong(host_client, raw)
 
 
 async def test_deep_frames_on_a_guest_channel_get_an_error_and_the_channel_stays(served: InProcessServer) -> None:
     guest = await joined_guest(served)
     for depth in DEPTHS:
         for raw in hostile_frames(depth):
-            await guest.send(raw)
-            error = await guest.expect("error")
-            assert "too deep" in error["message"] or "too many values" in error["message"], error
-            await guest.send({"t": "ping"})
-            await guest.expect("pong")
+            await refused_then_pong(guest, raw)
     await guest.close()
 
 
@@ -141,3 +144,64 @@ async def test_a_host_too_slow_to_read_is_closed_once(served: InProcessServer, h
     with pytest.raises(ConnectionError, match=str(CLOSE_TOO_SLOW)):
         while True:
             await host_client.next_frame()
+
+
+async def test_dropped_mcp_streams_and_a_nul_in_a_header_are_no_tracebacks(
+    served: InProcessServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    server: Any = served.server
+    url = f"{served.base_url}/mcp/board"
+    headers = {"Authorization": f"Bearer {server.board_mcp.secret_for('s1')}", "Accept": "text/event-stream"}
+    # The event-stream library the MCP server uses starts one watcher task per loop, and keeps it.
+    tasks_before = len(asyncio.all_tasks()) + 1
+    async with aiohttp.ClientSession() as session:
+        for _ in range(5):
+            # An agent's MCP client opens its event stream and goes away without a word.
+            response = await session.get(url, headers=headers)
+            assert response.status == 200 and response.headers["Content-Type"].startswith("text/event-stream")
+            response.close()
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+    writer.write(b"GET /api/health HTTP/1.1\r\nHost: x\r\nX-Probe: a\x00b\r\n\r\n")
+    assert (await reader.readline()).startswith(b"HTTP/1.0 400")
+    writer.close()
+    async with asyncio.timeout(15):
+        # Each stream's handler notices its client left and ends (within a second or so).
+        while len(asyncio.all_tasks()) > tasks_before:
+            await asyncio.sleep(0.05)
+    assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
+    assert [r.getMessage() for r in caplog.records if r.name == "aiohttp.server"] == [
+        "refused a malformed HTTP request (400: Invalid header value char)"
+    ]
+
+
+async def test_presence_sent_fast_or_fat_costs_the_others_the_same(served: InProcessServer) -> None:
+    sender, watcher = await joined_guest(served), await joined_guest(served)
+    relayed: list[float] = []
+    watcher.listeners.append(
+        lambda f: (
+            relayed.append(f["state"]["cursor"]["x"])
+            if f.get("t") == "awareness" and f.get("state") and f["peer"] != watcher.welcome["peerId"]
+            else None
+        )
+    )
+    fat = {"name": "a", "color": "#aabbcc", "selection": ["x" * 32] * 200, "cursor": {"x": -1, "y": 0}}
+    start = time.monotonic()
+    for i in range(100):
+        await sender.send(
+            {"t": "awareness", "state": fat if i % 2 else {**fat, "selection": [], "cursor": {"x": i, "y": 0}}}
+        )
+        await asyncio.sleep(max(0.0, start + (i + 1) / 100 - time.monotonic()))
+    elapsed = time.monotonic() - start
+    await sender.send({"t": "ping"})
+    await sender.expect("pong")
+    refused = [f for f in sender.seen if f["t"] == "error" and f.get("ref") == "awareness"]
+    assert len(refused) == 50 and "selection" in refused[0]["message"]
+    await watcher.send({"t": "ping"})
+    await watcher.expect("pong")
+    async with asyncio.timeout(5):
+        while not relayed or relayed[-1] != 98:
+            await watcher.next_frame()
+    # At most one state per 50 ms reached the other guest, the latest one last, none of the fat ones.
+    assert len(relayed) <= elapsed / 0.05 + 2 and -1 not in relayed, relayed
+    await sender.close()
+    await watcher.close()

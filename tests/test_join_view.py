@@ -37,6 +37,25 @@ def test_new_text_is_written_as_it_arrives_and_only_once() -> None:
     assert view.feed({"t": "agent-event", "sessionId": "s1", "event": end}) == "[Demo] turn cancelled\n"
 
 
+def test_a_long_session_leaves_only_its_current_turn_behind() -> None:
+    view = ThreadView()
+    view.feed({"t": "welcome", "sessions": [{"id": "s1", "agentLabel": "Demo", "title": ""}]})
+    seq = 0
+    for turn in range(200):
+        seq += 1
+        prompt = {"seq": seq, "kind": "turn", "text": f"prompt {turn}", "author": "Ada", "time": 0}
+        assert view.feed({"t": "agent-event", "sessionId": "s1", "event": prompt}).endswith(f"Ada: prompt {turn}\n")
+        for word in range(20):
+            seq += 1
+            assert view.feed(chunk(seq, f"w{word} ")) == ("[Demo] agent: w0 " if word == 0 else f"w{word} ")
+        seq += 1
+        view.feed({"t": "agent-event", "sessionId": "s1", "event": {"seq": seq, "kind": "turn-end"}})
+    assert len(view.threads["s1"]["items"]) <= 2 and len(view.shown) <= 2
+    assert view.feed(chunk(seq - 1, "late")) == "", "an event already seen is not written again"
+    view.feed({"t": "agent-removed", "sessionId": "s1"})
+    assert (view.threads, view.labels, view.shown) == ({}, {}, {})
+
+
 async def read_until(proc: subprocess.Popen[str], needle: str, output: list[str]) -> None:
     assert proc.stdout is not None
     async with asyncio.timeout(TIMEOUT):

@@ -51,6 +51,13 @@ def git(root: Path, *args: str) -> None:
     subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True)
 
 
+def new_repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    init_repo(root)
+    return root
+
+
 def init_repo(root: Path) -> None:
     git(root, "init", "-q")
     git(root, "config", "user.email", "test@example.com")
@@ -196,9 +203,7 @@ def test_no_path_yields_content_outside_the_set(tree: SharedSet, path: str) -> N
 
 
 def test_git_lists_tracked_and_untracked_but_not_ignored(tmp_path: Path) -> None:
-    root = tmp_path / "repo"
-    root.mkdir()
-    init_repo(root)
+    root = new_repo(tmp_path)
     write(root, ".gitignore", "*.tmp\nnode_modules/\n")
     write(root, "tracked.py", "x")
     write(root, "forced.tmp", "x")
@@ -241,9 +246,7 @@ def git_children(root: Path) -> list[str]:
 
 
 def test_names_git_did_not_list_are_judged_by_one_git_process_and_fresh_rules(tmp_path: Path) -> None:
-    root = tmp_path / "repo"
-    root.mkdir()
-    init_repo(root)
+    root = new_repo(tmp_path)
     write(root, ".gitignore", "build/\n*.log\n!keep.log\n")
     write(root, "src/a.py", "x")
     shared = SharedSet(root)

@@ -93,9 +93,11 @@ async def _signal(args: argparse.Namespace) -> int:
 
     from canvasrelay.server import rendezvous, rendezvous_redis
     from canvasrelay.server.app import WEB_DIST
+    from canvasrelay.server.http_log import one_line_refusals
     from canvasrelay.server.static_assets import add_static_routes
     from canvasrelay.server.turn_credentials import TurnConfig, TurnConfigError
 
+    one_line_refusals()
     turn = None
     if args.turn_secret_file is not None:
         try:
@@ -152,6 +154,8 @@ def _summary(frame: dict[str, Any]) -> str | None:
         return f"your {frame.get('ref')} was {frame.get('outcome')}"
     if kind == "gap":
         return f"resyncing: {frame.get('reason')}"
+    if kind == "restarting":
+        return "the host is restarting; reconnecting"
     return None
 
 
@@ -160,7 +164,7 @@ async def _join(args: argparse.Namespace) -> int:
     from canvasrelay.client.join_view import ThreadView
 
     try:
-        guest = Guest(args.link, name=args.name, color=args.color, relay_only=args.relay_only or None)
+        guest = Guest(args.link, name=args.name, color=args.color, record=False, relay_only=args.relay_only or None)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
 

@@ -84,6 +84,7 @@ class Guest:
         guest_id: str | None = None,
         secret: str | None = None,
         reconnect: bool = True,
+        record: bool = True,
         relay_only: bool | None = None,
     ) -> None:
         self.link = link if isinstance(link, RoomLink) else RoomLink.parse(link)
@@ -96,6 +97,9 @@ class Guest:
         self.guest_id = guest_id or b64url(secrets.token_bytes(12))
         self.secret = secret or b64url(secrets.token_bytes(24))
         self.reconnect = reconnect
+        self.record = record
+        """Keep every frame in `seen` and `frames` (for a script that reads them); without it, only
+        the listeners hear them, and a long-running guest holds nothing."""
         self.key = signal_crypto.signal_key(self.link.key)
         self.state = "idle"
         self.last_seq: int | None = None
@@ -326,7 +330,8 @@ class Guest:
             self.state = "refused"
             self._refusal = str(frame.get("reason") or frame.get("message"))
             self._closing = True
-        self.seen.append(frame)
-        self.frames.put_nowait(frame)
+        if self.record:
+            self.seen.append(frame)
+            self.frames.put_nowait(frame)
         for listener in self.listeners:
             listener(frame)

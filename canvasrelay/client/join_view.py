@@ -2,8 +2,10 @@
 
 Each session's events are folded with `session_log`, the same reducer every screen uses, and
 only what changed since the last frame is written: a message grows by its new text, a tool or a
-permission gets a line when it appears and when its status changes. Sans-I/O: `feed` returns the
-text to write, so it is tested without a terminal.
+permission gets a line when it appears and when its status changes. Only the current turn can
+still change, so the items of earlier turns are let go once written: what the view holds stays
+the size of one turn per session, however long it runs. Sans-I/O: `feed` returns the text to
+write, so it is tested without a terminal.
 """
 
 from __future__ import annotations
@@ -40,7 +42,10 @@ class ThreadView:
             self._head(frame.get("meta") or {})
             return ""
         if kind == "agent-removed":
-            self.threads.pop(str(frame.get("sessionId")), None)
+            session_id = str(frame.get("sessionId"))
+            self.threads.pop(session_id, None)
+            self.labels.pop(session_id, None)
+            self._forget_shown(session_id, set())
             return ""
         session_id = str(frame.get("sessionId"))
         if kind == "agent-event":
@@ -54,11 +59,16 @@ class ThreadView:
             if isinstance(event, dict) and isinstance(event.get("seq"), int):
                 session_log.apply(thread, event)
         items = thread["items"]
-        start = 0
-        if kind == "agent-event":
-            # A live event changes only the current turn's items: from the last prompt on.
-            start = next((i for i in range(len(items) - 1, -1, -1) if items[i]["type"] == "user"), 0)
-        return "".join(self._render(session_id, item) for item in items[start:])
+        current = _current_turn(items)
+        # A live event changes only the current turn's items: from the last prompt on.
+        text = "".join(self._render(session_id, item) for item in items[current if kind == "agent-event" else 0 :])
+        del items[:current]
+        self._forget_shown(session_id, {(session_id, item["type"], item["seq"]) for item in items})
+        return text
+
+    def _forget_shown(self, session_id: str, kept: set[tuple[str, str, int]]) -> None:
+        for key in [key for key in self.shown if key[0] == session_id and key not in kept]:
+            del self.shown[key]
 
     def line(self, text: str) -> str:
         """A line of something else (a notice), after ending any message that was streaming."""
@@ -98,6 +108,11 @@ class ThreadView:
         if status is None:
             return ""
         return self.line(f"[{label}] {status}")
+
+
+def _current_turn(items: list[dict[str, Any]]) -> int:
+    """Where the current turn's items begin: at the last prompt."""
+    return next((i for i in range(len(items) - 1, -1, -1) if items[i]["type"] == "user"), 0)
 
 
 def _status(item: dict[str, Any]) -> str | None:

@@ -444,6 +444,19 @@ class Sessions:
         notice = AgentCompacted(session_id=session_id, after=after, through=through)
         return [RewriteEvents(session_id, after, through, events), Broadcast(notice)]
 
+    def interrupt(self) -> list[AnyEffect]:
+        """The server stops: every running turn ends as interrupted, now, for everyone to see (a
+        restart finds it ended and runs what was queued)."""
+        effects: list[AnyEffect] = []
+        for session in self.sessions.values():
+            for request_id in list(session.pending):
+                effects += self._resolve(session, request_id, None, "cancelled")
+            if session.turn_open:
+                # Not compacted: the store's reader stops with the server.
+                effects += self._append(session, {"kind": "turn-end", "interrupted": True})
+                session.turn_from = None
+        return effects
+
     def failed(self, session_id: str, error_text: str) -> list[AnyEffect]:
         """The agent failed outside a turn (starting at create, or a config change): the log shows
         it as an ended turn with the error, the one place every screen shows errors; during a turn

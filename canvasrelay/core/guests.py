@@ -44,6 +44,9 @@ MAX_PENDING_PER_GUEST = 8
 """A guest cannot bury the host in requests."""
 CLOSE_KICKED = 4403
 PEER_PREFIX = "guest-"
+FORGET_AFTER = 60.0
+"""A guest gone this long (counted from when it left the room, after the hub's own resume grace)
+is forgotten: its name, its own access and grants. A kicked guest's id stays banned."""
 
 
 @dataclass
@@ -56,6 +59,8 @@ class Guest:
     granted_terminals: set[str] = field(default_factory=set)
     connected: bool = False
     latency_ms: float | None = None
+    away_since: float | None = None
+    """When it left the room (or was admitted without joining yet); None while it is there."""
 
 
 @dataclass(frozen=True)
@@ -103,10 +108,12 @@ class Guests:
         room: Room,
         clock: Callable[[], float] = time.monotonic,
         approval_ttl: float = APPROVAL_TTL,
+        forget_after: float = FORGET_AFTER,
     ) -> None:
         self.room = room
         self.clock = clock
         self.approval_ttl = approval_ttl
+        self.forget_after = forget_after
         self.default_access = Access.VIEW
         self.guests: dict[str, Guest] = {}
         self.banned: set[str] = set()
@@ -130,7 +137,7 @@ class Guests:
             return "the host removed you from this room"
         guest = self.guests.get(join.guest_id)
         if guest is None:
-            guest = Guest(join.guest_id, _hash(join.secret), join.name, join.color)
+            guest = Guest(join.guest_id, _hash(join.secret), join.name, join.color, away_since=self.clock())
             self.guests[join.guest_id] = guest
         elif not hmac.compare_digest(guest.secret_hash, _hash(join.secret)):
             return "that guest id belongs to someone else"
@@ -213,14 +220,25 @@ class Guests:
         return {"approvals": [self._request(a) for a in self.pending.values()]}
 
     def expire(self) -> list[AnyEffect]:
+        """Called every second or so: requests nobody answered in time, and guests long gone."""
         now = self.clock()
-        effects: list[AnyEffect] = []
+        effects: list[AnyEffect] = self._forget(now)
         for approval in [a for a in self.pending.values() if a.expires_at <= now]:
             del self.pending[approval.id]
             ref = approval.frame.t
             effects.append(error(approval.peer_id, f"request expired: the host did not answer your {ref} in time", ref))
             effects += self._resolved(approval, "expired")
         return effects
+
+    def _forget(self, now: float) -> list[AnyEffect]:
+        gone = [
+            g.guest_id
+            for g in self.guests.values()
+            if g.away_since is not None and now - g.away_since >= self.forget_after
+        ]
+        for guest_id in gone:
+            del self.guests[guest_id]
+        return [self.to_hosts()] if gone else []
 
     def _answer(self, host: Peer, frame: ApprovalAnswer) -> list[AnyEffect]:
         approval = self.pending.get(frame.id)
@@ -318,6 +336,7 @@ class Guests:
         if guest is None:
             return []
         guest.connected = True
+        guest.away_since = None
         return [Send(peer.id, self._your_access(guest)), self.to_hosts()]
 
     def _left(self, peer: Peer) -> list[AnyEffect]:
@@ -326,6 +345,7 @@ class Guests:
             return []
         guest.connected = False
         guest.latency_ms = None
+        guest.away_since = self.clock()
         effects: list[AnyEffect] = []
         for approval in [a for a in self.pending.values() if a.peer_id == peer.id]:
             del self.pending[approval.id]

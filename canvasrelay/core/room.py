@@ -124,7 +124,7 @@ class Room:
         try:
             frame = parse_client_frame(raw)
         except FrameError as exc:
-            return [error(peer_id, str(exc))]
+            return [error(peer_id, str(exc), exc.ref)]
         return self.dispatch(peer, frame)
 
     def dispatch(self, peer: Peer, frame: ClientFrame) -> list[AnyEffect]:

@@ -25,7 +25,12 @@ _NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'[]{},"')
 
 
 class FrameError(Exception):
-    """An inbound frame that cannot be accepted; the message is safe to send back."""
+    """An inbound frame that cannot be accepted; the message is safe to send back. `ref` is the
+    frame's type when it was read that far (so the answer can say which frame it refuses)."""
+
+    def __init__(self, message: str, ref: str | None = None) -> None:
+        super().__init__(message)
+        self.ref = ref
 
 
 class Model(BaseModel):
@@ -144,7 +149,7 @@ def parse_client_frame(raw: str | bytes, max_bytes: int = MAX_FRAME_BYTES) -> Cl
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise FrameError(f"bad {kind} frame: {_describe(exc)}") from None
+        raise FrameError(f"bad {kind} frame: {_describe(exc)}", ref=kind) from None
 
 
 def frame_type(raw: str | bytes) -> str:

@@ -37,6 +37,14 @@ something that does not exist, or it clashes with the state it met."""
 
 
 @server_frame
+class Restarting(ServerFrame):
+    """To every peer as the server stops: the host is restarting, so keep reconnecting. What was
+    running was interrupted, as the sessions' logs say (their turn-end follows this frame)."""
+
+    t: Literal["restarting"] = "restarting"
+
+
+@server_frame
 class ErrorFrame(ServerFrame):
     t: Literal["error"] = "error"
     message: str

@@ -64,6 +64,8 @@ from canvasrelay.server.store import Store
 
 log = logging.getLogger(__name__)
 
+SHUTDOWN_GRACE = 0.5
+"""When the server stops, how long an agent may take to exit on its own before it is stopped."""
 CANCEL_GRACE = 15.0
 """How long an agent has to end a cancelled turn before canvas ends it without the agent."""
 STDERR_LOG = "agent-stderr.log"
@@ -120,6 +122,8 @@ class AgentHost:
         self._stopping: set[asyncio.Task[None]] = set()
         self._queue: asyncio.Queue[tuple[list[AnyEffect], asyncio.Future[None] | None]] = asyncio.Queue()
         self._pump_task: asyncio.Task[None] | None = None
+        self.shutting_down = False
+        """The server stops: the turns were ended as interrupted, so what the agents still say goes unheard."""
         self._route(room)
 
     # -- wiring ------------------------------------------------------------------------------
@@ -148,6 +152,7 @@ class AgentHost:
         runtime.handle(ResolvePermission, self._resolve)
         runtime.handle(RecordAnswer, self._record_answer)
         runtime.handle(StopSession, self._stop_session)
+        runtime.on_stopping(self.interrupt)
         runtime.on_close(self.close)
 
     def _ordered(self, handler: Any) -> Any:
@@ -200,6 +205,11 @@ class AgentHost:
             restored += self.core.next_queued(session_id)
         await self.run(restored)
 
+    async def interrupt(self) -> None:
+        """End every running turn as interrupted while the peers are still there to see it."""
+        self.shutting_down = True
+        await self.run(self.core.interrupt())
+
     async def close(self) -> None:
         """Stop every agent (stdin closed, then SIGTERM, then SIGKILL of its process group, each
         with a short grace), all at once, and wait until they are gone."""
@@ -209,7 +219,7 @@ class AgentHost:
             task.cancel()
         procs = list(self.procs.values())
         self.procs.clear()
-        await asyncio.gather(*(p.close() for p in procs), *self._stopping, return_exceptions=True)
+        await asyncio.gather(*(p.close(grace=SHUTDOWN_GRACE) for p in procs), *self._stopping, return_exceptions=True)
         await asyncio.gather(*self.turns.values(), return_exceptions=True)
         for task in list(self.tasks):
             task.cancel()
@@ -415,6 +425,8 @@ class AgentHost:
             task.add_done_callback(self._stopping.discard)
 
     def _on_update(self, session_id: str, update: dict[str, Any]) -> None:
+        if self.shutting_down:
+            return
         update = self.paths.value(update)
         self.rules.seen(session_id, update)
         self.pump(self.core.update(session_id, update))
@@ -425,6 +437,8 @@ class AgentHost:
             self.pump(self.core.options(session_id, options))
 
     async def _on_permission(self, session_id: str, request: dict[str, Any]) -> Choice | None:
+        if self.shutting_down:
+            return None
         # Only the tool call: the options' ids go back to the agent as they came.
         request = {**request, "toolCall": self.paths.value(request.get("toolCall"))}
         decision, choice = self.rules.verdict(session_id, request)

@@ -370,8 +370,9 @@ class AgentProcess:
             for option in self._config.get(session_id, [])
         ]
 
-    async def close(self) -> None:
-        """Stop the agent and everything it started (its process group), and wait for it."""
+    async def close(self, grace: float | None = None) -> None:
+        """Stop the agent and everything it started (its process group), and wait for it; `grace`
+        bounds each step (exiting on its own, then after SIGTERM, then after SIGKILL)."""
         if self._closed:
             return
         self._closed = True
@@ -379,7 +380,7 @@ class AgentProcess:
         if self._conn is not None:
             await self._conn.close()
         if self._proc is not None:
-            await _stop_group(self._proc, self._exited)
+            await _stop_group(self._proc, self._exited, grace or EXIT_GRACE, grace or TERM_GRACE)
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
@@ -708,20 +709,22 @@ def _mcp_servers(entries: Sequence[dict[str, Any]]) -> list[McpServer]:
     return [models.get(entry.get("type", ""), McpServerStdio).model_validate(entry) for entry in entries]
 
 
-async def _stop_group(proc: asyncio.subprocess.Process, exited: asyncio.Event) -> None:
+async def _stop_group(
+    proc: asyncio.subprocess.Process, exited: asyncio.Event, exit_grace: float, term_grace: float
+) -> None:
     """Let the agent exit on stdin EOF, then SIGTERM, then SIGKILL its whole process group."""
     with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(exited.wait(), EXIT_GRACE)
+        await asyncio.wait_for(exited.wait(), exit_grace)
     for sig in (signal.SIGTERM, signal.SIGKILL):
         if not _group_alive(proc.pid):
             break
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, sig)
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(_group_gone(proc.pid), TERM_GRACE)
+            await asyncio.wait_for(_group_gone(proc.pid), term_grace)
     # Only a process that left the group (setsid) can still hold the pipes open; don't wait on it.
     with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(proc.wait(), EXIT_GRACE)
+        await asyncio.wait_for(proc.wait(), exit_grace)
 
 
 async def _group_gone(pgid: int) -> None:

@@ -28,6 +28,7 @@ from canvasrelay.server.board_host import BoardHost
 from canvasrelay.server.board_mcp import BoardMcp
 from canvasrelay.server.canvas_dir import FolderLock
 from canvasrelay.server.file_host import FileHost
+from canvasrelay.server.http_log import one_line_refusals
 from canvasrelay.server.hub import Hub
 from canvasrelay.server.rendezvous import add_routes as add_rendezvous
 from canvasrelay.server.rule_book import RuleBook, load_user_rules, project_rules
@@ -40,6 +41,8 @@ from canvasrelay.server.transport_ws import host_socket
 log = logging.getLogger(__name__)
 
 WEB_DIST = Path(__file__).resolve().parents[1] / "web_dist"
+SHUTDOWN_TIMEOUT = 1.0
+"""Requests still running when the server stops (an event stream, an agent's MCP stream) get this long."""
 SECURITY_HEADERS = {
     "Referrer-Policy": "no-referrer",
     "X-Content-Type-Options": "nosniff",
@@ -92,6 +95,7 @@ class CanvasServer:
         self.guests = Guests(self.room)
         self.hub: Hub | None = None
         self.app = web.Application(middlewares=[_security_headers])
+        one_line_refusals()
         self.runner: web.AppRunner | None = None
         self.port = 0
         self.listening = asyncio.Event()
@@ -135,7 +139,7 @@ class CanvasServer:
         await self.agents.start()
         await self.files.start()
         self._routes()
-        self.runner = web.AppRunner(self.app, access_log=None)
+        self.runner = web.AppRunner(self.app, access_log=None, shutdown_timeout=SHUTDOWN_TIMEOUT)
         await self.runner.setup()
         site = web.TCPSite(self.runner, self.options.host, self.options.port)
         await site.start()
@@ -175,6 +179,12 @@ class CanvasServer:
         return "127.0.0.1" if self.options.host in ("0.0.0.0", "::", "") else self.options.host
 
     async def stop(self) -> None:
+        """Nobody new comes in; everyone there is told, what runs is interrupted and said so, then
+        everything stops at once."""
+        if self.runner is not None:
+            for site in list(self.runner.sites):
+                await site.stop()
+        await self.runtime.stopping()
         if self.hub is not None:
             await self.hub.stop()
         await self.runtime.close()

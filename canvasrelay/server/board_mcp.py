@@ -110,8 +110,18 @@ class BoardMcp:
         app.router.add_route("*", PATH, self.handle)
 
 
+DISCONNECT_POLL_S = 1.0
+"""aiohttp tells a handler nothing when its client goes; a stream waiting to send looks this often."""
+
+
+def _gone(request: web.Request) -> bool:
+    return request.transport is None or request.transport.is_closing()
+
+
 async def _asgi(asgi: Any, request: web.Request, body: bytes) -> web.StreamResponse:
-    """Run one request through an ASGI app, streaming its answer back."""
+    """Run one request through an ASGI app, streaming its answer back. A client that goes away
+    (an agent closing its event stream) is an `http.disconnect` for the app, as ASGI servers say,
+    not an error: what the app still sends goes nowhere."""
     sockname = request.transport.get_extra_info("sockname") if request.transport else None
     host, port = sockname[:2] if sockname else ("127.0.0.1", 0)
     scope = {
@@ -137,22 +147,30 @@ async def _asgi(asgi: Any, request: web.Request, body: bytes) -> web.StreamRespo
         if not sent_body:
             sent_body = True
             return {"type": "http.request", "body": body, "more_body": False}
-        await finished.wait()
+        while not finished.is_set() and not _gone(request):
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(finished.wait(), DISCONNECT_POLL_S)
         return {"type": "http.disconnect"}
 
     async def send(message: dict[str, Any]) -> None:
         nonlocal response
-        if message["type"] == "http.response.start":
-            response = web.StreamResponse(status=message["status"])
-            for key, value in message.get("headers", []):
-                name = key.decode("latin-1")
-                if name.lower() != "content-length":
-                    response.headers.add(name, value.decode("latin-1"))
-            await response.prepare(request)
-        elif message["type"] == "http.response.body" and response is not None:
-            await response.write(message.get("body", b""))
-            if not message.get("more_body"):
-                finished.set()
+        if finished.is_set():
+            return
+        try:
+            if message["type"] == "http.response.start":
+                response = web.StreamResponse(status=message["status"])
+                for key, value in message.get("headers", []):
+                    name = key.decode("latin-1")
+                    if name.lower() != "content-length":
+                        response.headers.add(name, value.decode("latin-1"))
+                await response.prepare(request)
+            elif message["type"] == "http.response.body" and response is not None:
+                await response.write(message.get("body", b""))
+                if not message.get("more_body"):
+                    await response.write_eof()
+                    finished.set()
+        except ConnectionResetError:
+            finished.set()
 
     try:
         await asgi(scope, receive, send)
@@ -160,7 +178,6 @@ async def _asgi(asgi: Any, request: web.Request, body: bytes) -> web.StreamRespo
         finished.set()
     if response is None:
         return web.json_response({"error": "the board tools gave no answer"}, status=500)
-    await response.write_eof()
     return response
 
 

@@ -61,6 +61,8 @@ INBOUND_QUEUE = 64
 LATENCY_EVERY = 5.0
 SIGNAL_RETRY_MAX = 10.0
 SDP_MAX = 32 * 1024
+LAST_WORD_S = 0.5
+"""How long a stopping hub waits for the guests' last frames to leave."""
 REFUSALS_PER_SECOND = 2.0
 REFUSAL_BURST = 10.0
 
@@ -126,11 +128,19 @@ class Hub:
     async def stop(self) -> None:
         for task in list(self._tasks):
             await cancelled(task)
-        for guest in list(self.live.values()):
-            if guest.pc is not None:
-                await guest.pc.close()
-        for pc in list(self._answering):
-            await pc.close()
+        guests = list(self.live.values())
+        for guest in guests:
+            # Stopping is no farewell: the guests reconnect to the host once it is back.
+            guest.stream.closer = None
+        # The last frames (the host is restarting) leave before the channels close, briefly.
+        writing = [asyncio.ensure_future(guest.stream.written()) for guest in guests]
+        if writing:
+            await asyncio.wait(writing, timeout=LAST_WORD_S)
+        await asyncio.gather(
+            *(guest.pc.close() for guest in guests if guest.pc is not None),
+            *(pc.close() for pc in list(self._answering)),
+            return_exceptions=True,
+        )
         if self._ws is not None:
             await self._ws.close()
         if self._session is not None:

@@ -41,6 +41,7 @@ HEARTBEAT = 20.0
 CLOSE_POLICY = 4408
 CLOSE_BAD_TOPIC = 4400
 CLOSE_FULL = 4429
+CLOSE_GOING_AWAY = 1001
 
 _TOPIC = re.compile(r"^[A-Za-z0-9_-]{43}$")
 
@@ -171,6 +172,11 @@ class Rendezvous:
         self.metrics.redis_ready.set(1 if up else 0)
         return up
 
+    async def close_all(self, _app: web.Application | None = None) -> None:
+        """The server stops: every socket is told (going away) rather than left for the server to cut."""
+        open_sockets = [socket.ws for peers in self.topics.values() for socket in peers]
+        await asyncio.gather(*(ws.close(code=CLOSE_GOING_AWAY, message=b"stopping") for ws in open_sockets))
+
     async def handler(self, request: web.Request) -> web.WebSocketResponse:
         ws = web.WebSocketResponse(heartbeat=HEARTBEAT, max_msg_size=MAX_ENVELOPE_BYTES)
         name = request.query.get("topic", "")
@@ -262,6 +268,7 @@ def add_routes(app: web.Application, rendezvous: Rendezvous | None = None) -> Re
         await rendezvous.close()
 
     app.on_startup.append(start)
+    app.on_shutdown.append(rendezvous.close_all)
     app.on_cleanup.append(close)
     return rendezvous
 

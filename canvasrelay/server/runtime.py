@@ -20,7 +20,7 @@ from canvasrelay.core.effects import AnyEffect, Broadcast, Close, Effect, Multic
 from canvasrelay.core.room import Peer, Room
 from canvasrelay.protocol import ServerFrame, encode
 from canvasrelay.protocol.base import frame_type
-from canvasrelay.protocol.core import ErrorFrame
+from canvasrelay.protocol.core import ErrorFrame, Restarting
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +51,9 @@ class Runtime:
         self._handlers: dict[type[Effect], Callable[[Any], Awaitable[None]]] = {}
         self._closers: list[Callable[[], Awaitable[None]]] = []
         self._broadcast_listeners: list[Callable[[ServerFrame], None]] = []
+        self._stopping_hooks: list[Callable[[], Awaitable[None]]] = []
+        self.closing = False
+        """Set once the server starts to stop: a peer connecting now is not let in."""
         self._commit = commit
         self._committed: asyncio.Future[None] | None = None
         """Set while rows wait for their commit: what is sent meanwhile waits in `_held`."""
@@ -91,6 +94,11 @@ class Runtime:
     def on_close(self, closer: Callable[[], Awaitable[None]]) -> None:
         self._closers.append(closer)
 
+    def on_stopping(self, hook: Callable[[], Awaitable[None]]) -> None:
+        """Run `hook` when the server starts to stop, while every peer is still connected (to tell
+        them what it interrupts)."""
+        self._stopping_hooks.append(hook)
+
     def on_broadcast(self, listener: Callable[[ServerFrame], None]) -> Callable[[], None]:
         """Call `listener` with every broadcast frame as it goes to the peers (it must only queue);
         returns what stops it. What a broadcast follows (a stored event) is done by then."""
@@ -98,6 +106,8 @@ class Runtime:
         return lambda: self._broadcast_listeners.remove(listener)
 
     async def connect(self, peer: Peer, transport: Transport) -> None:
+        if self.closing:
+            return
         self.transports[peer.id] = transport
         await self.run(self.room.join(peer))
 
@@ -115,7 +125,8 @@ class Runtime:
             log.exception("handling a %s frame from %s failed", kind, peer_id)
             transport = self.transports.get(peer_id)
             if transport is not None:
-                error = encode(ErrorFrame(message=f"the host failed to handle this {kind} frame", ref=kind))
+                what = "frame" if kind == "frame" else f"{kind} frame"
+                error = encode(ErrorFrame(message=f"the host failed to handle this {what}", ref=kind))
                 self._out(transport.send, error)
                 await self._flush()
 
@@ -165,12 +176,26 @@ class Runtime:
                 text = text if text is not None else encode(frame)
                 self._out(transport.send, text)
 
+    async def stopping(self) -> None:
+        """The server stops: every peer hears it first, then what was running is interrupted (and
+        said so) by the stopping hooks, all at once."""
+        self.closing = True
+        await self.run([Broadcast(Restarting())])
+        await _all(self._stopping_hooks)
+
     async def close(self) -> None:
-        """Say goodbye to every peer (1001, going away), then let each adapter stop its processes."""
-        for transport in list(self.transports.values()):
-            await transport.close(GOING_AWAY, "server stopping")
-        for closer in reversed(self._closers):
-            try:
-                await closer()
-            except Exception:
-                log.exception("error while shutting down")
+        """Say goodbye to every peer (1001, going away), then let every adapter stop its processes
+        at once: each has a short grace of its own, so the slowest one bounds the wait. Frames held
+        for a commit leave first."""
+        await self._flush()
+        await asyncio.gather(
+            *(transport.close(GOING_AWAY, "server stopping") for transport in list(self.transports.values())),
+            return_exceptions=True,
+        )
+        await _all(self._closers)
+
+
+async def _all(steps: list[Callable[[], Awaitable[None]]]) -> None:
+    for result in await asyncio.gather(*(step() for step in steps), return_exceptions=True):
+        if isinstance(result, BaseException):
+            log.error("error while shutting down", exc_info=result)

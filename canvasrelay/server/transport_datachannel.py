@@ -49,6 +49,8 @@ class GuestStream:
         self.closer: Callable[[int, str], Awaitable[None]] | None = None
         self._wake = asyncio.Event()
         self._drained = asyncio.Event()
+        self._written = asyncio.Event()
+        """Set while nothing waits to be written to the channel."""
         self._messages = 0
         self._writer: asyncio.Task[None] | None = None
 
@@ -72,6 +74,7 @@ class GuestStream:
             self.ring_bytes -= len(self.ring.popleft()[1])
         self.pending.append((seq, text))
         self.pending_bytes += len(text)
+        self._written.clear()
         if self.pending_bytes > MAX_PENDING_BYTES:
             self.overflowed = True
             self.pending.clear()
@@ -107,6 +110,11 @@ class GuestStream:
     def buffer_low(self) -> None:
         self._drained.set()
 
+    async def written(self) -> None:
+        """Until everything sent so far has left for the channel (for a last word before it closes)."""
+        if self.channel is not None and self.pending:
+            await self._written.wait()
+
     async def close(self, code: int, reason: str) -> None:
         if self.closer is not None:
             await self.closer(code, reason)
@@ -131,3 +139,4 @@ class GuestStream:
                 self._messages += 1
                 for message in chunks(f"[{first},{','.join(texts)}]", self._messages):
                     channel.send(message)
+            self._written.set()

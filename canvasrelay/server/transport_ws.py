@@ -19,7 +19,7 @@ from canvasrelay.protocol import MAX_FRAME_BYTES, FrameError
 from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.base import load_bounded
 from canvasrelay.server.background import cancelled
-from canvasrelay.server.runtime import Runtime
+from canvasrelay.server.runtime import GOING_AWAY, Runtime
 
 log = logging.getLogger(__name__)
 
@@ -142,6 +142,9 @@ def host_socket(runtime: Runtime, token_matches: Callable[[str], bool], own_orig
         origin = request.headers.get("Origin")
         if (origin is not None and origin not in own_origins) or not await _authenticate(ws, token_matches):
             await ws.close(code=CLOSE_UNAUTHORIZED, message=b"unauthorized")
+            return ws
+        if runtime.closing:
+            await ws.close(code=GOING_AWAY, message=b"server stopping")
             return ws
         peer = Peer(id=f"host-{next(_peer_numbers)}", access=Access.HOST, name="host")
         transport = WebSocketTransport(ws, request.transport)

@@ -1,6 +1,6 @@
 """Loop latency: the host's ping round trip while one guest storms the server.
 
-Run: `python -m tests.bench.loop_latency [--storm files|history|all] [--server-src DIR]`.
+Run: `python -m tests.bench.loop_latency [--storm files|history|awareness|all] [--server-src DIR]`.
 
 It starts `canvas serve` in its own process on a fresh git repository (500 files of 2 KB in `src/`,
 and, for the history storm, a stored session of 20,000 events), connects the host from this
@@ -9,7 +9,9 @@ while one guest, in a process of its own, storms the server:
 
 - files: an edit guest opens 3,000 names that do not exist (yet) in `src/` and the 500 real files,
   paced just under the inbound gate's rate, each open answered before the window moves on;
-- history: a view guest asks for the 20,000-event session's history 100 times a second for 15 s.
+- history: a view guest asks for the 20,000-event session's history 100 times a second for 15 s;
+- awareness: a view guest sends a 33 KB presence (200 items selected, 200 dragged) 100 times a
+  second for 15 s, while a second guest watches the room.
 
 It prints the host's ping p50/p99/max in each phase and how many storm requests were answered.
 `--server-src` runs the server from another source tree (e.g. an export of an earlier commit), so
@@ -27,15 +29,18 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from tests.support import HostClient, ServerProcess, open_paced
 
 REAL_FILES = 500
 MISSING_NAMES = 3000
 HISTORY_EVENTS = 20_000
-HISTORY_RATE = 100.0
-HISTORY_SECONDS = 15.0
+STORM_RATE = 100.0
+STORM_SECONDS = 15.0
+STORMS = ["files", "history", "awareness"]
 PING_EVERY_S = 0.02
 IDLE_SECONDS = 3.0
 
@@ -119,47 +124,82 @@ async def run(storm: str, server_src: str | None) -> None:
             server.stop()
 
 
+async def files_storm(guest: Any) -> tuple[int, str]:
+    names = [f"src/missing-{i}.txt" for i in range(MISSING_NAMES)] + [f"src/f{i}.txt" for i in range(REAL_FILES)]
+    answered = await open_paced(guest, names)
+    return len(names), f"{answered} answered"
+
+
+async def paced(guest: Any, frame: Callable[[int], dict[str, Any]]) -> int:
+    """`STORM_RATE` frames a second for `STORM_SECONDS`; returns how many were sent."""
+    count = int(STORM_RATE * STORM_SECONDS)
+    start = time.monotonic()
+    for i in range(count):
+        await guest.send(frame(i))
+        await asyncio.sleep(max(0.0, start + (i + 1) / STORM_RATE - time.monotonic()))
+    return count
+
+
+def counting(guest: Any, t: str) -> Callable[[], int]:
+    seen = 0
+
+    def on_frame(frame: dict[str, Any]) -> None:
+        nonlocal seen
+        seen += frame.get("t") == t
+
+    guest.listeners.append(on_frame)
+    return lambda: seen
+
+
+async def history_storm(guest: Any) -> tuple[int, str]:
+    pages = counting(guest, "agent-history")
+    sent = await paced(guest, lambda _: {"t": "agent-history-request", "sessionId": "big", "after": 0})
+    return sent, f"{pages()} history pages received"
+
+
+async def awareness_storm(guest: Any, link: str) -> tuple[int, str]:
+    from canvasrelay.client.guest import Guest
+
+    watcher = await Guest(link, name="watcher", color="#3366aa").connect()
+    relayed = counting(watcher, "awareness")
+    ids = [f"{i:064d}" for i in range(200)]
+    dragging = [{"id": item, "x": 1234567.125, "y": -1234567.125} for item in ids]
+
+    def fat(i: int) -> dict[str, Any]:
+        state = {"name": "storm", "color": "#aa3366", "cursor": {"x": i, "y": 0}, "selection": ids}
+        return {"t": "awareness", "state": {**state, "dragging": dragging}}
+
+    sent = await paced(guest, fat)
+    await watcher.close()
+    return sent, f"{relayed()} presence frames relayed to another guest"
+
+
 async def guest_storm(kind: str, link: str) -> None:
     from canvasrelay.client.guest import Guest
 
     guest = await Guest(link, name="storm", color="#aa3366").connect()
     await guest.expect("access")
     start = time.monotonic()
-    answered = 0
     if kind == "files":
-        names = [f"src/missing-{i}.txt" for i in range(MISSING_NAMES)] + [f"src/f{i}.txt" for i in range(REAL_FILES)]
-        answered = await open_paced(guest, names)
-        sent = len(names)
+        sent, outcome = await files_storm(guest)
+    elif kind == "history":
+        sent, outcome = await history_storm(guest)
     else:
-        pages = 0
-
-        def on_history(frame: dict[str, object]) -> None:
-            nonlocal pages
-            pages += frame.get("t") == "agent-history"
-
-        guest.listeners.append(on_history)
-        sent = int(HISTORY_RATE * HISTORY_SECONDS)
-        for i in range(sent):
-            await guest.send({"t": "agent-history-request", "sessionId": "big", "after": 0})
-            await asyncio.sleep(max(0.0, start + (i + 1) / HISTORY_RATE - time.monotonic()))
-        answered = pages
-    elapsed = time.monotonic() - start
-    print(
-        f"{sent} requests in {elapsed:.1f} s, {answered} {'answered' if kind == 'files' else 'history pages received'}"
-    )
+        sent, outcome = await awareness_storm(guest, link)
+    print(f"{sent} frames in {time.monotonic() - start:.1f} s, {outcome}")
     await guest.close()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--storm", choices=["files", "history", "all"], default="all")
+    parser.add_argument("--storm", choices=[*STORMS, "all"], default="all")
     parser.add_argument("--server-src", help="run the server from this source tree")
     parser.add_argument("--guest", nargs=2, metavar=("KIND", "LINK"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.guest:
         asyncio.run(guest_storm(*args.guest))
         return
-    for storm in ["files", "history"] if args.storm == "all" else [args.storm]:
+    for storm in STORMS if args.storm == "all" else [args.storm]:
         asyncio.run(run(storm, args.server_src))
 
 

@@ -1,4 +1,5 @@
-import type { ReactNode } from "react";
+import { type ReactNode, useEffect, useState } from "react";
+import { selectConnection } from "./room/roomState";
 import type { RoomStore } from "./room/roomStore";
 import { RoomContext, useRoomState, useRunRoom } from "./roomClient";
 import { chooseTheme, type ThemeChoice, useThemeChoice } from "./theme";
@@ -9,10 +10,28 @@ const THEMES: [ThemeChoice, string][] = [
   ["dark", "Dark theme"],
 ];
 
+const RESTARTING = "Host restarting — reconnecting";
+
+/** Whole seconds since `active` last turned true, counted once a second. */
+function useSecondsWhile(active: boolean): number {
+  const [seconds, setSeconds] = useState(0);
+  useEffect(() => {
+    if (!active) return;
+    const start = Date.now();
+    const timer = setInterval(() => setSeconds(Math.round((Date.now() - start) / 1000)), 1000);
+    return () => {
+      clearInterval(timer);
+      setSeconds(0);
+    };
+  }, [active]);
+  return seconds;
+}
+
 /**
  * The host's and the guests' page around the room: runs the store's connection, puts the store
- * in the context, and draws the bar across the top (the name, the connection's state, `bar`, the
- * colour scheme). `children` holds the page's `main` landmark.
+ * in the context, and draws the bar across the top (the name, the connection's state with, while
+ * the host restarts, the time since it said so, `bar`, the colour scheme). `children` holds the
+ * page's `main` landmark.
  */
 export function RoomPage<S extends string>({
   store,
@@ -26,14 +45,15 @@ export function RoomPage<S extends string>({
   children: ReactNode;
 }) {
   useRunRoom(store);
-  const state = useRoomState(store, (s) => s.connection);
+  const state = useRoomState(store, selectConnection);
+  const seconds = useSecondsWhile(state === "restarting");
   return (
     <RoomContext.Provider value={store}>
       <div className="shell">
         <header className="topbar">
           <h1 className="brand">canvas</h1>
           <span className={`status status-${state}`} data-testid="connection-state" role="status">
-            {labels[state]}
+            {state === "restarting" ? `${RESTARTING} (${seconds} s)` : labels[state]}
           </span>
           {bar}
           <ThemePicker />

@@ -308,6 +308,10 @@ export interface RequestPending {
   subject: string | null;
 }
 
+export interface Restarting {
+  t: "restarting";
+}
+
 export interface RoomSetAccess {
   t: "room-set-access";
   access: "view" | "edit" | "trusted";
@@ -441,6 +445,6 @@ export interface YourAccess {
 
 export type ClientFrame = AgentCancel | AgentConfig | AgentCreate | AgentHistoryRequest | AgentPermission | AgentPrompt | ApprovalAnswer | Auth | Awareness | BoardSyncRequest | BoardUpdate | FileClose | FileOpen | GuestJoin | GuestKick | GuestSetAccess | Ping | RoomSetAccess | TermClose | TermDetach | TermInput | TermList | TermOpen | TermResize | TerminalGrant | TreeWatch;
 
-export type ServerFrame = AgentCompacted | AgentEvent | AgentHistory | AgentMeta | AgentOptions | AgentRemoved | ApprovalRequest | ApprovalResolved | AwarenessOut | BoardSync | BoardUpdateOut | Bye | ErrorFrame | File | GuestList | HubProof | Pong | RequestPending | StreamGap | TermData | TermExit | Terminals | Tree | Welcome | YourAccess;
+export type ServerFrame = AgentCompacted | AgentEvent | AgentHistory | AgentMeta | AgentOptions | AgentRemoved | ApprovalRequest | ApprovalResolved | AwarenessOut | BoardSync | BoardUpdateOut | Bye | ErrorFrame | File | GuestList | HubProof | Pong | RequestPending | Restarting | StreamGap | TermData | TermExit | Terminals | Tree | Welcome | YourAccess;
 
 export type ServerFrameOf<T extends ServerFrame["t"]> = Extract<ServerFrame, { t: T }>;

@@ -26,6 +26,7 @@ ERROR_TEXT = {
     401: "The host token is missing or wrong.",
     404: "No such thing.",
     409: "It conflicts with the current state.",
+    413: "The body is larger than 1 MiB.",
     422: "A field is invalid; `details` lists each.",
     500: "Something failed inside canvas.",
 }
@@ -58,6 +59,9 @@ class Operation:
     errors: tuple[int, ...] = ()
     stream: str | None = None
     """A streamed response's media type (its body is not JSON)."""
+    stream_item: dict[str, Any] | None = None
+    """JSON Schema of one item of the stream (for `text/event-stream`, one event: its `event`, `id`
+    and `data` fields), as OpenAPI 3.2's `itemSchema`; 3.1 tools read `schema` so."""
 
     @property
     def operation_id(self) -> str:
@@ -118,7 +122,7 @@ def spec(operations: list[Operation]) -> dict[str, Any]:
             responses[str(op.status)] = {
                 "description": "A stream.",
                 "headers": version,
-                "content": {op.stream: {"schema": {"type": "string"}}},
+                "content": {op.stream: {"schema": op.stream_item or {"type": "string"}}},
             }
         elif op.response is None:
             responses[str(op.status)] = {"description": "Done.", "headers": version}
@@ -132,7 +136,7 @@ def spec(operations: list[Operation]) -> dict[str, Any]:
         if not op.public:
             codes.add(401)
         if op.body is not None:
-            codes |= {400, 422}
+            codes |= {400, 413, 422}
         if op.query is not None or op.body is not None:
             codes.add(422)
         if op.path_params:

@@ -35,6 +35,27 @@ from canvasrelay.server.rule_book import RuleBook
 if TYPE_CHECKING:
     from canvasrelay.server.app import CanvasServer
 
+EVENT_KINDS = ["turn", "chunk", "permission", "permission-resolved", "turn-end"]
+SSE_EVENT: dict[str, Any] = {
+    "type": "object",
+    "description": "One server-sent event: a session event (its kind as `event`, its seq as `id`), "
+    "or `deleted` once the session is gone.",
+    "required": ["data"],
+    "properties": {
+        "event": {"type": "string", "enum": [*EVENT_KINDS, "deleted"]},
+        "id": {"type": "string", "pattern": "^[0-9]{1,15}$"},
+        "data": {
+            "type": "string",
+            "contentMediaType": "application/json",
+            "contentSchema": {
+                "type": "object",
+                "properties": {"seq": {"type": "integer", "minimum": 1}, "kind": {"enum": EVENT_KINDS}},
+            },
+        },
+        "retry": {"type": "integer"},
+    },
+}
+"""What `text/event-stream` carries, event by event (the stream's comments are keep-alives)."""
 STREAM_BATCH = 200
 STREAM_QUEUE = 1000
 """Events a stream may fall behind the broadcast; further behind, it reads them from the store."""
@@ -160,6 +181,7 @@ def operations(server: CanvasServer) -> list[Operation]:
             "The session's events as server-sent events (id = seq), resuming after Last-Event-ID.",
             s,
             stream="text/event-stream",
+            stream_item=SSE_EVENT,
         ),
         Operation(
             "GET",

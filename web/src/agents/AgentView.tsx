@@ -4,7 +4,7 @@ import type { AgentInfo } from "../protocol.gen";
 import { outcomeText, ran, requestNoun } from "../room/requests";
 import { selectSession } from "../room/roomState";
 import { useAccess, useRoom, useRoomClient } from "../roomClient";
-import type { Item } from "./sessionLog";
+import { type Item, shownStatus } from "./sessionLog";
 import { contentKeys } from "../keys";
 import { renderMarkdown } from "./markdown";
 import { olderPage, type Session } from "./sessions";
@@ -130,14 +130,15 @@ export function AgentView({ refId, width, height }: FrameContentProps) {
   }
   // The head's, not the thread's: the thread may be folded from the newest pages only.
   const status = head.status;
+  const shown = shownStatus(status, thread?.items ?? NO_ITEMS);
   const queuedKeys = contentKeys(head.queued, (queued) => `${queued.author}\n${queued.text}`);
   const options = head.options as unknown as ConfigOption[];
   return (
     <div className="agent-view" style={{ width, height }} data-testid="agent-view" data-status={status}>
       <div className="agent-head">
         <strong>{head.agentLabel}</strong>
-        <span className={`agent-status agent-status-${status}`} data-testid="agent-status">
-          {status}
+        <span className={`agent-status agent-status-${shown}`} data-testid="agent-status">
+          {shown}
         </span>
         {options.map((option) => (
           <ConfigSelect key={option.id} option={option} disabled={!mayRun} onChange={(value) =>

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { advance, apply, empty, fold, type HeadState } from "./sessionLog";
+import { advance, apply, empty, fold, type HeadState, shownStatus } from "./sessionLog";
 
 const VECTORS = join(dirname(fileURLToPath(import.meta.url)), "../../../tests/vectors/session_log");
 const names = readdirSync(VECTORS).filter((name) => name.endsWith(".json")).sort();
@@ -52,4 +52,20 @@ describe("session log vectors", () => {
   }
 
   it("starts empty", () => expect(empty()).toEqual({ status: "idle", items: [], lastSeq: -1, turnOpen: false }));
+});
+
+describe("shownStatus", () => {
+  const turn = { seq: 1, kind: "turn", text: "go", author: "ann" };
+  it("says interrupted for a turn the server ended, until the next turn", () => {
+    const ended = fold([turn, { seq: 2, kind: "turn-end", interrupted: true }]);
+    expect(shownStatus(ended.status, ended.items)).toBe("interrupted");
+    const again = fold([turn, { seq: 2, kind: "turn-end", interrupted: true }, { ...turn, seq: 3 }]);
+    expect(shownStatus(again.status, again.items)).toBe("running");
+  });
+  it("says idle for a turn that simply ended, or was cancelled", () => {
+    for (const end of [{ seq: 2, kind: "turn-end" }, { seq: 2, kind: "turn-end", cancelled: true }]) {
+      const thread = fold([turn, end]);
+      expect(shownStatus(thread.status, thread.items)).toBe("idle");
+    }
+  });
 });

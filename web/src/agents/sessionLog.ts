@@ -287,3 +287,12 @@ function contentText(block: any): string {
   if (block.type === "resource_link") return "[" + (block.name ?? "") + "](" + (block.uri ?? "") + ")";
   return "";
 }
+
+/**
+ * What a session's status pill says: a session whose last turn the server interrupted (it stopped
+ * or restarted) reads "interrupted" until its next turn, so nobody takes it for finished.
+ */
+export function shownStatus(status: string, items: readonly Item[]): string {
+  const last = items.at(-1);
+  return status === "idle" && last?.type === "turn-end" && last.interrupted ? "interrupted" : status;
+}

@@ -2,7 +2,15 @@ import { describe, expect, it } from "vitest";
 import type { ServerFrame, Welcome } from "../protocol.gen";
 import { outcomeText } from "./requests";
 import { welcomeFrame } from "./testing";
-import { initialRoomState, receive, selectAccess, selectMayType, withConnection, type RoomState } from "./roomState";
+import {
+  initialRoomState,
+  receive,
+  selectAccess,
+  selectConnection,
+  selectMayType,
+  withConnection,
+  type RoomState,
+} from "./roomState";
 
 const DEMO = [{ id: "demo", label: "Demo agent", available: true, reason: null }];
 const welcome = (access: Welcome["access"] = "host") => welcomeFrame({ access, agents: DEMO });
@@ -161,5 +169,22 @@ describe("notices", () => {
     const state = fold([welcome("view"), ...errors, { t: "gap", after: 3, reason: "too far behind" }]);
     expect(state.notices.map((n) => n.text)).toEqual(["e3", "e4", "e5", "e6", "Catching up with the room…"]);
     expect(new Set(state.notices.map((n) => n.id)).size).toBe(5);
+  });
+});
+
+describe("a restart the server announces", () => {
+  it("reads as restarting while connected, then lost, until the next welcome", () => {
+    const told = fold([welcome(), { t: "restarting" }], initialRoomState("connected"));
+    expect(selectConnection(told)).toBe("restarting");
+    const lost = withConnection(told, "reconnecting");
+    expect(selectConnection(lost)).toBe("restarting");
+    const back = receive(withConnection(lost, "connected"), welcome());
+    expect(selectConnection(back)).toBe("connected");
+    expect(selectConnection(withConnection(back, "reconnecting"))).toBe("reconnecting");
+  });
+
+  it("gives way to a connection nothing reconnects from", () => {
+    const told = fold([welcome(), { t: "restarting" }], initialRoomState("connected"));
+    expect(selectConnection(withConnection(told, "unauthorized"))).toBe("unauthorized");
   });
 });

@@ -34,6 +34,8 @@ export interface Notice {
 export interface RoomState<S extends string = string> {
   /** The connection's own state: connecting, connected, reconnecting… */
   connection: S;
+  /** The server said it is restarting, and no welcome came since: a lost connection is that restart. */
+  restarting: boolean;
   /** The last welcome (room, cwd, agents), its `access` kept current by later `access` frames. */
   welcome: Welcome | null;
   /** The terminals the host gave us control of (an edit guest's grants). */
@@ -62,6 +64,7 @@ const NO_ASKS: readonly ClientFrame[] = [];
 export function initialRoomState<S extends string>(connection: S): RoomState<S> {
   return {
     connection,
+    restarting: false,
     welcome: null,
     grantedTerminals: [],
     terminals: [],
@@ -85,7 +88,12 @@ export function receive<S extends string>(before: RoomState<S>, frame: ServerFra
   switch (frame.t) {
     case "welcome":
       // A resync withdraws what was waiting (ADR 0004).
-      return withSessions({ ...state, welcome: frame, requests: [], approvals: frame.approvals }, frame);
+      return withSessions(
+        { ...state, restarting: false, welcome: frame, requests: [], approvals: frame.approvals },
+        frame,
+      );
+    case "restarting":
+      return { ...state, restarting: true };
     case "access":
       return {
         ...state,
@@ -148,6 +156,14 @@ function notice<S extends string>(state: RoomState<S>, text: string): RoomState<
 
 // -- selectors: each returns a part of the state or a primitive, so a component re-renders only
 // when what it reads changed.
+
+/** Connection states that no restart undoes: nothing reconnects from them. */
+const FINAL_CONNECTIONS: ReadonlySet<string> = new Set(["unauthorized", "refused"]);
+
+/** The connection's state as a person should read it: "restarting" while the host said so. */
+export function selectConnection<S extends string>(state: RoomState<S>): S | "restarting" {
+  return state.restarting && !FINAL_CONNECTIONS.has(state.connection) ? "restarting" : state.connection;
+}
 
 export function selectAccess(state: RoomState): Access | null {
   return state.welcome?.access ?? null;
