@@ -80,7 +80,9 @@ async def test_a_permission_after_the_turn_ended_leaves_the_session_idle(project
         await status_becomes(host, session_id, "waiting")
         await answer(host, session_id, events[-1]["requestId"], answer="once")
         await status_becomes(host, session_id, "idle")
-        await events_until(host, session_id, "chunk")
+        # The write's tool update comes first; the prompt goes once the agent said what it wrote.
+        while "Wrote 5 characters" not in said(await events_until(host, session_id, "chunk")):
+            pass
         assert "You said: next" in said(await prompt(host, session_id, "next"))
 
         # ordering 2: a late permission still open does not hold the next prompt; its turn-end closes it
