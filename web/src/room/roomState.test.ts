@@ -87,7 +87,7 @@ describe("a guest's requests", () => {
     const state = fold([
       welcome("edit"),
       pending("a1", "agent-prompt", "s1"),
-      { t: "error", message: "the host denied it", ref: "agent-prompt" },
+      { t: "error", message: "the host denied it", ref: "agent-prompt", kind: "invalid" },
       { t: "approval-resolved", id: "a1", ref: "agent-prompt", outcome: "denied" },
       pending("a2", "agent-prompt", "s1"),
       { t: "approval-resolved", id: "a2", ref: "agent-prompt", outcome: "approved" },
@@ -154,7 +154,7 @@ describe("the host's approvals", () => {
 
 describe("notices", () => {
   it("keep the last five, each with its own id", () => {
-    const errors: ServerFrame[] = Array.from({ length: 7 }, (_, i) => ({ t: "error", message: `e${i}`, ref: null }));
+    const errors: ServerFrame[] = Array.from({ length: 7 }, (_, i) => ({ t: "error", message: `e${i}`, ref: null, kind: "invalid" }));
     const state = fold([welcome("view"), ...errors, { t: "gap", after: 3, reason: "too far behind" }]);
     expect(state.notices.map((n) => n.text)).toEqual(["e3", "e4", "e5", "e6", "Catching up with the room…"]);
     expect(new Set(state.notices.map((n) => n.id)).size).toBe(5);
