@@ -102,7 +102,7 @@ def test_a_view_guest_may_not_edit_but_sees_and_is_seen() -> None:
     room.join(Peer("g", Access.VIEW, name="Guest", color="#112233"))
     effects = room.receive("g", frame("board-update", update=b64(note_update(Doc()))))
     assert isinstance(effects[0], Send) and isinstance(effects[0].frame, ErrorFrame)
-    assert "view access may not edit board" in effects[0].frame.message
+    assert "View access does not allow editing the board" in effects[0].frame.message
     assert board_room.board.to_json() == {}
     state = {"name": "Mallory", "color": "#ffffff", "cursor": {"x": 1, "y": 2}}
     effects = room.receive("g", frame("awareness", state=state))

@@ -135,7 +135,7 @@ async def test_view_guest_is_refused_everything(served: Served, host_client: Hos
     for frame in attempts:
         await guest.send(frame)
         refusal = await guest.expect("error", ref=frame["t"])
-        assert refusal["message"].startswith("refused"), refusal
+        assert "does not allow" in refusal["message"], refusal
     await guest.send({"t": "ping"})
     await guest.expect("pong")
     assert served.ran == []
@@ -163,12 +163,11 @@ async def test_edit_prompt_needs_the_host(served: Served, host_client: HostClien
     await guest.send({"t": "x-prompt", "text": "deny me"})
     request = await host_client.expect("approval-request", text="deny me")
     await host_client.send({"t": "approval-answer", "id": request["id"], "answer": "deny"})
-    assert (await guest.expect("error", ref="x-prompt"))["message"] == "the host denied your x-prompt"
+    await guest.expect("approval-resolved", id=request["id"], outcome="denied")
 
     served.server.guests.approval_ttl = 0.5
     await guest.send({"t": "x-prompt", "text": "nobody answers"})
-    expired = await guest.expect("error", ref="x-prompt", timeout=5)
-    assert "expired" in expired["message"]
+    await guest.expect("approval-resolved", outcome="expired", timeout=5)
     await host_client.expect("approval-resolved", outcome="expired")
     served.server.guests.approval_ttl = 60.0
 
@@ -178,7 +177,7 @@ async def test_edit_prompt_needs_the_host(served: Served, host_client: HostClien
     await guest.expect("access", access="trusted")
     await guest.send({"t": "x-prompt", "text": "directly"})
     await guest.send({"t": "x-permission"})
-    assert "refused" in (await guest.expect("error", ref="x-permission"))["message"]
+    assert "does not allow" in (await guest.expect("error", ref="x-permission"))["message"]
     assert served.ran == [
         "draw by Ada",
         "prompt please fix the tests by Ada",
@@ -242,7 +241,7 @@ async def test_bad_frames_get_errors_and_the_channel_stays(served: Served) -> No
     assert "bad x-prompt frame" in (await guest.expect("error"))["message"]
     big = json.dumps({"t": "x-prompt", "text": "é" * 300_000}, ensure_ascii=False)
     await guest.send(big)
-    assert (await guest.expect("error", ref="x-prompt"))["message"].startswith("refused")
+    assert "does not allow" in (await guest.expect("error", ref="x-prompt"))["message"]
     await guest.send(json.dumps({"t": "x-prompt", "text": "a" * (2 << 20)}))
     assert "too large" in (await guest.expect("error"))["message"]
     guest.channel.send('{"t":"chunk","id":1,"more":"yes"}')  # type: ignore[union-attr]
@@ -321,7 +320,7 @@ async def test_an_edit_guest_opens_a_real_terminal_once_approved(served: Served,
     await guest.send({"t": "term-open", "id": "gt1", "cols": 80, "rows": 24})
     request = await host_client.expect("approval-request", what="term-open")
     await guest.send({"t": "term-input", "id": "gt1", "data": "echo nope\n"})
-    assert "refused" in (await guest.expect("error", ref="term-input"))["message"]
+    assert "does not allow" in (await guest.expect("error", ref="term-input"))["message"]
     await host_client.send({"t": "approval-answer", "id": request["id"], "answer": "approve"})
     await guest.expect("term-data", id="gt1")
     await host_client.send({"t": "terminal-grant", "guestId": guest.guest_id, "terminalId": "gt1", "granted": True})

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from canvasrelay.core.guests import Guests
 from canvasrelay.core.room import Peer, Room, RoomInfo
 from canvasrelay.core.terminals import AttachTerminal, StartTerminal, TerminalRoom, WriteTerminal
 from canvasrelay.protocol import encode
@@ -25,7 +26,7 @@ pytestmark = pytest.mark.timeout(60)
 
 def make_room() -> tuple[Room, TerminalRoom, dict[Access, Peer]]:
     room = Room(RoomInfo(room_id="r", key="k", host_public_key="h", cwd="/tmp"))
-    terminals = TerminalRoom(room)
+    terminals = TerminalRoom(room, Guests(room))
     peers = {access: Peer(id=access.value, access=access) for access in Access}
     for peer in peers.values():
         room.join(peer)
@@ -42,7 +43,9 @@ def refused(effects: list[object]) -> str | None:
 
 def test_who_may_start_a_shell() -> None:
     room, _, peers = make_room()
-    assert "view access may not run on host" in (refused(room.receive("view", '{"t":"term-open","id":"a"}')) or "")
+    assert "View access does not allow running things" in (
+        refused(room.receive("view", '{"t":"term-open","id":"a"}')) or ""
+    )
     assert "approval" in (refused(room.receive("edit", '{"t":"term-open","id":"a"}')) or "")
     started = room.receive("trusted", '{"t":"term-open","id":"a","cols":100,"rows":30}')
     assert StartTerminal("a", 100, 30, "trusted") in started
@@ -65,8 +68,8 @@ def test_who_may_type() -> None:
     typing = '{"t":"term-input","id":"a","data":"ls\\r"}'
     assert room.receive("host", typing) == [WriteTerminal("a", "ls\r", "host")]
     assert room.receive("trusted", typing) == [WriteTerminal("a", "ls\r", "trusted")]
-    assert "view access may not type terminal" in (refused(room.receive("view", typing)) or "")
-    assert "edit access may not type terminal" in (refused(room.receive("edit", typing)) or "")
+    assert "View access does not allow typing in a terminal" in (refused(room.receive("view", typing)) or "")
+    assert "Edit access does not allow typing in a terminal" in (refused(room.receive("edit", typing)) or "")
     # The host grants an edit guest control of one terminal: that one only, until revoked.
     peers[Access.EDIT].granted_terminals.add("a")
     assert room.receive("edit", typing) == [WriteTerminal("a", "ls\r", "edit")]
@@ -83,7 +86,7 @@ def test_who_may_type() -> None:
 def test_bad_terminal_frames_are_refused_by_name() -> None:
     room, _, _ = make_room()
     cases = {
-        '{"t":"term-input","id":"nope","data":"x"}': "no terminal nope",
+        '{"t":"term-input","id":"nope","data":"x"}': "That terminal is gone",
         '{"t":"term-open","id":"../x"}': "id",
         '{"t":"term-open","id":"a","cols":0}': "cols",
         '{"t":"term-open","id":"a","rows":100000}': "rows",
@@ -188,7 +191,9 @@ async def test_exit_code_is_sent(host: HostClient) -> None:
             await screen.pump(15)
     assert screen.exit_code == 7
     listing = [frame for frame in host.seen if frame["t"] == "terminals"][-1]
-    assert listing["terminals"] == [{"id": "t1", "running": False, "exitCode": 7}]
+    assert listing["terminals"] == [
+        {"id": "t1", "name": "Terminal 1", "running": False, "exitCode": 7, "controllers": []}
+    ]
     await host.send({"t": "term-input", "id": "t1", "data": "echo\r"})
     assert "has ended" in (await host.expect("error"))["message"]
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import PurePath
 from typing import Any, Generic, TypeVar
 
 from canvasrelay.core.effects import AnyEffect, Send
@@ -16,6 +17,7 @@ from canvasrelay.core.policy import Decision, Request, decide, denial_reason
 from canvasrelay.protocol import ClientFrame, FrameError, parse_client_frame
 from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.core import AgentInfo, ErrorFrame, ErrorKind, Ping, Pong, Welcome
+from canvasrelay.protocol.words import request_verb
 
 
 @dataclass
@@ -37,6 +39,17 @@ class RoomInfo:
     key: str
     host_public_key: str
     cwd: str
+
+    @property
+    def project(self) -> str:
+        return PurePath(self.cwd).name or self.cwd
+
+
+NOT_ACCEPTED = "This room does not take that request."
+
+
+def needs_approval(frame_type: str) -> str:
+    return f"To {request_verb(frame_type)} you need the host's approval, and none could be asked."
 
 
 F = TypeVar("F", bound=ClientFrame)
@@ -101,7 +114,8 @@ class Room:
             "room_id": self.info.room_id,
             "key": self.info.key,
             "host_public_key": self.info.host_public_key,
-            "cwd": self.info.cwd,
+            "project": self.info.project,
+            "cwd": self.info.cwd if peer.is_host else None,
             "access": peer.access.value,
             "peer_id": peer.id,
             "agents": self.agents,
@@ -124,11 +138,11 @@ class Room:
     def dispatch(self, peer: Peer, frame: ClientFrame) -> list[AnyEffect]:
         route = self._routes.get(type(frame))
         if route is None:
-            return [error(peer.id, f"{frame.t} is not accepted here", frame.t)]
+            return [error(peer.id, NOT_ACCEPTED, frame.t)]
         request = route.request(peer, frame) if route.request else Request(type(frame).action)
         decision = decide(peer.access, request)
         if decision is Decision.DENY:
-            return [error(peer.id, f"refused: {denial_reason(peer.access, request)}", frame.t)]
+            return [error(peer.id, denial_reason(peer.access, request), frame.t)]
         if decision is Decision.ASK_HOST:
             return self.ask_host(peer, frame)
         return self.perform(peer, frame)
@@ -137,7 +151,7 @@ class Room:
         """Run a frame's handler without asking the policy again: for a request the host approved."""
         route = self._routes.get(type(frame))
         if route is None:
-            return [error(peer.id, f"{frame.t} is not accepted here", frame.t)]
+            return [error(peer.id, NOT_ACCEPTED, frame.t)]
         try:
             return route.handler(peer, frame)
         except FrameError as exc:
@@ -147,7 +161,7 @@ class Room:
         return [Send(peer.id, Pong())]
 
     def _no_approvals(self, peer: Peer, frame: ClientFrame) -> list[AnyEffect]:
-        return [error(peer.id, f"refused: {frame.t} needs the host's approval", frame.t)]
+        return [error(peer.id, needs_approval(frame.t), frame.t)]
 
 
 def error(peer_id: str, message: str, ref: str | None = None, kind: ErrorKind = "invalid") -> Send:

@@ -58,7 +58,10 @@ class Welcome(ServerFrame):
     room_id: str
     key: str
     host_public_key: str
-    cwd: str
+    project: str
+    """The project folder's name: what guests are shown."""
+    cwd: str | None = None
+    """The project folder's absolute path on the host's machine: for the host only."""
     access: Literal["view", "edit", "trusted", "host"]
     peer_id: str
     agents: list[AgentInfo] = Field(default_factory=list)

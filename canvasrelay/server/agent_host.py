@@ -38,6 +38,7 @@ from canvasrelay.protocol.agents import (
     AgentHistoryRequest,
     AgentPermission,
     AgentPrompt,
+    AgentRename,
 )
 from canvasrelay.server.agent_catalog import AgentSpec
 from canvasrelay.server.agent_process import AgentError, AgentProcess
@@ -77,7 +78,7 @@ class AgentHost:
         self.root = root
         self.own_url = own_url
         """This server's base URL once its port is bound: where agents reach the board tools."""
-        self.core = Sessions({k: spec.info() for k, spec in specs.items()}, store.events)
+        self.core = Sessions({k: spec.info() for k, spec in specs.items()}, store.events, root=str(root))
         self.procs: dict[str, AgentProcess] = {}
         self.agent_ids: dict[str, str] = {}
         self.locks: dict[str, asyncio.Lock] = {}
@@ -98,6 +99,7 @@ class AgentHost:
         room.route(AgentCancel, self._ordered(self.core.cancel))
         room.route(AgentConfig, self._ordered(self.core.configure))
         room.route(AgentPermission, self._ordered(self.core.answer))
+        room.route(AgentRename, self._ordered(self.core.rename_frame))
         room.route(AgentHistoryRequest, self._ordered(self.core.history))
         room.add_welcome_part(self.core.heads)
         room.on_join(lambda peer: [Ordered(self.core.joined(peer))])
@@ -247,10 +249,11 @@ class AgentHost:
 
     async def _on_permission(self, session_id: str, request: dict[str, Any]) -> Choice | None:
         decision, choice = self.rules.verdict(session_id, request)
+        announced = self.rules.full_tool_call(session_id, request.get("toolCall") or {})
         if decision.action != "ask":
-            self.pump(self.core.decided(session_id, request, choice))
+            self.pump(self.core.decided(session_id, request, choice, announced))
             return choice
-        request_id, effects = self.core.ask(session_id, request)
+        request_id, effects = self.core.ask(session_id, request, announced)
         answer: asyncio.Future[Choice | None] = asyncio.get_running_loop().create_future()
         self.waiting[(session_id, request_id)] = answer
         self.pump(effects)

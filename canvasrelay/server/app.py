@@ -92,7 +92,7 @@ class CanvasServer:
         self.agents = AgentHost(
             self.room, self.runtime, self.store, self.agent_specs, self.rules, self.board_mcp, self.root, self._own_url
         )
-        self.terminals = TerminalHost(self.runtime, TerminalRoom(self.room), self.root)
+        self.terminals = TerminalHost(self.runtime, TerminalRoom(self.room, self.guests), self.root)
         self.files = FileHost(self.runtime, SharedFiles(self.room), self.root)
         mount_api(self)
 
