@@ -10,7 +10,6 @@ from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar, Literal
-
 import aiohttp
 import pytest
 from pycrdt import Doc, Map
@@ -203,6 +202,24 @@ async def test_host_lists_raises_lowers_and_kicks(served: Served, host_client: H
     again = Guest(served.room_link, name="Ada", guest_id=guest.guest_id, secret=guest.secret)
     with pytest.raises(HubRefused, match="removed"):
         await again.connect()
+    await guest.close()
+
+
+async def test_the_join_page_learns_whose_room_it_is_and_who_is_there(served: Served, host_client: HostClient) -> None:
+    visitor = Guest(served.room_link, name="Bo")
+    about = await visitor.about()
+    assert (about["project"], about["host"], about["access"]) == ("project", None, "view")
+    await host_client.send({"t": "host-profile", "name": "Hana", "color": "#aa3366"})
+    await host_client.send({"t": "room-set-access", "access": "edit"})
+    await host_client.expect("guests", defaultAccess="edit")
+    about = await visitor.about()
+    assert (about["project"], about["host"], about["access"]) == ("project", "Hana", "edit")
+    # Everyone hears who is here: the host by the name it gave, each guest with its access.
+    guest = await joined(served)
+    people = await guest.expect("people")
+    while len(people["people"]) < 2:
+        people = await guest.expect("people")
+    assert sorted((p["name"], p["access"]) for p in people["people"]) == [("Ada", "edit"), ("Hana", "host")]
     await guest.close()
 
 

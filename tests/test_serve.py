@@ -187,3 +187,26 @@ def test_version_and_help() -> None:
 def test_ctrl_c_stops_cleanly(server: ServerProcess) -> None:
     assert server.stop() == 0
     assert "stopping" in "".join(server.output)
+
+
+async def test_bound_to_every_interface_the_links_name_this_machines_network_address(project: Path) -> None:
+    from urllib.parse import urlsplit
+
+    from canvasrelay.server.lan import interface_addresses
+
+    ours = interface_addresses()
+    if not ours:
+        pytest.skip("this machine has no network address but loopback")
+    served = ServerProcess(project).start("--host", "0.0.0.0")
+    try:
+        room_host = urlsplit(served.room_link).hostname
+        assert room_host in ours and urlsplit(served.host_link).hostname == room_host
+        # What the link names works: the page loads there and its socket is welcomed (its origin is ours).
+        async with aiohttp.ClientSession() as session:
+            async with session.get(served.base_url + "/") as page:
+                assert page.status in (200, 503)
+        host = await HostClient.connect(served)
+        assert host.welcome["access"] == "host"
+        await host.close()
+    finally:
+        served.stop()

@@ -77,6 +77,7 @@ class Room:
         self._welcome_parts: list[WelcomePart] = []
         self._join_hooks: list[Callable[[Peer], list[AnyEffect]]] = []
         self._leave_hooks: list[Callable[[Peer], list[AnyEffect]]] = []
+        self._live_checks: list[Callable[[str], bool]] = []
         self.ask_host: AskHost = self._no_approvals
 
     def route(self, frame_type: type[F], handler: Handler[F], request: RequestOf[F] | None = None) -> None:
@@ -92,6 +93,13 @@ class Room:
 
     def on_leave(self, hook: Callable[[Peer], list[AnyEffect]]) -> None:
         self._leave_hooks.append(hook)
+
+    def add_live_check(self, check: Callable[[str], bool]) -> None:
+        """A feature says which of the things a board frame may show (by ref) still exist."""
+        self._live_checks.append(check)
+
+    def is_live(self, ref: str) -> bool:
+        return any(check(ref) for check in self._live_checks)
 
     def join(self, peer: Peer) -> list[AnyEffect]:
         self.peers[peer.id] = peer

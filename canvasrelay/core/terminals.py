@@ -120,6 +120,7 @@ class TerminalRoom:
         self.terminals: dict[str, _Terminal] = {}
         self.watchers: dict[str, set[str]] = {}
         guests.grant_listeners.append(lambda: [self.listing()])
+        room.add_live_check(lambda ref: ref in self.terminals and self.terminals[ref].running)
         room.route(TermOpen, self._open, request=self._open_request)
         room.route(TermInput, self._input, request=self._typing)
         room.route(TermResize, self._resize, request=self._typing)

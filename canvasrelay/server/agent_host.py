@@ -102,6 +102,7 @@ class AgentHost:
         room.route(AgentRename, self._ordered(self.core.rename_frame))
         room.route(AgentHistoryRequest, self._ordered(self.core.history))
         room.add_welcome_part(self.core.heads)
+        room.add_live_check(lambda ref: ref in self.core.sessions)
         room.on_join(lambda peer: [Ordered(self.core.joined(peer))])
         runtime.handle(Ordered, self._enqueue)
         runtime.handle(StoreEvent, self._store_event)

@@ -123,6 +123,9 @@ class Hub:
             message = signal_crypto.open_envelope(self.key, envelope)
         except signal_crypto.SignalError:
             return
+        if message.get("kind") == "about":
+            self._spawn(self._tell_about(message.get("from")))
+            return
         if message.get("kind") != "offer":
             return
         conn, sdp, nonce = message.get("from"), message.get("sdp"), message.get("nonce")
@@ -140,6 +143,11 @@ class Hub:
             log.warning("refusing an offer: too many guests or handshakes")
             return
         self._spawn(self._answer(conn, sdp, nonce_bytes))
+
+    async def _tell_about(self, conn: object) -> None:
+        """The join page asks, before joining, what room this is: the project, whose, what access."""
+        if isinstance(conn, str) and len(conn) <= 64:
+            await self._send_envelope({"kind": "about", "to": conn, **self.guests.about()})
 
     async def _send_envelope(self, message: dict[str, Any]) -> None:
         if self._ws is not None and not self._ws.closed:
