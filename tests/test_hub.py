@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar, Literal
+
 import aiohttp
 import pytest
 from pycrdt import Doc, Map

@@ -202,9 +202,8 @@ async def test_bound_to_every_interface_the_links_name_this_machines_network_add
         room_host = urlsplit(served.room_link).hostname
         assert room_host in ours and urlsplit(served.host_link).hostname == room_host
         # What the link names works: the page loads there and its socket is welcomed (its origin is ours).
-        async with aiohttp.ClientSession() as session:
-            async with session.get(served.base_url + "/") as page:
-                assert page.status in (200, 503)
+        async with aiohttp.ClientSession() as session, session.get(served.base_url + "/") as page:
+            assert page.status in (200, 503)
         host = await HostClient.connect(served)
         assert host.welcome["access"] == "host"
         await host.close()
