@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 from pycrdt import Doc, Map, TransactionEvent
 from pycrdt import get_state as decodes
@@ -68,6 +69,11 @@ def decode_state_vector(data: bytes) -> dict[int, int]:
     return vector
 
 
+def _deleted_keys(event: Any) -> list[str]:
+    """The keys a map event deleted (pycrdt's stubs do not declare `MapEvent.keys`)."""
+    return [key for key, change in event.keys.items() if change["action"] == "delete"]
+
+
 def _is_panic(error: BaseException) -> bool:
     # pyo3 raises Rust panics as pyo3_runtime.PanicException, a BaseException subclass that
     # cannot be imported before the first panic; a panic on bad input must become a refusal.
@@ -120,7 +126,7 @@ class Board:
             raise BoardUpdateError(f"board update does not decode: {error}") from None
         removed: list[str] = []
         items = self._shadow.get(ITEMS, type=Map)
-        watch = items.observe(lambda event: removed.extend(k for k, c in event.keys.items() if c["action"] == "delete"))
+        watch = items.observe(lambda event: removed.extend(_deleted_keys(event)))
         try:
             self._shadow.apply_update(update)
             # Structs the shadow could not integrate are still "missing" from its state vector.
