@@ -7,6 +7,8 @@ deterministic, so it doubles as the agent the tests drive:
 - ``/write PATH TEXT``: an edit tool call, a permission request (allow_once / reject_once),
   then ``fs/write_text_file`` of TEXT to ``cwd/PATH`` if allowed;
 - ``/read PATH``: ``fs/read_text_file`` of ``cwd/PATH``, shown in the reply;
+- ``/run COMMAND``: an execute tool call (its command an argv list, as real agents send it), a
+  permission request, then the command run by this agent in ``cwd`` if allowed, its output shown;
 - ``/note TEXT``: calls the ``add_note`` tool of the board's MCP server (an HTTP MCP server
   given in ``session/new``);
 - ``/slow N``: N chunks 0.2 s apart, so a turn can be cancelled;
@@ -77,6 +79,7 @@ from mcp.client.streamable_http import streamable_http_client
 log = logging.getLogger("canvasrelay.agents.demo")
 
 SLOW_INTERVAL = 0.2
+RUN_OUTPUT_CHARS = 4000
 MCP_TIMEOUT = 15.0
 MODES = {"concise": "Concise", "verbose": "Verbose"}
 
@@ -220,6 +223,8 @@ class DemoAgent:
         try:
             if text.startswith("/write"):
                 await turn.write(text)
+            elif text.startswith("/run"):
+                await turn.run(text.removeprefix("/run").strip())
             elif text.startswith("/read"):
                 await turn.read(text.removeprefix("/read").strip())
             elif text.startswith("/note"):
@@ -297,13 +302,17 @@ class _Turn:
         path = str(self.session.cwd / rel_path)
         tool_call_id = self.session.next_tool_call_id("write")
         title = f"Write {rel_path}"
+        try:
+            before: str | None = (await self.conn.read_text_file(session_id=self.session_id, path=path)).content
+        except RequestError:
+            before = None
         await self.send(
             start_tool_call(
                 tool_call_id,
                 title,
                 kind="edit",
                 status="pending",
-                content=[tool_diff_content(path, content)],
+                content=[tool_diff_content(path, content, before)],
                 locations=[ToolCallLocation(path=path)],
                 raw_input={"path": path, "content": content},
             )
@@ -326,6 +335,32 @@ class _Turn:
         denied = f"Permission denied: not writing {rel_path}"
         reason = _denial_reason(outcome)
         await self.say(f"{denied} ({reason})" if reason else denied)
+
+    async def run(self, command: str) -> None:
+        if not command:
+            await self.say("Usage: /run COMMAND")
+            return
+        argv = ["sh", "-c", command]
+        tool_call_id = self.session.next_tool_call_id("run")
+        title = f"Run {command[:60]}"
+        await self.send(
+            start_tool_call(tool_call_id, title, kind="execute", status="pending", raw_input={"command": argv})
+        )
+        outcome = await self.ask(ToolCallUpdate(tool_call_id=tool_call_id, title=title, kind="execute"))
+        if not (isinstance(outcome, AllowedOutcome) and outcome.option_id == "allow_once"):
+            await self.update_tool(tool_call_id, "failed")
+            if self.session.cancel.is_set():
+                raise _Cancelled
+            await self.say("Permission denied: not running it")
+            return
+        await self.update_tool(tool_call_id, "in_progress")
+        proc = await asyncio.create_subprocess_exec(
+            *argv, cwd=self.session.cwd, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT
+        )
+        output, _ = await proc.communicate()
+        shown = output.decode("utf-8", "replace")[-RUN_OUTPUT_CHARS:]
+        await self.update_tool(tool_call_id, "completed" if proc.returncode == 0 else "failed")
+        await self.say(f"Exit code {proc.returncode}:\n{shown}")
 
     async def read(self, rel_path: str) -> None:
         path = str(self.session.cwd / rel_path)

@@ -315,7 +315,7 @@ class Guests:
         return [*self._sync_peer(guest), self.to_hosts(), self.people()]
 
     def _host_profile(self, host: Peer, frame: HostProfile) -> list[AnyEffect]:
-        host.name, host.color = frame.name, frame.color
+        host.color = frame.color
         self.host_name = frame.name
         return [self.people()]
 
@@ -324,7 +324,7 @@ class Guests:
         people = [
             Person(
                 peer_id=peer.id,
-                name=peer.name or ("Host" if peer.is_host else "Guest"),
+                name=(self.host_name or "Host") if peer.is_host else peer.name,
                 color=peer.color or HOST_COLOR,
                 access=peer.access.value,
             )

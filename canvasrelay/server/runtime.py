@@ -102,7 +102,7 @@ class Runtime:
     async def close(self) -> None:
         """Say goodbye to every peer (1001, going away), then let each adapter stop its processes."""
         for transport in list(self.transports.values()):
-            await transport.close(GOING_AWAY, "server stopping")
+            await transport.close(GOING_AWAY, "The host closed the room.")
         for closer in reversed(self._closers):
             try:
                 await closer()

@@ -7,7 +7,9 @@ import { RoomLink } from "./RoomLink";
 import { RoomPage } from "./RoomPage";
 import { GuestApp } from "./join/GuestApp";
 import { roomLinkParams } from "./join/guestConnection";
-import { GuestsPanel } from "./guests/GuestsPanel";
+import { PeopleList } from "./people/PeopleList";
+import { HostName, useHostProfile } from "./people/HostName";
+import { RoomList } from "./roomlist/RoomList";
 import { FilesPanel } from "./files/FilesPanel";
 import { TerminalsPanel } from "./terminals/TerminalsPanel";
 import "./agents/register";
@@ -42,6 +44,7 @@ function HostApp() {
 
 function HostRoom({ store }: { store: RoomStore<ConnectionState> }) {
   const welcome = useRoomState(store, (s) => s.welcome);
+  const [profile, setProfile] = useHostProfile(store);
   return (
     <RoomPage
       store={store}
@@ -49,17 +52,19 @@ function HostRoom({ store }: { store: RoomStore<ConnectionState> }) {
       bar={
         welcome && (
           <span className="cwd" data-testid="cwd" title="the served folder">
-            {welcome.cwd}
+            {welcome.cwd ?? welcome.project}
           </span>
         )
       }
     >
       {welcome && (
         <div className="workspace">
-          <Board />
+          <Board name={profile.name} color={profile.color} />
           <section className="panel">
             <RoomLink welcome={welcome} />
-            <GuestsPanel />
+            <HostName profile={profile} onChange={setProfile} />
+            <PeopleList me={welcome.peerId} />
+            <RoomList />
             <TerminalsPanel />
             <FilesPanel />
             <h2>Agents</h2>

@@ -38,6 +38,7 @@ import {
   reorder,
   strokeBox,
 } from "./model";
+import { useBoardLink } from "./link";
 import { type BoardNode, edgeTypes, nodeTypes, strokePath } from "./nodes";
 import { BoardSession, type Peer } from "./sync";
 
@@ -108,6 +109,7 @@ function Canvas({ session }: { session: BoardSession }) {
   const wrapper = useRef<HTMLDivElement>(null);
   const items = useItems(session);
   const peers = usePeers(session);
+  const link = useBoardLink(session, flow, items, wrapper);
   const readOnly = useAccess() === "view";
   const [tool, setTool] = useState<Tool>("select");
   const [selected, setSelected] = useState<Set<string>>(new Set());
@@ -342,16 +344,18 @@ function Canvas({ session }: { session: BoardSession }) {
         // The frame and its session together; the frame offers the other agents if this fails.
         const agent = roomClient.welcome?.agents.find((a) => a.available);
         if (agent) roomClient.send({ t: "agent-create", id: ref!, agent: agent.id });
+      } else if (type === "terminal") {
+        roomClient.send({ t: "term-open", id: ref! });
       }
     },
     [session, viewCentre, roomClient],
   );
 
   const removeSelected = useCallback(() => {
-    if (selected.size === 0) return;
+    if (selected.size === 0 || !link.mayRemove(selected)) return;
     session.step(() => deleteItems(session.items, selected));
     setSelected(new Set());
-  }, [session, selected]);
+  }, [session, selected, link]);
 
   const duplicateSelected = useCallback(() => {
     if (selected.size === 0) return;
@@ -426,6 +430,8 @@ function Canvas({ session }: { session: BoardSession }) {
         onNodesChange={onNodesChange}
         onEdgesChange={onEdgesChange}
         onNodeDragStart={() => session.endStep()}
+        onMoveStart={link.onMoveStart}
+        onMove={link.onMove}
         onNodeDrag={onNodeDrag}
         onNodeDragStop={onNodeDragStop}
         onNodeDoubleClick={(_, node) => !readOnly && node.data.item.text && setEditing(node.id)}

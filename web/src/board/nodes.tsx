@@ -15,7 +15,7 @@ import {
 import { getStroke } from "perfect-freehand";
 import { type CSSProperties, useEffect, useLayoutEffect, useRef, useState } from "react";
 import type * as Y from "yjs";
-import { frameContent } from "../frames";
+import { frameContent, useFrameName } from "../frames";
 import { applyTextDiff, type Item, REMOTE, textDiff } from "./model";
 import type { BoardSession } from "./sync";
 
@@ -252,20 +252,20 @@ export function FrameNode({ data, selected, width, height }: NodeProps<BoardNode
   const holds = item.holds;
   const Content = holds ? frameContent[holds.type] : undefined;
   const label = holds ? FRAME_LABEL[holds.type] : "Frame";
+  const name = useFrameName(holds, item.title);
   return (
     <div className="board-frame" style={{ borderColor: item.color, ...outline(data) }} data-testid="board-frame">
       <Resizer data={data} selected={selected} />
       <Handles data={data} />
       <div className="board-frame-title" style={{ background: item.color }}>
-        <strong>{label}</strong> {item.title || holds?.ref}
+        <strong>{name}</strong> <small className="board-frame-kind">{label}</small>
       </div>
       <div className="board-frame-body nodrag nowheel">
         {Content && holds ? (
           <Content refId={holds.ref} title={item.title ?? ""} width={width ?? item.w} height={(height ?? item.h) - 28} />
         ) : (
           <div className="board-frame-placeholder" data-testid="board-frame-placeholder">
-            {label}
-            {holds ? ` · ${holds.ref}` : ""}
+            {label} · {name}
             <br />
             <small>its content appears here once that feature is available</small>
           </div>

@@ -1,5 +1,5 @@
 import { useMemo } from "react";
-import { useRoom, useSendOnWelcome } from "../roomClient";
+import { mayBrowse, useRoom, useSendOnWelcome } from "../roomClient";
 import { buildTree, type TreeNode } from "./tree";
 
 const TREE_WATCH = { t: "tree-watch" } as const;
@@ -31,7 +31,7 @@ function Node({ node, onOpen }: { node: TreeNode; onOpen: (path: string) => void
 /** The shared files, live: asks for the tree (again after a reconnect) and shows it nested. */
 export function FileTree({ onOpen }: { onOpen: (path: string) => void }) {
   const paths = useRoom((s) => s.tree);
-  useSendOnWelcome(TREE_WATCH);
+  useSendOnWelcome(TREE_WATCH, mayBrowse);
   const tree = useMemo(() => buildTree(paths ?? []), [paths]);
   if (paths === null) return null;
   return (

@@ -1,12 +1,10 @@
 import { useCallback, useState } from "react";
 import { registerFrameContent } from "../frames";
-import { useAccess, useFrames } from "../roomClient";
+import { mayBrowse, useAccess, useFrames } from "../roomClient";
 import { FileTree } from "./FileTree";
 import { FileView } from "./FileView";
 
 registerFrameContent("file", FileView);
-
-const BROWSERS = new Set(["edit", "trusted", "host"]);
 
 /** The file tree (for those who may browse) and the files open in the room. */
 export function FilesPanel() {
@@ -23,7 +21,7 @@ export function FilesPanel() {
 
   return (
     <section className="files-panel">
-      {access && BROWSERS.has(access) && (
+      {mayBrowse(access) && (
         <>
           <h2>Files</h2>
           <FileTree onOpen={show} />

@@ -30,6 +30,8 @@ export interface Profile {
 const MAX_MESSAGE_BYTES = 256 * 1024;
 const CHUNK_CHARS = 60_000;
 const HANDSHAKE_MS = 15_000;
+/** The hub's close code for a guest the host removed (canvasrelay/core/guests.py). */
+const CLOSE_KICKED = 4403;
 
 export function roomLinkParams(hash: string = window.location.hash): RoomLinkParams | null {
   const params = fragmentParams(hash);
@@ -74,6 +76,8 @@ class Refused extends Error {}
 export class GuestConnection implements Connection<GuestState> {
   state: GuestState = "idle";
   refusal = "";
+  /** Refused for good (removed by the host, or a hub that failed its proof): joining again cannot help. */
+  final = false;
   private lastSeq: number | null = null;
   private pc: RTCPeerConnection | null = null;
   private channel: RTCDataChannel | null = null;
@@ -132,6 +136,7 @@ export class GuestConnection implements Connection<GuestState> {
       this.pc?.close();
       if (error instanceof Refused) {
         this.refusal = error.message;
+        this.final = true;
         this.setState("refused");
         return;
       }
@@ -173,7 +178,7 @@ export class GuestConnection implements Connection<GuestState> {
     const offer = pc.localDescription!.sdp;
     const nonce = crypto.getRandomValues(new Uint8Array(GUEST_NONCE_BYTES));
     const conn = b64url(crypto.getRandomValues(new Uint8Array(9)));
-    const answer = await this.signal(key, { kind: "offer", from: conn, sdp: offer, nonce: b64url(nonce) }, conn);
+    const answer = await this.signal(key, { kind: "offer", from: conn, sdp: offer, nonce: b64url(nonce) });
     await pc.setRemoteDescription({ type: "answer", sdp: answer });
     const proof = JSON.parse(await withTimeout(nextMessage(), HANDSHAKE_MS)) as { t: string; signature?: string };
     const ok =
@@ -194,24 +199,10 @@ export class GuestConnection implements Connection<GuestState> {
     if (this.state !== "refused") this.setState("connected");
   }
 
-  private signal(key: CryptoKey, offer: Record<string, unknown>, conn: string): Promise<string> {
-    return withTimeout(
-      new Promise<string>((resolve, reject) => {
-        void topic(this.link.roomId).then((name) => {
-          const ws = new WebSocket(`${this.link.signal}?topic=${name}`);
-          ws.onopen = () => void seal(key, offer).then((text) => ws.send(text));
-          ws.onmessage = (event) =>
-            void openEnvelope(key, String(event.data)).then((reply) => {
-              if (reply?.kind === "answer" && reply.to === conn && typeof reply.sdp === "string") {
-                ws.close();
-                resolve(reply.sdp);
-              }
-            });
-          ws.onerror = () => reject(new Error("the rendezvous is unreachable"));
-        });
-      }),
-      HANDSHAKE_MS,
-    );
+  private async signal(key: CryptoKey, offer: Record<string, unknown>): Promise<string> {
+    const reply = await askHub(this.link, key, offer, "answer");
+    if (typeof reply.sdp !== "string") throw new Error("the hub's answer carries no session description");
+    return reply.sdp;
   }
 
   private deliver(message: string): void {
@@ -248,11 +239,52 @@ export class GuestConnection implements Connection<GuestState> {
   private emit(frame: ServerFrame): void {
     if (frame.t === "bye" || (frame.t === "error" && frame.ref === "guest-join")) {
       this.refusal = frame.t === "bye" ? frame.reason : frame.message;
+      this.final = frame.t === "error" || frame.code === CLOSE_KICKED;
       this.stopped = true;
       this.setState("refused");
     }
     this.frames.emit(frame);
   }
+}
+
+/** What the join page says before one joins: the project, whose room it is, the access a guest gets. */
+export interface About {
+  project: string;
+  host: string | null;
+  access: "view" | "edit" | "trusted";
+}
+
+/** Asks the hub what room this is, through the rendezvous, sealed with the room key like an offer. */
+export async function fetchAbout(link: RoomLinkParams): Promise<About> {
+  const key = await signalKey(link.key);
+  const reply = await askHub(link, key, { kind: "about", from: b64url(crypto.getRandomValues(new Uint8Array(9))) }, "about");
+  return { project: String(reply.project ?? ""), host: typeof reply.host === "string" ? reply.host : null, access: reply.access as About["access"] };
+}
+
+/** Seals `message` to the hub through the rendezvous and waits for its reply of `kind` to us. */
+function askHub(
+  link: RoomLinkParams,
+  key: CryptoKey,
+  message: Record<string, unknown>,
+  kind: string,
+): Promise<Record<string, unknown>> {
+  return withTimeout(
+    new Promise<Record<string, unknown>>((resolve, reject) => {
+      void topic(link.roomId).then((name) => {
+        const ws = new WebSocket(`${link.signal}?topic=${name}`);
+        ws.onopen = () => void seal(key, message).then((text) => ws.send(text));
+        ws.onmessage = (event) =>
+          void openEnvelope(key, String(event.data)).then((reply) => {
+            if (reply?.kind === kind && reply.to === message.from) {
+              ws.close();
+              resolve(reply);
+            }
+          });
+        ws.onerror = () => reject(new Error("the rendezvous is unreachable"));
+      });
+    }),
+    HANDSHAKE_MS,
+  );
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {

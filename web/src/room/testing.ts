@@ -7,6 +7,7 @@ export function welcomeFrame(fields: Partial<Omit<Welcome, "t">> = {}): Welcome 
     roomId: "r",
     key: "k",
     hostPublicKey: "h",
+    project: "project",
     cwd: "/project",
     access: "host",
     peerId: "p",
