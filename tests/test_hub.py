@@ -341,14 +341,20 @@ async def test_an_edit_guest_opens_a_real_terminal_once_approved(served: Served,
     assert "does not allow" in (await guest.expect("error", ref="term-input"))["message"]
     await host_client.send({"t": "approval-answer", "id": request["id"], "answer": "approve"})
     await guest.expect("term-data", id="gt1")
-    await host_client.send({"t": "terminal-grant", "guestId": guest.guest_id, "terminalId": "gt1", "granted": True})
+    # The host's approval hands the new terminal to the guest who asked for it.
     await guest.expect("access", grantedTerminals=["gt1"])
+    listing = await host_client.expect("terminals")
+    while not listing["terminals"] or not listing["terminals"][0]["controllers"]:
+        listing = await host_client.expect("terminals")
+    assert [(t["name"], [c["name"] for c in t["controllers"]]) for t in listing["terminals"]] == [
+        ("Terminal 1", ["Ada"])
+    ]
+    await host_client.send({"t": "term-open", "id": "gt1", "cols": 80, "rows": 24})
     await guest.send({"t": "term-input", "id": "gt1", "data": "echo typed-by-$((20+22))\n"})
-    async with asyncio.timeout(10):
-        while True:
-            frame = await guest.expect("term-data", id="gt1")
-            if "typed-by-42" in json.dumps(frame):
-                break
+    for watcher in (guest, host_client):
+        async with asyncio.timeout(10):
+            while "typed-by-42" not in json.dumps(await watcher.expect("term-data", id="gt1")):
+                pass
     await host_client.send({"t": "term-close", "id": "gt1"})
     await guest.close()
 
