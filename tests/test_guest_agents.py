@@ -112,7 +112,7 @@ async def test_an_edit_guests_prompts_wait_for_the_host(served: Served, host_cli
     await host_client.expect("approval-resolved", outcome="expired")
     served.server.guests.approval_ttl = 60.0
     assert turns(served.stored(session_id)) == ["hello from ada"]
-    assert served.server.agent_host.core.sessions[session_id].status == "idle"  # type: ignore[attr-defined]
+    assert served.server.agents.core.sessions[session_id].status == "idle"
 
     await ada.send({"t": "agent-prompt", "sessionId": session_id, "text": "trust me"})
     request = await host_client.expect("approval-request", text="trust me")
@@ -143,7 +143,7 @@ async def test_a_trusted_guest_prompts_directly_but_never_answers_a_permission(
     await tess.send({"t": "ping"})
     await tess.expect("pong")
     assert not any(e["kind"] == "permission-resolved" for e in served.stored(session_id))
-    assert served.server.agent_host.core.sessions[session_id].status == "waiting"  # type: ignore[attr-defined]
+    assert served.server.agents.core.sessions[session_id].status == "waiting"
     assert not (project / "guest.txt").exists()
 
     await host_client.send(

@@ -53,9 +53,9 @@ export function PermissionCard({
             ))}
           </div>
           <small id={captionId} className="permission-rules">
-            “Always” and “Never” hold until this session ends:
-            {always ? ` Always allows ${ruleWords(always)};` : ""}
-            {never ? ` Never refuses ${ruleWords(never)}.` : ""}
+            {always && never
+              ? `“Always” and “Never” hold until this session ends: Always allows ${ruleWords(always)}; Never refuses ${ruleWords(never)}.`
+              : "This call is too long to remember as a rule: “Always” and “Never” answer this call only."}
           </small>
         </>
       ) : (
