@@ -16,6 +16,8 @@ from canvasrelay.core.terminals import AttachTerminal, StartTerminal, TerminalRo
 from canvasrelay.protocol import encode
 from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.core import ErrorFrame
+from canvasrelay.protocol.guests import ApprovalAnswer, GuestJoin, TerminalGrant
+from canvasrelay.protocol.terminals import TermControl, TermInput, TermOpen, TermRename
 from tests.support import HostClient, ServerProcess
 
 pytestmark = pytest.mark.timeout(60)
@@ -279,3 +281,61 @@ async def test_closing_a_terminal_ends_its_shell_and_says_so(host: HostClient) -
     async with asyncio.timeout(5):
         while not any(f["t"] == "terminals" and f["terminals"] == [] for f in host.seen):
             await host.next_frame()
+
+
+# -- names and control, at the Room -----------------------------------------------------------
+
+
+def guest_room() -> tuple[Room, TerminalRoom, Guests, Peer, Peer]:
+    room = Room(RoomInfo(room_id="r", key="k", host_public_key="h", cwd="/tmp"))
+    guests = Guests(room)
+    terminals = TerminalRoom(room, guests)
+    host = Peer(id="host-1", access=Access.HOST)
+    room.join(host)
+    guests.default_access = Access.EDIT
+    ada = guests.admit(GuestJoin(guest_id="guest0001", secret="s" * 20, name="Ada", color="#112233"))
+    assert isinstance(ada, Peer)
+    room.join(ada)
+    return room, terminals, guests, host, ada
+
+
+def listing(effects: list[object]) -> list[tuple[str, list[str]]]:
+    """The last terminal listing among the effects: each terminal's name and who controls it."""
+    frames = [e.frame for e in effects if getattr(e, "frame", None) is not None and e.frame.t == "terminals"]  # type: ignore[attr-defined]
+    return [(t.name, [c.name for c in t.controllers]) for t in frames[-1].terminals]
+
+
+def test_terminals_are_named_in_order_and_the_host_renames_them() -> None:
+    room, terminals, _, host, ada = guest_room()
+    assert listing(room.dispatch(host, TermOpen(id="a"))) == [("Terminal 1", [])]
+    assert listing(room.dispatch(host, TermOpen(id="b"))) == [("Terminal 1", []), ("Terminal 2", [])]
+    assert listing(room.dispatch(host, TermRename(id="a", name="  build  "))) == [("build", []), ("Terminal 2", [])]
+    assert "does not allow managing the room" in (refused(room.dispatch(ada, TermRename(id="b", name="mine"))) or "")
+    assert terminals.terminals["b"].name == "Terminal 2"
+
+
+def test_a_guest_asks_for_control_and_holds_it_until_the_host_takes_it_back() -> None:
+    room, _, guests, host, ada = guest_room()
+    room.dispatch(host, TermOpen(id="a"))
+    typing = TermInput(id="a", data="ls\r")
+    assert "does not allow typing" in (refused(room.dispatch(ada, typing)) or "")
+    asked = room.dispatch(ada, TermControl(id="a"))
+    (request,) = [e.frame for e in asked if getattr(e, "frame", None) is not None and e.frame.t == "approval-request"]  # type: ignore[attr-defined]
+    assert (request.what, request.subject) == ("term-control", "a")
+    handed = room.dispatch(host, ApprovalAnswer(id=request.id, answer="approve"))
+    assert listing(handed) == [("Terminal 1", ["Ada"])]
+    assert room.dispatch(ada, typing) == [WriteTerminal("a", "ls\r", ada.id)]
+    back = room.dispatch(host, TerminalGrant(guest_id="guest0001", terminal_id="a", granted=False))
+    assert listing(back) == [("Terminal 1", [])]
+    assert "does not allow typing" in (refused(room.dispatch(ada, typing)) or "")
+    assert guests.controllers("a") == []
+
+
+def test_a_guests_approved_new_terminal_is_the_guests_to_type_in() -> None:
+    room, _, _, host, ada = guest_room()
+    asked = room.dispatch(ada, TermOpen(id="g1"))
+    (request,) = [e.frame for e in asked if getattr(e, "frame", None) is not None and e.frame.t == "approval-request"]  # type: ignore[attr-defined]
+    opened = room.dispatch(host, ApprovalAnswer(id=request.id, answer="approve"))
+    assert any(isinstance(e, StartTerminal) for e in opened)
+    assert listing(opened) == [("Terminal 1", ["Ada"])]
+    assert room.dispatch(ada, TermInput(id="g1", data="x")) == [WriteTerminal("g1", "x", ada.id)]
