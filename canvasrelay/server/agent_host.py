@@ -307,7 +307,7 @@ class AgentHost:
         try:
             await self.configure(effect.session_id, effect.config_id, effect.value)
         except AgentError as exc:
-            self.pump(self.core.failed(effect.session_id, f"config {effect.config_id}: {exc}"))
+            self.pump(self.core.failed(effect.session_id, f"The agent could not change that setting: {exc}"))
 
     async def configure(self, session_id: str, config_id: str, value: str | bool) -> list[dict[str, Any]]:
         """Set one option and tell everyone the agent's options; raises `AgentError`."""

@@ -68,7 +68,8 @@ export interface RoomState<S extends string = string> {
   resolutions: ReadonlyMap<string, Resolution>;
   /** A guest's: its last few requests that ended, and how. */
   ended: readonly EndedRequest[];
-  /** The last few things this page was told (errors, resyncs), until dismissed. */
+  /** The last few things this page was told (errors), until dismissed. A resync says nothing:
+   *  the connection's state already shows it, and the welcome that follows repaints the room. */
   notices: readonly Notice[];
   /** Who is here: every host and guest, with access. */
   people: readonly Person[];
@@ -142,8 +143,6 @@ export function receive<S extends string>(before: RoomState<S>, frame: ServerFra
       return pending(state, { id: frame.id, ref: frame.ref, subject: frame.subject });
     case "error":
       return notice(state, frame.message);
-    case "gap":
-      return notice(state, "Catching up with the room…");
     default:
       return withSessions(state, frame);
   }
