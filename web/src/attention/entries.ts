@@ -63,23 +63,15 @@ export function attentionEntries(state: AttentionParts): Entry[] {
     }
     return entries;
   }
+  const mine = (request: PendingRequest) => ({
+    what: requestNoun(request.ref, subjectName(state, request.subject)),
+    place: placeOf(state, request.ref, request.subject),
+  });
   for (const request of state.requests) {
-    entries.push({
-      kind: "waiting",
-      key: `waiting:${request.id}`,
-      request,
-      what: requestNoun(request.ref, subjectName(state, request.subject)),
-      place: placeOf(state, request.ref, request.subject),
-    });
+    entries.push({ kind: "waiting", key: `waiting:${request.id}`, request, ...mine(request) });
   }
   for (const request of state.ended) {
-    entries.push({
-      kind: "ended",
-      key: `ended:${request.id}`,
-      request,
-      what: requestNoun(request.ref, subjectName(state, request.subject)),
-      place: placeOf(state, request.ref, request.subject),
-    });
+    entries.push({ kind: "ended", key: `ended:${request.id}`, request, ...mine(request) });
   }
   return entries;
 }
