@@ -9,7 +9,7 @@ import { attentionEntries, waitingCount, type Entry, type Place } from "./entrie
 import { PermissionCard } from "./PermissionCard";
 import "./attention.css";
 
-export const ATTENTION_ID = "attention";
+const ATTENTION_ID = "attention";
 
 /** The entries of the state, recomputed only when what they are made of changes. */
 export function useAttention(): Entry[] {
@@ -42,18 +42,19 @@ export function AttentionCentre() {
   const count = waitingCount(shown);
   useDocumentTitle(count, project);
 
+  const hide = useCallback((entry: Entry) => setAnswered((keys) => new Set(keys).add(entry.key)), []);
   const answerPermission = useCallback(
     (entry: Entry & { kind: "permission" }, answer: HostAnswer) => {
-      const sent = store.send({ t: "agent-permission", sessionId: entry.sessionId, requestId: entry.item.requestId, answer, by: "the host" });
-      if (sent) setAnswered((keys) => new Set(keys).add(entry.key));
+      const { sessionId, item } = entry;
+      if (store.send({ t: "agent-permission", sessionId, requestId: item.requestId, answer, by: "the host" })) hide(entry);
     },
-    [store],
+    [store, hide],
   );
   const answerApproval = useCallback(
     (entry: Entry & { kind: "approval" }, answer: ApprovalAnswer) => {
-      if (store.send({ t: "approval-answer", id: entry.approval.id, answer })) setAnswered((keys) => new Set(keys).add(entry.key));
+      if (store.send({ t: "approval-answer", id: entry.approval.id, answer })) hide(entry);
     },
-    [store],
+    [store, hide],
   );
 
   return (
@@ -68,7 +69,12 @@ export function AttentionCentre() {
       {shown.length > 0 && (
         <ul className="attention-list">
           {shown.map((entry) => (
-            <li key={entry.key} className={`attention-entry attention-${entry.kind}`} data-testid="attention-entry" data-kind={entry.kind}>
+            <li
+              key={entry.key}
+              className={`attention-entry attention-${entry.kind}`}
+              data-testid="attention-entry"
+              data-kind={entry.kind}
+            >
               <div className="attention-head">
                 <span className="attention-what">
                   {entry.kind === "approval" && (
@@ -76,9 +82,14 @@ export function AttentionCentre() {
                   )}
                   {headline(entry, store.getState())}
                 </span>
-                {entry.kind !== "ended" && entry.place && <ShowButton place={entry.place} onShow={() => view.show(entry.place!.type, entry.place!.ref)} />}
+                {entry.kind !== "ended" && entry.place && <ShowButton place={entry.place} onShow={view.show.bind(view)} />}
                 {entry.kind === "ended" && (
-                  <button type="button" className="attention-dismiss" aria-label="Dismiss" onClick={() => store.dismissEnded(entry.request.id)}>
+                  <button
+                    type="button"
+                    className="attention-dismiss"
+                    aria-label="Dismiss"
+                    onClick={() => store.dismissEnded(entry.request.id)}
+                  >
                     ×
                   </button>
                 )}
@@ -86,7 +97,9 @@ export function AttentionCentre() {
               {entry.kind === "permission" && (
                 <PermissionCard item={entry.item} isHost onAnswer={(_id, answer) => answerPermission(entry, answer)} />
               )}
-              {entry.kind === "approval" && <ApprovalCard approval={entry.approval} onAnswer={(answer) => answerApproval(entry, answer)} />}
+              {entry.kind === "approval" && (
+                <ApprovalCard approval={entry.approval} onAnswer={(answer) => answerApproval(entry, answer)} />
+              )}
             </li>
           ))}
         </ul>
@@ -95,9 +108,15 @@ export function AttentionCentre() {
   );
 }
 
-function ShowButton({ place, onShow }: { place: Place; onShow: () => void }) {
+function ShowButton({ place, onShow }: { place: Place; onShow: (type: Place["type"], ref: string) => void }) {
   return (
-    <button type="button" className="attention-show" data-testid="attention-show" onClick={onShow} aria-label={`Show ${place.name} on the board`}>
+    <button
+      type="button"
+      className="attention-show"
+      data-testid="attention-show"
+      onClick={() => onShow(place.type, place.ref)}
+      aria-label={`Show ${place.name} on the board`}
+    >
       Show
     </button>
   );

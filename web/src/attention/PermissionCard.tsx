@@ -54,7 +54,8 @@ export function PermissionCard({
           </div>
           <small id={captionId} className="permission-rules">
             {always && never
-              ? `“Always” and “Never” hold until this session ends: Always allows ${ruleWords(always)}; Never refuses ${ruleWords(never)}.`
+              ? `“Always” and “Never” hold until this session ends: Always allows ${ruleWords(always)}; ` +
+                `Never refuses ${ruleWords(never)}.`
               : "This call is too long to remember as a rule: “Always” and “Never” answer this call only."}
           </small>
         </>

@@ -22,7 +22,7 @@ const STATE_LABEL: Record<GuestState, string> = {
 };
 
 /** What each access lets a guest do, as the join page and the room page say it. */
-export const ACCESS_TEXT: Record<string, string> = {
+const ACCESS_TEXT: Record<string, string> = {
   view: "You can watch: the board, the agents' sessions, the terminals and the files on the board.",
   edit: "You can edit the board and browse the files; your prompts and new terminals wait for the host's approval.",
   trusted: "You are trusted: your prompts and terminals run directly.",
@@ -53,13 +53,7 @@ export function GuestApp({ link }: { link: RoomLinkParams }) {
   return (
     <main className="notice guest-join">
       <h1 data-testid="join-title">{about ? `Join ${about.project}` : "Join this canvas"}</h1>
-      <p data-testid="join-about">
-        {about === undefined
-          ? "Finding the room…"
-          : about === null
-            ? "The room does not answer yet: the host may not be serving it right now. You can still try to join."
-            : `${about.host ? `${about.host}'s room` : "The host's room"} for the project ${about.project}. You will join with ${about.access} access. ${ACCESS_TEXT[about.access] ?? ""}`}
-      </p>
+      <p data-testid="join-about">{aboutText(about)}</p>
       <form
         onSubmit={(event) => {
           event.preventDefault();
@@ -93,6 +87,13 @@ export function GuestApp({ link }: { link: RoomLinkParams }) {
       </form>
     </main>
   );
+}
+
+function aboutText(about: About | null | undefined): string {
+  if (about === undefined) return "Finding the room…";
+  if (about === null) return "The room does not answer yet: the host may not be serving it right now. You can still try to join.";
+  const whose = about.host ? `${about.host}'s room` : "The host's room";
+  return `${whose} for the project ${about.project}. You will join with ${about.access} access. ${ACCESS_TEXT[about.access] ?? ""}`;
 }
 
 /** What the hub says about the room: undefined while asking, null when it does not answer. */

@@ -257,8 +257,13 @@ export interface About {
 /** Asks the hub what room this is, through the rendezvous, sealed with the room key like an offer. */
 export async function fetchAbout(link: RoomLinkParams): Promise<About> {
   const key = await signalKey(link.key);
-  const reply = await askHub(link, key, { kind: "about", from: b64url(crypto.getRandomValues(new Uint8Array(9))) }, "about");
-  return { project: String(reply.project ?? ""), host: typeof reply.host === "string" ? reply.host : null, access: reply.access as About["access"] };
+  const from = b64url(crypto.getRandomValues(new Uint8Array(9)));
+  const reply = await askHub(link, key, { kind: "about", from }, "about");
+  return {
+    project: String(reply.project ?? ""),
+    host: typeof reply.host === "string" ? reply.host : null,
+    access: reply.access as About["access"],
+  };
 }
 
 /** Seals `message` to the hub through the rendezvous and waits for its reply of `kind` to us. */

@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { useBoardView, useBoardViewState } from "../boardView";
-import type { HoldsType } from "../protocol.gen";
+import type { HoldsType, TerminalInfo } from "../protocol.gen";
 import { useRoom, useRoomClient } from "../roomClient";
 import "../people/people.css";
 
@@ -41,7 +41,7 @@ export function RoomList() {
       type: "terminal" as const,
       ref: t.id,
       name: t.name,
-      status: t.running ? (t.controllers.length ? `${t.controllers.map((c) => c.name).join(", ")} typing` : "running") : `ended (${t.exitCode ?? "?"})`,
+      status: terminalStatus(t),
     })),
   ];
   return (
@@ -58,6 +58,11 @@ export function RoomList() {
       )}
     </section>
   );
+}
+
+function terminalStatus(terminal: TerminalInfo): string {
+  if (!terminal.running) return `ended (exit code ${terminal.exitCode ?? "unknown"})`;
+  return terminal.controllers.length ? `${terminal.controllers.map((c) => c.name).join(", ")} typing` : "running";
 }
 
 function RoomEntry({ entry }: { entry: Entry }) {
@@ -77,7 +82,12 @@ function RoomEntry({ entry }: { entry: Entry }) {
           {entry.type === "agent" ? "agent session" : "terminal"}, {entry.status}
           {onBoard ? "" : ", not on the board"}
         </span>
-        <button type="button" className="person-follow" data-testid="show-on-board" onClick={() => view.show(entry.type, entry.ref)}>
+        <button
+          type="button"
+          className="person-follow"
+          data-testid="show-on-board"
+          onClick={() => view.show(entry.type, entry.ref)}
+        >
           {onBoard ? "Show" : "Show on board"}
         </button>
         {isHost && !renaming && (
@@ -96,7 +106,11 @@ function Rename({ entry, done }: { entry: Entry; done: () => void }) {
   const save = () => {
     const title = name.trim();
     if (title && title !== entry.name) {
-      client.send(entry.type === "agent" ? { t: "agent-rename", sessionId: entry.ref, title } : { t: "term-rename", id: entry.ref, name: title });
+      client.send(
+        entry.type === "agent"
+          ? { t: "agent-rename", sessionId: entry.ref, title }
+          : { t: "term-rename", id: entry.ref, name: title },
+      );
     }
     done();
   };

@@ -15,10 +15,12 @@ export function TerminalControl({ id }: { id: string }) {
   const guests = useRoom((s) => s.guests);
   if (!info) return null;
   const controllers = info.controllers;
-  const who = controllers.length ? `${controllers.map((c) => c.name).join(", ")} ${controllers.length > 1 ? "have" : "has"} control` : "The host has control";
+  const names = controllers.map((c) => c.name).join(", ");
+  const who = controllers.length ? `${names} ${controllers.length > 1 ? "have" : "has"} control` : "The host has control";
   const grant = (guestId: string, granted: boolean) =>
     client.send({ t: "terminal-grant", guestId, terminalId: id, granted });
-  const editGuests = guests?.guests.filter((g) => g.connected && g.access === "edit" && !controllers.some((c) => c.guestId === g.guestId)) ?? [];
+  const holds = (guestId: string) => controllers.some((c) => c.guestId === guestId);
+  const editGuests = guests?.guests.filter((g) => g.connected && g.access === "edit" && !holds(g.guestId)) ?? [];
 
   return (
     <div className="terminal-control" data-testid="terminal-control">
