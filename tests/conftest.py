@@ -1,12 +1,14 @@
 from __future__ import annotations
 
 import shutil
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.services import Coturn, RedisServer, SignalInstance, require
 from tests.support import CHROMIUM, CHROMIUM_ARGS, HostClient, InProcessServer, ServerProcess
 
 
@@ -52,3 +54,66 @@ async def host_client(served: InProcessServer) -> AsyncIterator[HostClient]:
     client = await HostClient.connect(served)
     yield client
     await client.close()
+
+
+@dataclass
+class Cluster:
+    """Two `canvas signal --redis` instances and their Redis, all real processes on loopback."""
+
+    redis: RedisServer
+    a: SignalInstance
+    b: SignalInstance
+
+    @classmethod
+    def start(cls, *extra: str) -> Cluster:
+        require("redis-server", "redis-server")
+        redis = RedisServer().start()
+        a = SignalInstance(extra=["--redis", redis.url, *extra]).start()
+        b = SignalInstance(extra=["--redis", redis.url, *extra]).start()
+        return cls(redis, a, b)
+
+    def stop(self) -> None:
+        for service in (self.a, self.b, self.redis):
+            service.stop()
+
+
+@pytest.fixture(scope="session")
+def cluster() -> Iterator[Cluster]:
+    """Shared by every test that does not break it; a test that kills a part makes its own."""
+    running = Cluster.start()
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def own_cluster() -> Iterator[Callable[..., Cluster]]:
+    """A cluster for one test to break: restart its Redis, kill an instance."""
+    made: list[Cluster] = []
+
+    def make(*extra: str) -> Cluster:
+        made.append(Cluster.start(*extra))
+        return made[-1]
+
+    yield make
+    for running in made:
+        running.stop()
+
+
+@pytest.fixture(scope="module")
+def coturn(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Coturn]:
+    """A real coturn for one module's TURN tests."""
+    require("turnserver", "coturn")
+    relay = Coturn(workdir=tmp_path_factory.mktemp("coturn")).start()
+    yield relay
+    relay.stop()
+
+
+@pytest.fixture(scope="module")
+def turn_cluster(coturn: Coturn, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    """A cluster whose instances hand out credentials for that coturn, its secret in a 0600 file."""
+    secret_file = tmp_path_factory.mktemp("secret") / "turn-secret"
+    secret_file.write_text(coturn.secret + "\n")
+    secret_file.chmod(0o600)
+    running = Cluster.start("--turn-secret-file", str(secret_file), "--turn-url", coturn.url)
+    yield running
+    running.stop()

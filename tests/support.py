@@ -44,6 +44,8 @@ class ServerProcess:
     root: Path
     extra_args: list[str] = field(default_factory=list)
     env: dict[str, str] = field(default_factory=dict)
+    cwd: Path | None = None
+    """Where it runs; `python -m` puts this first on its path, ahead of PYTHONPATH."""
     proc: subprocess.Popen[str] | None = None
     host_link: str = ""
     room_link: str = ""
@@ -57,6 +59,7 @@ class ServerProcess:
             stderr=subprocess.STDOUT,
             text=True,
             env={**os.environ, "PYTHONUNBUFFERED": "1", **self.env},
+            cwd=self.cwd,
             start_new_session=True,
         )
         self.host_link = self.room_link = ""
@@ -190,3 +193,39 @@ def serve_on_every_interface(root: Path) -> ServerProcess:
         served.stop()
         raise AssertionError(f"the links name {lan}, not one of this machine's addresses {ours}")
     return served
+
+
+OPEN_RATE = 90.0
+"""Opens per second: just under a guest's inbound gate, so none is dropped."""
+OPEN_WINDOW = 32
+
+
+async def open_paced(guest: Any, names: list[str], rate: float = OPEN_RATE, window: int = OPEN_WINDOW) -> int:
+    """A guest opens each of `names` (at `rate`, at most `window` unanswered); returns how many were answered."""
+    waiting: set[str] = set()
+    answered = 0
+    changed = asyncio.Event()
+
+    def on_frame(frame: dict[str, Any]) -> None:
+        nonlocal answered
+        if frame.get("t") == "file" and frame.get("path") in waiting:
+            waiting.discard(frame["path"])
+            answered += 1
+            changed.set()
+
+    guest.listeners.append(on_frame)
+    start = time.monotonic()
+    try:
+        for i, name in enumerate(names):
+            while len(waiting) >= window:
+                changed.clear()
+                await asyncio.wait_for(changed.wait(), 30)
+            waiting.add(name)
+            await guest.send({"t": "file-open", "path": name})
+            await asyncio.sleep(max(0.0, start + (i + 1) / rate - time.monotonic()))
+        while waiting:
+            changed.clear()
+            await asyncio.wait_for(changed.wait(), 30)
+    finally:
+        guest.listeners.remove(on_frame)
+    return answered

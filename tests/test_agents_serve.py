@@ -75,7 +75,7 @@ def stored(project: Path, session_id: str) -> list[dict[str, Any]]:
 
 async def test_prompt_streams_chunks_in_order(host: HostClient, project: Path) -> None:
     session_id = await create(host)
-    options = await host.expect("agent-options", sessionId=session_id)
+    options = await host.expect("agent-options", timeout=TURN_TIMEOUT, sessionId=session_id)
     assert options["options"][0]["id"] == "mode"
     await host.send(
         {"t": "agent-prompt", "sessionId": session_id, "text": "hello there canvas friends", "author": "ann"}

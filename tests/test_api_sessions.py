@@ -45,6 +45,24 @@ async def test_a_prompt_through_the_api_streams_to_the_socket_and_the_sse_stream
     assert on_socket[0] == {**on_socket[0], "kind": "turn", "text": "streamed twice", "author": "api"}
 
 
+async def test_the_event_stream_resumes_after_its_last_event_and_ends_when_the_session_goes(
+    http: aiohttp.ClientSession, host: HostClient
+) -> None:
+    await create(http, id="api3")
+    async with http.post("/api/session/api3/prompt", json={"text": "first"}) as response:
+        assert response.status == 202
+    first = await events_until(host, "api3", "turn-end")
+    async with http.get("/api/session/api3/events", headers={"Last-Event-ID": str(first[-1]["seq"])}) as stream:
+        async with http.post("/api/session/api3/prompt", json={"text": "second"}) as response:
+            assert response.status == 202
+        second = await events_until(host, "api3", "turn-end")
+        streamed = [event for _, _, event in await read_sse(stream, len(second))]
+        assert streamed == second and streamed[0]["text"] == "second"
+        async with http.delete("/api/session/api3") as response:
+            assert response.status == 204
+        assert (await stream.content.read()).decode() == "event: deleted\ndata: {}\n\n"
+
+
 async def test_permission_config_rename_delete(
     http: aiohttp.ClientSession, host: HostClient, server: ServerProcess
 ) -> None:

@@ -50,6 +50,22 @@ def test_auto_placement_goes_right_of_everything() -> None:
     assert placed["z"] == 3.0
 
 
+def test_a_note_goes_beside_the_frame_of_its_session_where_that_is_free() -> None:
+    board = Board()
+    api.add_frame(board, "agent", "session-1", x=0, y=0)
+    assert api.spot_beside(board, "session-1") == (640 + api.GAP, 0.0)
+    # Taken on the right: below, then left, then above.
+    api.add_note(board, "in the way", x=700, y=0)
+    assert api.spot_beside(board, "session-1") == (0.0, 480 + api.GAP)
+    api.add_note(board, "below", x=0, y=520)
+    assert api.spot_beside(board, "session-1") == (-200 - api.GAP, 0.0)
+    api.add_note(board, "left", x=-240, y=0)
+    assert api.spot_beside(board, "session-1") == (0.0, -200 - api.GAP)
+    api.add_note(board, "above", x=0, y=-240)
+    assert api.spot_beside(board, "session-1") is None
+    assert api.spot_beside(board, "no-such-session") is None
+
+
 def test_add_text_shape_frame() -> None:
     board = Board()
     text = api.add_text(board, "plain", x=1, y=2)

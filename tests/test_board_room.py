@@ -6,16 +6,24 @@ import base64
 import json
 from pathlib import Path
 
+import pytest
 from pycrdt import Doc, Map, Text
 
 from canvasrelay.core import board_edits as board_api
 from canvasrelay.core.board import Board
-from canvasrelay.core.board_room import AWARENESS_TIMEOUT_S, IDLE_COMPACT_S, BoardRoom, CompactBoard
+from canvasrelay.core.board_room import (
+    AWARENESS_INTERVAL_S,
+    AWARENESS_TIMEOUT_S,
+    IDLE_COMPACT_S,
+    AwarenessDue,
+    BoardRoom,
+    CompactBoard,
+)
 from canvasrelay.core.board_room import StoreBoardUpdate as Store_
 from canvasrelay.core.effects import Broadcast, Send
 from canvasrelay.core.room import Peer, Room, RoomInfo
 from canvasrelay.protocol.access import Access
-from canvasrelay.protocol.board import AwarenessOut, BoardSync, BoardUpdateOut
+from canvasrelay.protocol.board import MAX_DRAGGING, MAX_SELECTION, AwarenessOut, BoardSync, BoardUpdateOut
 from canvasrelay.protocol.core import ErrorFrame
 from canvasrelay.server.board_host import BoardStore
 from canvasrelay.server.store import Store
@@ -156,13 +164,63 @@ def test_awareness_is_bounded_and_validated() -> None:
         {"name": "x" * 65, "color": "#ff0000"},
         {"name": "a", "color": "red; background: url(x)"},
         {"name": "a", "color": "#ff0000", "cursor": {"x": 1e308, "y": 0}},
-        {"name": "a", "color": "#ff0000", "selection": ["x"] * 201},
-        {"name": "a", "color": "#ff0000", "selection": ["x" * 65]},
+        {"name": "a", "color": "#ff0000", "selection": ["x"] * (MAX_SELECTION + 1)},
+        {"name": "a", "color": "#ff0000", "selection": ["x" * 33]},
+        {"name": "a", "color": "#ff0000", "dragging": [{"id": "x", "x": 0, "y": 0}] * (MAX_DRAGGING + 1)},
+        {"name": "a", "color": "#ff0000", "editing": "x" * 33},
         {"name": "a", "color": "#ff0000", "extra": 1},
     ]
     for state in bad_states:
         effects = room.receive("a", frame("awareness", state=state))
         assert isinstance(effects[0], Send) and isinstance(effects[0].frame, ErrorFrame), state
+
+
+def test_the_largest_presence_is_small() -> None:
+    room, _, _ = make_room()
+    room.join(Peer("a", Access.HOST))
+    ids = [f"{i:032d}" for i in range(MAX_SELECTION)]
+    state = {
+        "name": "n" * 64,
+        "color": "#ff0000",
+        "cursor": {"x": -1234567.123456789, "y": -1234567.123456789},
+        "selection": ids,
+        "dragging": [{"id": i, "x": -1234567.123456789, "y": -1234567.123456789} for i in ids[:MAX_DRAGGING]],
+        "editing": ids[0],
+    }
+    effects = room.receive("a", frame("awareness", state=state))
+    assert isinstance(effects[0], Broadcast)
+    assert len(effects[0].frame.model_dump_json(by_alias=True)) < 1500
+
+
+def test_a_peer_sending_presence_fast_is_relayed_at_most_every_interval_latest_first() -> None:
+    room, board_room, clock = make_room()
+    room.join(Peer("a", Access.HOST))
+    room.join(Peer("b", Access.HOST))
+
+    def state(x: float) -> str:
+        return frame("awareness", state={"name": "Ann", "color": "#ff0000", "cursor": {"x": x, "y": 0}})
+
+    def relayed(effects: list[object]) -> list[float]:
+        frames = [e.frame for e in effects if isinstance(e, Broadcast) and isinstance(e.frame, AwarenessOut)]
+        return [f.state.cursor.x for f in frames if f.state is not None and f.state.cursor is not None]
+
+    assert relayed(room.receive("a", state(1))) == [1]
+    clock.now += AWARENESS_INTERVAL_S / 4
+    held = room.receive("a", state(2))
+    assert relayed(held) == [] and len(held) == 1 and isinstance(held[0], AwarenessDue)
+    assert held[0].delay == pytest.approx(AWARENESS_INTERVAL_S * 3 / 4)
+    for x in range(3, 10):
+        assert room.receive("a", state(x)) == []
+    # another peer's presence is not held back by the first one's
+    assert relayed(room.receive("b", state(100))) == [100]
+    clock.now += AWARENESS_INTERVAL_S / 4
+    assert board_room.flush_awareness() == [AwarenessDue(pytest.approx(AWARENESS_INTERVAL_S / 2))]  # type: ignore[arg-type]
+    clock.now += AWARENESS_INTERVAL_S
+    assert relayed(board_room.flush_awareness()) == [9]
+    assert board_room.flush_awareness() == []
+    room.receive("a", state(10))
+    room.leave("a")
+    assert board_room.flush_awareness() == [] and "a" not in board_room.sent_at and not board_room.unsent
 
 
 def test_compaction_by_count_and_when_idle(tmp_path: Path) -> None:

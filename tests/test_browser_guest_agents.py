@@ -7,22 +7,14 @@ from typing import Any
 import pytest
 
 from tests.support import ServerProcess
-from tests.test_browser_guests import TIMEOUT_MS, open_guest
+from tests.test_browser_guests import TIMEOUT_MS, host_with_an_agent_and_an_edit_guest, open_guest
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
 
 
 def test_an_edit_guest_prompts_the_host_approves_both_guests_watch(browser: Any, server: ServerProcess) -> None:
-    host = browser.new_context().new_page()
-    host.goto(server.host_link)
-    host.get_by_test_id("connection-state").filter(has_text="Connected").wait_for(timeout=TIMEOUT_MS)
-    host.get_by_role("button", name="Add agent").click()
-    host.get_by_test_id("agent-view").get_by_test_id("agent-config-mode").wait_for(timeout=TIMEOUT_MS)
-
-    ada = open_guest(browser, server, "Ada")
+    host, ada = host_with_an_agent_and_an_edit_guest(browser, server, "Ada")
     bob = open_guest(browser, server, "Bob")
-    host.locator('[data-testid="guest"][data-name="Ada"] [data-testid="guest-access"]').select_option("edit")
-    ada.locator('[data-testid="access-banner"][data-access="edit"]').wait_for(timeout=TIMEOUT_MS)
 
     # Both guests see the host's agent frame on their board; only the edit guest may prompt.
     ada_view, bob_view = ada.get_by_test_id("agent-view"), bob.get_by_test_id("agent-view")

@@ -18,6 +18,19 @@ def open_guest(browser: Any, server: ServerProcess, name: str) -> Any:
     return page
 
 
+def host_with_an_agent_and_an_edit_guest(browser: Any, server: ServerProcess, name: str) -> tuple[Any, Any]:
+    """A host page with an agent frame on its board, and a guest page the host raised to edit."""
+    host = browser.new_context().new_page()
+    host.goto(server.host_link)
+    host.get_by_test_id("connection-state").filter(has_text="Connected").wait_for(timeout=TIMEOUT_MS)
+    host.get_by_role("button", name="Add agent").click()
+    host.get_by_test_id("agent-view").get_by_test_id("agent-config-mode").wait_for(timeout=TIMEOUT_MS)
+    guest = open_guest(browser, server, name)
+    host.locator(f'[data-testid="guest"][data-name="{name}"] [data-testid="guest-access"]').select_option("edit")
+    guest.locator('[data-testid="access-banner"][data-access="edit"]').wait_for(timeout=TIMEOUT_MS)
+    return host, guest
+
+
 def test_host_page_and_two_guest_pages(browser: Any, server: ServerProcess) -> None:
     host = browser.new_context().new_page()
     host.goto(server.host_link)

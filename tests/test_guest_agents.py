@@ -7,6 +7,7 @@ the demo agent's own process, the guests are `canvasrelay.client.guest` peers ov
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import itertools
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -198,3 +199,35 @@ async def test_a_guest_dropped_mid_stream_folds_the_same_thread(served: Served, 
     assert thread == session_log.fold(host_events) == session_log.fold(served.stored(session_id))
     assert sum(1 for i in thread["items"] if i["type"] == "message") == 1
     await guest.close()
+
+
+async def test_the_host_approves_the_whole_prompt_and_the_agent_runs_exactly_that(
+    served: Served, host_client: HostClient
+) -> None:
+    session_id = await create(host_client)
+    ada = await join(served, "Ada", "edit", host_client)
+    # Past the old 4,000-character cut, with what a terminal or a bidi renderer would interpret.
+    prompt = "".join(f"Step {i}: tidy module {i} and keep its tests green. " for i in range(250))
+    prompt = prompt[:5_000] + "\u202eexe.txt\u202c \x1b[8mhidden\x1b[0m " + prompt[5_000:10_000] + "rm -rf ~/."
+    digest = hashlib.sha256(prompt.encode("utf-8")).hexdigest()
+    await ada.send({"t": "agent-prompt", "sessionId": session_id, "text": prompt})
+    request = await host_client.expect("approval-request", what="agent-prompt")
+    assert request["text"] == prompt and request["length"] == len(prompt) > 10_000
+    assert request["sha256"] == digest and request["subject"] == session_id
+
+    # The host reloads the page before answering: the request is in the new page's welcome.
+    reloaded = await HostClient.connect(served)
+    assert [(a["id"], a["text"], a["sha256"]) for a in reloaded.welcome["approvals"]] == [
+        (request["id"], prompt, digest)
+    ]
+    await reloaded.send({"t": "approval-answer", "id": request["id"], "answer": "approve", "sha256": digest})
+    events = await events_until(ada, session_id, "turn-end")
+    assert (events[0]["kind"], events[0]["text"], events[0]["sha256"]) == ("turn", prompt, digest)
+    said = "".join(
+        e["update"]["content"]["text"]
+        for e in events
+        if e["kind"] == "chunk" and e["update"]["sessionUpdate"] == "agent_message_chunk"
+    )
+    assert said == f"You said: {prompt}", "the demo agent echoes exactly what it was sent"
+    await reloaded.close()
+    await ada.close()

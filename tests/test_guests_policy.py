@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
+from pydantic import ValidationError
 
 from canvasrelay.core.effects import AnyEffect, Broadcast, Close, Send
 from canvasrelay.core.guests import KICKED, Guests, peer_id_of
@@ -193,3 +196,50 @@ def test_host_sees_the_list_on_join_and_withdrawn_requests(room: Room, guests: G
     effects = room.leave(guest.id)
     assert [e.frame.outcome for e in sent(effects, "approval-resolved")] == ["withdrawn"]  # type: ignore[attr-defined]
     assert guests.pending == {}
+
+
+def test_the_host_is_shown_the_whole_prompt_with_its_length_and_digest(room: Room, guests: Guests, host: Peer) -> None:
+    guests.default_access = Access.EDIT
+    guest = join(room, guests)
+    text = "".join(f"line {i}: do step {i}\n" for i in range(600))[:10_000] + "\u202etxt.exe\x1b[2K"
+    (request,) = sent(room.dispatch(guest, Prompt(text=text)), "approval-request")
+    shown = request.frame
+    assert shown.text == text and shown.length == len(text) > 10_000  # type: ignore[attr-defined]
+    assert shown.sha256 == hashlib.sha256(text.encode("utf-8")).hexdigest()  # type: ignore[attr-defined]
+    effects = room.dispatch(host, ApprovalAnswer(id=shown.id, answer="approve", sha256=shown.sha256))  # type: ignore[attr-defined]
+    assert ran(effects) == [f"prompt {text} by guest-guest0001"]
+
+
+def test_an_answer_for_other_text_runs_nothing_and_the_request_stays(room: Room, guests: Guests, host: Peer) -> None:
+    guests.default_access = Access.EDIT
+    guest = join(room, guests)
+    request = sent(room.dispatch(guest, Prompt(text="the real one")), "approval-request")[0].frame
+    other = hashlib.sha256(b"what the host saw").hexdigest()
+    effects = room.dispatch(host, ApprovalAnswer(id=request.id, answer="approve", sha256=other))  # type: ignore[attr-defined]
+    assert ran(effects) == [] and "different text" in errors(effects)[0]
+    assert request.id in guests.pending  # type: ignore[attr-defined]
+    effects = room.dispatch(host, ApprovalAnswer(id=request.id, answer="approve", sha256=request.sha256))  # type: ignore[attr-defined]
+    assert ran(effects) == ["prompt the real one by guest-guest0001"]
+
+
+def test_a_waiting_request_cannot_be_changed_before_it_runs(room: Room, guests: Guests, host: Peer) -> None:
+    guests.default_access = Access.EDIT
+    guest = join(room, guests)
+    frame = Prompt(text="approved text")
+    room.dispatch(guest, frame)
+    with pytest.raises(ValidationError):
+        frame.text = "something else"  # type: ignore[misc]
+
+
+def test_a_reloaded_host_page_gets_the_requests_still_waiting(
+    room: Room, guests: Guests, host: Peer, clock: Clock
+) -> None:
+    guests.default_access = Access.EDIT
+    guest = join(room, guests)
+    first = sent(room.dispatch(guest, Prompt(text="one")), "approval-request")[0].frame
+    room.dispatch(guest, Prompt(text="two"))
+    room.dispatch(host, ApprovalAnswer(id=first.id, answer="deny"))  # type: ignore[attr-defined]
+    clock.now += 10
+    reloaded = room.welcome(Peer(id="host-2", access=Access.HOST))
+    assert [(a.text, a.name, a.expires_in_ms) for a in reloaded.approvals] == [("two", "Ada", 20_000)]
+    assert room.welcome(guest).approvals == [], "guests are not shown the host's queue"

@@ -7,7 +7,7 @@ from canvasrelay.protocol.core import ErrorFrame, Pong, Welcome
 
 
 def make_room() -> Room:
-    return Room(RoomInfo(room_id="r", key="k", host_public_key="h", cwd="/p"))
+    return Room(RoomInfo(room_id="r", key="k", host_public_key="h", cwd="/home/ada/secret-client/p"))
 
 
 def test_join_sends_welcome_first() -> None:
@@ -40,3 +40,13 @@ def test_unknown_peer_and_leave() -> None:
     room.join(Peer("h", Access.HOST))
     room.leave("h")
     assert "h" not in room.peers
+
+
+def test_only_the_host_is_told_where_the_project_lives() -> None:
+    room = make_room()
+    host = room.welcome(Peer("host-1", Access.HOST))
+    assert host.cwd == "/home/ada/secret-client/p" and host.project == "p"
+    for access in (Access.VIEW, Access.EDIT, Access.TRUSTED):
+        guest = room.welcome(Peer("guest-x", access))
+        assert guest.project == "p" and guest.cwd is None
+        assert "secret-client" not in guest.model_dump_json()

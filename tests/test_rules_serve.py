@@ -68,7 +68,9 @@ async def test_always_stops_the_next_matching_question(host: HostClient, project
     assert answered["answer"] == "always" and answered["layer"] == "host"
     added = next(a for a in log if a["event"] == "permission-rule-added")
     assert (added["permission"], added["action"]) == ("edit", "allow")
-    assert log[-1]["event"] == "permission-allow" and log[-1]["layer"] == "session"
+    decisions = [a for a in log if a["event"].startswith("permission-")]
+    assert decisions[-1]["event"] == "permission-allow" and decisions[-1]["layer"] == "session"
+    assert log[-1]["event"] == "agent-fs-write" and log[-1]["outcome"] == "done"
 
 
 async def test_rules_do_not_cover_other_paths(host: HostClient, server: ServerProcess) -> None:

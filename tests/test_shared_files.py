@@ -10,7 +10,7 @@ import pytest
 
 from canvasrelay.core.effects import Broadcast, Send
 from canvasrelay.core.room import Peer, Room, RoomInfo
-from canvasrelay.core.shared_files import LoadFile, SharedFiles, UnwatchFile
+from canvasrelay.core.shared_files import MAX_OPEN_PER_PEER, LoadFile, SharedFiles, UnwatchFile
 from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.core import ErrorFrame
 from canvasrelay.protocol.files import File, Tree
@@ -47,6 +47,26 @@ def test_view_guests_see_open_files_but_do_not_browse() -> None:
     assert room.receive("view", '{"t":"file-open","path":"a.txt"}') == [Send("view", File(path="a.txt", file=TEXT))]  # type: ignore[arg-type]
     joining = room.join(Peer(id="late", access=Access.VIEW))
     assert Send("late", File(path="a.txt", file=TEXT)) in joining  # type: ignore[arg-type]
+
+
+def test_one_peer_holds_a_bounded_number_of_files_the_oldest_closed_with_a_notice() -> None:
+    room, files = make_room()
+    names = [f"f{i}.txt" for i in range(MAX_OPEN_PER_PEER + 2)]
+    room.receive("host", '{"t":"file-open","path":"f0.txt"}')
+    files.loaded("f0.txt", TEXT, "host")
+    for name in names:
+        room.receive("edit", json.dumps({"t": "file-open", "path": name}))
+        effects = files.loaded(name, TEXT, "edit")
+    assert list(files.held["edit"]) == names[2:]
+    assert "f1.txt" not in files.holders and files.holders["f0.txt"] == {"host"}
+    assert UnwatchFile("f1.txt") in effects
+    notices = errors(effects)
+    assert notices == [f"f1.txt no longer follows changes: at most {MAX_OPEN_PER_PEER} files stay open for one person"]
+    # Opening a held file again makes it the newest.
+    room.receive("edit", '{"t":"file-open","path":"f2.txt"}')
+    assert list(files.held["edit"])[-1] == "f2.txt"
+    room.leave("edit")
+    assert "edit" not in files.held and set(files.holders) == {"f0.txt"} and set(files.contents) == {"f0.txt"}
 
 
 def test_a_file_closes_when_its_last_holder_closes_or_leaves() -> None:

@@ -229,6 +229,42 @@ def test_git_lists_tracked_and_untracked_but_not_ignored(tmp_path: Path) -> None
     assert isinstance(shared.check("tracked.py"), Missing), "tracked, deleted, about to be rewritten"
 
 
+def git_children(root: Path) -> list[str]:
+    """This process's `git check-ignore` children for `root` (other tests' sets may still hold theirs)."""
+    wanted = (b"check-ignore", str(root).encode())
+    return [
+        pid
+        for task in Path("/proc/self/task").glob("*/children")
+        for pid in task.read_text().split()
+        if Path(f"/proc/{pid}/cmdline").exists() and all(w in Path(f"/proc/{pid}/cmdline").read_bytes() for w in wanted)
+    ]
+
+
+def test_names_git_did_not_list_are_judged_by_one_git_process_and_fresh_rules(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    init_repo(root)
+    write(root, ".gitignore", "build/\n*.log\n!keep.log\n")
+    write(root, "src/a.py", "x")
+    shared = SharedSet(root)
+    judged = {
+        "build/new.txt": Denied,
+        "src/new.log": Denied,
+        "src/keep.log": Missing,
+        "src/new.py": Missing,
+    }
+    for _ in range(200):
+        for path, kind in judged.items():
+            assert isinstance(shared.check(path), kind), path
+        assert len(git_children(root)) <= 1
+    write(root, ".gitignore", "*.py\n")
+    shared.refresh()
+    assert isinstance(shared.check("src/new.py"), Denied), "the rules changed"
+    assert isinstance(shared.check("src/new.log"), Missing)
+    shared.close()
+    assert git_children(root) == []
+
+
 def test_subfolder_of_a_repo(tmp_path: Path) -> None:
     init_repo(tmp_path)
     write(tmp_path, "top.txt", "x")

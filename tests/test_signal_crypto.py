@@ -7,6 +7,7 @@ import os
 import pytest
 
 from canvasrelay.protocol import signal_crypto as sc
+from canvasrelay.protocol.encoding import b64url
 from canvasrelay.server.room_secrets import RoomSecrets
 
 FP_A = ":".join(["AB"] * 32)
@@ -61,3 +62,32 @@ def test_sdp_fingerprint() -> None:
     assert sc.sdp_fingerprint(sdp) == FP_B.upper()
     with pytest.raises(sc.SignalError):
         sc.sdp_fingerprint("v=0\r\n")
+
+
+def test_a_refusal_tells_only_the_sender_of_a_wrong_key_and_only_from_the_host() -> None:
+    room, other = RoomSecrets.generate(), RoomSecrets.generate()
+    wrong = sc.seal(sc.signal_key(other.room_key), {"kind": "offer"})
+    with pytest.raises(sc.SealedForAnotherKey):
+        sc.open_envelope(sc.signal_key(room.room_key), wrong)
+    stale = sc.seal(sc.signal_key(room.room_key), {"kind": "offer"}, now=0)
+    with pytest.raises(sc.SignalError) as raised:
+        sc.open_envelope(sc.signal_key(room.room_key), stale)
+    assert not isinstance(raised.value, sc.SealedForAnotherKey)
+    refusal = sc.refusal(room.host_private_key, wrong)
+    assert sc.refuses(room.host_public_key, refusal, wrong)
+    assert not sc.refuses(room.host_public_key, refusal, stale)
+    assert not sc.refuses(other.host_public_key, refusal, wrong)
+    assert not sc.refuses(room.host_public_key, sc.refusal(other.host_private_key, wrong), wrong)
+    assert not sc.refuses(room.host_public_key, "refused.!!.??", wrong)
+    with pytest.raises(sc.SignalError):
+        sc.open_envelope(sc.signal_key(room.room_key), refusal)
+
+
+def test_turn_proof_matches_the_browser_and_its_verifier_reveals_neither() -> None:
+    key = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8"  # bytes 00..1f, as in signalCrypto.test.ts
+    proof = sc.turn_proof(key)
+    assert proof == "OIzoXg5yZYyJCKJRDFfWvXDp1kLt_2dfJZBJopztWLg"
+    verifier = sc.turn_verifier(proof)
+    assert len(verifier) == 43 and verifier not in (proof, key)
+    assert proof != sc.turn_proof(RoomSecrets.generate().room_key)
+    assert b64url(sc.signal_key(key)) != proof, "the TURN proof is not the signalling key"

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from canvasrelay.core.effects import Send
 from canvasrelay.core.guests import Guests
 from canvasrelay.core.room import Peer, Room, RoomInfo
 from canvasrelay.core.terminals import AttachTerminal, StartTerminal, TerminalRoom, WriteTerminal
@@ -107,6 +108,38 @@ def test_a_shell_that_exits_is_reported_and_typing_is_refused() -> None:
     assert any(getattr(e, "code", None) == 3 and getattr(e, "peers", None) == ("host",) for e in effects)
     assert '"exitCode":3' in encode(effects[-1].frame)  # type: ignore[union-attr]
     assert "has ended" in (refused(room.receive("host", '{"t":"term-input","id":"a","data":"x"}')) or "")
+
+
+def test_a_grant_ends_with_its_shell() -> None:
+    room = Room(RoomInfo(room_id="r", key="k", host_public_key="h", cwd="/tmp"))
+    guests = Guests(room)
+    terminals = TerminalRoom(room, guests)
+    guests.default_access = Access.EDIT
+    host = Peer(id="host-1", access=Access.HOST)
+    room.join(host)
+    guest = guests.admit(GuestJoin(guest_id="guest0001", secret="s" * 20, name="Ada", color="#112233"))
+    assert isinstance(guest, Peer)
+    room.join(guest)
+    typing = '{"t":"term-input","id":"T","data":"id\\r"}'
+    grant = TerminalGrant(guest_id="guest0001", terminal_id="T", granted=True)
+
+    room.receive(host.id, '{"t":"term-open","id":"T"}')
+    room.dispatch(host, grant)
+    assert room.receive(guest.id, typing) == [WriteTerminal("T", "id\r", guest.id)]
+    ended = terminals.exited("T", 0)
+    told = [e.frame for e in ended if isinstance(e, Send) and e.to == guest.id]
+    assert [(f.t, f.granted_terminals) for f in told] == [("access", [])]  # type: ignore[attr-defined]
+    room.receive(host.id, '{"t":"term-close","id":"T"}')
+    room.receive(host.id, '{"t":"term-open","id":"T"}')
+    assert "edit access may not type terminal" in (refused(room.receive(guest.id, typing)) or "")
+
+    # Granted while T had ended (the host's list still showed it): not a grant for the next shell.
+    terminals.exited("T", 0)
+    room.dispatch(host, grant)
+    room.receive(host.id, '{"t":"term-close","id":"T"}')
+    room.receive(host.id, '{"t":"term-open","id":"T"}')
+    assert refused(room.receive(guest.id, typing))
+    assert guests.guest_list().guests[0].granted_terminals == []
 
 
 # -- real shells through the real server ------------------------------------------------------

@@ -7,6 +7,8 @@ import json
 
 import pytest
 
+from canvasrelay.core.rate_limit import InboundGate
+from canvasrelay.protocol.framing import MAX_MESSAGE_BYTES, Reassembler, parse_stream_message
 from canvasrelay.server import transport_datachannel as td
 
 
@@ -18,18 +20,18 @@ class FakeChannel:
         self.bufferedAmount = 0
 
     def send(self, data: str) -> None:
-        assert len(data.encode("utf-8")) <= td.MAX_MESSAGE_BYTES
+        assert len(data.encode("utf-8")) <= MAX_MESSAGE_BYTES
         self.messages.append(data)
 
 
 def frames_of(messages: list[str]) -> list[tuple[int, object]]:
     out: list[tuple[int, object]] = []
-    reassembler = td.Reassembler(limit=64 << 20)
+    reassembler = Reassembler(limit=64 << 20)
     for message in messages:
         whole = reassembler.feed(message)
         if whole is None:
             continue
-        seq, frames = td.parse_stream_message(whole)
+        seq, frames = parse_stream_message(whole)
         assert seq is not None
         out += [(seq + i, f) for i, f in enumerate(frames)]
     return out
@@ -87,7 +89,7 @@ async def test_a_guest_too_far_behind_overflows_once() -> None:
 
 
 def test_reassembler_refuses_oversized_and_interrupted() -> None:
-    reassembler = td.Reassembler(limit=10)
+    reassembler = Reassembler(limit=10)
     assert reassembler.feed('{"t":"chunk","id":1,"more":true,"data":"12345"}') is None
     with pytest.raises(ValueError, match="too large"):
         reassembler.feed('{"t":"chunk","id":1,"more":true,"data":"123456"}')
@@ -97,6 +99,36 @@ def test_reassembler_refuses_oversized_and_interrupted() -> None:
 
 
 def test_inbound_gate_admits_a_burst_then_drops() -> None:
-    gate = td.InboundGate(rate=0.001, burst=5)
+    gate = InboundGate(rate=0.001, burst=5)
     assert [gate.admit() for _ in range(7)] == [True] * 5 + [False] * 2
     assert gate.should_warn() and not gate.should_warn()
+
+
+def test_reassembler_counts_bytes_not_characters() -> None:
+    reassembler = Reassembler(limit=10)
+    assert reassembler.feed('{"t":"chunk","id":1,"more":true,"data":"éé"}') is None
+    with pytest.raises(ValueError, match="too large"):
+        reassembler.feed('{"t":"chunk","id":1,"more":true,"data":"éééé"}')
+
+
+def test_a_dropped_piece_takes_its_whole_message_and_nothing_else() -> None:
+    reassembler = Reassembler()
+    assert reassembler.feed('{"t":"chunk","id":7,"more":true,"data":"ab"}') is None
+    reassembler.discard('{"t":"chunk","id":7,"more":true,"data":"cd"}')
+    assert reassembler.feed('{"t":"chunk","id":7,"more":false,"data":"ef"}') is None
+    assert reassembler.feed('{"t":"chunk","id":8,"more":true,"data":"{\\"t\\":"}') is None
+    assert reassembler.feed('{"t":"chunk","id":8,"more":false,"data":"\\"ping\\"}"}') == '{"t":"ping"}'
+    reassembler.discard('{"t":"ping"}')
+    assert reassembler.feed('{"t":"ping"}') == '{"t":"ping"}'
+
+
+def test_a_nested_chunk_is_malformed_not_a_crash() -> None:
+    reassembler = Reassembler()
+    with pytest.raises(ValueError, match="malformed chunk"):
+        reassembler.feed('{"t":"chunk","id":1,"more":true,"data":"a","x":' + "[" * 5000 + "]" * 5000 + "}")
+    assert reassembler.feed('{"t":"ping"}') == '{"t":"ping"}'
+
+
+def test_inbound_gate_counts_bytes_as_well_as_frames() -> None:
+    gate = InboundGate(rate=1000, burst=1000, byte_rate=0.001, byte_burst=1000)
+    assert gate.admit(600) and not gate.admit(600) and gate.admit(400) and not gate.admit(1)

@@ -4,11 +4,16 @@ Run as ``python -m canvasrelay.agents.demo``; it speaks ACP over stdio. Everythi
 deterministic, so it doubles as the agent the tests drive:
 
 - plain text: a short plan, then a reply streamed in several chunks, then ``end_turn``;
-- ``/write PATH TEXT``: an edit tool call, a permission request (allow_once / reject_once),
-  then ``fs/write_text_file`` of TEXT to ``cwd/PATH`` if allowed;
+- ``/write PATH TEXT``: an edit tool call, a permission request (allow once / always / reject),
+  then ``fs/write_text_file`` of TEXT to ``cwd/PATH`` if allowed; after "always" it stops
+  asking for any write, as real agents do;
 - ``/read PATH``: ``fs/read_text_file`` of ``cwd/PATH``, shown in the reply;
-- ``/run COMMAND``: an execute tool call (its command an argv list, as real agents send it), a
-  permission request, then the command run by this agent in ``cwd`` if allowed, its output shown;
+- ``/run CMD``: an execute tool call whose raw input is an argv list
+  (``["/bin/bash", "-lc", CMD]``, Codex's shape), a permission request, then CMD run in ``cwd``;
+- ``/late-write PATH TEXT``: like ``/write``, but the turn ends first and the permission is
+  asked after (real agents do this);
+- ``/fail``: answers the prompt with an error, as an agent whose model refused the request;
+- ``/hang``: a turn that ignores cancel;
 - ``/note TEXT``: calls the ``add_note`` tool of the board's MCP server (an HTTP MCP server
   given in ``session/new``);
 - ``/slow N``: N chunks 0.2 s apart, so a turn can be cancelled;
@@ -16,23 +21,30 @@ deterministic, so it doubles as the agent the tests drive:
 
 Sessions live in this process's memory. ``session/load`` of a session this process created
 replays its history; after a restart the agent accepts the id and starts the session fresh.
+
+With ``--legacy`` it speaks like older agents (Gemini CLI): ``modes`` and ``models`` fields
+instead of config options, and the history replayed just after its ``session/load`` answer.
+With ``--strict-load`` a ``session/load`` of a session it does not know fails, as an agent
+whose saved conversation is gone. With ``--state DIR`` it keeps its sessions in DIR, as real
+agents keep theirs on disk, so a new process reloads (and replays) them.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import re
 import sys
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-import httpx2
 from acp import (
     PROTOCOL_VERSION,
+    Agent,
     Client,
     InitializeResponse,
     LoadSessionResponse,
@@ -56,6 +68,7 @@ from acp.schema import (
     AllowedOutcome,
     AudioContentBlock,
     ClientCapabilities,
+    ConfigOptionUpdate,
     DeniedOutcome,
     EmbeddedResourceContentBlock,
     HttpMcpServer,
@@ -65,6 +78,7 @@ from acp.schema import (
     McpServerStdio,
     PermissionOption,
     ResourceContentBlock,
+    SessionConfigOptionBoolean,
     SessionConfigOptionSelect,
     SessionConfigSelectOption,
     SseMcpServer,
@@ -73,15 +87,15 @@ from acp.schema import (
     ToolCallStatus,
     ToolCallUpdate,
 )
-from mcp import Client as McpClient
-from mcp.client.streamable_http import streamable_http_client
 
 log = logging.getLogger("canvasrelay.agents.demo")
 
 SLOW_INTERVAL = 0.2
-RUN_OUTPUT_CHARS = 4000
 MCP_TIMEOUT = 15.0
 MODES = {"concise": "Concise", "verbose": "Verbose"}
+MODELS = {"demo-small": "Demo small", "demo-large": "Demo large"}
+RUN_TIMEOUT = 30.0
+OUTPUT_MAX = 4000
 
 PromptBlock = (
     TextContentBlock | ImageContentBlock | AudioContentBlock | ResourceContentBlock | EmbeddedResourceContentBlock
@@ -98,16 +112,19 @@ class _Session:
     cwd: Path
     mcp_servers: list[Any]
     mode: str = "concise"
+    model: str = "demo-small"
     history: list[tuple[str, str]] = field(default_factory=list)
     cancel: asyncio.Event = field(default_factory=asyncio.Event)
     tool_calls: int = 0
+    always: set[str] = field(default_factory=set)
+    """Tool kinds the client said "allow always" for: the agent asks no more for them."""
 
     def next_tool_call_id(self, prefix: str) -> str:
         self.tool_calls += 1
         return f"{prefix}-{self.tool_calls}"
 
 
-def _config_options(mode: str) -> list[SessionConfigOptionSelect]:
+def _config_options(mode: str) -> list[SessionConfigOptionSelect | SessionConfigOptionBoolean]:
     return [
         SessionConfigOptionSelect(
             id="mode",
@@ -126,6 +143,20 @@ def _word_chunks(text: str, words_per_chunk: int = 2) -> list[str]:
     return ["".join(words[i : i + words_per_chunk]) for i in range(0, len(words), words_per_chunk)]
 
 
+def _legacy_fields(session: _Session) -> dict[str, Any]:
+    """ACP's older `modes` and `models` fields, as Gemini CLI sends them."""
+    return {
+        "modes": {
+            "currentModeId": session.mode,
+            "availableModes": [{"id": key, "name": name} for key, name in MODES.items()],
+        },
+        "models": {
+            "currentModelId": session.model,
+            "availableModels": [{"modelId": key, "name": name} for key, name in MODELS.items()],
+        },
+    }
+
+
 def _reply(text: str, mode: str) -> str:
     if mode == "verbose":
         return (
@@ -134,6 +165,10 @@ def _reply(text: str, mode: str) -> str:
             "Try /write PATH TEXT, /note TEXT or /slow N."
         )
     return f"You said: {text}"
+
+
+def _allowed(outcome: Any) -> bool:
+    return isinstance(outcome, AllowedOutcome) and outcome.option_id in ("allow_once", "allow_always")
 
 
 def _denial_reason(outcome: Any) -> str | None:
@@ -145,9 +180,13 @@ def _denial_reason(outcome: Any) -> str | None:
 class DemoAgent:
     """Implements the ``acp.Agent`` protocol; the SDK routes requests to these methods."""
 
-    def __init__(self) -> None:
+    def __init__(self, legacy: bool = False, strict_load: bool = False, state: Path | None = None) -> None:
         self._conn: Client | None = None
         self._sessions: dict[str, _Session] = {}
+        self._legacy = legacy
+        self._strict_load = strict_load
+        self._state = state
+        self._background: set[asyncio.Task[None]] = set()
 
     def on_connect(self, conn: Client) -> None:
         self._conn = conn
@@ -177,9 +216,11 @@ class DemoAgent:
         additional_directories: list[str] | None = None,
         mcp_servers: list[McpServer] | None = None,
         **kwargs: Any,
-    ) -> NewSessionResponse:
+    ) -> NewSessionResponse | dict[str, Any]:
         session_id = f"demo-{uuid.uuid4().hex[:12]}"
-        self._sessions[session_id] = _Session(cwd=Path(cwd), mcp_servers=list(mcp_servers or []))
+        session = self._sessions[session_id] = _Session(cwd=Path(cwd), mcp_servers=list(mcp_servers or []))
+        if self._legacy:
+            return {"sessionId": session_id, **_legacy_fields(session)}
         return NewSessionResponse(session_id=session_id, config_options=_config_options("concise"))
 
     async def load_session(
@@ -189,16 +230,58 @@ class DemoAgent:
         mcp_servers: list[McpServer] | None = None,
         additional_directories: list[str] | None = None,
         **kwargs: Any,
-    ) -> LoadSessionResponse:
-        session = self._sessions.get(session_id)
+    ) -> LoadSessionResponse | dict[str, Any]:
+        session = self._sessions.get(session_id) or self._restore(session_id, cwd)
+        if session is None and self._strict_load:
+            raise RequestError.resource_not_found(session_id)
         if session is None:
             session = self._sessions[session_id] = _Session(cwd=Path(cwd), mcp_servers=[])
         session.cwd = Path(cwd)
         session.mcp_servers = list(mcp_servers or [])
-        for role, text in session.history:
+        if self._legacy:
+            # Queued after this answer, as Gemini CLI streams a loaded session's history.
+            self._in_background(self._replay(session_id, session))
+            return _legacy_fields(session)
+        await self._replay(session_id, session)
+        return LoadSessionResponse(config_options=_config_options(session.mode))
+
+    def _state_file(self, session_id: str) -> Path | None:
+        if self._state is None or not re.fullmatch(r"demo-[0-9a-f]{12}", session_id):
+            return None
+        return self._state / f"{session_id}.json"
+
+    def _save(self, session_id: str, session: _Session) -> None:
+        file = self._state_file(session_id)
+        if file is not None:
+            saved = {"mode": session.mode, "model": session.model, "history": session.history}
+            file.write_text(json.dumps(saved), encoding="utf-8")
+
+    def _restore(self, session_id: str, cwd: str) -> _Session | None:
+        file = self._state_file(session_id)
+        if file is None or not file.is_file():
+            return None
+        saved = json.loads(file.read_text(encoding="utf-8"))
+        session = _Session(cwd=Path(cwd), mcp_servers=[], mode=saved["mode"], model=saved["model"])
+        session.history = [(role, text) for role, text in saved["history"]]
+        self._sessions[session_id] = session
+        return session
+
+    async def _replay(self, session_id: str, session: _Session) -> None:
+        for role, text in list(session.history):
             update = update_user_message_text(text) if role == "user" else update_agent_message_text(text)
             await self.conn.session_update(session_id=session_id, update=update)
-        return LoadSessionResponse(config_options=_config_options(session.mode))
+
+    def _in_background(self, work: Any) -> None:
+        task = asyncio.ensure_future(work)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def set_session_mode(self, mode_id: str, session_id: str, **kwargs: Any) -> None:
+        session = self._session(session_id)
+        if mode_id not in MODES:
+            raise RequestError.invalid_params({"modeId": mode_id})
+        session.mode = mode_id
+        self._save(session_id, session)
 
     async def set_config_option(
         self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
@@ -207,6 +290,10 @@ class DemoAgent:
         if config_id != "mode" or value not in MODES:
             raise RequestError.invalid_params({"configId": config_id, "value": value})
         session.mode = str(value)
+        self._save(session_id, session)
+        # Announced and answered both, as Claude's agent does: the client should show one change.
+        update = ConfigOptionUpdate(session_update="config_option_update", config_options=_config_options(session.mode))
+        await self.conn.session_update(session_id=session_id, update=update)
         return SetSessionConfigOptionResponse(config_options=_config_options(session.mode))
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
@@ -221,7 +308,14 @@ class DemoAgent:
         session.history.append(("user", text))
         turn = _Turn(self.conn, session_id, session)
         try:
-            if text.startswith("/write"):
+            if text == "/fail":
+                raise RequestError.internal_error({"details": "the model answered HTTP 400: bad request"})
+            if text.startswith("/late-write"):
+                # Queued after this turn's answer: the permission request comes after the turn ended.
+                self._in_background(turn.write(text.replace("/late-write", "/write", 1)))
+            elif text == "/hang":
+                await asyncio.Event().wait()
+            elif text.startswith("/write"):
                 await turn.write(text)
             elif text.startswith("/run"):
                 await turn.run(text.removeprefix("/run").strip())
@@ -238,6 +332,7 @@ class DemoAgent:
         finally:
             if turn.said:
                 session.history.append(("agent", "".join(turn.said)))
+            self._save(session_id, session)
         return PromptResponse(stop_reason="end_turn")
 
     def _session(self, session_id: str) -> _Session:
@@ -317,8 +412,8 @@ class _Turn:
                 raw_input={"path": path, "content": content},
             )
         )
-        outcome = await self.ask(ToolCallUpdate(tool_call_id=tool_call_id, title=title, kind="edit"))
-        if isinstance(outcome, AllowedOutcome) and outcome.option_id == "allow_once":
+        outcome = await self.ask(ToolCallUpdate(tool_call_id=tool_call_id, title=title, kind="edit"), "edit")
+        if _allowed(outcome):
             await self.update_tool(tool_call_id, "in_progress")
             try:
                 await self.conn.write_text_file(session_id=self.session_id, path=path, content=content)
@@ -329,38 +424,46 @@ class _Turn:
             await self.update_tool(tool_call_id, "completed")
             await self.say(f"Wrote {len(content)} characters to {rel_path}.")
             return
+        await self.refused(tool_call_id, f"not writing {rel_path}", outcome)
+
+    async def refused(self, tool_call_id: str, what: str, outcome: Any) -> None:
         await self.update_tool(tool_call_id, "failed")
         if self.session.cancel.is_set():
             raise _Cancelled
-        denied = f"Permission denied: not writing {rel_path}"
         reason = _denial_reason(outcome)
-        await self.say(f"{denied} ({reason})" if reason else denied)
+        await self.say(f"Permission denied: {what} ({reason})" if reason else f"Permission denied: {what}")
 
     async def run(self, command: str) -> None:
         if not command:
             await self.say("Usage: /run COMMAND")
             return
-        argv = ["sh", "-c", command]
         tool_call_id = self.session.next_tool_call_id("run")
-        title = f"Run {command[:60]}"
+        argv = ["/bin/bash", "-lc", command]
         await self.send(
-            start_tool_call(tool_call_id, title, kind="execute", status="pending", raw_input={"command": argv})
+            start_tool_call(tool_call_id, command, kind="execute", status="pending", raw_input={"command": argv})
         )
-        outcome = await self.ask(ToolCallUpdate(tool_call_id=tool_call_id, title=title, kind="execute"))
-        if not (isinstance(outcome, AllowedOutcome) and outcome.option_id == "allow_once"):
-            await self.update_tool(tool_call_id, "failed")
-            if self.session.cancel.is_set():
-                raise _Cancelled
-            await self.say("Permission denied: not running it")
+        asked = ToolCallUpdate(tool_call_id=tool_call_id, title=command, kind="execute", raw_input={"command": argv})
+        outcome = await self.ask(asked, "execute")
+        if not _allowed(outcome):
+            await self.refused(tool_call_id, f"not running {command}", outcome)
             return
         await self.update_tool(tool_call_id, "in_progress")
         proc = await asyncio.create_subprocess_exec(
-            *argv, cwd=self.session.cwd, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT
+            *argv,
+            cwd=self.session.cwd,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            stdin=asyncio.subprocess.DEVNULL,
         )
-        output, _ = await proc.communicate()
-        shown = output.decode("utf-8", "replace")[-RUN_OUTPUT_CHARS:]
-        await self.update_tool(tool_call_id, "completed" if proc.returncode == 0 else "failed")
-        await self.say(f"Exit code {proc.returncode}:\n{shown}")
+        try:
+            output, _ = await asyncio.wait_for(proc.communicate(), RUN_TIMEOUT)
+        except TimeoutError:
+            proc.kill()
+            output = b"(timed out)"
+        shown = output.decode("utf-8", "replace")[:OUTPUT_MAX]
+        content = [tool_content(text_block(shown))] if shown else None
+        await self.update_tool(tool_call_id, "completed" if proc.returncode == 0 else "failed", content)
+        await self.say(f"Ran {command} (exit code {proc.returncode}).")
 
     async def read(self, rel_path: str) -> None:
         path = str(self.session.cwd / rel_path)
@@ -383,14 +486,18 @@ class _Turn:
         await self.update_tool(tool_call_id, "completed")
         await self.say(f"{rel_path} says:\n{response.content}")
 
-    async def ask(self, tool_call: ToolCallUpdate) -> DeniedOutcome | AllowedOutcome | None:
-        """The client's answer, or None when the turn is cancelled while it is asked."""
+    async def ask(self, tool_call: ToolCallUpdate, kind: str) -> DeniedOutcome | AllowedOutcome | None:
+        """The client's answer, or None when the turn is cancelled while it is asked. After an
+        "allow always" for a kind, the agent asks no more for that kind."""
+        if kind in self.session.always:
+            return AllowedOutcome(outcome="selected", option_id="allow_always")
         request = asyncio.ensure_future(
             self.conn.request_permission(
                 session_id=self.session_id,
                 tool_call=tool_call,
                 options=[
                     PermissionOption(option_id="allow_once", name="Allow", kind="allow_once"),
+                    PermissionOption(option_id="allow_always", name="Always allow", kind="allow_always"),
                     PermissionOption(option_id="reject_once", name="Reject", kind="reject_once"),
                 ],
             )
@@ -403,7 +510,10 @@ class _Turn:
         if not request.done():
             request.cancel()
             return None
-        return request.result().outcome
+        outcome = request.result().outcome
+        if isinstance(outcome, AllowedOutcome) and outcome.option_id == "allow_always":
+            self.session.always.add(kind)
+        return outcome
 
     async def note(self, text: str) -> None:
         server = next((s for s in self.session.mcp_servers if isinstance(s, HttpMcpServer)), None)
@@ -428,6 +538,12 @@ class _Turn:
 
 
 async def _call_add_note(server: HttpMcpServer, text: str) -> tuple[str, bool]:
+    # Imported here: the MCP client doubles the agent's start-up time, and only /note needs it.
+    import httpx2
+    from mcp import Client as McpClient
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.types import TextContent
+
     headers = {header.name: header.value for header in server.headers}
     async with (
         asyncio.timeout(MCP_TIMEOUT),
@@ -436,13 +552,17 @@ async def _call_add_note(server: HttpMcpServer, text: str) -> tuple[str, bool]:
         McpClient(streamable_http_client(server.url, http_client=http), mode="legacy") as client,
     ):
         result = await client.call_tool("add_note", {"text": text})
-    parts = [block.text for block in result.content if getattr(block, "type", None) == "text"]
+    parts = [block.text for block in result.content if isinstance(block, TextContent)]
     return "\n".join(parts), bool(result.is_error)
 
 
 def main() -> None:
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="demo-agent %(levelname)s %(message)s")
-    asyncio.run(run_agent(DemoAgent()))
+    flags = sys.argv[1:]
+    state = Path(flags[flags.index("--state") + 1]) if "--state" in flags[:-1] else None
+    agent = DemoAgent(legacy="--legacy" in flags, strict_load="--strict-load" in flags, state=state)
+    # DemoAgent implements the requests it supports; the SDK answers the others "method not found".
+    asyncio.run(run_agent(cast(Agent, agent)))
 
 
 if __name__ == "__main__":

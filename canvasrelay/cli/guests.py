@@ -7,12 +7,14 @@ import asyncio
 import json
 import signal
 import sys
+from pathlib import Path
 from typing import Any
 
-from canvasrelay.protocol import MAX_FRAME_BYTES
+from canvasrelay.cli.usage import UsageError, check_port, colour, guest_name, listen_error, port
 from canvasrelay.protocol.words import request_noun
 
 COMMANDS = ("signal", "join")
+REDIS_START_WAIT = 3.0
 
 
 def add_serve_options(serve: argparse.ArgumentParser) -> None:
@@ -25,19 +27,46 @@ def add_serve_options(serve: argparse.ArgumentParser) -> None:
         metavar="URL",
         help="STUN/TURN server for the hub and the guests (repeatable; turn:user:pass@host:port)",
     )
+    serve.add_argument(
+        "--relay-only",
+        action="store_true",
+        help="the hub and the guests connect only through TURN relays, never exposing their addresses",
+    )
 
 
 def add_commands(commands: Any) -> None:
     sig = commands.add_parser("signal", help="run the rendezvous alone, with the guest page, on a public machine")
     sig.add_argument("--host", default="0.0.0.0", help="address to bind (default 0.0.0.0)")
-    sig.add_argument("--port", type=int, default=8478, help="port (0 picks a free one)")
+    sig.add_argument("--port", type=port, default=8478, help="port (0 picks a free one)")
+    sig.add_argument(
+        "--redis", metavar="URL", help="share topics with other instances through this Redis (redis://host:6379/0)"
+    )
+    sig.add_argument(
+        "--turn-secret-file",
+        type=Path,
+        metavar="FILE",
+        help="the secret coturn's use-auth-secret checks; room-link holders get 10-minute TURN credentials",
+    )
+    sig.add_argument(
+        "--turn-url",
+        action="append",
+        default=[],
+        metavar="URL",
+        help="a TURN server those credentials are for (repeatable; turn:host:3478, turns:host:5349)",
+    )
+    sig.add_argument(
+        "--forwarded-for",
+        action="store_true",
+        help="behind a load balancer: rate-limit by the address it puts last in X-Forwarded-For",
+    )
     join = commands.add_parser("join", help="join a room from its link, as a guest in this terminal")
     join.add_argument("link", help="the room link (…#room=…&key=…&host=…)")
-    join.add_argument("--name", default="terminal guest", help="the name the host sees")
-    join.add_argument("--color", default="#8a8a8a", help="your colour, #rrggbb")
+    join.add_argument("--name", type=guest_name, default="terminal guest", help="the name the host sees")
+    join.add_argument("--color", type=colour, default="#8a8a8a", help="your colour, #rrggbb")
     join.add_argument(
         "--json", action="store_true", help="print every frame as a JSON line; send JSON lines from stdin"
     )
+    join.add_argument("--relay-only", action="store_true", help="connect only through a TURN relay (hide addresses)")
 
 
 async def run(args: argparse.Namespace) -> int:
@@ -60,25 +89,49 @@ async def _until_stopped() -> None:
 
 
 async def _signal(args: argparse.Namespace) -> int:
+    check_port(args.host, args.port)
     from aiohttp import web
 
-    from canvasrelay.server import rendezvous
+    from canvasrelay.server import rendezvous, rendezvous_redis
     from canvasrelay.server.app import WEB_DIST
+    from canvasrelay.server.static_assets import add_static_routes
+    from canvasrelay.server.turn_credentials import TurnConfig, TurnConfigError
 
+    turn = None
+    if args.turn_secret_file is not None:
+        try:
+            turn = TurnConfig.load(args.turn_secret_file, args.turn_url)
+        except TurnConfigError as exc:
+            print(f"canvas: {exc}", file=sys.stderr)
+            return 2
+    elif args.turn_url:
+        print("canvas: --turn-url needs --turn-secret-file (the secret coturn shares)", file=sys.stderr)
+        return 2
+    bus = None
+    if args.redis:
+        bus = rendezvous_redis.RedisBus(args.redis)
+    relay = rendezvous.Rendezvous(bus, bus.verifiers if bus else None, turn, args.forwarded_for)
     app = web.Application()
-    rendezvous.add_routes(app)
-    if (WEB_DIST / "index.html").exists():
-
-        async def index(_request: web.Request) -> web.FileResponse:
-            return web.FileResponse(WEB_DIST / "index.html", headers={"Cache-Control": "no-cache"})
-
-        app.router.add_get("/", index)
-        app.router.add_static("/assets", WEB_DIST / "assets")
+    rendezvous.add_routes(app, relay)
+    rendezvous.add_ops_routes(app, relay)
+    add_static_routes(app, WEB_DIST)
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
-    await web.TCPSite(runner, args.host, args.port).start()
+    try:
+        await web.TCPSite(runner, args.host, args.port).start()
+    except OSError as exc:
+        await runner.cleanup()
+        raise listen_error(exc, args.host, args.port) from None
     port = int(runner.addresses[0][1])
     print(f"canvas rendezvous on ws://{args.host}:{port}/signal, guest page at http://{args.host}:{port}/", flush=True)
+    if bus is not None:
+        where = rendezvous_redis.describe(args.redis)
+        if await bus.wait_up(REDIS_START_WAIT):
+            print(f"Sharing topics through Redis at {where}", flush=True)
+        else:
+            print(f"Redis at {where} is not reachable yet: /readyz answers 503 until it is", flush=True)
+    if turn is not None:
+        print(f"Handing out TURN credentials for {', '.join(turn.urls)}", flush=True)
     print("Put it behind TLS, then: canvas serve --signal wss://<name>/signal --base-url https://<name>/", flush=True)
     await _until_stopped()
     await runner.cleanup()
@@ -136,10 +189,9 @@ async def _join(args: argparse.Namespace) -> int:
     from canvasrelay.client.join_view import ThreadView
 
     try:
-        guest = Guest(args.link, name=args.name, color=args.color)
+        guest = Guest(args.link, name=args.name, color=args.color, relay_only=args.relay_only or None)
     except ValueError as exc:
-        print(f"canvas: {exc}", file=sys.stderr)
-        return 2
+        raise UsageError(str(exc)) from None
 
     threads = ThreadView()
     names: dict[str, str] = {}
@@ -163,8 +215,7 @@ async def _join(args: argparse.Namespace) -> int:
     try:
         await guest.connect()
     except HubRefused as exc:
-        print(f"canvas: {exc}", file=sys.stderr)
-        return 1
+        raise UsageError(str(exc)) from None
     except (TimeoutError, ConnectionError, OSError) as exc:
         print(f"canvas: could not reach the room ({type(exc).__name__}: {exc})", file=sys.stderr)
         return 1
@@ -180,6 +231,8 @@ async def _join(args: argparse.Namespace) -> int:
 
 
 async def _pump_stdin(guest: Any) -> None:
+    from canvasrelay.protocol import MAX_FRAME_BYTES
+
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=2 * MAX_FRAME_BYTES)
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)

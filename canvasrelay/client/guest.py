@@ -14,6 +14,7 @@ import json
 import logging
 import random
 import secrets
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,13 +26,21 @@ from aiortc import RTCDataChannel, RTCPeerConnection, RTCSessionDescription
 from canvasrelay.protocol import signal_crypto
 from canvasrelay.protocol.encoding import b64url, b64url_decode
 from canvasrelay.protocol.framing import Reassembler, chunks, parse_stream_message
-from canvasrelay.protocol.ice import rtc_configuration, signal_url_for
+from canvasrelay.protocol.ice import TurnClient, has_relay, rtc_configuration, signal_url_for, signal_urls
 
 log = logging.getLogger(__name__)
 
 HANDSHAKE_TIMEOUT = 15.0
+ANSWER_TIMEOUT = 3.0
+"""The first attempt's wait for the hub's answer (it comes in well under a second when nothing is lost);
+each retry waits half as long again, up to HANDSHAKE_TIMEOUT."""
+JOIN_DEADLINE = 30.0
+"""How long a first join keeps retrying lost signalling before it gives up."""
 FRAME_TIMEOUT = 10.0
 MAX_BACKOFF = 10.0
+
+
+WRONG_KEY = "the room key in this link does not match the room"
 
 
 class HubRefused(Exception):
@@ -45,7 +54,9 @@ class RoomLink:
     key: str
     host_key: str
     signal: str
+    """One rendezvous URL, or several separated by commas, tried in turn."""
     ice: list[str] = field(default_factory=list)
+    relay: bool = False
 
     @classmethod
     def parse(cls, link: str) -> RoomLink:
@@ -56,7 +67,7 @@ class RoomLink:
             raise ValueError(f"not a room link: missing {', '.join(missing)}")
         ice = [url for url in params.get("ice", "").split(",") if url]
         signal = params.get("signal") or signal_url_for(base)
-        return cls(base, params["room"], params["key"], params["host"], signal, ice)
+        return cls(base, params["room"], params["key"], params["host"], signal, ice, params.get("relay") == "1")
 
 
 def _backoff(attempt: int) -> float:
@@ -73,8 +84,13 @@ class Guest:
         guest_id: str | None = None,
         secret: str | None = None,
         reconnect: bool = True,
+        relay_only: bool | None = None,
     ) -> None:
         self.link = link if isinstance(link, RoomLink) else RoomLink.parse(link)
+        self.relay_only = self.link.relay if relay_only is None else relay_only
+        self.rendezvous = signal_urls(self.link.signal)
+        self._using = 0
+        self.turn = TurnClient(self.link.room_id, self.link.key)
         self.name = name
         self.color = color
         self.guest_id = guest_id or b64url(secrets.token_bytes(12))
@@ -97,9 +113,10 @@ class Guest:
     # -- public ---------------------------------------------------------------------------------
 
     async def connect(self) -> Guest:
-        """Join, or raise: HubRefused for a hub that fails its proof or a room that refuses us."""
+        """Join, or raise: HubRefused for a hub that fails its proof or a room that refuses us, ConnectionError
+        when no rendezvous can be reached, TimeoutError when signalling kept getting lost until JOIN_DEADLINE."""
         self.state = "connecting"
-        await self._connect_once()
+        await self._join(time.monotonic() + JOIN_DEADLINE)
         if self.reconnect:
             self._supervisor = asyncio.get_running_loop().create_task(self._supervise())
         return self
@@ -142,23 +159,50 @@ class Guest:
     async def _supervise(self) -> None:
         while not self._closing:
             await self._dropped.wait()
-            attempt = 0
-            while not self._closing:
-                self.state = "reconnecting"
-                await asyncio.sleep(_backoff(attempt))
-                attempt += 1
-                try:
-                    await self._connect_once()
-                    break
-                except HubRefused:
-                    self.state = "refused"
-                    return
-                except (TimeoutError, ConnectionError, aiohttp.ClientError, OSError) as exc:
-                    log.info("reconnect failed: %s", type(exc).__name__)
+            self.state = "reconnecting"
+            await asyncio.sleep(_backoff(0))
+            try:
+                await self._join(None)
+            except HubRefused:
+                self.state = "refused"
+                return
 
-    async def _connect_once(self) -> None:
+    async def _join(self, deadline: float | None) -> None:
+        """Attempt after attempt until joined. A first join (with a deadline) gives up once every rendezvous
+        failed to connect in a row, or at the deadline; a reconnect (no deadline) tries until closed."""
+        attempt = unreachable = 0
+        while not self._closing:
+            try:
+                await self._connect_once(attempt)
+                return
+            except TimeoutError as exc:
+                # Signalling got lost on the way (a rendezvous or its Redis restarting): a fresh offer may not.
+                unreachable = 0
+                if deadline is not None and time.monotonic() + _backoff(attempt) >= deadline:
+                    raise
+                log.info("join attempt failed: %s", type(exc).__name__)
+            except (aiohttp.ClientError, OSError) as exc:
+                # This rendezvous cannot help: the next one may.
+                self._using = (self._using + 1) % len(self.rendezvous)
+                unreachable += 1
+                if deadline is not None and unreachable >= len(self.rendezvous):
+                    raise
+                log.info("join attempt failed: %s", type(exc).__name__)
+            await asyncio.sleep(_backoff(attempt))
+            attempt += 1
+
+    async def _connect_once(self, attempt: int = 0) -> None:
         self._dropped.clear()
-        pc = RTCPeerConnection(rtc_configuration(self.link.ice))
+        signal_url = self.rendezvous[self._using]
+        async with aiohttp.ClientSession() as session:
+            config = rtc_configuration(self.link.ice, await self.turn.fetch(session, signal_url), self.relay_only)
+            if self.relay_only and not has_relay(config):
+                raise ConnectionError("relay-only, but the rendezvous offers no TURN relay and the link names none")
+            await self._handshake(RTCPeerConnection(config), session, signal_url, attempt)
+
+    async def _handshake(
+        self, pc: RTCPeerConnection, session: aiohttp.ClientSession, signal_url: str, attempt: int
+    ) -> None:
         channel = pc.createDataChannel("canvas", ordered=True)
         raw: asyncio.Queue[str] = asyncio.Queue()
         opened = asyncio.Event()
@@ -172,8 +216,10 @@ class Guest:
             await pc.setLocalDescription(await pc.createOffer())
             offer = pc.localDescription.sdp
             nonce = secrets.token_bytes(signal_crypto.GUEST_NONCE_BYTES)
+            # A lost offer or answer shows as silence: give up on this one soon and send a fresh offer.
+            wait = min(HANDSHAKE_TIMEOUT, ANSWER_TIMEOUT * 1.5**attempt)
+            answer = await asyncio.wait_for(self._signal(session, signal_url, offer, nonce), wait)
             async with asyncio.timeout(HANDSHAKE_TIMEOUT):
-                answer = await self._signal(offer, nonce)
                 await pc.setRemoteDescription(RTCSessionDescription(answer, "answer"))
                 await opened.wait()
                 self._check_proof(await raw.get(), nonce, offer, answer)
@@ -215,28 +261,34 @@ class Guest:
             self.state = "reconnecting"
             self._dropped.set()
 
-    async def _signal(self, offer: str, nonce: bytes) -> str:
+    async def _signal(self, session: aiohttp.ClientSession, signal_url: str, offer: str, nonce: bytes) -> str:
         """Send the offer through the rendezvous and wait for the hub's answer to it."""
         conn = b64url(secrets.token_bytes(9))
         message = {"kind": "offer", "from": conn, "sdp": offer, "nonce": b64url(nonce)}
-        reply = await self._ask(message, "answer")
+        reply = await self._ask(session, signal_url, message, "answer")
         if not isinstance(reply.get("sdp"), str):
             raise ConnectionError("the hub's answer carries no session description")
         return str(reply["sdp"])
 
     async def about(self) -> dict[str, Any]:
         """What the room is, before joining it: `{project, host, access}` (the access a new guest gets)."""
-        async with asyncio.timeout(HANDSHAKE_TIMEOUT):
-            return await self._ask({"kind": "about", "from": b64url(secrets.token_bytes(9))}, "about")
+        message = {"kind": "about", "from": b64url(secrets.token_bytes(9))}
+        async with asyncio.timeout(HANDSHAKE_TIMEOUT), aiohttp.ClientSession() as session:
+            return await self._ask(session, self.rendezvous[self._using], message, "about")
 
-    async def _ask(self, message: dict[str, Any], reply_kind: str) -> dict[str, Any]:
-        """Seal `message` to the hub through the rendezvous; its reply of `reply_kind` to us."""
-        url = f"{self.link.signal}?topic={signal_crypto.topic(self.link.room_id)}"
-        async with aiohttp.ClientSession() as session, session.ws_connect(url) as ws:
-            await ws.send_str(signal_crypto.seal(self.key, message))
+    async def _ask(
+        self, session: aiohttp.ClientSession, signal_url: str, message: dict[str, Any], reply_kind: str
+    ) -> dict[str, Any]:
+        """Seal `message` to the hub through the rendezvous at `signal_url`; its reply of `reply_kind` to us."""
+        url = f"{signal_url}?topic={signal_crypto.topic(self.link.room_id)}"
+        async with session.ws_connect(url) as ws:
+            sealed = signal_crypto.seal(self.key, message)
+            await ws.send_str(sealed)
             async for msg in ws:
                 if msg.type is not aiohttp.WSMsgType.TEXT:
                     continue
+                if signal_crypto.refuses(self.link.host_key, msg.data, sealed):
+                    raise HubRefused(WRONG_KEY)
                 try:
                     reply = signal_crypto.open_envelope(self.key, msg.data)
                 except signal_crypto.SignalError:

@@ -38,6 +38,7 @@ from canvasrelay.protocol.agents import (
     SessionHead,
 )
 from canvasrelay.protocol.core import AgentInfo, ErrorFrame
+from canvasrelay.protocol.encoding import text_sha256
 from canvasrelay.protocol.words import RULES_BY
 
 HISTORY_PAGE = 200
@@ -132,6 +133,12 @@ class Session:
     def status(self) -> str:
         return str(self.thread["status"])
 
+    @property
+    def turn_open(self) -> bool:
+        """A turn runs (from its `turn` to its `turn-end`); a permission asked after it ended
+        does not make one, so it neither holds the queue nor outlives a cancel."""
+        return bool(self.thread["turnOpen"])
+
     def head(self) -> SessionHead:
         return SessionHead(
             id=self.id,
@@ -198,7 +205,7 @@ class Sessions:
     def next_queued(self, session_id: str) -> list[AnyEffect]:
         """Run the next queued prompt if the session is idle (after a turn ends, or at start)."""
         session = self.sessions.get(session_id)
-        if session is None or session.status != "idle" or not session.queued:
+        if session is None or session.turn_open or not session.queued:
             return []
         prompt = session.queued.pop(0)
         return self._start_turn(session, prompt.text, prompt.author)
@@ -223,7 +230,7 @@ class Sessions:
         if session is None:
             return [_unknown(peer, frame.session_id, frame.t)]
         author = (frame.author or peer.name or peer.id) if peer.is_host else (peer.name or peer.id)
-        if session.status != "idle" or session.queued:
+        if session.turn_open or session.queued:
             if len(session.queued) >= MAX_QUEUE:
                 return [error(peer.id, f"The queue is full: {MAX_QUEUE} prompts wait already.", frame.t, "conflict")]
             session.queued.append(QueuedPrompt(text=frame.text, author=author))
@@ -234,11 +241,11 @@ class Sessions:
         session = self.sessions.get(frame.session_id)
         if session is None:
             return [_unknown(peer, frame.session_id, frame.t)]
-        if session.status == "idle":
-            return []
         effects: list[AnyEffect] = []
         for request_id in list(session.pending):
             effects += self._resolve(session, request_id, None, "cancelled")
+        if not session.turn_open:
+            return effects
         return [*effects, CancelTurn(session.id)]
 
     def configure(self, peer: Peer, frame: AgentConfig) -> list[AnyEffect]:
@@ -278,8 +285,9 @@ class Sessions:
         if option_id is not None and option_id not in {o.get("optionId") for o in pending.options}:
             return [error(peer.id, f"the agent offered no option {option_id[:64]!r}", frame.t)]
         by = frame.by or peer.name or peer.id
+        kind = next((o.get("kind") for o in pending.options if o.get("optionId") == option_id), None)
         return [
-            RecordAnswer(session.id, pending.tool_call, frame.answer, option_id, by),
+            RecordAnswer(session.id, pending.tool_call, frame.answer, option_id, by, kind),
             *self._resolve(session, frame.request_id, option_id, by, answer=frame.answer),
         ]
 
@@ -317,14 +325,12 @@ class Sessions:
         session = self.sessions.get(session_id)
         if session is None:
             return []
-        effects = self._append(session, {"kind": "chunk", "update": update})
-        if update.get("sessionUpdate") == "config_option_update" and isinstance(update.get("configOptions"), list):
-            effects += self.options(session_id, update["configOptions"])
-        return effects
+        return self._append(session, {"kind": "chunk", "update": update})
 
     def options(self, session_id: str, options: list[dict[str, Any]]) -> list[AnyEffect]:
+        """The agent's options changed: one `agent-options` per change, none for the same list."""
         session = self.sessions.get(session_id)
-        if session is None:
+        if session is None or session.options == options:
             return []
         session.options = options
         return [StoreSession(session.id), Broadcast(AgentOptions(session_id=session.id, options=options))]
@@ -378,9 +384,16 @@ class Sessions:
             return []
         return self._resolve(session, request_id, None, "cancelled")
 
+    def notice(self, session_id: str, text: str) -> list[AnyEffect]:
+        """Canvas tells the thread something about the agent (a `notice` event)."""
+        session = self.sessions.get(session_id)
+        if session is None:
+            return []
+        return self._append(session, {"kind": "notice", "text": text})
+
     def turn_ended(self, session_id: str, error_text: str | None = None, cancelled: bool = False) -> list[AnyEffect]:
         session = self.sessions.get(session_id)
-        if session is None or session.status == "idle":
+        if session is None or not session.turn_open:
             return []
         effects: list[AnyEffect] = []
         for request_id in list(session.pending):
@@ -399,7 +412,7 @@ class Sessions:
         session = self.sessions.get(session_id)
         if session is None:
             return []
-        if session.status == "idle":
+        if not session.turn_open:
             return self._append(session, {"kind": "turn-end", "error": error_text})
         return [Broadcast(ErrorFrame(message=error_text, ref="agent-config"), min_access=Access.HOST)]
 
@@ -419,7 +432,7 @@ class Sessions:
     # -- inside ------------------------------------------------------------------------------
 
     def _start_turn(self, session: Session, text: str, author: str) -> list[AnyEffect]:
-        event = {"kind": "turn", "text": text, "author": author, "time": self.clock()}
+        event = {"kind": "turn", "text": text, "sha256": text_sha256(text), "author": author, "time": self.clock()}
         return [
             *self._append(session, event),
             StoreSession(session.id),
@@ -473,6 +486,8 @@ class RecordAnswer(Effect):
     answer: HostAnswer | None
     option_id: str | None
     by: str
+    option_kind: str | None = None
+    """The ACP kind of the agent's option picked (e.g. `allow_always`: the agent remembers)."""
 
 
 def _unknown(peer: Peer, session_id: str, ref: str) -> Send:

@@ -159,6 +159,27 @@ def _free_spot(board: Board) -> tuple[float, float]:
     return min(right + GAP, MAX_COORDINATE), top
 
 
+def spot_beside(board: Board, ref: str, kind: str = "note") -> tuple[float, float] | None:
+    """Where a new `kind` item goes touching the frame that holds `ref` (an agent's session): right
+    of it, else below, left or above it, the first spot that covers nothing; None without one."""
+    items = [entry for entry in list_items(board) if entry["kind"] != "arrow"]
+    frame = next((e for e in items if e["kind"] == "frame" and (e.get("holds") or {}).get("ref") == ref), None)
+    if frame is None:
+        return None
+    w, h, _ = DEFAULTS[kind]
+    x, y, fw, fh = frame["x"], frame["y"], frame["w"], frame["h"]
+    for left, top in ((x + fw + GAP, y), (x, y + fh + GAP), (x - w - GAP, y), (x, y - h - GAP)):
+        if not any(_overlaps((left, top, w, h), other) for other in items):
+            return left, top
+    return None
+
+
+def _overlaps(box: tuple[float, float, float, float], item: dict[str, Any]) -> bool:
+    left, top, w, h = box
+    across = left < item["x"] + item["w"] + GAP and item["x"] < left + w + GAP
+    return across and top < item["y"] + item["h"] + GAP and item["y"] < top + h + GAP
+
+
 def _next_z(board: Board) -> float:
     return max((entry["z"] for entry in list_items(board)), default=0.0) + 1.0
 

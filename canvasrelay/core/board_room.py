@@ -33,6 +33,8 @@ COMPACT_EVERY = 500
 IDLE_COMPACT_S = 10.0
 AWARENESS_TIMEOUT_S = 30.0
 """Clients refresh their awareness every 10 s; three missed refreshes and they count as gone."""
+AWARENESS_INTERVAL_S = 0.05
+"""A peer's presence goes out at most this often, its latest state only, however often it sends."""
 TICK_S = 2.0
 LIVE_FRAME = "That frame shows a session or terminal that is still running: only the host can remove it."
 
@@ -51,6 +53,13 @@ class CompactBoard(Effect):
     pass
 
 
+@dataclass(frozen=True)
+class AwarenessDue(Effect):
+    """Call `BoardRoom.flush_awareness` after `delay` seconds: presence is waiting to go out."""
+
+    delay: float
+
+
 class BoardRoom:
     """The board's frame handlers and presence table; pure apart from the board document itself."""
 
@@ -66,6 +75,11 @@ class BoardRoom:
         self.presence: dict[str, tuple[AwarenessState, float]] = {}
         self.last_change = clock()
         self.room: Room | None = None
+        self.sent_at: dict[str, float] = {}
+        """When each peer's presence last went out."""
+        self.unsent: set[str] = set()
+        """Peers whose latest presence waits for its turn."""
+        self.flush_due = False
 
     def install(self, room: Room) -> None:
         self.room = room
@@ -121,8 +135,35 @@ class BoardRoom:
         if not peer.is_host and peer.name:
             # A guest's name and colour are the ones the room knows, not whatever it claims.
             state = state.model_copy(update={"name": peer.name, "color": peer.color or state.color})
-        self.presence[peer.id] = (state, self.clock())
-        return [Broadcast(AwarenessOut(peer=peer.id, state=state), exclude=peer.id)]
+        now = self.clock()
+        self.presence[peer.id] = (state, now)
+        if now - self.sent_at.get(peer.id, -AWARENESS_INTERVAL_S) >= AWARENESS_INTERVAL_S:
+            return self._send_presence(peer.id, now)
+        self.unsent.add(peer.id)
+        return self._due(now)
+
+    def flush_awareness(self) -> list[AnyEffect]:
+        """Send the presence whose turn has come; the rest waits for the next `AwarenessDue`."""
+        self.flush_due = False
+        now = self.clock()
+        effects: list[AnyEffect] = []
+        for peer_id in sorted(self.unsent):
+            if now - self.sent_at[peer_id] >= AWARENESS_INTERVAL_S:
+                effects += self._send_presence(peer_id, now)
+        return effects + self._due(now)
+
+    def _send_presence(self, peer_id: str, now: float) -> list[AnyEffect]:
+        self.unsent.discard(peer_id)
+        self.sent_at[peer_id] = now
+        state, _ = self.presence[peer_id]
+        return [Broadcast(AwarenessOut(peer=peer_id, state=state), exclude=peer_id)]
+
+    def _due(self, now: float) -> list[AnyEffect]:
+        if self.flush_due or not self.unsent:
+            return []
+        self.flush_due = True
+        first = min(self.sent_at[peer_id] for peer_id in self.unsent)
+        return [AwarenessDue(max(0.0, first + AWARENESS_INTERVAL_S - now))]
 
     def joined(self, peer: Peer) -> list[AnyEffect]:
         return [
@@ -144,6 +185,9 @@ class BoardRoom:
         return effects
 
     def _gone(self, peer_ids: list[str]) -> list[AnyEffect]:
+        for peer_id in peer_ids:
+            self.unsent.discard(peer_id)
+            self.sent_at.pop(peer_id, None)
         return [
             Broadcast(AwarenessOut(peer=peer_id, state=None), exclude=peer_id)
             for peer_id in peer_ids

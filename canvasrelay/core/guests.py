@@ -15,11 +15,13 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from canvasrelay.core.effects import AnyEffect, Broadcast, Close, Send
 from canvasrelay.core.room import Peer, Room, error, needs_approval
 from canvasrelay.protocol import ClientFrame
 from canvasrelay.protocol.access import Access
+from canvasrelay.protocol.encoding import text_sha256
 from canvasrelay.protocol.guests import (
     AccessLevel,
     ApprovalAnswer,
@@ -45,7 +47,6 @@ from canvasrelay.protocol.words import request_noun
 APPROVAL_TTL = 120.0
 MAX_PENDING_PER_GUEST = 8
 """A guest cannot bury the host in requests."""
-TEXT_MAX = 4000
 CLOSE_KICKED = 4403
 PEER_PREFIX = "guest-"
 KICKED = "The host removed you from this room."
@@ -72,6 +73,9 @@ class Approval:
     peer_id: str
     frame: ClientFrame
     expires_at: float
+    text: str
+    """What the host is shown, whole; `sha256` is its digest."""
+    sha256: str
 
 
 def peer_id_of(guest_id: str) -> str:
@@ -83,13 +87,14 @@ def _hash(secret: str) -> bytes:
 
 
 def describe(frame: ClientFrame) -> str:
-    """What the host reads before approving: the prompt's text when there is one, else the fields."""
+    """What the host reads before approving, whole (frames are bounded by their own limits):
+    the prompt's text when there is one, else the fields."""
     for name in ("text", "prompt"):
         value = getattr(frame, name, None)
         if isinstance(value, str):
-            return value[:TEXT_MAX]
+            return value
     fields = frame.model_dump(mode="json", by_alias=True, exclude={"t"})
-    return json.dumps(fields, ensure_ascii=False)[:TEXT_MAX]
+    return json.dumps(fields, ensure_ascii=False)
 
 
 def subject_of(frame: ClientFrame) -> str | None:
@@ -128,6 +133,7 @@ class Guests:
         room.route(HostProfile, self._host_profile)
         room.on_join(self._joined)
         room.on_leave(self._left)
+        room.add_welcome_part(self._waiting)
 
     # -- admission, driven by the hub -------------------------------------------------------
 
@@ -194,25 +200,36 @@ class Guests:
                     frame.t,
                 )
             ]
-        approval = Approval(f"a{next(self._ids)}", guest_id, peer.id, frame, self.clock() + self.approval_ttl)
+        text = describe(frame)
+        expires_at = self.clock() + self.approval_ttl
+        approval = Approval(f"a{next(self._ids)}", guest_id, peer.id, frame, expires_at, text, text_sha256(text))
         self.pending[approval.id] = approval
         ttl_ms = int(self.approval_ttl * 1000)
         return [
             Send(peer.id, RequestPending(id=approval.id, ref=frame.t, subject=subject_of(frame), expires_in_ms=ttl_ms)),
-            Broadcast(
-                ApprovalRequest(
-                    id=approval.id,
-                    guest_id=guest_id,
-                    name=peer.name,
-                    color=peer.color,
-                    what=frame.t,
-                    text=describe(frame),
-                    subject=subject_of(frame),
-                    expires_in_ms=ttl_ms,
-                ),
-                min_access=Access.HOST,
-            ),
+            Broadcast(self._request(approval), min_access=Access.HOST),
         ]
+
+    def _request(self, approval: Approval) -> ApprovalRequest:
+        guest = self.guests.get(approval.guest_id)
+        return ApprovalRequest(
+            id=approval.id,
+            guest_id=approval.guest_id,
+            name=guest.name if guest else "",
+            color=guest.color if guest else "",
+            what=approval.frame.t,
+            text=approval.text,
+            length=len(approval.text),
+            sha256=approval.sha256,
+            subject=subject_of(approval.frame),
+            expires_in_ms=max(0, int((approval.expires_at - self.clock()) * 1000)),
+        )
+
+    def _waiting(self, peer: Peer) -> dict[str, Any]:
+        """A host's welcome lists the requests still waiting, so a reloaded page loses none."""
+        if not peer.is_host:
+            return {}
+        return {"approvals": [self._request(a) for a in self.pending.values()]}
 
     def expire(self) -> list[AnyEffect]:
         now = self.clock()
@@ -223,11 +240,15 @@ class Guests:
         return effects
 
     def _answer(self, host: Peer, frame: ApprovalAnswer) -> list[AnyEffect]:
-        approval = self.pending.pop(frame.id, None)
+        approval = self.pending.get(frame.id)
         if approval is None:
             return [
                 error(host.id, "That request is no longer waiting: it was answered, withdrawn or expired.", frame.t)
             ]
+        if frame.sha256 is not None and frame.sha256 != approval.sha256:
+            # The host answered something other than what waits: it stays waiting for a real answer.
+            return [error(host.id, "That answer was for different text than the request holds: nothing ran.", frame.t)]
+        del self.pending[frame.id]
         peer = self.room.peers.get(approval.peer_id)
         guest = self.guests.get(approval.guest_id)
         if peer is None or guest is None:
@@ -309,6 +330,15 @@ class Guests:
 
     def _grants_changed(self) -> list[AnyEffect]:
         return [effect for listener in self.grant_listeners for effect in listener()]
+
+    def end_grants(self, terminal_id: str) -> list[AnyEffect]:
+        """No guest controls `terminal_id` any more (its shell ended, or another starts under it)."""
+        holders = [g for g in self.guests.values() if terminal_id in g.granted_terminals]
+        effects: list[AnyEffect] = []
+        for guest in holders:
+            guest.granted_terminals.discard(terminal_id)
+            effects += self._sync_peer(guest)
+        return [*effects, self.to_hosts()] if holders else []
 
     def _change(self, guest: Guest, own_access: Access | None) -> list[AnyEffect]:
         guest.own_access = own_access

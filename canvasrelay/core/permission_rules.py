@@ -29,6 +29,7 @@ from __future__ import annotations
 import os
 import posixpath
 import re
+import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -90,6 +91,9 @@ class Subject:
     kind: str
     paths: tuple[str, ...] = ()
     command: str | None = None
+    title: str | None = None
+    """What the agent calls the call; for an `execute` call without raw input (Gemini CLI
+    sends none) deny rules are matched on it, since that is the command it shows."""
 
 
 # -- globs ----------------------------------------------------------------------------------
@@ -171,21 +175,56 @@ def subject_of(tool_call: Mapping[str, Any]) -> Subject:
         for value in raw.get("paths") or ():
             if isinstance(value, str) and value:
                 paths.append(value)
-        for key in COMMAND_KEYS:
-            value = raw.get(key)
-            if isinstance(value, str) and value.strip():
-                command = value
-            elif isinstance(value, list) and value and all(isinstance(v, str) for v in value):
-                command = " ".join(value)
-            if command is not None:
-                break
-    return Subject(kind=kind, paths=tuple(dict.fromkeys(paths)), command=command)
+        command = next((c for c in (_command_of(raw.get(key)) for key in COMMAND_KEYS) if c is not None), None)
+    title = tool_call.get("title")
+    return Subject(
+        kind=kind,
+        paths=tuple(dict.fromkeys(paths)),
+        command=command,
+        title=title.strip() if isinstance(title, str) and title.strip() else None,
+    )
+
+
+def _command_of(value: object) -> str | None:
+    if isinstance(value, str) and value.strip():
+        return shell_payload(value)
+    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+        return shell_payload([str(v) for v in value])
+    return None
+
+
+SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish"})
+_SHELL_FLAGS = re.compile(r"-[a-z]*c[a-z]*")
+
+
+def shell_payload(command: str | Sequence[str]) -> str:
+    """The command a rule is matched on: `bash -lc X` (as an argv list, Codex's shape, or as a
+    string) is matched as `X`; any other argv list as its words joined by spaces."""
+    if isinstance(command, str):
+        try:
+            argv = shlex.split(command)
+        except ValueError:
+            return command
+        payload = _shell_argv_payload(argv)
+        return payload if payload is not None else command
+    payload = _shell_argv_payload(list(command))
+    return payload if payload is not None else shlex.join(command) if _needs_quotes(command) else " ".join(command)
+
+
+def _shell_argv_payload(argv: list[str]) -> str | None:
+    if len(argv) == 3 and posixpath.basename(argv[0]) in SHELLS and _SHELL_FLAGS.fullmatch(argv[1]):
+        return argv[2]
+    return None
+
+
+def _needs_quotes(argv: Sequence[str]) -> bool:
+    return any(not word or any(c.isspace() for c in word) for word in argv)
 
 
 def pattern_for(subject: Subject, root: str) -> str:
     """The exact pattern an "always"/"never" answer remembers for this call."""
-    if subject.kind == "execute" and subject.command is not None:
-        return escape(subject.command.strip())
+    if subject.kind == "execute" and (subject.command or subject.title) is not None:
+        return escape(str(subject.command or subject.title).strip())
     if len(subject.paths) == 1:
         normal = posixpath.normpath(subject.paths[0])
         inside = root and normal.startswith(root.rstrip("/") + "/")
@@ -242,6 +281,12 @@ def decide(
         targets = [(p, False) for p in subject.paths]
     elif subject.command is not None:
         targets = [(subject.command, True)]
+    elif subject.kind == "execute" and subject.title is not None:
+        # The title is the agent's word, not the command it runs: it may refuse, never allow.
+        found = _decide_one(layers, subject.kind, subject.title, True, root_text)
+        if found.action != "allow":
+            return found
+        return _decide_one(layers, subject.kind, None, False, root_text)
     else:
         targets = [(None, False)]
     decisions = [_decide_one(layers, subject.kind, target, is_command, root_text) for target, is_command in targets]
@@ -270,13 +315,17 @@ def rule_for_answer(subject: Subject, answer: HostAnswer, root: str | Path = "")
 
 
 def option_for(options: Iterable[Mapping[str, Any]], answer: HostAnswer) -> str | None:
-    """The agent's option that carries out a host's answer (ACP option kinds), or None."""
+    """The agent's option that carries out a host's answer (ACP option kinds), or None.
+
+    Canvas's own "always" and "never" are canvas rules, so the agent is answered for this call
+    only and keeps asking: its own `allow_always` would let it stop asking for more than the
+    rule covers (other files, other commands). That option is the host's to pick by its id."""
     wanted = {
         "once": ("allow_once", "allow_always"),
-        "always": ("allow_always", "allow_once"),
-        "session": ("allow_always", "allow_once"),
+        "always": ("allow_once", "allow_always"),
+        "session": ("allow_once", "allow_always"),
         "reject": ("reject_once", "reject_always"),
-        "never": ("reject_always", "reject_once"),
+        "never": ("reject_once", "reject_always"),
     }[answer]
     by_kind: dict[str, str] = {}
     for option in options:

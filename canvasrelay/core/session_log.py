@@ -5,18 +5,21 @@ line, and the JSON vectors in ``tests/vectors/session_log/`` pin both ports to o
 
 Events (appended by the server, each with a strictly increasing ``seq``)::
 
-    {"seq", "kind": "turn", "text", "author", "time"}
+    {"seq", "kind": "turn", "text", "sha256", "author", "time"}   (sha256: of text, as in its approval)
     {"seq", "kind": "chunk", "update": <ACP session update, verbatim>}
     {"seq", "kind": "permission", "requestId", "toolCallId", "title", "options", "preview"?}
     {"seq", "kind": "permission-resolved", "requestId", "optionId": str | null, "by", "answer"?}
     {"seq", "kind": "turn-end", "error"?: str | null, "cancelled"?: bool, "interrupted"?: bool}
+    {"seq", "kind": "notice", "text"}
 
 Thread::
 
-    {"status": "idle" | "running" | "waiting", "items": [item, ...], "lastSeq": int}
+    {"status": "idle" | "running" | "waiting", "items": [item, ...], "lastSeq": int, "turnOpen": bool}
 
-``lastSeq`` is -1 for an empty thread. ``status`` is "running" from a ``turn`` to its
-``turn-end``, and "waiting" while a permission is unanswered. Items, in log order:
+``lastSeq`` is -1 for an empty thread. ``turnOpen`` is true from a ``turn`` to its
+``turn-end``. ``status`` follows from the log: "waiting" while a permission is unanswered,
+else "running" while a turn is open, else "idle" — so a permission an agent asks after its
+turn ended waits for its answer and then leaves the session idle. Items, in log order:
 
     {"type": "user", "seq", "text", "author", "time"}
         a ``turn``; consecutive ``user_message_chunk`` updates (an agent replaying history)
@@ -43,6 +46,9 @@ Thread::
     {"type": "turn-end", "seq", "error", "cancelled", "interrupted"}
         only for a turn that did not end normally (an error, a cancel, or an interruption
         such as a server restart); a normal ``turn-end`` adds no item.
+    {"type": "notice", "seq", "text"}
+        a ``notice`` event: canvas telling the thread something about the agent (e.g. that
+        it could not reload the conversation).
 
 A chunk's text is taken from its content block: "text" blocks give their text,
 "resource_link" blocks give "[name](uri)", other blocks give nothing. Update kinds and
@@ -66,7 +72,7 @@ _UNFINISHED_TOOL = ("pending", "in_progress")
 
 
 def empty() -> Thread:
-    return {"status": "idle", "items": [], "lastSeq": -1}
+    return {"status": "idle", "items": [], "lastSeq": -1, "turnOpen": False}
 
 
 def fold(events: list[Event]) -> Thread:
@@ -92,7 +98,8 @@ def apply(thread: Thread, event: Event) -> Thread:
                 "time": event.get("time"),
             }
         )
-        thread["status"] = "running"
+        thread["turnOpen"] = True
+        _derive_status(thread)
     elif kind == "chunk":
         _apply_update(thread, seq, event.get("update") or {})
     elif kind == "permission":
@@ -108,12 +115,19 @@ def apply(thread: Thread, event: Event) -> Thread:
                 "resolution": None,
             }
         )
-        thread["status"] = "waiting"
+        _derive_status(thread)
     elif kind == "permission-resolved":
         _resolve_permission(thread, event)
     elif kind == "turn-end":
         _end_turn(thread, seq, event)
+    elif kind == "notice":
+        thread["items"].append({"type": "notice", "seq": seq, "text": event.get("text", "")})
     return thread
+
+
+def _derive_status(thread: Thread) -> None:
+    waiting = any(item["type"] == "permission" and item["resolution"] is None for item in thread["items"])
+    thread["status"] = "waiting" if waiting else "running" if thread["turnOpen"] else "idle"
 
 
 def _apply_update(thread: Thread, seq: int, update: dict[str, Any]) -> None:
@@ -188,20 +202,14 @@ def _current_turn_plan(items: list[Item]) -> Item | None:
 
 
 def _resolve_permission(thread: Thread, event: Event) -> None:
-    open_count = 0
     for item in thread["items"]:
-        if item["type"] != "permission":
-            continue
-        if item["requestId"] == event.get("requestId") and item["resolution"] is None:
+        if item["type"] == "permission" and item["requestId"] == event.get("requestId") and item["resolution"] is None:
             item["resolution"] = {
                 "optionId": event.get("optionId"),
                 "by": event.get("by"),
                 "answer": event.get("answer"),
             }
-        if item["resolution"] is None:
-            open_count += 1
-    if thread["status"] == "waiting" and open_count == 0:
-        thread["status"] = "running"
+    _derive_status(thread)
 
 
 def _end_turn(thread: Thread, seq: int, event: Event) -> None:
@@ -223,4 +231,5 @@ def _end_turn(thread: Thread, seq: int, event: Event) -> None:
                 "interrupted": interrupted,
             }
         )
+    thread["turnOpen"] = False
     thread["status"] = "idle"

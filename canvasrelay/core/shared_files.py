@@ -17,9 +17,13 @@ from canvasrelay.core.effects import AnyEffect, Broadcast, Effect, Send
 from canvasrelay.core.policy import Request
 from canvasrelay.core.room import Peer, Room
 from canvasrelay.protocol.access import Access, Action
+from canvasrelay.protocol.core import ErrorFrame
 from canvasrelay.protocol.files import DeniedFile, File, FileClose, FileContent, FileOpen, Tree, TreeWatch
 
 _content = TypeAdapter[FileContent](FileContent)
+
+MAX_OPEN_PER_PEER = 64
+"""Files one peer holds open at once; opening another closes the one it opened longest ago."""
 
 
 @dataclass(frozen=True)
@@ -39,6 +43,8 @@ class SharedFiles:
     def __init__(self, room: Room) -> None:
         self.room = room
         self.holders: dict[str, set[str]] = {}
+        self.held: dict[str, dict[str, None]] = {}
+        """Per peer, the paths it holds, oldest first; a peer holding none has no entry."""
         self.contents: dict[str, FileContent] = {}
         """The last content sent of every open file."""
         self.tree: list[str] = []
@@ -56,8 +62,18 @@ class SharedFiles:
         content = self.contents.get(frame.path)
         if content is None:
             return [LoadFile(frame.path, peer.id)]
-        self.holders[frame.path].add(peer.id)
-        return [Send(peer.id, File(path=frame.path, file=content))]
+        return [*self._hold(peer.id, frame.path), Send(peer.id, File(path=frame.path, file=content))]
+
+    def _hold(self, peer_id: str, path: str) -> list[AnyEffect]:
+        self.holders.setdefault(path, set()).add(peer_id)
+        held = self.held.setdefault(peer_id, {})
+        held.pop(path, None)
+        held[path] = None
+        if len(held) <= MAX_OPEN_PER_PEER:
+            return []
+        oldest = next(iter(held))
+        notice = f"{oldest} no longer follows changes: at most {MAX_OPEN_PER_PEER} files stay open for one person"
+        return [*self._release(peer_id, oldest), Send(peer_id, ErrorFrame(message=notice, ref="file-open"))]
 
     def _close(self, peer: Peer, frame: FileClose) -> list[AnyEffect]:
         return self._release(peer.id, frame.path)
@@ -67,11 +83,19 @@ class SharedFiles:
         if holders is None or peer_id not in holders:
             return []
         holders.discard(peer_id)
+        self._unheld(peer_id, path)
         if holders:
             return []
         del self.holders[path]
         self.contents.pop(path, None)
         return [UnwatchFile(path)]
+
+    def _unheld(self, peer_id: str, path: str) -> None:
+        held = self.held.get(peer_id)
+        if held is not None:
+            held.pop(path, None)
+            if not held:
+                del self.held[peer_id]
 
     def loaded(self, path: str, payload: dict[str, Any], requester: str | None) -> list[AnyEffect]:
         """The adapter read `path`: `payload` is `read_shared_file`'s answer."""
@@ -81,19 +105,21 @@ class SharedFiles:
             if path not in self.holders:
                 return [Send(requester, frame)] if requester is not None else []
             # Shared a moment ago, not any more (a new .canvasignore line): everyone is told.
-            del self.holders[path]
+            for holder in self.holders.pop(path):
+                self._unheld(holder, path)
             self.contents.pop(path, None)
             return [Broadcast(frame), UnwatchFile(path)]
+        effects: list[AnyEffect] = []
         if requester is not None:
             if requester not in self.room.peers:
                 return [] if path in self.holders else [UnwatchFile(path)]
-            self.holders.setdefault(path, set()).add(requester)
+            effects = self._hold(requester, path)
         elif path not in self.holders:
             return []
         if self.contents.get(path) == content:
-            return [Send(requester, frame)] if requester is not None else []
+            return [*effects, Send(requester, frame)] if requester is not None else []
         self.contents[path] = content
-        return [Broadcast(frame)]
+        return [*effects, Broadcast(frame)]
 
     def tree_changed(self, paths: list[str]) -> list[AnyEffect]:
         self.tree = paths

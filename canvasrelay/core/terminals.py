@@ -4,6 +4,8 @@ Sans-I/O: handlers return effects; `canvasrelay.terminal_host` runs the shells a
 the output to each watcher. Opening a new terminal starts a shell on the host's machine
 (RUN_ON_HOST); watching one that exists is only seeing it (READ); typing, resizing and
 ending one need TYPE_TERMINAL, which an edit guest has only for terminals the host granted.
+A grant belongs to one shell: it ends when that shell ends, and a new shell opened under the
+same id starts with no grants.
 """
 
 from __future__ import annotations
@@ -152,6 +154,8 @@ class TerminalRoom:
             effects.append(self._forget(oldest))
         self.terminals[frame.id] = _Terminal(self._numbered())
         self.watchers[frame.id] = {peer.id}
+        # A grant was for the shell the host saw; one given for this id before is not for this shell.
+        effects += self.guests.end_grants(frame.id)
         effects += [StartTerminal(frame.id, frame.cols, frame.rows, peer.id)]
         guest_id = self.guests.guest_id_of(peer)
         if guest_id is not None:
@@ -221,7 +225,7 @@ class TerminalRoom:
         effects: list[AnyEffect] = [DeliverExit(tid, code, tuple(sorted(self.watchers.get(tid, ()))))]
         if terminal.closing:
             effects.append(self._forget(tid))
-        return [*effects, self.listing()]
+        return [*effects, *self.guests.end_grants(tid), self.listing()]
 
     def _forget(self, tid: str) -> ForgetTerminal:
         self.terminals.pop(tid, None)

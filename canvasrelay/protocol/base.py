@@ -16,6 +16,12 @@ from canvasrelay.protocol.access import Action
 
 MAX_FRAME_BYTES = 1 << 20
 """A WebSocket frame over 1 MiB is refused before it is parsed."""
+MAX_DEPTH = 16
+"""No client frame nests deeper than a few levels; JSON parsers recurse, so deeper is refused unparsed."""
+MAX_ELEMENTS = 10_000
+"""Values (array items and object members) in one client frame; none needs more than a few hundred."""
+
+_NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'[]{},"')
 
 
 class FrameError(Exception):
@@ -40,9 +46,11 @@ class Frame(Model):
 class ClientFrame(Frame):
     """A frame a browser or a peer sends; `action` is what it asks of the policy.
 
-    There is no default: a frame that forgot to say what it asks for would be allowed to everyone.
+    There is no default: a new frame that forgot to say what it asks for must not fail open.
+    Frozen, so a frame waiting for the host's approval is exactly the frame that runs.
     """
 
+    model_config = ConfigDict(**Model.model_config, frozen=True)
     action: ClassVar[Action]
 
 
@@ -76,6 +84,42 @@ def server_frame(cls: S) -> S:
     return cls
 
 
+def check_structure(data: bytes, max_depth: int = MAX_DEPTH, max_elements: int = MAX_ELEMENTS) -> None:
+    """Refuse JSON holding more than `max_elements` values or nested deeper than `max_depth`,
+    looking only at its brackets and commas outside strings, before any parser recurses into it.
+
+    Only bytes methods that run in C: a 1 MiB frame costs a few milliseconds, about what parsing it does."""
+    if b"\\" in data:
+        # Escaped backslashes, then escaped quotes, go: every quote left opens or closes a string.
+        data = data.replace(b"\\\\", b"").replace(b'\\"', b"")
+    bare = b"".join(data.translate(None, _NOT_STRUCTURE).split(b'"')[::2])
+    # Arrays and objects open, values but the first in each are preceded by a comma.
+    if len(bare) - bare.count(b"]") - bare.count(b"}") > max_elements:
+        raise FrameError(f"frame has too many values (limit {max_elements})")
+    brackets = bare.replace(b",", b"")
+    # Each round takes away the innermost pairs (marked first, so a pair that only closes once
+    # they are gone waits for the next round): the rounds a text needs are its depth.
+    for _ in range(max_depth):
+        if not brackets:
+            return
+        marked = brackets.replace(b"[]", b"\0").replace(b"{}", b"\0")
+        if len(marked) == len(brackets):
+            raise FrameError("frame is not JSON: unbalanced brackets")
+        brackets = marked.replace(b"\0", b"")
+    if brackets:
+        raise FrameError(f"frame nested too deep (limit {max_depth} levels)")
+
+
+def load_bounded(raw: str | bytes, max_depth: int = MAX_DEPTH, max_elements: int = MAX_ELEMENTS) -> Any:
+    """`json.loads` for untrusted text, its structure bounded first; raises only `FrameError`."""
+    data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
+    check_structure(data, max_depth, max_elements)
+    try:
+        return json.loads(data)
+    except ValueError as exc:
+        raise FrameError(f"frame is not JSON: {exc}") from None
+
+
 def _describe(error: ValidationError) -> str:
     parts = []
     for item in error.errors()[:5]:
@@ -85,13 +129,10 @@ def _describe(error: ValidationError) -> str:
 
 
 def parse_client_frame(raw: str | bytes, max_bytes: int = MAX_FRAME_BYTES) -> ClientFrame:
-    size = len(raw.encode("utf-8")) if isinstance(raw, str) else len(raw)
-    if size > max_bytes:
-        raise FrameError(f"frame too large: {size} bytes (limit {max_bytes})")
-    try:
-        data: Any = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise FrameError(f"frame is not JSON: {exc}") from None
+    encoded = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
+    if len(encoded) > max_bytes:
+        raise FrameError(f"frame too large: {len(encoded)} bytes (limit {max_bytes})")
+    data: Any = load_bounded(encoded)
     if not isinstance(data, dict):
         raise FrameError("frame must be a JSON object")
     kind = data.get("t")
@@ -104,6 +145,16 @@ def parse_client_frame(raw: str | bytes, max_bytes: int = MAX_FRAME_BYTES) -> Cl
         return model.model_validate(data)
     except ValidationError as exc:
         raise FrameError(f"bad {kind} frame: {_describe(exc)}") from None
+
+
+def frame_type(raw: str | bytes) -> str:
+    """The `t` a raw frame names, for a log line or an error's `ref`; "frame" when it names none."""
+    try:
+        data = load_bounded(raw)
+    except FrameError:
+        return "frame"
+    kind = data.get("t") if isinstance(data, dict) else None
+    return kind[:64] if isinstance(kind, str) else "frame"
 
 
 def encode(frame: Frame) -> str:

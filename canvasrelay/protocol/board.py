@@ -20,9 +20,12 @@ MAX_UPDATE_B64 = MAX_FRAME_BYTES - 1024
 MAX_VECTOR_B64 = 64 * 1024
 MAX_COORDINATE = 1e7
 NAME_MAX = 64
-ITEM_ID_MAX = 64
-MAX_SELECTION = 200
-MAX_DRAGGING = 200
+AWARENESS_ID_MAX = 32
+"""Item ids in presence; the board's own are 12 characters."""
+MAX_SELECTION = 8
+"""Presence is rebroadcast to every peer, so it stays a few hundred bytes: a larger selection or
+drag is shown by its first items (the board itself still gets every position)."""
+MAX_DRAGGING = 8
 COLOR_PATTERN = r"^#[0-9a-fA-F]{6}$"
 
 
@@ -89,7 +92,7 @@ class Point(Model):
 class DragPosition(Model):
     """Where an item is while someone drags it; the board itself gets positions at a bounded rate."""
 
-    id: str = Field(max_length=ITEM_ID_MAX)
+    id: str = Field(max_length=AWARENESS_ID_MAX)
     x: float = Field(ge=-MAX_COORDINATE, le=MAX_COORDINATE)
     y: float = Field(ge=-MAX_COORDINATE, le=MAX_COORDINATE)
 
@@ -110,15 +113,15 @@ class AwarenessState(Model):
     """In board coordinates; None when the pointer left the board."""
     selection: list[str] = Field(default_factory=list, max_length=MAX_SELECTION)
     dragging: list[DragPosition] = Field(default_factory=list, max_length=MAX_DRAGGING)
-    editing: str | None = Field(default=None, max_length=ITEM_ID_MAX)
+    editing: str | None = Field(default=None, max_length=AWARENESS_ID_MAX)
     """The item whose text this client is typing into."""
     view: ViewRect | None = None
 
     @field_validator("selection")
     @classmethod
     def _short_ids(cls, value: list[str]) -> list[str]:
-        if any(len(item) > ITEM_ID_MAX for item in value):
-            raise ValueError(f"selection ids are at most {ITEM_ID_MAX} characters")
+        if any(len(item) > AWARENESS_ID_MAX for item in value):
+            raise ValueError(f"selection ids are at most {AWARENESS_ID_MAX} characters")
         return value
 
 

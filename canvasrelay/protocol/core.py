@@ -8,6 +8,7 @@ from pydantic import Field
 
 from canvasrelay.protocol.access import Action
 from canvasrelay.protocol.base import ClientFrame, Model, ServerFrame, client_frame, server_frame
+from canvasrelay.protocol.guests import ApprovalRequest
 
 TOKEN_MAX = 256
 
@@ -68,3 +69,5 @@ class Welcome(ServerFrame):
     board: str = ""
     """The board's full state: a base64 Yjs update."""
     sessions: list[dict[str, Any]] = Field(default_factory=list)
+    approvals: list[ApprovalRequest] = Field(default_factory=list)
+    """To hosts: the guests' requests still waiting for an answer, so a reloaded page shows them."""

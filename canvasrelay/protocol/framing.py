@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
-from canvasrelay.protocol.base import MAX_FRAME_BYTES
+from canvasrelay.protocol.base import MAX_FRAME_BYTES, FrameError, load_bounded
 
 MAX_MESSAGE_BYTES = 256 * 1024
 """Chromium's largest data-channel message."""
@@ -29,26 +30,51 @@ def chunks(text: str, message_id: int) -> Iterator[str]:
         )
 
 
+_CHUNK_ID = re.compile(r'\{"t":"chunk","id":(\d{1,15})[,}]')
+CHUNK_FIELDS = 4
+"""`t`, `id`, `more`, `data`: a chunk is one flat object."""
+
+
 class Reassembler:
-    """Joins `chunk` pieces back into messages; refuses a message above `limit`."""
+    """Joins `chunk` pieces back into messages; refuses a message above `limit` bytes of UTF-8."""
 
     def __init__(self, limit: int = MAX_FRAME_BYTES) -> None:
         self.limit = limit
         self.parts: list[str] = []
         self.size = 0
+        self.discarding: int | None = None
+        """The id of a chunked message one piece of which was dropped: its other pieces go too."""
+
+    def discard(self, message: str) -> None:
+        """`message` was dropped unread; if it is a piece of a chunked message, that whole message goes."""
+        match = _CHUNK_ID.match(message)
+        if match is not None:
+            self.parts, self.size = [], 0
+            self.discarding = int(match.group(1))
 
     def feed(self, message: str) -> str | None:
         """The whole message once complete; raises ValueError when a chunk is malformed or too large."""
         if not message.startswith('{"t":"chunk"'):
+            self.discarding = None
             if self.parts:
+                self.parts, self.size = [], 0
                 raise ValueError("a chunked message was interrupted")
             return message
-        piece = json.loads(message)
+        try:
+            piece = load_bounded(message, max_depth=1, max_elements=CHUNK_FIELDS)
+        except FrameError:
+            self.parts, self.size = [], 0
+            raise ValueError("malformed chunk") from None
         data, more = piece.get("data"), piece.get("more")
         if not isinstance(data, str) or not isinstance(more, bool):
             self.parts, self.size = [], 0
             raise ValueError("malformed chunk")
-        self.size += len(data)
+        if self.discarding is not None:
+            if piece.get("id") == self.discarding:
+                self.discarding = self.discarding if more else None
+                return None
+            self.discarding = None
+        self.size += len(data.encode("utf-8", "surrogatepass"))
         if self.size > self.limit:
             self.parts, self.size = [], 0
             raise ValueError(f"chunked frame too large (limit {self.limit} bytes)")

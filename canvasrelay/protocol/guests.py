@@ -15,6 +15,7 @@ AccessLevel = Literal["view", "edit", "trusted"]
 """What a guest can be given; `host` is never granted over the wire."""
 COLOR_PATTERN = r"^#[0-9a-fA-F]{6}$"
 Outcome = Literal["approved", "denied", "trusted", "expired", "withdrawn"]
+SHA256_PATTERN = r"^[0-9a-f]{64}$"
 
 
 @client_frame
@@ -71,6 +72,8 @@ class ApprovalAnswer(ClientFrame):
     action: ClassVar[Action] = Action.ADMIN
     id: str = Field(max_length=ID_MAX)
     answer: Literal["approve", "deny", "trust"]
+    sha256: str | None = Field(default=None, pattern=SHA256_PATTERN)
+    """The request's `sha256` as the host saw it; when given and not the request's, nothing runs."""
 
 
 class GuestInfo(Model):
@@ -106,7 +109,12 @@ class ApprovalRequest(ServerFrame):
     what: str
     """The kind of frame asked for, e.g. `agent-prompt`."""
     text: str
-    """What it says: the prompt's text when there is one, otherwise its fields."""
+    """What it says, whole: the prompt's text when there is one (at most the prompt limit),
+    otherwise its fields. This is exactly what runs when the host approves."""
+    length: int
+    """`text`'s length in characters."""
+    sha256: str
+    """SHA-256 of `text` as UTF-8, hex. A prompt's turn carries the same digest."""
     subject: str | None = None
     """The session or terminal the request is about."""
     expires_in_ms: int

@@ -26,8 +26,12 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from canvasrelay.protocol.encoding import b64url, b64url_decode
 
 SIGNAL_INFO = b"canvas/signal/v1"
+TURN_INFO = b"canvas/turn/v1"
 TOPIC_PREFIX = b"canvas/topic/v1:"
 PROOF_PREFIX = b"canvas/proof/v1"
+REFUSAL_PREFIX = b"canvas/refusal/v1"
+REFUSAL_TAG = "refused."
+"""Refusals travel in the clear; `.` is not base64url, so no envelope starts like one."""
 NONCE_BYTES = 12
 GUEST_NONCE_BYTES = 32
 MAX_AGE_SECONDS = 120.0
@@ -40,13 +44,30 @@ class SignalError(Exception):
     """An envelope or proof that does not check out; deliberately vague about why."""
 
 
+class SealedForAnotherKey(SignalError):
+    """A well-formed envelope that this key does not open: its sender holds another room key."""
+
+
 def topic(room_id: str) -> str:
     return b64url(hashlib.sha256(TOPIC_PREFIX + room_id.encode("utf-8")).digest())
 
 
+def _derive(room_key: str, info: bytes) -> bytes:
+    return HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=info).derive(b64url_decode(room_key))
+
+
 def signal_key(room_key: str) -> bytes:
-    hkdf = HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=SIGNAL_INFO)
-    return hkdf.derive(b64url_decode(room_key))
+    return _derive(room_key, SIGNAL_INFO)
+
+
+def turn_proof(room_key: str) -> str:
+    """What a room-link holder presents to the rendezvous for TURN credentials; it reveals nothing of the key."""
+    return b64url(_derive(room_key, TURN_INFO))
+
+
+def turn_verifier(proof: str) -> str:
+    """What the host registers for its topic: the rendezvous can check a proof against it, not forge one."""
+    return b64url(hashlib.sha256(b64url_decode(proof)).digest())
 
 
 def seal(key: bytes, message: dict[str, Any], now: float | None = None) -> str:
@@ -60,7 +81,9 @@ def open_envelope(key: bytes, envelope: str, now: float | None = None) -> dict[s
         raw = b64url_decode(envelope)
         plain = AESGCM(key).decrypt(raw[:NONCE_BYTES], raw[NONCE_BYTES:], SIGNAL_INFO)
         message = json.loads(plain)
-    except (InvalidTag, ValueError, UnicodeDecodeError):
+    except InvalidTag:
+        raise SealedForAnotherKey("envelope does not open") from None
+    except (ValueError, UnicodeDecodeError, RecursionError):
         raise SignalError("envelope does not open") from None
     if not isinstance(message, dict) or not isinstance(message.get("ts"), int | float):
         raise SignalError("envelope is malformed")
@@ -101,3 +124,27 @@ def verify_proof(host_public_key: str, message: bytes, signature: bytes) -> bool
     except (InvalidSignature, ValueError):
         return False
     return True
+
+
+def _refusal_digest(envelope: str) -> bytes:
+    return hashlib.sha256(REFUSAL_PREFIX + envelope.encode("utf-8")).digest()[:16]
+
+
+def refusal(key: ec.EllipticCurvePrivateKey, envelope: str) -> str:
+    """The hub's answer to an envelope sealed with another room key, signed with the host key, so
+    the guest learns its link's key is wrong at once and nobody else can make it think so."""
+    digest = _refusal_digest(envelope)
+    return REFUSAL_TAG + b64url(digest) + "." + b64url(sign_proof(key, REFUSAL_PREFIX + digest))
+
+
+def refuses(host_public_key: str, message: str, envelope: str) -> bool:
+    """Whether `message` is the hub's signed refusal of `envelope`."""
+    if not message.startswith(REFUSAL_TAG):
+        return False
+    digest, _, signature = message[len(REFUSAL_TAG) :].partition(".")
+    try:
+        if b64url_decode(digest) != _refusal_digest(envelope):
+            return False
+        return verify_proof(host_public_key, REFUSAL_PREFIX + b64url_decode(digest), b64url_decode(signature))
+    except ValueError:
+        return False

@@ -7,6 +7,12 @@ User agents come from `<dir>/.canvas/config.toml`:
     args = ["--acp"]
     env = { MY_FLAG = "1" }
     label = "My agent"
+
+and so do the bounds on running agent processes:
+
+    [agent_processes]
+    max_running = 4        # agents running at once
+    idle_minutes = 10      # an agent idle this long is stopped (and reloaded when prompted)
 """
 
 from __future__ import annotations
@@ -16,11 +22,34 @@ import sys
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from canvasrelay.core.errors import ConfigError
 from canvasrelay.protocol.core import AgentInfo
 
 CONFIG_FILE = "config.toml"
+
+
+@dataclass(frozen=True)
+class ProcessLimits:
+    max_running: int = 4
+    idle_seconds: float = 600.0
+
+
+def process_limits(config: dict[str, object]) -> ProcessLimits:
+    table = config.get("agent_processes", {})
+    if not isinstance(table, dict):
+        raise ConfigError("[agent_processes] must be a table")
+    unknown = set(table) - {"max_running", "idle_minutes"}
+    if unknown:
+        raise ConfigError(f"[agent_processes] has no {', '.join(sorted(unknown))}")
+    max_running = table.get("max_running", ProcessLimits.max_running)
+    idle = table.get("idle_minutes", ProcessLimits.idle_seconds / 60)
+    if not isinstance(max_running, int) or isinstance(max_running, bool) or not 1 <= max_running <= 64:
+        raise ConfigError("[agent_processes].max_running must be a whole number from 1 to 64")
+    if not isinstance(idle, int | float) or isinstance(idle, bool) or not 0 < idle <= 7 * 24 * 60:
+        raise ConfigError("[agent_processes].idle_minutes must be a number of minutes above 0")
+    return ProcessLimits(max_running, float(idle) * 60)
 
 
 @dataclass(frozen=True)
@@ -30,26 +59,72 @@ class AgentSpec:
     command: str
     args: tuple[str, ...] = ()
     env: dict[str, str] = field(default_factory=dict)
+    install: str | None = None
+    """The command that installs it, for a known agent."""
+    keys: str | None = None
+    """The environment variable(s) its API key is read from, in words."""
+    refusal_as_error: bool = False
+    """The agent tells its model why a call was refused only from an error answer."""
 
     def resolve(self) -> str | None:
         return shutil.which(self.command)
 
     def info(self) -> AgentInfo:
         found = self.resolve() is not None
-        reason = None if found else f"{self.command} not found on PATH"
+        reason = None if found else self.missing()
         return AgentInfo(id=self.id, label=self.label, available=found, reason=reason)
+
+    def missing(self) -> str:
+        """Why it is not on offer, and what would make it so."""
+        reason = f"{self.command} not found on PATH"
+        if self.install:
+            reason += f"; install it with `{self.install}`"
+        if self.keys:
+            reason += f"; it reads {self.keys}"
+        return reason
 
 
 DEMO = AgentSpec("demo", "Demo agent (offline)", sys.executable, ("-m", "canvasrelay.agents.demo"))
 
+_CLAUDE: dict[str, Any] = {
+    "install": "npm i -g @zed-industries/claude-agent-acp",
+    "keys": "ANTHROPIC_API_KEY (or a Claude login)",
+    "refusal_as_error": True,
+}
 KNOWN: tuple[tuple[AgentSpec, ...], ...] = (
     (
-        AgentSpec("claude", "Claude Code", "claude-agent-acp"),
-        AgentSpec("claude", "Claude Code", "claude-code-acp"),
+        AgentSpec("claude", "Claude Code", "claude-agent-acp", **_CLAUDE),
+        AgentSpec("claude", "Claude Code", "claude-code-acp", **_CLAUDE),
     ),
-    (AgentSpec("codex", "Codex", "codex-acp"),),
-    (AgentSpec("gemini", "Gemini CLI", "gemini", ("--acp",)),),
-    (AgentSpec("opencode", "opencode", "opencode", ("acp",)),),
+    (
+        AgentSpec(
+            "codex",
+            "Codex",
+            "codex-acp",
+            install="npm i -g @zed-industries/codex-acp",
+            keys="OPENAI_API_KEY or CODEX_API_KEY (or a ChatGPT login)",
+        ),
+    ),
+    (
+        AgentSpec(
+            "gemini",
+            "Gemini CLI",
+            "gemini",
+            ("--acp",),
+            install="npm i -g @google/gemini-cli",
+            keys="GEMINI_API_KEY (or a Google login)",
+        ),
+    ),
+    (
+        AgentSpec(
+            "opencode",
+            "opencode",
+            "opencode",
+            ("acp",),
+            install="npm i -g opencode-ai",
+            keys="its provider's key (ANTHROPIC_API_KEY, OPENAI_API_KEY…, or `opencode auth login`)",
+        ),
+    ),
 )
 
 
@@ -78,7 +153,11 @@ def _user_agents(config: dict[str, object]) -> list[AgentSpec]:
         if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
             raise ConfigError(f"[agents.{name}].env must map names to strings")
         label = entry.get("label", name)
-        specs.append(AgentSpec(name, str(label), entry["command"], tuple(args), dict(env)))
+        # One of the known agents run from elsewhere keeps what canvas knows of its ways.
+        known = next((c[0] for c in KNOWN if c[0].id == name), None)
+        refusal_as_error = known.refusal_as_error if known else False
+        spec = AgentSpec(name, str(label), entry["command"], tuple(args), dict(env), refusal_as_error=refusal_as_error)
+        specs.append(spec)
     return specs
 
 

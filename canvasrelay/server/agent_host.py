@@ -1,8 +1,14 @@
-"""Agent sessions, the I/O side: one `AgentProcess` per session, the store, the board tools.
+"""Agent sessions, the I/O side: the agent processes, the store, the board tools.
 
 Everything the core (`agent_sessions.Sessions`) answers goes through one ordered pump, whether
 it came from a frame or from an agent: the events of a session are stored and sent in `seq`
 order, and each is stored before it is sent.
+
+Agent processes are bounded (`ProcessLimits`): at most `max_running` run at once, an agent
+idle for `idle_seconds` is stopped, and the next prompt starts it again with `session/load`.
+A session that needs an agent past the cap takes the place of the one idle longest, or, when
+every agent is busy, its turn ends with an error saying so. An agent process lives until canvas
+stops it or it exits: an error answer to a prompt ends that turn, not the agent.
 """
 
 from __future__ import annotations
@@ -10,6 +16,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,10 +35,12 @@ from canvasrelay.core.agent_sessions import (
     StoreEvent,
     StoreSession,
 )
-from canvasrelay.core.effects import AnyEffect, Effect
+from canvasrelay.core.effects import AnyEffect, Broadcast, Effect
 from canvasrelay.core.permission_rules import Choice
+from canvasrelay.core.project_paths import ProjectPaths
 from canvasrelay.core.room import Peer, Room
 from canvasrelay.protocol import ClientFrame
+from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.agents import (
     AgentCancel,
     AgentConfig,
@@ -40,7 +50,9 @@ from canvasrelay.protocol.agents import (
     AgentPrompt,
     AgentRename,
 )
-from canvasrelay.server.agent_catalog import AgentSpec
+from canvasrelay.protocol.core import ErrorFrame
+from canvasrelay.server.agent_catalog import AgentSpec, ProcessLimits
+from canvasrelay.server.agent_files import AgentFiles
 from canvasrelay.server.agent_process import AgentError, AgentProcess
 from canvasrelay.server.board_mcp import BoardMcp
 from canvasrelay.server.rule_book import RuleBook
@@ -48,6 +60,12 @@ from canvasrelay.server.runtime import Runtime
 from canvasrelay.server.store import Store
 
 log = logging.getLogger(__name__)
+
+CANCEL_GRACE = 15.0
+"""How long an agent has to end a cancelled turn before canvas ends it without the agent."""
+STDERR_LOG = "agent-stderr.log"
+STDERR_LOG_MAX = 4 * 1024 * 1024
+RELOAD_FAILED = "The agent could not reload this conversation; it starts afresh."
 
 
 @dataclass(frozen=True)
@@ -70,6 +88,7 @@ class AgentHost:
         board: BoardMcp,
         root: Path,
         own_url: Callable[[], Awaitable[str]],
+        limits: ProcessLimits | None = None,
     ) -> None:
         self.runtime = runtime
         self.store = store
@@ -78,7 +97,11 @@ class AgentHost:
         self.root = root
         self.own_url = own_url
         """This server's base URL once its port is bound: where agents reach the board tools."""
+        self.limits = limits or ProcessLimits()
         self.core = Sessions({k: spec.info() for k, spec in specs.items()}, store.events, root=str(root))
+        self.files = AgentFiles(root, rules, store.audit)
+        self.stderr_log = StderrLog(root / ".canvas" / STDERR_LOG)
+        self.paths = ProjectPaths(str(root), str(Path.home()))
         self.procs: dict[str, AgentProcess] = {}
         self.agent_ids: dict[str, str] = {}
         self.locks: dict[str, asyncio.Lock] = {}
@@ -86,6 +109,12 @@ class AgentHost:
         self.waiting: dict[tuple[str, str], asyncio.Future[Choice | None]] = {}
         self.tasks: set[asyncio.Task[Any]] = set()
         self.board = board
+        self._slots = asyncio.Lock()
+        """Held while a session takes a place among the running agents, so two never take the last."""
+        self._used: dict[str, float] = {}
+        self._idle_timers: dict[str, asyncio.TimerHandle] = {}
+        self._starting: set[str] = set()
+        self._stopping: set[asyncio.Task[None]] = set()
         self._queue: asyncio.Queue[tuple[list[AnyEffect], asyncio.Future[None] | None]] = asyncio.Queue()
         self._pump_task: asyncio.Task[None] | None = None
         self._route(room)
@@ -166,9 +195,15 @@ class AgentHost:
         await self.run(restored)
 
     async def close(self) -> None:
+        """Stop every agent (stdin closed, then SIGTERM, then SIGKILL of its process group, each
+        with a short grace), all at once, and wait until they are gone."""
+        for timer in self._idle_timers.values():
+            timer.cancel()
         for task in list(self.turns.values()):
             task.cancel()
-        await asyncio.gather(*(p.close() for p in self.procs.values()), return_exceptions=True)
+        procs = list(self.procs.values())
+        self.procs.clear()
+        await asyncio.gather(*(p.close() for p in procs), *self._stopping, return_exceptions=True)
         await asyncio.gather(*self.turns.values(), return_exceptions=True)
         for task in list(self.tasks):
             task.cancel()
@@ -178,6 +213,11 @@ class AgentHost:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._pump_task
         await self.board.stop()
+        self.stderr_log.close()
+
+    def running(self) -> list[str]:
+        """Sessions whose agent process runs (or is starting)."""
+        return [session_id for session_id, proc in self.procs.items() if proc.running]
 
     # -- effects -----------------------------------------------------------------------------
 
@@ -197,58 +237,171 @@ class AgentHost:
         self._spawn(self._warm_up(effect.session_id))
 
     async def _warm_up(self, session_id: str) -> None:
-        """Start the agent at once, so its config options show before the first prompt."""
+        """Start the agent at once, so its config options show before the first prompt; past the
+        cap the first prompt starts it instead."""
         try:
-            await self._ensure(session_id)
+            await self._ensure(session_id, take_place=False)
+        except NoPlace:
+            return
         except AgentError as exc:
+            self._report(session_id, exc)
             self.pump(self.core.failed(session_id, str(exc)))
+        else:
+            self._idle_later(session_id)
 
-    async def _ensure(self, session_id: str) -> tuple[AgentProcess, str]:
-        """The session's running agent and the agent's session id, starting it if need be."""
+    async def _ensure(self, session_id: str, take_place: bool = True) -> tuple[AgentProcess, str]:
+        """The session's running agent and the agent's session id, starting it if need be.
+        Without `take_place`, an agent past the cap is not started (`NoPlace`)."""
+        self._touch(session_id)
         lock = self.locks.setdefault(session_id, asyncio.Lock())
         async with lock:
             proc = self.procs.get(session_id)
             if proc is not None and proc.alive and session_id in self.agent_ids:
                 return proc, self.agent_ids[session_id]
             if proc is not None:
-                await proc.close()
+                self._drop(session_id)
             session = self.core.sessions.get(session_id)
             spec = self.specs.get(session.agent) if session else None
             if session is None or spec is None:
                 raise AgentError(f"agent {session.agent if session else '?'} is no longer on offer")
-            proc = AgentProcess(
-                spec.command,
-                spec.args,
-                root=self.root,
-                on_update=lambda _sid, update: self._on_update(session_id, update),
-                on_permission=lambda request: self._on_permission(session_id, request),
-                env=spec.env,
-            )
-            self.procs[session_id] = proc
-            await proc.start()
-            # A prompt queued before a restart runs at start, before the port (and so the
-            # board tools' address) is known.
-            mcp = [self.board.entry(await self.own_url(), session_id)]
-            agent_id = self.agent_ids.get(session_id)
-            loaded = False
-            if agent_id is not None and proc.supports_load:
-                try:
-                    loaded = await proc.load_session(agent_id, self.root, mcp)
-                except AgentError as exc:
-                    log.info("session/load of %s failed, starting fresh: %s", agent_id, exc)
-            if not loaded:
-                agent_id = await proc.new_session(self.root, mcp)
-                self.agent_ids[session_id] = agent_id
-                self.store.update_session(session_id, agent_session_id=agent_id)
-            assert agent_id is not None
+            async with self._slots:
+                await self._make_place(session_id, take_place)
+                proc = self._new_process(session_id, spec)
+                self.procs[session_id] = proc
+            self._starting.add(session_id)
+            try:
+                agent_id = await self._open(session_id, proc)
+            finally:
+                self._starting.discard(session_id)
             self.pump(self.core.options(session_id, proc.config_options(agent_id)))
             return proc, agent_id
 
+    def _new_process(self, session_id: str, spec: AgentSpec) -> AgentProcess:
+        return AgentProcess(
+            spec.command,
+            spec.args,
+            root=self.root,
+            on_update=lambda _sid, update: self._on_update(session_id, update),
+            on_permission=lambda request: self._on_permission(session_id, request),
+            on_options=lambda _sid, options: self._on_options(session_id, options),
+            on_stderr=lambda line: self.stderr_log.write(session_id, spec.id, line),
+            env=spec.env,
+            files=self.files,
+            refusal_as_error=spec.refusal_as_error,
+        )
+
+    async def _open(self, session_id: str, proc: AgentProcess) -> str:
+        """Start the agent, reload its session where it can (else open a new one and say so), and
+        re-apply the options the session had."""
+        wanted = {o.get("id"): o.get("currentValue") for o in self.core.sessions[session_id].options}
+        await proc.start()
+        # A prompt queued before a restart runs at start, before the port (and so the
+        # board tools' address) is known.
+        mcp = [self.board.entry(await self.own_url(), session_id)]
+        agent_id = self.agent_ids.get(session_id)
+        loaded = False
+        if agent_id is not None and proc.supports_load:
+            try:
+                loaded = await proc.load_session(agent_id, self.root, mcp)
+            except AgentError as exc:
+                log.warning("session %s: the agent could not reload its session %s: %s", session_id, agent_id, exc)
+                self.pump(self.core.notice(session_id, RELOAD_FAILED))
+        elif agent_id is not None:
+            self.pump(self.core.notice(session_id, RELOAD_FAILED))
+        if not loaded:
+            agent_id = await proc.new_session(self.root, mcp)
+            self.agent_ids[session_id] = agent_id
+            self.store.update_session(session_id, agent_session_id=agent_id)
+        assert agent_id is not None
+        await self._reapply(proc, agent_id, wanted)
+        return agent_id
+
+    async def _reapply(self, proc: AgentProcess, agent_id: str, wanted: Mapping[Any, Any]) -> None:
+        for option in proc.config_options(agent_id):
+            value = wanted.get(option.get("id"))
+            if value is None or value == option.get("currentValue"):
+                continue
+            choices = {c.get("value") for c in option.get("options") or () if isinstance(c, dict)}
+            if option.get("type") == "select" and value not in choices:
+                continue
+            try:
+                await proc.set_config(agent_id, option["id"], value)
+            except AgentError as exc:
+                log.warning("could not re-apply %s=%r to the agent: %s", option.get("id"), value, exc)
+
+    async def _make_place(self, session_id: str, take_place: bool) -> None:
+        others = [s for s in self.running() if s != session_id]
+        if len(others) < self.limits.max_running:
+            return
+        idle = [s for s in others if self._idle(s)]
+        if not take_place or not idle:
+            raise NoPlace(
+                f"every place for a running agent is taken ({self.limits.max_running}, "
+                "[agent_processes] max_running in .canvas/config.toml) by one that is busy; "
+                "prompt again once one of them has finished its turn"
+            )
+        oldest = min(idle, key=lambda s: self._used.get(s, 0.0))
+        await self._stop_agent(oldest)
+
+    def _idle(self, session_id: str) -> bool:
+        lock = self.locks.get(session_id)
+        return (
+            session_id not in self.turns
+            and session_id not in self._starting
+            and not (lock is not None and lock.locked())
+            and not any(sid == session_id for sid, _ in self.waiting)
+        )
+
+    def _touch(self, session_id: str) -> None:
+        self._used[session_id] = time.monotonic()
+        timer = self._idle_timers.pop(session_id, None)
+        if timer is not None:
+            timer.cancel()
+
+    def _idle_later(self, session_id: str) -> None:
+        if session_id not in self.procs:
+            return
+        timer = self._idle_timers.pop(session_id, None)
+        if timer is not None:
+            timer.cancel()
+        loop = asyncio.get_running_loop()
+        self._idle_timers[session_id] = loop.call_later(self.limits.idle_seconds, self._idle_out, session_id)
+
+    def _idle_out(self, session_id: str) -> None:
+        self._idle_timers.pop(session_id, None)
+        if session_id in self.procs and self._idle(session_id):
+            log.info("session %s: stopping its agent, idle for %g s", session_id, self.limits.idle_seconds)
+            self._spawn(self._stop_agent(session_id))
+
+    async def _stop_agent(self, session_id: str) -> None:
+        """Stop the session's agent; its next prompt starts it again and reloads the session."""
+        proc = self.procs.pop(session_id, None)
+        self.rules.agent_forgot(session_id)
+        if proc is not None:
+            await proc.close()
+
+    def _drop(self, session_id: str) -> None:
+        """Forget a dead agent; closing it (to reap its process group) is awaited at shutdown."""
+        proc = self.procs.pop(session_id, None)
+        self.rules.agent_forgot(session_id)
+        if proc is not None:
+            task = asyncio.create_task(proc.close())
+            self._stopping.add(task)
+            task.add_done_callback(self._stopping.discard)
+
     def _on_update(self, session_id: str, update: dict[str, Any]) -> None:
+        update = self.paths.value(update)
         self.rules.seen(session_id, update)
         self.pump(self.core.update(session_id, update))
 
+    def _on_options(self, session_id: str, options: list[dict[str, Any]]) -> None:
+        # While the agent starts, its options are told once it is ready (after re-applying).
+        if session_id not in self._starting:
+            self.pump(self.core.options(session_id, options))
+
     async def _on_permission(self, session_id: str, request: dict[str, Any]) -> Choice | None:
+        # Only the tool call: the options' ids go back to the agent as they came.
+        request = {**request, "toolCall": self.paths.value(request.get("toolCall"))}
         decision, choice = self.rules.verdict(session_id, request)
         announced = self.rules.full_tool_call(session_id, request.get("toolCall") or {})
         if decision.action != "ask":
@@ -271,34 +424,61 @@ class AgentHost:
             answer.set_result(effect.choice)
 
     async def _record_answer(self, effect: RecordAnswer) -> None:
-        self.rules.answered(effect.session_id, effect.tool_call, effect.answer, effect.option_id, effect.by)
+        self.rules.answered(
+            effect.session_id, effect.tool_call, effect.answer, effect.option_id, effect.by, effect.option_kind
+        )
 
     async def _run_turn(self, effect: RunTurn) -> None:
         self.turns[effect.session_id] = self._spawn(self._turn(effect.session_id, effect.text))
 
     async def _turn(self, session_id: str, text: str) -> None:
+        me = asyncio.current_task()
         try:
             proc, agent_id = await self._ensure(session_id)
             reason = await proc.prompt(agent_id, text)
         except AgentError as exc:
-            # A dead agent is restarted (and its session loaded) by the next prompt.
-            broken = self.procs.pop(session_id, None)
-            if broken is not None:
-                self._spawn(broken.close())
-            self.pump(self.core.turn_ended(session_id, error_text=str(exc)))
+            if self.turns.get(session_id) is me:
+                dead = self.procs.get(session_id)
+                if dead is not None and not dead.alive:
+                    # The next prompt starts the agent again (and reloads its session).
+                    self._drop(session_id)
+                self._report(session_id, exc)
+                self._end_turn(session_id, error_text=str(exc))
             return
-        finally:
-            self.turns.pop(session_id, None)
-        self.pump(self.core.turn_ended(session_id, cancelled=reason == "cancelled"))
+        except asyncio.CancelledError:
+            if self.turns.get(session_id) is me:
+                self.turns.pop(session_id, None)
+            raise
+        if self.turns.get(session_id) is me:
+            self._end_turn(session_id, cancelled=reason == "cancelled")
+
+    def _end_turn(self, session_id: str, error_text: str | None = None, cancelled: bool = False) -> None:
+        self.turns.pop(session_id, None)
+        self.pump(self.core.turn_ended(session_id, error_text=error_text, cancelled=cancelled))
+        self._idle_later(session_id)
 
     async def _cancel_turn(self, effect: CancelTurn) -> None:
-        proc, agent_id = self.procs.get(effect.session_id), self.agent_ids.get(effect.session_id)
-        if proc is not None and agent_id is not None:
+        session_id = effect.session_id
+        turn = self.turns.get(session_id)
+        proc, agent_id = self.procs.get(session_id), self.agent_ids.get(session_id)
+        if turn is not None and proc is not None and proc.alive and agent_id is not None:
             self._spawn(proc.cancel(agent_id))
-        elif (turn := self.turns.get(effect.session_id)) is not None:
+            self._spawn(self._end_if_ignored(session_id, turn))
+            return
+        if turn is not None:
             # Still starting the agent: nothing to tell it yet, so the turn just ends.
             turn.cancel()
-            self.pump(self.core.turn_ended(effect.session_id, cancelled=True))
+        self._end_turn(session_id, cancelled=True)
+
+    async def _end_if_ignored(self, session_id: str, turn: asyncio.Task[None]) -> None:
+        """Cancel always brings the session back: an agent that does not end its turn within
+        the grace has it ended for it (whatever it answers later is ignored)."""
+        await asyncio.wait({turn}, timeout=CANCEL_GRACE)
+        if not turn.done() and self.turns.get(session_id) is turn:
+            log.warning("session %s: the agent ignored the cancel; ending the turn without it", session_id)
+            self.turns.pop(session_id, None)
+            turn.cancel()
+            self._end_turn(session_id, cancelled=True)
 
     async def _set_config(self, effect: SetConfig) -> None:
         self._spawn(self._configure(effect))
@@ -307,23 +487,79 @@ class AgentHost:
         try:
             await self.configure(effect.session_id, effect.config_id, effect.value)
         except AgentError as exc:
+            self._report(effect.session_id, exc)
             self.pump(self.core.failed(effect.session_id, f"The agent could not change that setting: {exc}"))
 
     async def configure(self, session_id: str, config_id: str, value: str | bool) -> list[dict[str, Any]]:
         """Set one option and tell everyone the agent's options; raises `AgentError`."""
         proc, agent_id = await self._ensure(session_id)
-        options = await proc.set_config(agent_id, config_id, value)
+        try:
+            options = await proc.set_config(agent_id, config_id, value)
+        finally:
+            if session_id not in self.turns:
+                self._idle_later(session_id)
         await self.run(self.core.options(session_id, options))
         return options
+
+    def _report(self, session_id: str, exc: AgentError) -> None:
+        """The agent's last stderr lines go to the host alone (and to the log file)."""
+        if not exc.stderr:
+            return
+        session = self.core.sessions.get(session_id)
+        label = session.agent_label if session else "the agent"
+        message = f"{label} ({session_id}): {exc}\nIts last output:\n" + "\n".join(exc.stderr)
+        self.pump([Broadcast(ErrorFrame(message=message, ref="agent-stderr"), min_access=Access.HOST)])
 
     async def _stop_session(self, effect: StopSession) -> None:
         turn = self.turns.pop(effect.session_id, None)
         if turn is not None:
             turn.cancel()
+        timer = self._idle_timers.pop(effect.session_id, None)
+        if timer is not None:
+            timer.cancel()
         proc = self.procs.pop(effect.session_id, None)
         if proc is not None:
             await proc.close()
         self.agent_ids.pop(effect.session_id, None)
+        self.locks.pop(effect.session_id, None)
+        self._used.pop(effect.session_id, None)
         self.board.forget(effect.session_id)
         self.rules.forget(effect.session_id)
         self.store.delete_session(effect.session_id)
+
+
+class NoPlace(AgentError):
+    """Every place for a running agent is taken by a busy one."""
+
+
+class StderrLog:
+    """Every agent's stderr, in `.canvas/` (mode 0600): for the host, never for guests."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._file: Any = None
+
+    def write(self, session_id: str, agent: str, line: str) -> None:
+        try:
+            if self._file is None:
+                self._open()
+            stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
+            self._file.write(f"{stamp} {session_id} {agent}: {line}\n")
+            self._file.flush()
+            if self._file.tell() > STDERR_LOG_MAX:
+                self._file.close()
+                self._file = None
+                os.replace(self.path, self.path.with_suffix(".log.1"))
+        except OSError:
+            log.warning("could not write %s", self.path, exc_info=True)
+
+    def _open(self) -> None:
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
+        os.fchmod(fd, 0o600)
+        self._file = os.fdopen(fd, "a", encoding="utf-8")
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None

@@ -14,8 +14,13 @@ our own. That transport does two jobs the SDK does not:
 Every request races the agent's death: when the process exits or its stdout breaks, all
 waiting calls raise ``AgentError`` with the tail of its stderr.
 
-File access asked for by the agent (``fs/read_text_file``, ``fs/write_text_file``) is
-confined to ``root``: paths are resolved (symlinks included) and refused outside it.
+File access asked for by the agent (``fs/read_text_file``, ``fs/write_text_file``) goes
+through ``AgentFiles``: the shared set seen from the agent.
+
+Config options: an agent's ``configOptions`` as it reports them; an agent that reports only
+ACP's older ``modes`` / ``models`` fields gets them shown as two select options of the same
+shape, set through ``session/set_mode`` / ``session/set_model``. ``on_options`` hears each
+distinct list once: a change the agent both announces and answers is one call.
 """
 
 from __future__ import annotations
@@ -26,13 +31,14 @@ import contextlib
 import json
 import logging
 import os
+import re
 import signal
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
-from acp import PROTOCOL_VERSION, RequestError, connect_to_agent
+from acp import PROTOCOL_VERSION, Client, RequestError, connect_to_agent
 from acp.client.connection import ClientSideConnection
 from acp.schema import (
     AcpMcpServer,
@@ -54,28 +60,51 @@ from acp.schema import (
 from pydantic import ValidationError
 
 from canvasrelay.core.permission_rules import Choice
+from canvasrelay.server.agent_files import AgentFiles, FileRefused
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 UpdateCallback = Callable[[str, dict[str, Any]], None]
+OptionsCallback = Callable[[str, list[dict[str, Any]]], None]
 McpServer = HttpMcpServer | SseMcpServer | AcpMcpServer | McpServerStdio
 
 STDERR_LINES = 50
 STDOUT_LIMIT = 50 * 1024 * 1024
-INIT_TIMEOUT = 20.0
+INIT_TIMEOUT = 60.0
 SESSION_TIMEOUT = 60.0
 CONFIG_TIMEOUT = 30.0
-EXIT_GRACE = 1.0
-TERM_GRACE = 3.0
+EXIT_GRACE = 0.5
+"""How long an agent has to exit by itself once its stdin is closed (many never do)."""
+TERM_GRACE = 1.5
+REPLAY_QUIET = 0.3
+"""An agent that replays a loaded session's history after its answer has done so once it
+has been quiet this long; the replay is dropped, since canvas keeps its own log."""
+REPLAY_MAX = 5.0
 STDOUT_CLOSED = "agent closed its stdout"
+ERROR_MAX = 2000
+ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+LEGACY_METHODS = {"mode": "session/set_mode", "model": "session/set_model"}
 
 
 PermissionCallback = Callable[[dict[str, Any]], Awaitable[str | Choice | None]]
 
 
 class AgentError(Exception):
-    """The agent could not be started, broke the protocol, exited, or refused a request."""
+    """The agent could not be started, broke the protocol, exited, or refused a request.
+
+    The message is for everyone who watches the session; ``stderr`` (the agent's last lines,
+    which may hold paths, tokens or an environment dump) is for the host alone."""
+
+    def __init__(self, message: str, stderr: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.stderr = list(stderr)
+
+
+def plain_text(text: str, limit: int = ERROR_MAX) -> str:
+    """Text from an agent with its terminal colour codes removed, cut to ``limit``."""
+    text = ANSI.sub("", text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 class AgentProcess:
@@ -101,12 +130,22 @@ class AgentProcess:
         on_permission: PermissionCallback,
         env: Mapping[str, str] | None = None,
         init_timeout: float = INIT_TIMEOUT,
+        files: AgentFiles | None = None,
+        on_options: OptionsCallback | None = None,
+        on_stderr: Callable[[str], None] | None = None,
+        refusal_as_error: bool = False,
     ) -> None:
         self.command = command
         self.args = list(args)
         self.root = Path(root).resolve()
+        self.files = files or AgentFiles(self.root)
         self._on_update = on_update
         self._on_permission = on_permission
+        self._on_options = on_options
+        self._on_stderr = on_stderr
+        self._refusal_as_error = refusal_as_error
+        """Refuse with a reason as an error answer: the one way some agents (Claude's) tell
+        their model why; others drop `_meta.reason`, and some end the turn on an error."""
         self._env = {**os.environ, **(env or {})}
         self._init_timeout = init_timeout
         self._proc: asyncio.subprocess.Process | None = None
@@ -119,9 +158,19 @@ class AgentProcess:
         self._death: str | None = None
         self._closed = False
         self._settling: asyncio.Future[None] | None = None
-        self._loading: set[str] = set()
-        self._permissions: dict[str, set[asyncio.Task[str | None]]] = {}
+        self._loading: dict[str, float] = {}
+        """Sessions being loaded: their replayed history is dropped; the last one's time."""
+        self._permissions: dict[str, set[asyncio.Future[str | Choice | None]]] = {}
         self._config: dict[str, list[dict[str, Any]]] = {}
+        self._legacy: dict[str, set[str]] = {}
+        """Per session, the option ids that stand for the older `modes` / `models` fields."""
+        self._told: dict[str, list[dict[str, Any]]] = {}
+        self._configuring: set[str] = set()
+        self._prompting: set[str] = set()
+        self._turn_closing: dict[str, asyncio.Event] = {}
+        self._held: dict[str, list[dict[str, Any]]] = {}
+        """Sessions whose prompt the agent answered while the caller has not yet heard it: a
+        permission request read after that answer waits until the caller has (wire order)."""
         self.agent_info: dict[str, Any] = {}
         self.agent_capabilities: dict[str, Any] = {}
 
@@ -145,6 +194,15 @@ class AgentProcess:
     @property
     def alive(self) -> bool:
         return self._proc is not None and not self._dead.is_set()
+
+    async def exited(self) -> None:
+        """Until the agent's process has exited."""
+        await self._exited.wait()
+
+    @property
+    def running(self) -> bool:
+        """Started or starting, and neither closed nor dead: it holds a place among the agents."""
+        return not self._closed and not self._dead.is_set()
 
     @property
     def supports_load(self) -> bool:
@@ -180,8 +238,17 @@ class AgentProcess:
         assert self._proc.stdin is not None and self._proc.stdout is not None and self._proc.stderr is not None
         self._stderr_task = asyncio.create_task(self._drain_stderr(self._proc.stderr))
         self._tasks = [self._stderr_task, asyncio.create_task(self._watch_exit())]
-        transport = _PipeTransport(self._proc.stdin, self._proc.stdout, self._deliver, self._die, self._broken)
-        self._conn = connect_to_agent(_Client(self), transport)
+        pipe = _PipeTransport(
+            self._proc.stdin,
+            self._proc.stdout,
+            self._deliver,
+            self._die,
+            self._broken,
+            self._session_result,
+            self._prompt_answered,
+        )
+        # _Client answers the requests canvas supports; the SDK reports the others as unknown methods.
+        self._conn = connect_to_agent(cast(Client, _Client(self)), pipe)
         try:
             response = await self._call(
                 "initialize",
@@ -208,37 +275,60 @@ class AgentProcess:
             self._connection().new_session(cwd=self._cwd(cwd), mcp_servers=_mcp_servers(mcp_servers)),
             SESSION_TIMEOUT,
         )
-        self._store_config(response.session_id, response)
         return response.session_id
 
     async def load_session(
         self, session_id: str, cwd: str | Path | None = None, mcp_servers: Sequence[dict[str, Any]] = ()
     ) -> bool:
-        """Reopen a session the agent knows; False if the agent cannot load sessions."""
+        """Reopen a session the agent knows; False if the agent cannot load sessions. The history
+        the agent replays, during its answer or just after, is dropped."""
         if not self.supports_load:
             return False
-        self._loading.add(session_id)
+        loop = asyncio.get_running_loop()
+        self._loading[session_id] = loop.time()
         try:
-            response = await self._call(
+            await self._call(
                 "session/load",
                 self._connection().load_session(
                     cwd=self._cwd(cwd), session_id=session_id, mcp_servers=_mcp_servers(mcp_servers)
                 ),
                 SESSION_TIMEOUT,
             )
+            deadline = loop.time() + REPLAY_MAX
+            while (quiet := self._loading[session_id] + REPLAY_QUIET - loop.time()) > 0 and loop.time() < deadline:
+                await self._wait_dead(quiet)
         finally:
-            self._loading.discard(session_id)
-        self._store_config(session_id, response)
+            self._loading.pop(session_id, None)
         return True
 
     async def prompt(self, session_id: str, text: str) -> str:
-        """Run one turn to its end; returns the ACP stop reason (e.g. "end_turn", "cancelled")."""
-        response = await self._call(
-            "session/prompt",
-            self._connection().prompt(session_id=session_id, prompt=[TextContentBlock(type="text", text=text)]),
-            None,
-        )
+        """Run one turn to its end; returns the ACP stop reason (e.g. "end_turn", "cancelled").
+
+        The caller hears the end of the turn before any permission request the agent sent after
+        its answer: whatever it does right after this returns happens first."""
+        self._prompting.add(session_id)
+        try:
+            response = await self._call(
+                "session/prompt",
+                self._connection().prompt(session_id=session_id, prompt=[TextContentBlock(type="text", text=text)]),
+                None,
+            )
+        finally:
+            self._prompting.discard(session_id)
+            closing = self._turn_closing.pop(session_id, None)
+            if closing is not None:
+                # Both run once the caller's step that follows this return is done.
+                asyncio.get_running_loop().call_soon(self._release, session_id)
+                closing.set()
         return response.stop_reason
+
+    def _prompt_answered(self, session_id: str) -> None:
+        if session_id in self._prompting:
+            self._turn_closing.setdefault(session_id, asyncio.Event())
+
+    def _release(self, session_id: str) -> None:
+        for update in self._held.pop(session_id, []):
+            self._deliver(session_id, update)
 
     async def cancel(self, session_id: str) -> None:
         """Ask the agent to stop the turn and answer its open permission requests "cancelled"."""
@@ -250,13 +340,35 @@ class AgentProcess:
 
     async def set_config(self, session_id: str, config_id: str, value: str | bool) -> list[dict[str, Any]]:
         """Set one config option; returns the session's full option list as the agent reports it."""
-        response = await self._call(
-            "session/set_config_option",
-            self._connection().set_config_option(config_id=config_id, session_id=session_id, value=value),
-            CONFIG_TIMEOUT,
-        )
-        self._store_config(session_id, response)
+        self._configuring.add(session_id)
+        try:
+            if config_id in self._legacy.get(session_id, ()):
+                await self._set_legacy(session_id, config_id, value)
+            else:
+                response = await self._call(
+                    "session/set_config_option",
+                    self._connection().set_config_option(config_id=config_id, session_id=session_id, value=value),
+                    CONFIG_TIMEOUT,
+                )
+                dumped = response.model_dump(mode="json", by_alias=True, exclude_none=True)
+                self._config[session_id] = dumped.get("configOptions") or []
+        finally:
+            self._configuring.discard(session_id)
+        self._tell_options(session_id)
         return self.config_options(session_id)
+
+    async def _set_legacy(self, session_id: str, config_id: str, value: str | bool) -> None:
+        key = "modeId" if config_id == "mode" else "modelId"
+        method = LEGACY_METHODS[config_id]
+        request = self._connection()._conn.send_request(method, {"sessionId": session_id, key: value})
+        await self._call(method, request, CONFIG_TIMEOUT)
+        self._set_current(session_id, config_id, str(value))
+
+    def _set_current(self, session_id: str, config_id: str, value: str) -> None:
+        self._config[session_id] = [
+            {**option, "currentValue": value} if option.get("id") == config_id else option
+            for option in self._config.get(session_id, [])
+        ]
 
     async def close(self) -> None:
         """Stop the agent and everything it started (its process group), and wait for it."""
@@ -280,15 +392,43 @@ class AgentProcess:
     def _cwd(self, cwd: str | Path | None) -> str:
         return str(Path(cwd).resolve() if cwd is not None else self.root)
 
-    def _store_config(self, session_id: str, response: Any) -> None:
-        options = response.model_dump(mode="json", by_alias=True, exclude_none=True).get("configOptions")
-        if options is not None:
+    def _session_result(self, method: str, params: dict[str, Any], result: Any) -> None:
+        """The raw answer to `session/new` or `session/load`: the SDK's models drop `models`."""
+        session_id = result.get("sessionId") if method == "session/new" else params.get("sessionId")
+        if not isinstance(session_id, str) or not isinstance(result, dict):
+            return
+        options = result.get("configOptions")
+        if isinstance(options, list):
             self._config[session_id] = options
+            self._legacy.pop(session_id, None)
+        else:
+            self._config[session_id] = _legacy_options(result)
+            self._legacy[session_id] = {option["id"] for option in self._config[session_id]}
+        self._tell_options(session_id)
+
+    def _tell_options(self, session_id: str) -> None:
+        options = self._config.get(session_id, [])
+        if self._on_options is None or session_id in self._configuring or self._told.get(session_id) == options:
+            return
+        self._told[session_id] = options
+        try:
+            self._on_options(session_id, options)
+        except Exception:
+            log.exception("on_options failed")
 
     def _deliver(self, session_id: str, update: dict[str, Any]) -> None:
-        if update.get("sessionUpdate") == "config_option_update" and isinstance(update.get("configOptions"), list):
+        kind = update.get("sessionUpdate")
+        if kind == "config_option_update" and isinstance(update.get("configOptions"), list):
             self._config[session_id] = update["configOptions"]
+            self._tell_options(session_id)
+        elif kind == "current_mode_update" and "mode" in self._legacy.get(session_id, ()):
+            self._set_current(session_id, "mode", str(update.get("currentModeId")))
+            self._tell_options(session_id)
         if session_id in self._loading:
+            self._loading[session_id] = asyncio.get_running_loop().time()
+            return
+        if session_id in self._turn_closing:
+            self._held.setdefault(session_id, []).append(update)
             return
         try:
             self._on_update(session_id, update)
@@ -328,14 +468,14 @@ class AgentProcess:
                 return task.result()
             except RequestError as exc:
                 detail = f" {json.dumps(exc.data)}" if exc.data is not None else ""
-                raise AgentError(f"{what} failed: {exc}{detail}") from exc
+                raise AgentError(plain_text(f"{what} failed: {exc}{detail}")) from exc
             except ConnectionError:
                 raise await self._failure(what) from None
             except ValidationError as exc:
                 raise AgentError(f"{what}: the agent's answer is not valid ACP: {exc}") from exc
         if dead in done:
             raise await self._failure(what)
-        raise AgentError(f"{what}: no answer from the agent within {timeout:g} s{self._tail()}")
+        raise AgentError(f"{what}: no answer from the agent within {timeout:g} s", self.stderr_tail)
 
     async def _failure(self, what: str) -> AgentError:
         if self._settling is None:
@@ -344,7 +484,7 @@ class AgentProcess:
         reason = self._death or "agent stopped"
         if self._proc is not None and self._proc.returncode is not None and "exited" not in reason:
             reason += f" (exit code {self._proc.returncode})"
-        return AgentError(f"{what}: {reason}{self._tail()}")
+        return AgentError(f"{what}: {reason}", self.stderr_tail)
 
     async def _settle(self) -> None:
         """The exit code and the last stderr lines explain a death; give them a moment to land."""
@@ -354,14 +494,20 @@ class AgentProcess:
         await asyncio.wait({exited, self._stderr_task}, timeout=EXIT_GRACE)
         exited.cancel()
 
-    def _tail(self) -> str:
-        return "\nagent stderr:\n" + "\n".join(self._stderr) if self._stderr else ""
+    async def _wait_dead(self, timeout: float) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(self._dead.wait()), timeout)
 
     async def _drain_stderr(self, stream: asyncio.StreamReader) -> None:
         while line := await stream.readline():
-            text = line.decode("utf-8", "replace").rstrip()
+            text = plain_text(line.decode("utf-8", "replace").rstrip())
             self._stderr.append(text)
             log.debug("agent %s: %s", self.command, text)
+            if self._on_stderr is not None:
+                try:
+                    self._on_stderr(text)
+                except Exception:
+                    log.exception("on_stderr failed")
 
     async def _watch_exit(self) -> None:
         await self._exited.wait()
@@ -379,6 +525,9 @@ class AgentProcess:
             "toolCall": tool_call.model_dump(mode="json", by_alias=True, exclude_none=True),
             "options": [option.model_dump(mode="json", by_alias=True, exclude_none=True) for option in options],
         }
+        closing = self._turn_closing.get(session_id)
+        if closing is not None:
+            await closing.wait()
         answer = asyncio.ensure_future(self._on_permission(request))
         pending = self._permissions.setdefault(session_id, set())
         pending.add(answer)
@@ -394,17 +543,12 @@ class AgentProcess:
         if choice is None or choice.option_id not in {option.option_id for option in options}:
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
         meta = {"reason": choice.reason} if choice.reason else None
+        kind = next((o.kind for o in options if o.option_id == choice.option_id), None)
+        if choice.reason and self._refusal_as_error and kind in ("reject_once", "reject_always"):
+            raise RequestError(-32000, f"Refused by the host's rules: {choice.reason}", {"reason": choice.reason})
         return RequestPermissionResponse(
             outcome=AllowedOutcome(outcome="selected", option_id=choice.option_id, field_meta=meta)
         )
-
-    def _confine(self, path: str) -> Path:
-        resolved = (self.root / path).resolve()
-        if not resolved.is_relative_to(self.root):
-            raise RequestError.invalid_params(
-                {"path": path, "reason": f"outside the served folder {self.root}; access refused"}
-            )
-        return resolved
 
 
 class _Client:
@@ -424,13 +568,12 @@ class _Client:
     async def read_text_file(
         self, session_id: str, path: str, line: int | None = None, limit: int | None = None, **kwargs: Any
     ) -> ReadTextFileResponse:
-        target = self._owner._confine(path)
         try:
-            text = await asyncio.to_thread(target.read_text, encoding="utf-8", errors="replace")
+            text = await self._owner.files.read(session_id, path)
+        except FileRefused as refused:
+            raise _refusal("read", path, str(refused)) from None
         except FileNotFoundError:
             raise RequestError.resource_not_found(path) from None
-        except OSError as exc:
-            raise RequestError.internal_error({"path": path, "reason": str(exc)}) from None
         if line is not None or limit is not None:
             lines = text.splitlines(keepends=True)
             start = max((line or 1) - 1, 0)
@@ -438,17 +581,15 @@ class _Client:
         return ReadTextFileResponse(content=text)
 
     async def write_text_file(self, session_id: str, path: str, content: str, **kwargs: Any) -> WriteTextFileResponse:
-        target = self._owner._confine(path)
-
-        def write() -> None:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(content, encoding="utf-8")
-
         try:
-            await asyncio.to_thread(write)
-        except OSError as exc:
-            raise RequestError.internal_error({"path": path, "reason": str(exc)}) from None
+            await self._owner.files.write(session_id, path, content)
+        except FileRefused as refused:
+            raise _refusal("write", path, str(refused)) from None
         return WriteTextFileResponse()
+
+
+def _refusal(verb: str, path: str, reason: str) -> RequestError:
+    return RequestError(-32602, f"canvas refused to {verb} {path}: {reason}", {"path": path, "reason": reason})
 
 
 class _AgentProtocol(asyncio.subprocess.SubprocessStreamProtocol):
@@ -474,14 +615,22 @@ class _PipeTransport:
         deliver: UpdateCallback,
         closed: Callable[[str], None],
         broken: Callable[[str], None],
+        session_result: Callable[[str, dict[str, Any], Any], None],
+        prompt_answered: Callable[[str], None],
     ) -> None:
         self._stdin = stdin
         self._stdout = stdout
         self._deliver = deliver
         self._closed = closed
         self._broken = broken
+        self._session_result = session_result
+        self._prompt_answered = prompt_answered
+        self._asked: dict[Any, tuple[str, dict[str, Any]]] = {}
+        """Our `session/new`, `session/load` and `session/prompt` requests awaiting their answer, by id."""
 
     async def send(self, message: dict[str, Any]) -> None:
+        if message.get("method") in ("session/new", "session/load", "session/prompt") and "id" in message:
+            self._asked[message["id"]] = (message["method"], message.get("params") or {})
         try:
             self._stdin.write(json.dumps(message, ensure_ascii=False).encode() + b"\n")
             await self._stdin.drain()
@@ -507,6 +656,11 @@ class _PipeTransport:
             if not isinstance(message, dict):
                 self._broken(f"agent wrote something other than ACP JSON to stdout: {line[:200]!r}")
                 return None
+            asked = self._asked.pop(message.get("id"), None) if "method" not in message else None
+            if asked is not None and asked[0] == "session/prompt":
+                self._prompt_answered(str(asked[1].get("sessionId")))
+            elif asked is not None and isinstance(message.get("result"), dict):
+                self._session_result(*asked, message["result"])
             params = message.get("params")
             if message.get("method") == "session/update" and isinstance(params, dict):
                 update = params.get("update")
@@ -517,6 +671,36 @@ class _PipeTransport:
     async def close(self) -> None:
         with contextlib.suppress(OSError, RuntimeError):
             self._stdin.close()
+
+
+def _legacy_options(result: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """ACP's older `modes` and `models` fields, shaped as select config options."""
+    options = []
+    modes, models = result.get("modes"), result.get("models")
+    if isinstance(modes, dict) and modes.get("availableModes"):
+        choices = [
+            {"value": m.get("id"), "name": m.get("name") or m.get("id"), "description": m.get("description")}
+            for m in modes["availableModes"]
+        ]
+        options.append(_select("mode", "Mode", "mode", modes.get("currentModeId"), choices))
+    if isinstance(models, dict) and models.get("availableModels"):
+        choices = [
+            {"value": m.get("modelId"), "name": m.get("name") or m.get("modelId"), "description": m.get("description")}
+            for m in models["availableModels"]
+        ]
+        options.append(_select("model", "Model", "model", models.get("currentModelId"), choices))
+    return options
+
+
+def _select(option_id: str, name: str, category: str, current: Any, choices: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "id": option_id,
+        "name": name,
+        "category": category,
+        "type": "select",
+        "currentValue": current,
+        "options": [{k: v for k, v in choice.items() if v is not None} for choice in choices],
+    }
 
 
 def _mcp_servers(entries: Sequence[dict[str, Any]]) -> list[McpServer]:

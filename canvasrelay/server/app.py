@@ -21,18 +21,20 @@ from canvasrelay.core.guests import Guests
 from canvasrelay.core.room import Room, RoomInfo
 from canvasrelay.core.shared_files import SharedFiles
 from canvasrelay.core.terminals import TerminalRoom
-from canvasrelay.server import room_secrets
-from canvasrelay.server.agent_catalog import AgentSpec, discover, load_config
+from canvasrelay.server import canvas_dir, room_secrets
+from canvasrelay.server.agent_catalog import AgentSpec, discover, load_config, process_limits
 from canvasrelay.server.agent_host import AgentHost
 from canvasrelay.server.api import mount_api
 from canvasrelay.server.board_host import BoardHost
 from canvasrelay.server.board_mcp import BoardMcp
+from canvasrelay.server.canvas_dir import FolderLock
 from canvasrelay.server.file_host import FileHost
 from canvasrelay.server.hub import Hub
 from canvasrelay.server.lan import link_hosts, url_host
 from canvasrelay.server.rendezvous import add_routes as add_rendezvous
 from canvasrelay.server.rule_book import RuleBook, load_user_rules, project_rules
 from canvasrelay.server.runtime import Runtime
+from canvasrelay.server.static_assets import add_static_routes
 from canvasrelay.server.store import Store, open_store
 from canvasrelay.server.terminal_host import TerminalHost
 from canvasrelay.server.transport_ws import host_socket
@@ -59,6 +61,8 @@ class ServeOptions:
     base_url: str | None = None
     """Where the room link points guests (the guest page), when not this server."""
     ice_servers: list[str] = field(default_factory=list)
+    relay_only: bool = False
+    """Hub and guests connect only through TURN relays (`--relay-only`; the room link says so too)."""
 
 
 class CanvasServer:
@@ -66,10 +70,17 @@ class CanvasServer:
         self.options = options
         self.root = options.root.resolve()
         self.canvas_dir = room_secrets.ensure_private_dir(self.root / ".canvas")
-        self.secrets = room_secrets.load_or_create(self.canvas_dir, rotate=options.new_room)
-        self.config = load_config(self.canvas_dir)
-        self.agent_specs: dict[str, AgentSpec] = discover(self.config)
-        self.store: Store = open_store(self.canvas_dir)
+        # Before anything reads or rotates the folder's state: it may belong to a running server.
+        self.lock = FolderLock(self.canvas_dir)
+        try:
+            canvas_dir.tighten(self.canvas_dir)
+            self.secrets = room_secrets.load_or_create(self.canvas_dir, rotate=options.new_room)
+            self.config = load_config(self.canvas_dir)
+            self.agent_specs: dict[str, AgentSpec] = discover(self.config)
+            self.store: Store = open_store(self.canvas_dir)
+        except BaseException:
+            self.lock.release()
+            raise
         self.room = Room(
             RoomInfo(
                 room_id=self.secrets.room_id,
@@ -92,7 +103,15 @@ class CanvasServer:
         self.board_mcp = BoardMcp(self.board.tools)
         self.board_mcp.install(self.app)
         self.agents = AgentHost(
-            self.room, self.runtime, self.store, self.agent_specs, self.rules, self.board_mcp, self.root, self._own_url
+            self.room,
+            self.runtime,
+            self.store,
+            self.agent_specs,
+            self.rules,
+            self.board_mcp,
+            self.root,
+            self._own_url,
+            process_limits(self.config),
         )
         self.terminals = TerminalHost(self.runtime, TerminalRoom(self.room, self.guests), self.root)
         self.files = FileHost(self.runtime, SharedFiles(self.room), self.root)
@@ -111,11 +130,7 @@ class CanvasServer:
         self.app.router.add_get("/ws", host_socket(self.runtime, self.secrets.token_matches, origins))
         if self.options.signal_url is None:
             add_rendezvous(self.app)
-        if (WEB_DIST / "index.html").exists():
-            self.app.router.add_get("/", _index)
-            self.app.router.add_static("/assets", WEB_DIST / "assets")
-        else:
-            self.app.router.add_get("/", _not_built)
+        add_static_routes(self.app, WEB_DIST)
 
     async def start(self) -> int:
         await self.board.start()
@@ -127,9 +142,17 @@ class CanvasServer:
         site = web.TCPSite(self.runner, self.options.host, self.options.port)
         await site.start()
         self.port = int(self.runner.addresses[0][1])
+        self.lock.serving_on(self.port)
         self.listening.set()
         signal = self.options.signal_url or f"ws://{self._link_host()}:{self.port}/signal"
-        self.hub = Hub(self.runtime, self.guests, self.secrets, signal, self.options.ice_servers)
+        self.hub = Hub(
+            self.runtime,
+            self.guests,
+            self.secrets,
+            signal,
+            ice_urls=self.options.ice_servers,
+            relay_only=self.options.relay_only,
+        )
         await self.hub.start()
         return self.port
 
@@ -139,7 +162,11 @@ class CanvasServer:
 
     @property
     def room_link(self) -> str:
-        extra = {"signal": self.options.signal_url or "", "ice": ",".join(self.options.ice_servers)}
+        extra = {
+            "signal": self.options.signal_url or "",
+            "ice": ",".join(self.options.ice_servers),
+            "relay": "1" if self.options.relay_only else "",
+        }
         tail = "".join(f"&{k}={quote(v, safe=':/@,')}" for k, v in extra.items() if v)
         return f"{self._base()}/#{self.secrets.room_fragment()}{tail}"
 
@@ -162,6 +189,7 @@ class CanvasServer:
         if self.runner is not None:
             await self.runner.cleanup()
         self.store.close()
+        self.lock.release()
 
 
 class _LateOrigins(set[str]):
@@ -181,14 +209,3 @@ async def _security_headers(request: web.Request, handler: Handler) -> web.Strea
     for key, value in SECURITY_HEADERS.items():
         response.headers.setdefault(key, value)
     return response
-
-
-async def _index(_request: web.Request) -> web.FileResponse:
-    return web.FileResponse(WEB_DIST / "index.html", headers={"Cache-Control": "no-cache"})
-
-
-async def _not_built(_request: web.Request) -> web.Response:
-    return web.Response(
-        status=503,
-        text="The web app is not built. Run `npm ci && npm run build` in web/, or `pip install .`.",
-    )

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, Concatenate, ParamSpec
@@ -11,8 +10,9 @@ from typing import Any, Concatenate, ParamSpec
 from canvasrelay.core import board_edits as board_api
 from canvasrelay.core.board import EMPTY_UPDATE, Board
 from canvasrelay.core.board_edits import Edit
-from canvasrelay.core.board_room import TICK_S, BoardRoom, CompactBoard, StoreBoardUpdate
+from canvasrelay.core.board_room import TICK_S, AwarenessDue, BoardRoom, CompactBoard, StoreBoardUpdate
 from canvasrelay.core.room import Room
+from canvasrelay.server.background import Background, cancelled
 from canvasrelay.server.runtime import Runtime
 from canvasrelay.server.store import Store
 
@@ -98,9 +98,20 @@ class BoardHost:
         self.board_room.install(room)
         runtime.handle(StoreBoardUpdate, self.adapter.append)
         runtime.handle(CompactBoard, self.adapter.compact)
+        runtime.handle(AwarenessDue, self._awareness_due)
         runtime.on_close(self.stop)
         self.tools = BoardTools(self.board_room, runtime)
         self._ticker: asyncio.Task[None] | None = None
+        self._flushes = Background("board presence")
+        self._due: asyncio.TimerHandle | None = None
+
+    async def _awareness_due(self, effect: AwarenessDue) -> None:
+        # The room asks for one flush at a time, so this holds at most one timer.
+        self._due = asyncio.get_running_loop().call_later(effect.delay, self._flush_awareness)
+
+    def _flush_awareness(self) -> None:
+        self._due = None
+        self._flushes.spawn(self.runtime.run(self.board_room.flush_awareness()))
 
     async def _tick(self) -> None:
         while True:
@@ -114,8 +125,8 @@ class BoardHost:
         self._ticker = asyncio.create_task(self._tick())
 
     async def stop(self) -> None:
-        if self._ticker is not None:
-            self._ticker.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._ticker
+        if self._due is not None:
+            self._due.cancel()
+        await cancelled(self._ticker)
+        await self._flushes.close()
         await self.adapter.compact()

@@ -14,13 +14,14 @@ import contextlib
 import hmac
 import json
 import secrets
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
 
-from canvasrelay.core.board_edits import BoardApiError, UnknownItemError
+from canvasrelay.core.board_edits import BoardApiError, UnknownItemError, spot_beside
 
 if TYPE_CHECKING:
     from canvasrelay.server.board_host import BoardTools
@@ -37,7 +38,7 @@ class BoardMcp:
         self._stop = asyncio.Event()
         self._ready = asyncio.Event()
         self._runner: asyncio.Task[None] | None = None
-        self.mcp = _server(tools)
+        self.mcp = _server(tools, self._caller)
         self.asgi = self.mcp.streamable_http_app(
             streamable_http_path=PATH,
             json_response=True,
@@ -66,6 +67,12 @@ class BoardMcp:
             "url": base_url.rstrip("/") + PATH,
             "headers": [{"name": "Authorization", "value": f"Bearer {self.secret_for(session_id)}"}],
         }
+
+    def _caller(self, ctx: Context) -> str | None:
+        """The session whose secret the tool call came with (it passed `_authorised`)."""
+        request = ctx.request_context.request
+        header = request.headers.get("authorization", "") if request is not None else ""
+        return self._secrets.get(header.partition(" ")[2].strip())
 
     def _authorised(self, request: web.Request) -> bool:
         scheme, _, token = request.headers.get("Authorization", "").partition(" ")
@@ -157,7 +164,7 @@ async def _asgi(asgi: Any, request: web.Request, body: bytes) -> web.StreamRespo
     return response
 
 
-def _server(tools: BoardTools) -> MCPServer:
+def _server(tools: BoardTools, caller: Callable[[Context], str | None]) -> MCPServer:
     # WARNING: the SDK configures the root logger at this level (INFO would echo every request).
     mcp = MCPServer(
         SERVER_NAME,
@@ -189,8 +196,13 @@ def _server(tools: BoardTools) -> MCPServer:
             raise ValueError(str(exc)) from None
 
     @mcp.tool()
-    async def add_note(text: str, x: float | None = None, y: float | None = None, color: str | None = None) -> str:
-        """Add a sticky note; without x and y the board places it beside everything else. Returns its id."""
+    async def add_note(
+        ctx: Context, text: str, x: float | None = None, y: float | None = None, color: str | None = None
+    ) -> str:
+        """Add a sticky note; without x and y it goes beside your own frame, or right of everything. Returns its id."""
+        session = caller(ctx)
+        if x is None and y is None and session is not None:
+            x, y = spot_beside(tools.board, session) or (None, None)
         return await edit(tools.add_note(text, x, y, color))
 
     @mcp.tool()

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from canvasrelay.core.shared_files import LoadFile, SharedFiles, UnwatchFile
-from canvasrelay.server.file_reader import FileWatcher, read_shared_file
+from canvasrelay.server.file_reader import FileWatcher, read_resolution
 from canvasrelay.server.runtime import Runtime
 from canvasrelay.server.shared_set import SharedSet
 
@@ -36,12 +36,15 @@ class FileHost:
     async def stop(self) -> None:
         if self.watcher is not None:
             await self.watcher.stop()
+        if self.shared is not None:
+            await asyncio.to_thread(self.shared.close)
 
     def _watch_and_read(self, path: str) -> dict[str, Any]:
         assert self.shared is not None and self.watcher is not None
+        resolution = self.shared.check(path)
         # Watch first, then read: a change between the two is then seen, not lost.
-        watching = self.watcher.open(path)
-        payload = read_shared_file(self.shared, path)
+        watching = self.watcher.open(path, resolution)
+        payload = read_resolution(resolution)
         if watching and payload["kind"] == "denied":
             self.watcher.close(path)
         return payload

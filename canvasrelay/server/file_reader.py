@@ -14,7 +14,7 @@ from typing import Any
 
 from watchfiles import Change, awatch
 
-from .shared_set import Allowed, Denied, Missing, SharedSet
+from .shared_set import Allowed, Denied, Missing, Resolution, SharedSet
 
 log = logging.getLogger(__name__)
 
@@ -26,7 +26,11 @@ TreeChanged = Callable[[list[str]], Awaitable[None] | None]
 
 def read_shared_file(shared: SharedSet, path: str) -> dict[str, object]:
     """One of the `file` payloads: text, binary, too-large, missing or denied."""
-    resolution = shared.check(path)
+    return read_resolution(shared.check(path))
+
+
+def read_resolution(resolution: Resolution) -> dict[str, object]:
+    """`read_shared_file` for a path already judged."""
     if isinstance(resolution, Denied):
         return {"kind": "denied", "reason": resolution.reason}
     if isinstance(resolution, Missing):
@@ -117,9 +121,10 @@ class FileWatcher:
     def tree(self) -> list[str]:
         return list(self._last_tree)
 
-    def open(self, path: str) -> bool:
-        """Watch `path`; False when it may not be shared (a missing file may be watched)."""
-        resolution = self._shared.check(path)
+    def open(self, path: str, resolution: Resolution | None = None) -> bool:
+        """Watch `path` (judged now, unless `resolution` is its judgement); False when it may not be
+        shared (a missing file may be watched)."""
+        resolution = resolution or self._shared.check(path)
         if isinstance(resolution, Denied):
             return False
         self._open[path] = str(resolution.path)

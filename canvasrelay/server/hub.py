@@ -1,10 +1,15 @@
 """The hub: one aiortc peer connection per guest, reached only through the encrypted rendezvous.
 
 The hub listens on the room's topic. An envelope it cannot open is ignored, so a peer without the
-room key never gets an answer. For an offer it answers; when the guest's data channel opens it
-proves the host key (signing the guest's nonce and both DTLS fingerprints), waits for
-`guest-join`, and then connects the guest to the runtime as an ordinary Room peer through a
-`GuestStream`, which outlives the channel so a guest that drops can resume after its last `seq`.
+room key never gets an answer. It answers an offer; when the guest's data channel opens it proves
+the host key (signing the guest's nonce and both DTLS fingerprints), waits for `guest-join`, and
+then connects the guest to the runtime as an ordinary Room peer through a `GuestStream`, which
+outlives the channel so a guest that drops can resume after its last `seq`.
+
+An offer is answered once: a copy (replayed by the relay, or by anyone on the topic) is ignored;
+handshakes are bounded per source and in total; offers and each identity's joins are paced; and
+a guest in its resume grace gives way to a new one. So neither a flood of copies nor a guest
+churning in and out can lock the room.
 """
 
 from __future__ import annotations
@@ -12,36 +17,52 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import aiohttp
 from aiortc import RTCDataChannel, RTCPeerConnection, RTCSessionDescription
 
 from canvasrelay.core.guests import Guests, peer_id_of
-from canvasrelay.core.rate_limit import InboundGate
+from canvasrelay.core.rate_limit import BucketPerKey, InboundGate, SeenOnce, TokenBucket
 from canvasrelay.core.room import Peer
 from canvasrelay.protocol import FrameError, encode, parse_client_frame, signal_crypto
 from canvasrelay.protocol.core import ErrorFrame
 from canvasrelay.protocol.encoding import b64url, b64url_decode
 from canvasrelay.protocol.framing import Reassembler
 from canvasrelay.protocol.guests import Bye, GuestJoin, HubProof, StreamGap
-from canvasrelay.protocol.ice import rtc_configuration
+from canvasrelay.protocol.ice import TurnClient, has_relay, rtc_configuration, signal_urls
+from canvasrelay.server.background import cancelled
 from canvasrelay.server.room_secrets import RoomSecrets
 from canvasrelay.server.runtime import Runtime
-from canvasrelay.server.transport_datachannel import GuestStream, cancel
+from canvasrelay.server.transport_datachannel import GuestStream
 
 log = logging.getLogger(__name__)
 
 JOIN_TIMEOUT = 10.0
 RESUME_GRACE = 30.0
-"""How long a dropped guest stays in the room, its frames kept for it, before it is let go."""
+"""How long a dropped guest stays in the room, its frames kept for it, before it is let go
+(sooner when a new guest needs its place: the oldest grace gives way first)."""
 MAX_HANDSHAKES = 16
+HANDSHAKES_PER_SOURCE = 1
+"""A source is an offer's DTLS fingerprint, or the connection it names: every copy of one offer,
+even sealed anew by someone holding the room key, holds one handshake slot at most."""
 MAX_GUESTS = 64
+SEEN_WINDOW = 2 * signal_crypto.MAX_AGE_SECONDS
+"""An envelope opens for MAX_AGE either side of its timestamp, so its nonce is kept this long."""
+SEEN_MAX = 16_384
+OFFER_RATE, OFFER_BURST = 10.0, 20.0
+"""New handshakes a second the hub starts, in total (copies of an offer do not count)."""
+JOIN_RATE, JOIN_BURST = 0.5, 6.0
+"""Joins a second one guest identity may make, and at once: a reconnecting guest never notices."""
+JOIN_IDENTITIES_MAX = 4096
 INBOUND_QUEUE = 64
 LATENCY_EVERY = 5.0
 SIGNAL_RETRY_MAX = 10.0
 SDP_MAX = 32 * 1024
+REFUSALS_PER_SECOND = 2.0
+REFUSAL_BURST = 10.0
 
 
 @dataclass
@@ -51,6 +72,14 @@ class _Guest:
     stream: GuestStream
     pc: RTCPeerConnection | None = None
     grace: asyncio.TimerHandle | None = None
+    grace_since: float = 0.0
+
+
+class _Offer(NamedTuple):
+    conn: str
+    sdp: str
+    nonce: bytes
+    fingerprint: str
 
 
 @dataclass
@@ -60,16 +89,32 @@ class Hub:
     secrets: RoomSecrets
     signal_url: str
     ice_urls: list[str] = field(default_factory=list)
+    max_guests: int = MAX_GUESTS
+    relay_only: bool = False
     live: dict[str, _Guest] = field(default_factory=dict)
-    handshakes: set[RTCPeerConnection] = field(default_factory=set)
+    handshakes: dict[_Offer, tuple[str, ...]] = field(default_factory=dict)
+    """The offers being answered, with the sources each counts against; registered before any await."""
+    _answering: set[RTCPeerConnection] = field(default_factory=set)
+    """Each handshake under way, with its sources."""
+    refusals: Counter[str] = field(default_factory=Counter)
+    """Offers and joins turned away, by reason: what an operator (or a test) looks at in a flood."""
+    _seen: SeenOnce = field(default_factory=lambda: SeenOnce(SEEN_WINDOW, SEEN_MAX))
+    _offers: TokenBucket = field(default_factory=lambda: TokenBucket(OFFER_RATE, OFFER_BURST))
+    _joins: BucketPerKey = field(default_factory=lambda: BucketPerKey(JOIN_RATE, JOIN_BURST, JOIN_IDENTITIES_MAX))
     _tasks: set[asyncio.Task[Any]] = field(default_factory=set)
     _ws: aiohttp.ClientWebSocketResponse | None = None
     _session: aiohttp.ClientSession | None = None
     _connected: asyncio.Event = field(default_factory=asyncio.Event)
+    _refusals: InboundGate = field(default_factory=lambda: InboundGate(REFUSALS_PER_SECOND, REFUSAL_BURST))
+    """Envelopes sealed with another key are answered with a signed refusal, this often at most."""
 
     def __post_init__(self) -> None:
         self.key = signal_crypto.signal_key(self.secrets.room_key)
         self.topic = signal_crypto.topic(self.secrets.room_id)
+        self.turn = TurnClient(self.secrets.room_id, self.secrets.room_key)
+        self._rendezvous = signal_urls(self.signal_url)
+        """`--signal` may name several; the hub uses one until it fails, then the next."""
+        self._using = self._rendezvous[0]
 
     async def start(self) -> None:
         self._session = aiohttp.ClientSession()
@@ -80,11 +125,11 @@ class Hub:
 
     async def stop(self) -> None:
         for task in list(self._tasks):
-            await cancel(task)
+            await cancelled(task)
         for guest in list(self.live.values()):
             if guest.pc is not None:
                 await guest.pc.close()
-        for pc in list(self.handshakes):
+        for pc in list(self._answering):
             await pc.close()
         if self._ws is not None:
             await self._ws.close()
@@ -102,8 +147,11 @@ class Hub:
     async def _listen(self) -> None:
         assert self._session is not None
         attempt = 0
-        url = f"{self.signal_url}?topic={self.topic}"
+        # The verifier lets the rendezvous hand TURN credentials to this room's link holders, and no one else.
+        verifier = signal_crypto.turn_verifier(signal_crypto.turn_proof(self.secrets.room_key))
         while True:
+            self._using = self._rendezvous[attempt % len(self._rendezvous)]
+            url = f"{self._using}?topic={self.topic}&turn={verifier}"
             try:
                 async with self._session.ws_connect(url, heartbeat=20.0) as ws:
                     self._ws = ws
@@ -119,30 +167,66 @@ class Hub:
             await asyncio.sleep(min(SIGNAL_RETRY_MAX, 0.25 * 2**attempt))
 
     def _on_envelope(self, envelope: str) -> None:
+        offer = self._offer_of(envelope)
+        if offer is None:
+            return
+        sources = (offer.fingerprint, f"conn:{offer.conn}")
+        refusal = self._offer_refusal(offer, sources)
+        if refusal is not None:
+            self._refused(refusal)
+            return
+        # Registered before any await, so the next envelope already sees this handshake.
+        self.handshakes[offer] = sources
+        self._spawn(self._answer(offer))
+
+    def _offer_of(self, envelope: str) -> _Offer | None:
         try:
             message = signal_crypto.open_envelope(self.key, envelope)
+        except signal_crypto.SealedForAnotherKey:
+            if self._refusals.admit():
+                self._spawn(self._send_text(signal_crypto.refusal(self.secrets.host_private_key, envelope)))
+            return None
         except signal_crypto.SignalError:
-            return
+            return None
         if message.get("kind") == "about":
-            self._spawn(self._tell_about(message.get("from")))
-            return
+            # Paced like offers: a link holder may ask often, but not flood the rendezvous with answers.
+            if self._offers.take():
+                self._spawn(self._tell_about(message.get("from")))
+            return None
         if message.get("kind") != "offer":
-            return
+            return None
         conn, sdp, nonce = message.get("from"), message.get("sdp"), message.get("nonce")
         if not (isinstance(conn, str) and len(conn) <= 64 and isinstance(sdp, str) and len(sdp) <= SDP_MAX):
-            return
+            return None
         if not isinstance(nonce, str):
-            return
+            return None
         try:
             nonce_bytes = b64url_decode(nonce)
-        except ValueError:
-            return
+            fingerprint = signal_crypto.sdp_fingerprint(sdp)
+        except (ValueError, signal_crypto.SignalError):
+            return None
         if len(nonce_bytes) != signal_crypto.GUEST_NONCE_BYTES:
-            return
-        if len(self.handshakes) >= MAX_HANDSHAKES or len(self.live) >= MAX_GUESTS:
-            log.warning("refusing an offer: too many guests or handshakes")
-            return
-        self._spawn(self._answer(conn, sdp, nonce_bytes))
+            return None
+        return _Offer(conn, sdp, nonce_bytes, fingerprint)
+
+    def _offer_refusal(self, offer: _Offer, sources: tuple[str, ...]) -> str | None:
+        """Why this offer gets no handshake, if it does not. Cheapest first: a copy costs nothing."""
+        if not self._seen.first_sight(offer.nonce):
+            return "a replayed offer"
+        running = Counter(source for held in self.handshakes.values() for source in held)
+        if any(running[source] >= HANDSHAKES_PER_SOURCE for source in sources):
+            return "a handshake from the same source is under way"
+        if len(self.handshakes) >= MAX_HANDSHAKES:
+            return "too many handshakes at once"
+        if not self._offers.take():
+            return "too many offers a second"
+        return None
+
+    def _refused(self, reason: str) -> None:
+        self.refusals[reason] += 1
+        # One line per reason the first time and then every hundredth: a flood must not flood the log.
+        if self.refusals[reason] % 100 == 1:
+            log.warning("turned away %d so far: %s", self.refusals[reason], reason)
 
     async def _tell_about(self, conn: object) -> None:
         """The join page asks, before joining, what room this is: the project, whose, what access."""
@@ -150,18 +234,28 @@ class Hub:
             await self._send_envelope({"kind": "about", "to": conn, **self.guests.about()})
 
     async def _send_envelope(self, message: dict[str, Any]) -> None:
+        await self._send_text(signal_crypto.seal(self.key, message))
+
+    async def _send_text(self, text: str) -> None:
         if self._ws is not None and not self._ws.closed:
-            await self._ws.send_str(signal_crypto.seal(self.key, message))
+            await self._ws.send_str(text)
 
     # -- one guest ----------------------------------------------------------------------------
 
-    async def _answer(self, conn: str, offer_sdp: str, nonce: bytes) -> None:
+    async def _answer(self, offer: _Offer) -> None:
         try:
-            guest_fp = signal_crypto.sdp_fingerprint(offer_sdp)
-        except signal_crypto.SignalError:
-            return
-        pc = RTCPeerConnection(rtc_configuration(self.ice_urls))
-        self.handshakes.add(pc)
+            assert self._session is not None
+            turn = await self.turn.fetch(self._session, self._using)
+            config = rtc_configuration(self.ice_urls, turn, self.relay_only)
+            if self.relay_only and not has_relay(config):
+                log.warning("relay-only, but no TURN relay is configured or offered: no guest can connect")
+                return
+            await self._handshake(RTCPeerConnection(config), offer)
+        finally:
+            self.handshakes.pop(offer, None)
+
+    async def _handshake(self, pc: RTCPeerConnection, offer: _Offer) -> None:
+        self._answering.add(pc)
         opened: asyncio.Future[RTCDataChannel] = asyncio.get_running_loop().create_future()
 
         @pc.on("datachannel")
@@ -170,14 +264,14 @@ class Hub:
                 opened.set_result(channel)
 
         try:
-            await pc.setRemoteDescription(RTCSessionDescription(offer_sdp, "offer"))
+            await pc.setRemoteDescription(RTCSessionDescription(offer.sdp, "offer"))
             await pc.setLocalDescription(await pc.createAnswer())
             answer = pc.localDescription.sdp
-            await self._send_envelope({"kind": "answer", "to": conn, "sdp": answer})
+            await self._send_envelope({"kind": "answer", "to": offer.conn, "sdp": answer})
             channel = await asyncio.wait_for(opened, JOIN_TIMEOUT)
             proof = signal_crypto.sign_proof(
                 self.secrets.host_private_key,
-                signal_crypto.proof_message(nonce, guest_fp, signal_crypto.sdp_fingerprint(answer)),
+                signal_crypto.proof_message(offer.nonce, offer.fingerprint, signal_crypto.sdp_fingerprint(answer)),
             )
             channel.send(encode(HubProof(signature=b64url(proof))))
             join = await self._await_join(channel)
@@ -185,7 +279,7 @@ class Hub:
             log.info("guest handshake failed: %s", type(exc).__name__)
             join = None
         finally:
-            self.handshakes.discard(pc)
+            self._answering.discard(pc)
         if join is None:
             await pc.close()
             return
@@ -212,16 +306,28 @@ class Hub:
         return frame
 
     async def _admit(self, pc: RTCPeerConnection, channel: RTCDataChannel, join: GuestJoin) -> None:
+        arriving = join.guest_id not in self.live
+        full = arriving and len(self.live) >= self.max_guests
+        if full and self._oldest_in_grace() is None:
+            self._refused("the room is full")
+            await self._refuse(pc, channel, f"the room is full ({self.max_guests} guests)")
+            return
         admitted = self.guests.admit(join)
         if isinstance(admitted, str):
-            channel.send(encode(ErrorFrame(message=admitted, ref="guest-join")))
-            await asyncio.sleep(0.2)  # let the refusal leave before the close tears the channel down
-            await pc.close()
+            await self._refuse(pc, channel, admitted)
             return
+        # Counted once the secret matched, so nobody else can spend a guest's joins.
+        if not self._joins.take(join.guest_id):
+            self._refused("joining too often")
+            await self._refuse(pc, channel, "you are joining too often: wait a few seconds, then join again")
+            return
+        if full:
+            await self._give_way()
         guest = self.live.get(join.guest_id)
         if guest is not None:
             if guest.grace is not None:
                 guest.grace.cancel()
+                guest.grace = None
             old_pc, guest.pc = guest.pc, pc
             if old_pc is not None and old_pc is not pc:
                 self._spawn(old_pc.close())
@@ -239,6 +345,21 @@ class Hub:
             guest.stream.send(encode(StreamGap(after=join.last_seq, reason="the hub no longer holds those frames")))
         await self.runtime.connect(admitted, guest.stream)
 
+    async def _refuse(self, pc: RTCPeerConnection, channel: RTCDataChannel, reason: str) -> None:
+        channel.send(encode(ErrorFrame(message=reason, ref="guest-join")))
+        await asyncio.sleep(0.2)  # let the refusal leave before the close tears the channel down
+        await pc.close()
+
+    def _oldest_in_grace(self) -> _Guest | None:
+        waiting = [g for g in self.live.values() if g.pc is None]
+        return min(waiting, key=lambda g: g.grace_since) if waiting else None
+
+    async def _give_way(self) -> None:
+        """A new guest needs a place: the one in its resume grace longest is let go now."""
+        oldest = self._oldest_in_grace()
+        if oldest is not None:
+            await self._drop(oldest.guest_id, None)
+
     def _stream(self, guest_id: str) -> GuestStream:
         def overflow(stream: GuestStream) -> None:
             self._spawn(self._skip_ahead(guest_id, stream))
@@ -252,7 +373,7 @@ class Hub:
         return stream
 
     def _wire(self, pc: RTCPeerConnection, channel: RTCDataChannel, guest_id: str) -> None:
-        gate = InboundGate()
+        gate = InboundGate.for_guest()
         reassembler = Reassembler()
         queue: asyncio.Queue[str] = asyncio.Queue(INBOUND_QUEUE)
         peer_id = peer_id_of(guest_id)
@@ -263,13 +384,19 @@ class Hub:
 
         @channel.on("message")
         def _on_message(message: str | bytes) -> None:
-            if not gate.admit():
+            try:
+                text = message if isinstance(message, str) else message.decode("utf-8")
+            except UnicodeDecodeError:
+                reply("a message is not UTF-8 text")
+                return
+            if not gate.admit(len(message) if isinstance(message, bytes) else len(text.encode("utf-8", "replace"))):
+                reassembler.discard(text)
                 if gate.should_warn():
                     reply("throttled: you are sending too fast; frames were dropped")
                 return
             try:
-                whole = reassembler.feed(message if isinstance(message, str) else message.decode("utf-8"))
-            except (ValueError, UnicodeDecodeError) as exc:
+                whole = reassembler.feed(text)
+            except ValueError as exc:
                 reply(str(exc))
                 return
             if whole is None:
@@ -315,6 +442,7 @@ class Hub:
         guest.pc = None
         self._spawn(pc.close())
         loop = asyncio.get_running_loop()
+        guest.grace_since = loop.time()
         guest.grace = loop.call_later(RESUME_GRACE, lambda: self._spawn(self._drop(guest_id, None)))
 
     async def _drop(self, guest_id: str, farewell: Bye | None) -> None:
@@ -355,8 +483,11 @@ class Hub:
             await self.runtime.run(self.guests.expire())
             beats += 1
             if beats % int(LATENCY_EVERY) == 0 and self.live:
-                for guest in self.live.values():
-                    self.guests.set_latency(guest.guest_id, _latency_ms(guest.pc))
+                # A comprehension, not a loop: a loop's variable would keep the last guest (its
+                # stream and ring) alive in this coroutine long after the guest was let go.
+                latencies = {guest_id: _latency_ms(guest.pc) for guest_id, guest in self.live.items()}
+                for guest_id, latency in latencies.items():
+                    self.guests.set_latency(guest_id, latency)
                 await self.runtime.run([self.guests.to_hosts()])
 
 

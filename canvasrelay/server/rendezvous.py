@@ -1,18 +1,31 @@
 """The rendezvous (`/signal`): a blind relay of opaque envelopes between the sockets on one topic.
 
 It knows nothing of rooms, keys or peers: a socket names its topic in the query string, and every
-text message it sends is forwarded verbatim to the other sockets on that topic. It keeps no state
-beyond the open sockets, and bounds what one socket can cost: envelope size, envelopes per second,
-sockets per topic, topics in all.
+text message it sends is forwarded verbatim to the other sockets on that topic. It bounds what one
+socket can cost: envelope size, envelopes per second, sockets per topic, topics in all, and what
+may wait to be written to it — a socket that does not read is cut off, never waited on.
+
+Alone it is one process. Given a `Bus` (Redis, see `rendezvous_redis`), any number of instances
+serve any topic as one: each carries its local sockets' envelopes to the others through the bus.
+A host may register a TURN verifier for its topic (`?turn=`), so that holders of its room link can
+get relay credentials at `/turn` from any instance (see `turn_credentials`).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import re
+import socket as sockets
+from collections import Counter, deque
+from collections.abc import Callable, Collection
+from typing import Protocol
 
 from aiohttp import WSMsgType, web
 
 from canvasrelay.core.rate_limit import InboundGate
+from canvasrelay.server.rendezvous_metrics import RendezvousMetrics
+from canvasrelay.server.turn_credentials import TurnConfig, TurnIssuer
 
 MAX_ENVELOPE_BYTES = 64 * 1024
 """An SDP offer with its candidates is a few KB; anything much larger is abuse."""
@@ -20,6 +33,10 @@ RATE_PER_SECOND = 20.0
 BURST = 40.0
 MAX_SOCKETS_PER_TOPIC = 64
 MAX_TOPICS = 10_000
+OUTBOX_BYTES = 1024 * 1024
+"""What may wait to be written to one socket; past it the socket is cut off."""
+SEND_BUFFER_BYTES = 256 * 1024
+"""The kernel's send buffer per socket: left to itself it grows to megabytes for a peer that never reads."""
 HEARTBEAT = 20.0
 CLOSE_POLICY = 4408
 CLOSE_BAD_TOPIC = 4400
@@ -27,45 +44,244 @@ CLOSE_FULL = 4429
 
 _TOPIC = re.compile(r"^[A-Za-z0-9_-]{43}$")
 
+Deliver = Callable[[str, str], None]
+"""(topic, envelope) -> hand it to this instance's sockets on that topic."""
+
+
+class Bus(Protocol):
+    """How envelopes reach the sockets on other instances."""
+
+    async def start(
+        self, deliver: Deliver, local_topics: Callable[[], Collection[str]], lost: Callable[[int], None]
+    ) -> None:
+        """Hand what the others send to `deliver`; report envelopes that could not be sent to `lost`."""
+
+    async def close(self) -> None: ...
+    async def sync(self, topic: str) -> None:
+        """Subscribe to `topic` if it is among the local topics, unsubscribe if not."""
+
+    def publish(self, topic: str, envelope: str) -> bool:
+        """Queue `envelope` for the other instances without waiting; False if it was dropped."""
+
+    async def ready(self) -> bool: ...
+
+
+class Verifiers(Protocol):
+    """The TURN verifiers that live host sockets registered, per topic."""
+
+    async def add(self, topic: str, verifier: str) -> None: ...
+    async def remove(self, topic: str, verifier: str) -> None: ...
+    async def holds(self, topic: str, verifier: str) -> bool: ...
+
+
+class LocalVerifiers:
+    def __init__(self) -> None:
+        self.counts: Counter[tuple[str, str]] = Counter()
+
+    async def add(self, topic: str, verifier: str) -> None:
+        self.counts[topic, verifier] += 1
+
+    async def remove(self, topic: str, verifier: str) -> None:
+        self.counts[topic, verifier] -= 1
+        if self.counts[topic, verifier] <= 0:
+            del self.counts[topic, verifier]
+
+    async def holds(self, topic: str, verifier: str) -> bool:
+        return self.counts[topic, verifier] > 0
+
+
+class _Socket:
+    """One signalling socket and what waits to be written to it, written by a task of its own."""
+
+    def __init__(self, ws: web.WebSocketResponse, request: web.Request) -> None:
+        self.ws = ws
+        self.request = request
+        self.queue: deque[str] = deque()
+        self.queued = 0
+        self.wake = asyncio.Event()
+        self.writer: asyncio.Task[None] | None = None
+        self.dead = False
+
+    def start(self) -> None:
+        raw = self.request.transport.get_extra_info("socket") if self.request.transport else None
+        if raw is not None:
+            raw.setsockopt(sockets.SOL_SOCKET, sockets.SO_SNDBUF, SEND_BUFFER_BYTES)
+        self.writer = asyncio.get_running_loop().create_task(self._write())
+
+    def offer(self, envelope: str) -> bool:
+        """Queue `envelope`; False if this socket already has too much waiting for it."""
+        if self.queued + len(envelope) > OUTBOX_BYTES:
+            return False
+        self.queue.append(envelope)
+        self.queued += len(envelope)
+        self.wake.set()
+        return True
+
+    async def _write(self) -> None:
+        with contextlib.suppress(ConnectionError, RuntimeError):
+            while True:
+                await self.wake.wait()
+                self.wake.clear()
+                while self.queue:
+                    envelope = self.queue.popleft()
+                    self.queued -= len(envelope)
+                    await self.ws.send_str(envelope)
+
+    async def stop(self) -> None:
+        if self.writer is not None:
+            self.writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.writer
+
+    def cut(self) -> None:
+        """Drop the connection without a closing handshake: the peer is not reading anyway."""
+        self.dead = True
+        if self.writer is not None:
+            self.writer.cancel()
+        if self.request.transport is not None:
+            self.request.transport.abort()
+
 
 class Rendezvous:
-    def __init__(self) -> None:
-        self.topics: dict[str, set[web.WebSocketResponse]] = {}
+    def __init__(
+        self,
+        bus: Bus | None = None,
+        verifiers: Verifiers | None = None,
+        turn: TurnConfig | None = None,
+        forwarded_for: bool = False,
+    ) -> None:
+        self.topics: dict[str, set[_Socket]] = {}
+        self.bus = bus
+        self.verifiers: Verifiers = verifiers or LocalVerifiers()
+        self.metrics = RendezvousMetrics()
+        self.metrics.redis_ready.set(0 if bus else 1)
+        self.turn = TurnIssuer(turn, self.verifiers.holds, self.metrics, forwarded_for)
+
+    async def start(self) -> None:
+        if self.bus is not None:
+            lost = self.metrics.drops.labels("redis").inc
+            await self.bus.start(self.deliver_remote, lambda: self.topics.keys(), lost)
+
+    async def close(self) -> None:
+        if self.bus is not None:
+            await self.bus.close()
+
+    async def ready(self) -> bool:
+        up = self.bus is None or await self.bus.ready()
+        self.metrics.redis_ready.set(1 if up else 0)
+        return up
 
     async def handler(self, request: web.Request) -> web.WebSocketResponse:
         ws = web.WebSocketResponse(heartbeat=HEARTBEAT, max_msg_size=MAX_ENVELOPE_BYTES)
-        await ws.prepare(request)
         name = request.query.get("topic", "")
-        if not _TOPIC.match(name):
+        verifier = request.query.get("turn")
+        if not _TOPIC.match(name) or (verifier is not None and not _TOPIC.match(verifier)):
+            await ws.prepare(request)
             await ws.close(code=CLOSE_BAD_TOPIC, message=b"bad topic")
             return ws
         peers = self.topics.get(name)
         full = len(peers) >= MAX_SOCKETS_PER_TOPIC if peers is not None else len(self.topics) >= MAX_TOPICS
         if full:
+            await ws.prepare(request)
             await ws.close(code=CLOSE_FULL, message=b"topic full")
             return ws
         peers = self.topics.setdefault(name, set())
-        peers.add(ws)
-        bucket = InboundGate(RATE_PER_SECOND, BURST)
+        socket = _Socket(ws, request)
+        peers.add(socket)
+        self._count()
         try:
-            async for msg in ws:
-                if msg.type is not WSMsgType.TEXT:
-                    continue
-                if not bucket.admit():
-                    # A flooding socket is cut off rather than slowed, so it cannot crowd the topic.
-                    await ws.close(code=CLOSE_POLICY, message=b"too many envelopes")
-                    break
-                for other in list(peers):
-                    if other is not ws and not other.closed:
-                        await other.send_str(msg.data)
+            if self.bus is not None and len(peers) == 1:
+                # Subscribed before the socket opens: what others send once it is open reaches it.
+                await self.bus.sync(name)
+            if verifier is not None:
+                await self.verifiers.add(name, verifier)
+            await ws.prepare(request)
+            socket.start()
+            await self._relay(name, socket)
         finally:
-            peers.discard(ws)
-            if not peers:
-                self.topics.pop(name, None)
+            await socket.stop()
+            peers.discard(socket)
+            if verifier is not None:
+                await self.verifiers.remove(name, verifier)
+            if not peers and self.topics.get(name) is peers:
+                del self.topics[name]
+                if self.bus is not None:
+                    await self.bus.sync(name)
+            self._count()
         return ws
+
+    async def _relay(self, name: str, socket: _Socket) -> None:
+        bucket = InboundGate(RATE_PER_SECOND, BURST)
+        async for msg in socket.ws:
+            if msg.type is not WSMsgType.TEXT:
+                continue
+            if not bucket.admit():
+                # A flooding socket is cut off rather than slowed, so it cannot crowd the topic.
+                self.metrics.drops.labels("rate").inc()
+                await socket.stop()
+                await socket.ws.close(code=CLOSE_POLICY, message=b"too many envelopes")
+                return
+            self._deliver(name, msg.data, "local", sender=socket)
+            if self.bus is not None:
+                if self.bus.publish(name, msg.data):
+                    self.metrics.published.inc()
+                else:
+                    self.metrics.drops.labels("redis").inc()
+            # Let the writers run between envelopes, or a burst overruns even a reader that keeps up.
+            await asyncio.sleep(0)
+
+    def deliver_remote(self, topic: str, envelope: str) -> None:
+        self._deliver(topic, envelope, "redis", sender=None)
+
+    def _deliver(self, topic: str, envelope: str, source: str, sender: _Socket | None) -> None:
+        for other in list(self.topics.get(topic, ())):
+            if other is sender or other.dead or other.ws.closed:
+                continue
+            if other.offer(envelope):
+                self.metrics.relayed.labels(source).inc()
+            else:
+                self.metrics.drops.labels("slow-socket").inc()
+                other.cut()
+
+    def _count(self) -> None:
+        self.metrics.topics.set(len(self.topics))
+        self.metrics.sockets.set(sum(len(peers) for peers in self.topics.values()))
 
 
 def add_routes(app: web.Application, rendezvous: Rendezvous | None = None) -> Rendezvous:
+    """`/signal` and `/turn`; the rendezvous starts and stops with the app."""
     rendezvous = rendezvous or Rendezvous()
     app.router.add_get("/signal", rendezvous.handler)
+    app.router.add_route("POST", "/turn", rendezvous.turn.handler)
+    app.router.add_route("OPTIONS", "/turn", rendezvous.turn.handler)
+
+    async def start(_app: web.Application) -> None:
+        await rendezvous.start()
+
+    async def close(_app: web.Application) -> None:
+        await rendezvous.close()
+
+    app.on_startup.append(start)
+    app.on_cleanup.append(close)
     return rendezvous
+
+
+def add_ops_routes(app: web.Application, rendezvous: Rendezvous) -> None:
+    """`/healthz` (the process answers), `/readyz` (and its Redis too) and `/metrics`, for a load balancer."""
+
+    async def healthz(_request: web.Request) -> web.Response:
+        return web.Response(text="ok\n")
+
+    async def readyz(_request: web.Request) -> web.Response:
+        if await rendezvous.ready():
+            return web.Response(text="ready\n")
+        return web.Response(status=503, text="not ready: Redis is unreachable\n")
+
+    async def metrics(_request: web.Request) -> web.Response:
+        await rendezvous.ready()
+        body, content_type = rendezvous.metrics.exposition()
+        return web.Response(body=body, headers={"Content-Type": content_type})
+
+    app.router.add_get("/healthz", healthz)
+    app.router.add_get("/readyz", readyz)
+    app.router.add_get("/metrics", metrics)

@@ -61,6 +61,8 @@ class RuleBook:
         self.project = list(project)
         self._session: dict[str, list[tuple[int, Rule]]] = {}
         self._announced: dict[str, dict[str, dict[str, Any]]] = {}
+        self._agent_remembers: dict[str, dict[tuple[str, str], str]] = {}
+        self._unnamed: dict[str, set[str]] = {}
 
     def seen(self, session_id: str, update: Mapping[str, Any]) -> None:
         """Remember what a `tool_call`/`tool_call_update` announced: a permission request's
@@ -112,9 +114,28 @@ class RuleBook:
         """Drop the caches of a deleted session (the store cascades its rows)."""
         self._session.pop(session_id, None)
         self._announced.pop(session_id, None)
+        self._agent_remembers.pop(session_id, None)
+        self._unnamed.pop(session_id, None)
+
+    def agent_remembers(self, session_id: str) -> list[dict[str, str]]:
+        """What the agent itself remembers after the host picked one of its own "always" options:
+        the agent's rule, not canvas's, and as wide as the agent makes it."""
+        remembered = self._agent_remembers.get(session_id, {})
+        return [{"title": title, "kind": kind, "text": text} for (kind, title), text in remembered.items()]
+
+    def agent_forgot(self, session_id: str) -> None:
+        """The agent process stopped: whatever it remembered went with it."""
+        self._agent_remembers.pop(session_id, None)
+
+    def unnamed_kinds(self, session_id: str) -> list[str]:
+        """Tool kinds this session's agent asked about without naming a path or command, so a
+        rule with a pattern cannot match them (only `*` does)."""
+        return sorted(self._unnamed.get(session_id, ()))
 
     def decide(self, session_id: str, tool_call: Mapping[str, Any]) -> Decision:
         subject = subject_of(tool_call)
+        if not subject.paths and subject.command is None:
+            self._unnamed.setdefault(session_id, set()).add(subject.kind)
         decision = decide(subject, self.layers(session_id), self.root)
         self.store.audit(
             "rules" if decision.action != "ask" else "rules:ask-host",
@@ -122,6 +143,10 @@ class RuleBook:
             _audit_detail(session_id, tool_call, subject, decision),
         )
         return decision
+
+    def fs_decision(self, session_id: str, tool_call: Mapping[str, Any]) -> Decision:
+        """The rules' answer to an agent's own file read or write; the caller audits it."""
+        return decide(subject_of(tool_call), self.layers(session_id), self.root)
 
     def verdict(self, session_id: str, request: Mapping[str, Any]) -> tuple[Decision, Choice | None]:
         """The rules' answer to an ACP `session/request_permission` (its params, wire JSON).
@@ -146,10 +171,17 @@ class RuleBook:
         answer: HostAnswer | None,
         option_id: str | None,
         by: str,
+        option_kind: str | None = None,
     ) -> Rule | None:
         """Record the host's answer to a question the rules asked; "always", "never" and
-        "session" add the session rule they stand for, which is returned."""
+        "session" add the session rule they stand for, which is returned. The agent's own
+        "always" options are remembered apart, as the agent's rule."""
         subject = subject_of(self.full_tool_call(session_id, tool_call))
+        if option_kind in ("allow_always", "reject_always"):
+            title = str(tool_call.get("title") or subject.command or ", ".join(subject.paths) or subject.kind)
+            verb = "always allow" if option_kind == "allow_always" else "always reject"
+            remembered = self._agent_remembers.setdefault(session_id, {})
+            remembered[(option_kind, title)] = f"the agent remembers: {verb} {title}"
         rule = rule_for_answer(subject, answer, self.root) if answer is not None else None
         detail = {
             "session": session_id,
@@ -159,6 +191,7 @@ class RuleBook:
             "command": subject.command,
             "answer": answer,
             "optionId": option_id,
+            "optionKind": option_kind,
             "layer": "host",
             "by": by,
         }

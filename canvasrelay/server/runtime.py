@@ -13,6 +13,8 @@ from typing import Any, Protocol, TypeVar
 from canvasrelay.core.effects import AnyEffect, Broadcast, Close, Effect, Multicast, Send
 from canvasrelay.core.room import Peer, Room
 from canvasrelay.protocol import ServerFrame, encode
+from canvasrelay.protocol.base import frame_type
+from canvasrelay.protocol.core import ErrorFrame
 
 log = logging.getLogger(__name__)
 
@@ -42,12 +44,19 @@ class Runtime:
         self.transports: dict[str, Transport] = {}
         self._handlers: dict[type[Effect], Callable[[Any], Awaitable[None]]] = {}
         self._closers: list[Callable[[], Awaitable[None]]] = []
+        self._broadcast_listeners: list[Callable[[ServerFrame], None]] = []
 
     def handle(self, effect_type: type[E], handler: Callable[[E], Awaitable[None]]) -> None:
         self._handlers[effect_type] = handler
 
     def on_close(self, closer: Callable[[], Awaitable[None]]) -> None:
         self._closers.append(closer)
+
+    def on_broadcast(self, listener: Callable[[ServerFrame], None]) -> Callable[[], None]:
+        """Call `listener` with every broadcast frame as it goes to the peers (it must only queue);
+        returns what stops it. What a broadcast follows (a stored event) is done by then."""
+        self._broadcast_listeners.append(listener)
+        return lambda: self._broadcast_listeners.remove(listener)
 
     async def connect(self, peer: Peer, transport: Transport) -> None:
         self.transports[peer.id] = transport
@@ -58,7 +67,17 @@ class Runtime:
             await self.run(self.room.leave(peer_id))
 
     async def receive(self, peer_id: str, raw: str | bytes) -> None:
-        await self.run(self.room.receive(peer_id, raw))
+        """One frame from a peer. A handler or adapter that fails is a bug on this side: it is logged
+        with the frame's type and the peer is told, and the peer's next frames are handled as usual."""
+        try:
+            await self.run(self.room.receive(peer_id, raw))
+        except Exception:
+            kind = frame_type(raw)
+            log.exception("handling a %s frame from %s failed", kind, peer_id)
+            transport = self.transports.get(peer_id)
+            if transport is not None:
+                transport.send(encode(ErrorFrame(message=f"the host failed to handle this {kind} frame", ref=kind)))
+                await transport.flush()
 
     async def run(self, effects: list[AnyEffect]) -> None:
         for effect in effects:
@@ -72,6 +91,8 @@ class Runtime:
             if transport is not None:
                 transport.send(encode(effect.frame))
         elif isinstance(effect, Broadcast):
+            for listener in list(self._broadcast_listeners):
+                listener(effect.frame)
             text = encode(effect.frame)
             for peer_id, transport in list(self.transports.items()):
                 peer = self.room.peers.get(peer_id)

@@ -11,9 +11,11 @@ import fnmatch
 import logging
 import os
 import re
+import select
 import stat
 import subprocess
 import threading
+import time
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
@@ -210,6 +212,96 @@ def _load_spec(file: Path) -> pathspec.PathSpec | None:
     return pathspec.GitIgnoreSpec.from_lines(text.splitlines())
 
 
+class _CheckIgnore:
+    """One `git check-ignore --stdin` kept running: a path git did not list costs a pipe round trip,
+    not a process. Answers are cached until `restart` (the rules changed); a git that fails or
+    dies answers "ignored", so a doubt never shares a file."""
+
+    CACHE_MAX = 8192
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._pending = b""
+        self._cache: dict[str, bool] = {}
+        self._lock = threading.Lock()
+
+    def ignored(self, rel: str) -> bool:
+        with self._lock:
+            known = self._cache.get(rel)
+            if known is None:
+                known = self._ask(rel)
+                if len(self._cache) >= self.CACHE_MAX:
+                    self._cache.clear()
+                self._cache[rel] = known
+            return known
+
+    def restart(self) -> None:
+        """The rules may have changed: forget every answer, and let git read them afresh."""
+        with self._lock:
+            self._cache.clear()
+            self._stop()
+
+    def close(self) -> None:
+        with self._lock:
+            self._stop()
+
+    def _ask(self, rel: str) -> bool:
+        # The `./` prefix keeps git from reading a client's leading `:(magic)` as pathspec magic.
+        try:
+            proc = self._running()
+            assert proc.stdin is not None
+            proc.stdin.write(b"./" + rel.encode("utf-8") + b"\0")
+            proc.stdin.flush()
+            _source, _line, pattern, _path = self._fields(proc, 4)
+        except (OSError, ValueError, subprocess.SubprocessError) as error:
+            # E.g. a path inside a nested repository, which git refuses (and exits over).
+            log.info("git check-ignore gave no answer for a path (%s); not sharing it", error)
+            self._stop()
+            return True
+        # No pattern: nothing ignores it. A `!pattern` last matched it: explicitly not ignored.
+        return bool(pattern) and not pattern.startswith(b"!")
+
+    def _running(self) -> subprocess.Popen[bytes]:
+        if self._proc is None or self._proc.poll() is not None:
+            self._pending = b""
+            self._proc = subprocess.Popen(
+                ["git", "-C", str(self.root), "check-ignore", "--stdin", "-z", "--verbose", "--non-matching"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                env={**os.environ, "GIT_FLUSH": "1"},
+            )
+        return self._proc
+
+    def _fields(self, proc: subprocess.Popen[bytes], count: int) -> list[bytes]:
+        assert proc.stdout is not None
+        fd = proc.stdout.fileno()
+        deadline = time.monotonic() + GIT_TIMEOUT_S
+        while self._pending.count(b"\0") < count:
+            ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+            chunk = os.read(fd, 65536) if ready else b""
+            if not chunk:
+                raise subprocess.SubprocessError("git check-ignore stopped answering")
+            self._pending += chunk
+        *fields, self._pending = self._pending.split(b"\0", count)
+        return fields
+
+    def _stop(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        for pipe in (proc.stdin, proc.stdout):
+            if pipe is not None:
+                pipe.close()
+        proc.terminate()
+        try:
+            proc.wait(timeout=GIT_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
 def _git_toplevel(root: Path) -> bool:
     try:
         out = subprocess.run(
@@ -238,7 +330,13 @@ class SharedSet:
         self._canvasignore: pathspec.PathSpec | None = None
         self._members: frozenset[str] = frozenset()
         self._files: list[str] = []
+        self._check_ignore = _CheckIgnore(self.root)
+        self._matcher = _GitignoreMatcher(self.root)
+        """For a folder that is not a repository: its .gitignore files, read once per refresh."""
         self.refresh()
+
+    def close(self) -> None:
+        self._check_ignore.close()
 
     @property
     def is_git(self) -> bool:
@@ -264,6 +362,8 @@ class SharedSet:
         with self._lock:
             self._canvasignore = canvasignore
             self._members = frozenset(members)
+            self._matcher = _GitignoreMatcher(self.root)
+        self._check_ignore.restart()
         real_dirs: dict[str, str] = {}
         files = sorted(rel for rel in members if self._is_plain_file(rel, real_dirs))
         with self._lock:
@@ -338,22 +438,12 @@ class SharedSet:
         return inside and os.path.isdir(parent)
 
     def _ignored_by_rules(self, rel: str) -> bool:
+        """Only reached for paths the listing does not hold (names nobody has written yet, mostly)."""
         if not self._is_git:
-            return _GitignoreMatcher(self.root).ignored_with_ancestors(rel)
-        # Only reached for paths git did not list. The `./` prefix keeps git from reading a
-        # client's leading `:(magic)` as pathspec magic.
-        try:
-            out = subprocess.run(
-                ["git", "-C", str(self.root), "check-ignore", "-q", "--stdin", "-z"],
-                input=b"./" + rel.encode("utf-8") + b"\0",
-                capture_output=True,
-                timeout=GIT_TIMEOUT_S,
-                check=False,
-            )
-        except (OSError, subprocess.TimeoutExpired):
-            return True
-        # 1 means "not ignored"; 0 ignored; 128 an error (e.g. inside a nested repository).
-        return out.returncode != 1
+            with self._lock:
+                matcher = self._matcher
+            return matcher.ignored_with_ancestors(rel)
+        return self._check_ignore.ignored(rel)
 
     def _git_candidates(self) -> set[str]:
         try:

@@ -14,6 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from canvasrelay.server.canvas_dir import create_private
+
 DB_FILE = "canvas.db"
 
 
@@ -97,10 +99,8 @@ def migrate(db: sqlite3.Connection, migrations: list[Callable[[sqlite3.Connectio
 class Store:
     def __init__(self, path: Path) -> None:
         self.path = path
-        fresh = not path.exists()
+        create_private(path)
         self.db = sqlite3.connect(path)
-        if fresh:
-            os.chmod(path, 0o600)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute("PRAGMA foreign_keys=ON")

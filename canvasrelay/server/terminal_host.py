@@ -12,10 +12,8 @@ from __future__ import annotations
 import asyncio
 import codecs
 import logging
-from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from canvasrelay.core.room import error
 from canvasrelay.core.terminal_output import Output, OutputQueue
@@ -33,6 +31,7 @@ from canvasrelay.core.terminals import (
 )
 from canvasrelay.protocol import encode
 from canvasrelay.protocol.terminals import TermData, TermExit
+from canvasrelay.server.background import Background
 from canvasrelay.server.pty_terminal import Terminal
 from canvasrelay.server.runtime import Runtime, Transport
 
@@ -138,7 +137,7 @@ class TerminalHost:
         self.terminals: dict[str, Terminal] = {}
         self.pumps: dict[str, _Pump] = {}
         self._decoders: dict[str, codecs.IncrementalDecoder] = {}
-        self._tasks: set[asyncio.Task[None]] = set()
+        self.background = Background("terminals")
         runtime.handle(StartTerminal, self._start)
         runtime.handle(AttachTerminal, self._attach)
         runtime.handle(DetachTerminal, self._detach)
@@ -150,16 +149,11 @@ class TerminalHost:
         runtime.handle(DeliverExit, self._deliver_exit)
         runtime.on_close(self.close)
 
-    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.get_running_loop().create_task(work)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
     async def _start(self, effect: StartTerminal) -> None:
         terminal = Terminal(
             self.cwd,
             on_output=lambda data: self._output(effect.id, data),
-            on_exit=lambda code: self._spawn(self.runtime.run(self.room_side.exited(effect.id, code))),
+            on_exit=lambda code: self._exited(effect.id, code),
         )
         self.terminals[effect.id] = terminal
         self._stream(effect.id, effect.peer)
@@ -171,6 +165,9 @@ class TerminalHost:
                 [error(effect.peer, f"Cannot start the shell {terminal.shell}: {exc.strerror}", "term-open")]
             )
             await self.runtime.run(self.room_side.exited(effect.id, 127))
+
+    def _exited(self, tid: str, code: int) -> None:
+        self.background.spawn(self.runtime.run(self.room_side.exited(tid, code)))
 
     def _stream(self, tid: str, peer: str) -> None:
         terminal = self.terminals.get(tid)
@@ -236,7 +233,7 @@ class TerminalHost:
         terminal = self.terminals.get(effect.id)
         if terminal is not None:
             # Closing waits out a grace period; the frame's sender is not held up by it.
-            self._spawn(terminal.close())
+            self.background.spawn(terminal.close())
 
     async def _forget(self, effect: ForgetTerminal) -> None:
         self.terminals.pop(effect.id, None)
@@ -260,6 +257,6 @@ class TerminalHost:
         await asyncio.gather(*(t.close() for t in self.terminals.values()), return_exceptions=True)
         for pump in self.pumps.values():
             pump.task.cancel()
+        await asyncio.gather(*(pump.task for pump in self.pumps.values()), return_exceptions=True)
         self.pumps.clear()
-        for task in list(self._tasks):
-            task.cancel()
+        await self.background.close()

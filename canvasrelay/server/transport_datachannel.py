@@ -11,10 +11,9 @@ cap travels as `chunk` pieces. When a guest falls too far behind, the stream giv
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections import deque
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
+from typing import Protocol
 
 from canvasrelay.protocol.framing import chunks
 
@@ -132,10 +131,3 @@ class GuestStream:
                 self._messages += 1
                 for message in chunks(f"[{first},{','.join(texts)}]", self._messages):
                     channel.send(message)
-
-
-async def cancel(task: asyncio.Task[Any] | None) -> None:
-    if task is not None:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task

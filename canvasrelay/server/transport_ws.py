@@ -7,9 +7,7 @@ Origin closes the socket with 4401 and nothing else is sent.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
-import json
 import logging
 from collections import deque
 from collections.abc import Callable
@@ -17,8 +15,10 @@ from collections.abc import Callable
 from aiohttp import WSMsgType, web
 
 from canvasrelay.core.room import Peer
-from canvasrelay.protocol import MAX_FRAME_BYTES
+from canvasrelay.protocol import MAX_FRAME_BYTES, FrameError
 from canvasrelay.protocol.access import Access
+from canvasrelay.protocol.base import load_bounded
+from canvasrelay.server.background import cancelled
 from canvasrelay.server.runtime import Runtime
 
 log = logging.getLogger(__name__)
@@ -53,15 +53,19 @@ class WebSocketTransport:
         self.backlog = 0
         self._kick_scheduled = False
         self._writing = False
+        self.dropping: asyncio.Task[None] | None = None
+        """The one close of a peer too far behind; whatever is sent after it goes nowhere."""
         self._wake = asyncio.Event()
         self.writer = asyncio.create_task(self._write())
 
     def send(self, text: str) -> None:
         if self.ws.closed:
             return
+        if self.dropping is not None:
+            return
         self.backlog += len(text)
         if self.backlog > MAX_BACKLOG_BYTES:
-            asyncio.get_running_loop().create_task(self.close(CLOSE_TOO_SLOW, "too slow"))
+            self.dropping = asyncio.get_running_loop().create_task(self.close(CLOSE_TOO_SLOW, "too slow"))
             return
         self.queue.append(text)
         if not self._kick_scheduled:
@@ -123,8 +127,8 @@ async def _authenticate(ws: web.WebSocketResponse, token_matches: Callable[[str]
     if msg.type is not WSMsgType.TEXT or len(msg.data) > 4096:
         return False
     try:
-        frame = json.loads(msg.data)
-    except ValueError:
+        frame = load_bounded(msg.data)
+    except FrameError:
         return False
     token = frame.get("token") if isinstance(frame, dict) and frame.get("t") == "auth" else None
     return isinstance(token, str) and token_matches(token)
@@ -148,9 +152,7 @@ def host_socket(runtime: Runtime, token_matches: Callable[[str], bool], own_orig
                     await runtime.receive(peer.id, msg.data)
         finally:
             await runtime.disconnect(peer.id)
-            transport.writer.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await transport.writer
+            await cancelled(transport.writer)
         return ws
 
     return handler

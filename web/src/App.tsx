@@ -5,8 +5,7 @@ import { useRoomState } from "./roomClient";
 import { Board } from "./board/Board";
 import { RoomLink } from "./RoomLink";
 import { RoomPage } from "./RoomPage";
-import { GuestApp } from "./join/GuestApp";
-import { roomLinkParams } from "./join/guestConnection";
+import { SidePanel } from "./SidePanel";
 import { PeopleList } from "./people/PeopleList";
 import { HostName, useHostProfile } from "./people/HostName";
 import { RoomList } from "./roomlist/RoomList";
@@ -21,12 +20,7 @@ const STATE_LABEL: Record<ConnectionState, string> = {
   unauthorized: "Not authorised: open the host link that `canvas serve` printed",
 };
 
-export function App() {
-  const [guestLink] = useState(() => roomLinkParams());
-  return guestLink ? <GuestApp link={guestLink} /> : <HostApp />;
-}
-
-function HostApp() {
+export function HostApp() {
   const [store] = useState(() => {
     const token = fragmentParams().get("token");
     return token ? new RoomStore(new HostConnection(token)) : null;
@@ -58,17 +52,17 @@ function HostRoom({ store }: { store: RoomStore<ConnectionState> }) {
       }
     >
       {welcome && (
-        <div className="workspace">
+        <main className="workspace">
           <Board name={profile.name} color={profile.color} />
-          <section className="panel">
+          <SidePanel label="Room">
             <RoomLink welcome={welcome} />
             <HostName profile={profile} onChange={setProfile} />
             <PeopleList me={welcome.peerId} />
             <RoomList />
             <TerminalsPanel />
             <FilesPanel />
-            <h2>Agents</h2>
-            <ul className="agents" data-testid="agents">
+            <h2 id="agents-heading">Agents</h2>
+            <ul className="agents" data-testid="agents" aria-labelledby="agents-heading">
               {welcome.agents.map((agent) => (
                 <li key={agent.id} className={agent.available ? "available" : "unavailable"}>
                   <strong>{agent.label}</strong>
@@ -76,8 +70,8 @@ function HostRoom({ store }: { store: RoomStore<ConnectionState> }) {
                 </li>
               ))}
             </ul>
-          </section>
-        </div>
+          </SidePanel>
+        </main>
       )}
     </RoomPage>
   );

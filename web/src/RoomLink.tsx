@@ -14,15 +14,21 @@ export function RoomLink({ welcome }: { welcome: Welcome }) {
     setTimeout(() => setCopied(false), 1500);
   };
   return (
-    <div className="room-link">
-      <h2>Room link</h2>
+    <section className="room-link" aria-labelledby="room-link-heading">
+      <h2 id="room-link-heading">Room link</h2>
       <p>Guests who open this link can join the room.</p>
       <div className="copy-row">
-        <input readOnly value={link} data-testid="room-link" onFocus={(e) => e.currentTarget.select()} />
+        <input
+          readOnly
+          aria-label="Room link"
+          value={link}
+          data-testid="room-link"
+          onFocus={(e) => e.currentTarget.select()}
+        />
         <button type="button" onClick={copy}>
           {copied ? "Copied" : "Copy"}
         </button>
       </div>
-    </div>
+    </section>
   );
 }

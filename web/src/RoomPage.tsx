@@ -4,11 +4,19 @@ import { Notices } from "./attention/Notices";
 import { BoardView, BoardViewContext } from "./boardView";
 import type { RoomStore } from "./room/roomStore";
 import { RoomContext, useRoomState, useRunRoom } from "./roomClient";
+import { chooseTheme, type ThemeChoice, useThemeChoice } from "./theme";
+
+const THEMES: [ThemeChoice, string][] = [
+  ["system", "System theme"],
+  ["light", "Light theme"],
+  ["dark", "Dark theme"],
+];
 
 /**
  * The host's and the guests' page around the room: runs the store's connection, puts the store
  * and the board's view in the context, and draws the bar across the top (the name, the
- * connection's state, what waits, `bar`), then what waits and what the page was told.
+ * connection's state, what waits, `bar`, the colour scheme), then what waits and what the page
+ * was told. `children` holds the page's `main` landmark.
  */
 export function RoomPage<S extends string>({
   store,
@@ -28,20 +36,37 @@ export function RoomPage<S extends string>({
   return (
     <RoomContext.Provider value={store}>
       <BoardViewContext.Provider value={boardView}>
-        <main className="shell">
+        <div className="shell">
           <header className="topbar">
-            <span className="brand">canvas</span>
-            <span className={`status status-${state}`} data-testid="connection-state">
+            <h1 className="brand">canvas</h1>
+            <span className={`status status-${state}`} data-testid="connection-state" role="status">
               {labels[state]}
             </span>
             {joined && <AttentionBadge />}
             {bar}
+            <ThemePicker />
           </header>
           {joined && <AttentionCentre />}
           <Notices />
           {children}
-        </main>
+        </div>
       </BoardViewContext.Provider>
     </RoomContext.Provider>
+  );
+}
+
+function ThemePicker() {
+  const theme = useThemeChoice();
+  return (
+    <label className="theme-choice">
+      <span className="visually-hidden">Colour scheme</span>
+      <select data-testid="theme-choice" value={theme} onChange={(event) => chooseTheme(event.target.value as ThemeChoice)}>
+        {THEMES.map(([value, text]) => (
+          <option key={value} value={value}>
+            {text}
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }

@@ -8,10 +8,8 @@ import type { HoldsType, ViewRect } from "./protocol.gen";
 import { Listeners } from "./listeners";
 
 export interface BoardHandle {
-  /** Pans and zooms to the frame holding `ref`; false when no frame on the board holds it. */
-  showFrame(ref: string): boolean;
-  /** Adds a frame holding `ref` where the view is, and shows it. */
-  addFrame(type: HoldsType, ref: string): void;
+  /** Pans to the frame holding `ref`, putting one in free space first when the board has none. */
+  show(type: HoldsType, ref: string): void;
   /** Shows this part of the board (what a followed person sees). */
   showRect(rect: ViewRect): void;
 }
@@ -35,7 +33,7 @@ export class BoardView {
 
   /** Brings the frame holding `ref` into view, adding one first when the board has none. */
   show(type: HoldsType, ref: string): void {
-    if (this.handle && !this.handle.showFrame(ref)) this.handle.addFrame(type, ref);
+    this.handle?.show(type, ref);
   }
 
   /** The refs of every frame on the board (a session, a terminal, a file), as the board reads them. */

@@ -10,7 +10,8 @@ export interface FrameContentProps {
   /** The held thing's id: a session id, a terminal id, or a shared file's path. */
   refId: string;
   title: string;
-  width: number;
+  /** Board units in a frame; a side-panel copy may fill its column ("100%"). */
+  width: number | string;
   height: number;
 }
 
@@ -22,6 +23,22 @@ export const frameContent: Partial<Record<FrameKind, ComponentType<FrameContentP
 
 export function registerFrameContent(kind: FrameKind, component: ComponentType<FrameContentProps>): void {
   frameContent[kind] = component;
+}
+
+export interface FramePickerProps {
+  /** Called with what the new frame holds, once the person chose something that may be shown. */
+  onPick: (ref: string, title: string) => void;
+  onClose: () => void;
+}
+
+/**
+ * Dialogs that choose what a new frame holds, for kinds whose `ref` a person picks (a shared
+ * file); kinds without one get a new id of their own.
+ */
+export const framePickers: Partial<Record<FrameKind, ComponentType<FramePickerProps>>> = {};
+
+export function registerFramePicker(kind: FrameKind, component: ComponentType<FramePickerProps>): void {
+  framePickers[kind] = component;
 }
 
 /**

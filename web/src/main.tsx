@@ -1,10 +1,20 @@
-import { StrictMode } from "react";
+import { lazy, StrictMode, Suspense } from "react";
 import { createRoot } from "react-dom/client";
-import { App } from "./App";
+import { fragmentParams } from "./connection";
+import { startTheme } from "./theme";
 import "./styles.css";
+
+// Each page loads its own code: a guest never downloads the host's panels, nor the host the guest's handshake.
+const HostApp = lazy(() => import("./App").then((module) => ({ default: module.HostApp })));
+const GuestPage = lazy(() => import("./join/GuestPage"));
+
+startTheme();
+const Page = fragmentParams().has("room") ? GuestPage : HostApp;
 
 createRoot(document.getElementById("root")!).render(
   <StrictMode>
-    <App />
+    <Suspense fallback={<p className="loading">Loading canvas…</p>}>
+      <Page />
+    </Suspense>
   </StrictMode>,
 );

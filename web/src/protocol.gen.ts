@@ -6,6 +6,12 @@ export const MAX_MESSAGE_BYTES = 262144;
 
 export const CHUNK_CHARS = 60000;
 
+export const AWARENESS_ID_MAX = 32;
+
+export const AWARENESS_MAX_SELECTION = 8;
+
+export const AWARENESS_MAX_DRAGGING = 8;
+
 export const BOARD_ITEMS = "items";
 
 export const REQUEST_WORDS = {
@@ -195,6 +201,7 @@ export interface ApprovalAnswer {
   t: "approval-answer";
   id: string;
   answer: "approve" | "deny" | "trust";
+  sha256?: string | null;
 }
 
 export interface ApprovalRequest {
@@ -205,6 +212,8 @@ export interface ApprovalRequest {
   color: string;
   what: string;
   text: string;
+  length: number;
+  sha256: string;
   subject: string | null;
   expiresInMs: number;
 }
@@ -554,6 +563,7 @@ export interface Welcome {
   agents: AgentInfo[];
   board: string;
   sessions: Record<string, unknown>[];
+  approvals: ApprovalRequest[];
 }
 
 export interface YourAccess {

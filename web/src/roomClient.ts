@@ -79,7 +79,7 @@ export function useSendOnWelcome(frame: ClientFrame, may: (access: Access | null
   }, [store, frame, may]);
 }
 
-/** Whether this access may browse the files and open them (DESIGN's access table). */
+/** Whether this access may browse the files and open them: edit, trusted and host may. */
 export function mayBrowse(access: Access | null): boolean {
   return access === "edit" || access === "trusted" || access === "host";
 }

@@ -135,10 +135,25 @@ class RuleOut(ApiModel):
     rule: Rule
 
 
+class AgentRuleOut(ApiModel):
+    title: str = Field(description="The tool call the host answered with the agent's own option.")
+    kind: str = Field(description="The agent's option kind: allow_always or reject_always.")
+    text: str = Field(description='In words: "the agent remembers: always allow <title>".')
+
+
 class RulesOut(ApiModel):
     session: list[RuleOut] = Field(description="The session's own rules (removable).")
     user: list[Rule]
     project: list[Rule]
+    agent: list[AgentRuleOut] = Field(
+        default_factory=list,
+        description="What the agent itself remembers (its own always options); not canvas's rules, and "
+        "as wide as the agent makes them.",
+    )
+    unnamed_kinds: list[str] = Field(
+        default_factory=list,
+        description="Tool kinds this agent asks about without a path or command: only a `*` rule matches them.",
+    )
 
 
 class RemovedOut(ApiModel):

@@ -1,23 +1,26 @@
 """The API's session operations that read the store: list, one session with its events in
 pages, the events as server-sent events, and the session's permission rules.
 
-Events are written to the store before anyone is sent them, so the store is the one source a
-reader needs; the event stream follows it and resumes after `Last-Event-ID`."""
+Events are written to the store before anyone is sent them. The event stream reads the store for
+what came before (resuming after `Last-Event-ID`), then takes each new event from the same
+broadcast the sockets get: nothing polls."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import json
-import time
 from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
 from canvasrelay.core import session_log
+from canvasrelay.protocol import ServerFrame
+from canvasrelay.protocol.agents import AgentEvent, AgentRemoved
 from canvasrelay.server.api.app import response_headers
 from canvasrelay.server.api.errors import ApiError, not_found
 from canvasrelay.server.api.models import (
+    AgentRuleOut,
     EventsQuery,
     PageQuery,
     RemovedOut,
@@ -33,20 +36,26 @@ from canvasrelay.server.rule_book import RuleBook
 if TYPE_CHECKING:
     from canvasrelay.server.app import CanvasServer
 
-STREAM_POLL_S = 0.1
 STREAM_BATCH = 200
+STREAM_QUEUE = 1000
+"""Events a stream may fall behind the broadcast; further behind, it reads them from the store."""
 HEARTBEAT_S = 15.0
 
 
 def session_out(server: CanvasServer, row: dict[str, Any]) -> SessionOut:
-    thread = session_log.fold(server.store.events(row["id"]))
+    live = server.agents.core.sessions.get(row["id"])
+    if live is not None:
+        status, last_seq = live.status, live.last_seq
+    else:
+        thread = session_log.fold(server.store.events(row["id"]))
+        status, last_seq = thread["status"], thread["lastSeq"]
     return SessionOut(
         id=row["id"],
         agent=row["agent"],
         title=row["title"],
-        status=thread["status"],
+        status=status,
         created=row["created"],
-        last_seq=thread["lastSeq"],
+        last_seq=last_seq,
         meta=row["meta"],
     )
 
@@ -105,7 +114,7 @@ def operations(server: CanvasServer) -> list[Operation]:
         await response.prepare(call.request)
         # A client that goes away ends the stream; there is nobody left to tell.
         with contextlib.suppress(ConnectionResetError):
-            await follow(server, session_id, after, call.request, response, stopping)
+            await follow(server, session_id, after, response, stopping)
         return response
 
     async def get_session_rules(call: Call) -> RulesOut:
@@ -115,6 +124,8 @@ def operations(server: CanvasServer) -> list[Operation]:
             session=[RuleOut(id=i, rule=rule) for i, rule in book.session_rules(session_id)],
             user=book.user,
             project=book.project,
+            agent=[AgentRuleOut.model_validate(entry) for entry in book.agent_remembers(session_id)],
+            unnamed_kinds=book.unnamed_kinds(session_id),
         )
 
     async def reset_session_rules(call: Call) -> RemovedOut:
@@ -182,36 +193,80 @@ def operations(server: CanvasServer) -> list[Operation]:
     ]
 
 
-def find_or_none(server: CanvasServer, session_id: str) -> bool:
-    return any(row["id"] == session_id for row in server.store.sessions())
+_DELETED = object()
+
+
+class _Feed:
+    """One stream's subscription to the broadcast: its session's new events, bounded."""
+
+    def __init__(self, session_id: str) -> None:
+        self.session_id = session_id
+        self.queue: asyncio.Queue[Any] = asyncio.Queue(STREAM_QUEUE)
+        self.behind = False
+        """Events were dropped: read the store again from the last one written."""
+
+    def __call__(self, frame: ServerFrame) -> None:
+        if isinstance(frame, AgentEvent) and frame.session_id == self.session_id:
+            item: Any = frame.event
+        elif isinstance(frame, AgentRemoved) and frame.session_id == self.session_id:
+            item = _DELETED
+        else:
+            return
+        try:
+            self.queue.put_nowait(item)
+        except asyncio.QueueFull:
+            self.behind = True
+
+    async def next(self, stop: asyncio.Event, timeout: float) -> Any:
+        """The next item, or None on a quiet `timeout` or once `stop` is set."""
+        getting = asyncio.ensure_future(self.queue.get())
+        stopping = asyncio.ensure_future(stop.wait())
+        try:
+            await asyncio.wait([getting, stopping], timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopping.cancel()
+            if not getting.done():
+                getting.cancel()
+        return getting.result() if getting.done() and not getting.cancelled() else None
+
+
+async def _write(response: web.StreamResponse, event: dict[str, Any]) -> int:
+    data = json.dumps(event, separators=(",", ":"), ensure_ascii=False)
+    await response.write(f"id: {event['seq']}\nevent: {event['kind']}\ndata: {data}\n\n".encode())
+    return int(event["seq"])
 
 
 async def follow(
     server: CanvasServer,
     session_id: str,
     after: int,
-    request: web.Request,
     response: web.StreamResponse,
     stop: asyncio.Event,
 ) -> None:
-    """Write every event after `after`, then each new one as it is stored, until the session is
+    """Write every event after `after`, then each new one as it is broadcast, until the session is
     deleted, the client goes or the server stops."""
-    quiet_since = time.monotonic()
-    while not stop.is_set() and find_or_none(server, session_id):
-        if request.transport is None or request.transport.is_closing():
-            return
-        events = server.store.events(session_id, after=after, limit=STREAM_BATCH)
-        for event in events:
-            after = event["seq"]
-            data = json.dumps(event, separators=(",", ":"), ensure_ascii=False)
-            await response.write(f"id: {after}\nevent: {event['kind']}\ndata: {data}\n\n".encode())
-        if events:
-            quiet_since = time.monotonic()
-            continue
-        if time.monotonic() - quiet_since > HEARTBEAT_S:
-            await response.write(b": keep-alive\n\n")
-            quiet_since = time.monotonic()
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(stop.wait(), STREAM_POLL_S)
-    if not stop.is_set() and not find_or_none(server, session_id):
-        await response.write(b"event: deleted\ndata: {}\n\n")
+    feed = _Feed(session_id)
+    unsubscribe = server.runtime.on_broadcast(feed)
+    try:
+        catching_up = True
+        while not stop.is_set():
+            if catching_up or feed.behind:
+                # Subscribed first, so nothing falls between the store and the feed; the feed's
+                # copies of events written here are skipped by their seq.
+                feed.behind = False
+                events = server.store.events(session_id, after=after, limit=STREAM_BATCH)
+                for event in events:
+                    after = await _write(response, event)
+                catching_up = len(events) == STREAM_BATCH
+                continue
+            item = await feed.next(stop, HEARTBEAT_S)
+            if item is _DELETED:
+                await response.write(b"event: deleted\ndata: {}\n\n")
+                return
+            if item is None:
+                if not stop.is_set():
+                    await response.write(b": keep-alive\n\n")
+            elif item["seq"] > after:
+                after = await _write(response, item)
+    finally:
+        unsubscribe()

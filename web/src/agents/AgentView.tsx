@@ -1,11 +1,10 @@
-import { memo, useCallback, useState, type KeyboardEvent } from "react";
+import { lazy, memo, Suspense, useCallback, useState, type KeyboardEvent } from "react";
 import type { FrameContentProps } from "../frames";
 import type { AgentInfo, HostAnswer } from "../protocol.gen";
 import { RequestNotes } from "../attention/RequestNotes";
 import { PermissionCard } from "../attention/PermissionCard";
 import { selectSession } from "../room/roomState";
 import { useAccess, useRoom, useRoomClient } from "../roomClient";
-import { SessionRules } from "../rules/SessionRules";
 import type { Item } from "./sessionLog";
 import { contentKeys } from "../keys";
 import { renderMarkdown } from "./markdown";
@@ -14,6 +13,8 @@ import "./agents.css";
 
 const NO_ITEMS: Item[] = [];
 const NO_AGENTS: AgentInfo[] = [];
+/** Only the host sees a session's rules: guests never load them. */
+const SessionRules = lazy(() => import("../rules/SessionRules").then((module) => ({ default: module.SessionRules })));
 
 /** Unique within a thread: an event makes at most one item of each type. */
 function itemKey(item: Item): string {
@@ -101,7 +102,9 @@ export function AgentView({ refId, width, height }: FrameContentProps) {
       </div>
       {showRules && isHost && (
         <div className="agent-rules">
-          <SessionRules sessionId={refId} version={rulesVersion} />
+          <Suspense fallback={<p>Loading the rules…</p>}>
+            <SessionRules sessionId={refId} version={rulesVersion} />
+          </Suspense>
         </div>
       )}
       <ThreadList
@@ -134,6 +137,7 @@ export function AgentView({ refId, width, height }: FrameContentProps) {
             }
             onChange={(e) => setDraft(e.target.value)}
             onKeyDown={onKey}
+            aria-label={`Prompt for ${head.agentLabel}`}
             data-testid="agent-input"
             rows={2}
           />
@@ -195,6 +199,7 @@ function ConfigSelect({
   return (
     <label className="agent-config" title={option.name ?? option.id}>
       <select
+        aria-label={option.name ?? option.id}
         value={String(option.currentValue ?? "")}
         disabled={disabled}
         onChange={(e) => onChange(e.target.value)}
@@ -266,6 +271,12 @@ const ThreadItem = memo(function ThreadItem({
       return (
         <div className="agent-turn-end" data-testid="agent-turn-end">
           {item.error ? `Error: ${item.error}` : item.cancelled ? "Cancelled" : "Interrupted (the server restarted)"}
+        </div>
+      );
+    case "notice":
+      return (
+        <div className="agent-notice" role="note">
+          {item.text}
         </div>
       );
   }

@@ -83,15 +83,15 @@ describe("fold identity", () => {
     expect(after.items).toBe(before.items);
   });
 
-  it("folds a long log in one batch quickly", () => {
+  // How fast is a benchmark's figure (tests/bench/), not a test's: this checks the batch is whole.
+  it("folds a long log in one batch", () => {
     const events: SessionEvent[] = [];
     for (let turn = 0; turn < 5000; turn++) {
       const seq = events.length + 1;
       events.push({ seq, kind: "turn", text: `turn ${turn}` }, say(seq + 1, "a"), say(seq + 2, "b"), { seq: seq + 3, kind: "turn-end" });
     }
-    const started = performance.now();
     const thread = fold(events);
     expect(thread.items).toHaveLength(10_000);
-    expect(performance.now() - started).toBeLessThan(2000);
+    expect(thread.items.at(-1)).toMatchObject({ type: "message", text: "ab" });
   });
 });

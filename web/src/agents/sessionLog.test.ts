@@ -36,5 +36,5 @@ describe("session log vectors", () => {
     });
   }
 
-  it("starts empty", () => expect(empty()).toEqual({ status: "idle", items: [], lastSeq: -1 }));
+  it("starts empty", () => expect(empty()).toEqual({ status: "idle", items: [], lastSeq: -1, turnOpen: false }));
 });

@@ -53,12 +53,15 @@ export type Item =
       preview: PermissionPreview | null;
       resolution: { optionId: string | null; by: string | null; answer: string | null } | null;
     }
-  | { type: "turn-end"; seq: number; error: string | null; cancelled: boolean; interrupted: boolean };
+  | { type: "turn-end"; seq: number; error: string | null; cancelled: boolean; interrupted: boolean }
+  | { type: "notice"; seq: number; text: string };
 
 export interface Thread {
   status: "idle" | "running" | "waiting";
   items: Item[];
   lastSeq: number;
+  /** From a `turn` to its `turn-end`; the status follows from it and the open permissions. */
+  turnOpen: boolean;
 }
 
 const MERGED_CHUNKS: Record<string, "message" | "thought"> = {
@@ -71,7 +74,7 @@ const UNFINISHED_TOOL = ["pending", "in_progress"];
 type ItemOf<T extends Item["type"]> = Extract<Item, { type: T }>;
 
 export function empty(): Thread {
-  return { status: "idle", items: [], lastSeq: -1 };
+  return { status: "idle", items: [], lastSeq: -1, turnOpen: false };
 }
 
 export function fold(events: Iterable<SessionEvent>): Thread {
@@ -96,6 +99,7 @@ export function applyAll(thread: Thread, events: Iterable<SessionEvent>): Thread
 class Draft {
   status: Thread["status"];
   lastSeq: number;
+  turnOpen: boolean;
   items: Item[];
   private copiedList = false;
   private own = new WeakSet<Item>();
@@ -103,13 +107,15 @@ class Draft {
   constructor(private base: Thread) {
     this.status = base.status;
     this.lastSeq = base.lastSeq;
+    this.turnOpen = base.turnOpen;
     this.items = base.items;
   }
 
   done(): Thread {
     const base = this.base;
-    if (!this.copiedList && this.status === base.status && this.lastSeq === base.lastSeq) return base;
-    return { status: this.status, items: this.items, lastSeq: this.lastSeq };
+    const same = this.status === base.status && this.lastSeq === base.lastSeq && this.turnOpen === base.turnOpen;
+    if (!this.copiedList && same) return base;
+    return { status: this.status, items: this.items, lastSeq: this.lastSeq, turnOpen: this.turnOpen };
   }
 
   private list(): Item[] {
@@ -148,7 +154,8 @@ class Draft {
         author: event.author ?? null,
         time: event.time ?? null,
       });
-      this.status = "running";
+      this.turnOpen = true;
+      this.deriveStatus();
     } else if (kind === "chunk") {
       this.applyUpdate(seq, event.update ?? {});
     } else if (kind === "permission") {
@@ -162,12 +169,19 @@ class Draft {
         preview: event.preview ?? null,
         resolution: null,
       });
-      this.status = "waiting";
+      this.deriveStatus();
     } else if (kind === "permission-resolved") {
       this.resolvePermission(event);
     } else if (kind === "turn-end") {
       this.endTurn(seq, event);
+    } else if (kind === "notice") {
+      this.push({ type: "notice", seq, text: event.text ?? "" });
     }
+  }
+
+  private deriveStatus(): void {
+    const waiting = this.items.some((item) => item.type === "permission" && item.resolution === null);
+    this.status = waiting ? "waiting" : this.turnOpen ? "running" : "idle";
   }
 
   private applyUpdate(seq: number, update: any): void {
@@ -224,17 +238,17 @@ class Draft {
   }
 
   private resolvePermission(event: SessionEvent): void {
-    let openCount = 0;
     for (let i = 0; i < this.items.length; i++) {
-      let item = this.items[i];
-      if (item.type !== "permission") continue;
-      if (item.requestId === event.requestId && item.resolution === null) {
-        item = this.edit<ItemOf<"permission">>(i);
-        item.resolution = { optionId: event.optionId ?? null, by: event.by ?? null, answer: event.answer ?? null };
+      const item = this.items[i];
+      if (item.type === "permission" && item.requestId === event.requestId && item.resolution === null) {
+        this.edit<ItemOf<"permission">>(i).resolution = {
+          optionId: event.optionId ?? null,
+          by: event.by ?? null,
+          answer: event.answer ?? null,
+        };
       }
-      if (item.resolution === null) openCount += 1;
     }
-    if (this.status === "waiting" && openCount === 0) this.status = "running";
+    this.deriveStatus();
   }
 
   private endTurn(seq: number, event: SessionEvent): void {
@@ -252,6 +266,7 @@ class Draft {
     if (error || cancelled || interrupted) {
       this.push({ type: "turn-end", seq, error: error || null, cancelled, interrupted });
     }
+    this.turnOpen = false;
     this.status = "idle";
   }
 }

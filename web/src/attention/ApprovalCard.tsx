@@ -1,6 +1,8 @@
 import type { ApprovalRequest } from "../protocol.gen";
 import type { RoomState } from "../room/roomState";
 import { useRoom } from "../roomClient";
+import { Visible } from "../guests/Visible";
+import { visible } from "../guests/visibleText";
 
 export type ApprovalAnswer = "approve" | "deny" | "trust";
 
@@ -22,9 +24,9 @@ export function ApprovalCard({
       {isPrompt ? (
         <>
           <blockquote className="approval-text" data-testid="approval-text">
-            {approval.text}
+            <Visible text={approval.text} />
           </blockquote>
-          <small className="approval-length">{approval.text.length.toLocaleString()} characters, all shown above</small>
+          <small className="approval-length">{approval.length.toLocaleString()} characters, all shown above</small>
         </>
       ) : (
         detail && <p className="approval-detail">{detail}</p>
@@ -37,10 +39,10 @@ export function ApprovalCard({
           Deny
         </button>
         <button type="button" data-testid="trust" className="answer" onClick={() => onAnswer("trust")}>
-          Trust {approval.name}
+          Trust {visible(approval.name)}
         </button>
       </div>
-      <small className="approval-trust">Trusting {approval.name} lets their next requests run without asking you.</small>
+      <small className="approval-trust">Trusting {visible(approval.name)} lets their next requests run without asking you.</small>
     </div>
   );
 }

@@ -4,6 +4,7 @@ import type { HostAnswer } from "../protocol.gen";
 import { outcomeText } from "../room/requests";
 import { subjectName, type RoomState } from "../room/roomState";
 import { useRoom, useRoomStore } from "../roomClient";
+import { sha256Hex, visible } from "../guests/visibleText";
 import { ApprovalCard, type ApprovalAnswer } from "./ApprovalCard";
 import { attentionEntries, waitingCount, type Entry, type Place } from "./entries";
 import { PermissionCard } from "./PermissionCard";
@@ -52,7 +53,12 @@ export function AttentionCentre() {
   );
   const answerApproval = useCallback(
     (entry: Entry & { kind: "approval" }, answer: ApprovalAnswer) => {
-      if (store.send({ t: "approval-answer", id: entry.approval.id, answer })) hide(entry);
+      const { approval } = entry;
+      // The digest of the text this page shows: the server runs nothing if it holds other text.
+      // Outside a secure context (a LAN address over http) WebCrypto is missing: the request's own.
+      void (crypto.subtle ? sha256Hex(approval.text) : Promise.resolve(approval.sha256)).then((sha256) => {
+        if (store.send({ t: "approval-answer", id: approval.id, answer, sha256 })) hide(entry);
+      });
     },
     [store, hide],
   );
@@ -128,7 +134,7 @@ function headline(entry: Entry, state: RoomState): string {
     case "permission":
       return `${entry.place.name} asks your permission`;
     case "approval":
-      return `${entry.approval.name} asks to ${entry.what}`;
+      return `${visible(entry.approval.name)} asks to ${entry.what}`;
     case "waiting":
       return `Your ${entry.what} is waiting for the host…`;
     case "ended":

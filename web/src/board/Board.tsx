@@ -23,8 +23,13 @@ import {
 import "@xyflow/react/dist/style.css";
 import { type KeyboardEvent, type PointerEvent, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type * as Y from "yjs";
+import { framePickers } from "../frames";
 import { useAccess, useRoomClient } from "../roomClient";
+import { useTheme } from "../theme";
 import "./board.css";
+import { colourEdits, INK, paint, type Style } from "./colours";
+import { EmptyHint } from "./EmptyHint";
+import { HelpSheet } from "./HelpSheet";
 import {
   addItem,
   DEFAULTS,
@@ -39,14 +44,28 @@ import {
   strokeBox,
 } from "./model";
 import { useBoardLink } from "./link";
-import { type BoardNode, edgeTypes, nodeTypes, strokePath } from "./nodes";
+import { type BoardNode, edgeTypes, itemLabel, nodeTypes, strokePath } from "./nodes";
 import { BoardSession, type Peer } from "./sync";
+import { Toolbar } from "./Toolbar";
+import { placesOnClick, type Tool, toolForKey } from "./tools";
+import { ThreadSheet } from "./ThreadSheet";
+import { useMedia } from "./useMedia";
+import { useShowFrame } from "./useShowFrame";
+import { loadView, saveView } from "./view";
 
-type Tool = "select" | "note" | "text" | "rect" | "ellipse" | "pen";
 type Box = { x: number; y: number; w?: number; h?: number };
+/** What the board's keys read of a key press, from React's event or the document's. */
+type KeyEvent = Pick<KeyboardEvent, "key" | "ctrlKey" | "metaKey" | "altKey" | "shiftKey" | "preventDefault"> & {
+  target: EventTarget | null;
+};
 
 const DRAG_WRITE_MS = 50;
+/** Where the board's frames are too small to read: their thread opens in a sheet instead. */
+const PHONE = "(max-width: 640px)";
+const ARROW_COLOUR = "#495057";
 const PALETTE = ["#e03131", "#2f9e44", "#1971c2", "#f08c00", "#9c36b5", "#0c8599", "#c2255c", "#5c940d"];
+/** Keys typed here belong to what has focus (a terminal, a prompt, a field), not to the board. */
+const OWN_KEYS = "input, textarea, select, [contenteditable], .board-frame-body, dialog";
 
 function localIdentity(): { name: string; color: string } {
   const stored = localStorage.getItem("canvas.identity");
@@ -109,17 +128,28 @@ function Canvas({ session }: { session: BoardSession }) {
   const wrapper = useRef<HTMLDivElement>(null);
   const items = useItems(session);
   const peers = usePeers(session);
-  const link = useBoardLink(session, flow, items, wrapper);
-  const readOnly = useAccess() === "view";
+  const access = useAccess();
+  const readOnly = access === "view";
+  const theme = useTheme();
+  // One finger pans the board on a touch screen (two pinch to zoom).
+  const touch = useMedia("(pointer: coarse)");
+  const phone = useMedia(PHONE);
   const [tool, setTool] = useState<Tool>("select");
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [editing, setEditing] = useState<string | null>(null);
   const [overrides, setOverrides] = useState<Map<string, Box>>(new Map());
   const [measured, setMeasured] = useState<Map<string, { width: number; height: number }>>(new Map());
   const [pen, setPen] = useState<number[] | null>(null);
+  const [arrowFrom, setArrowFrom] = useState<string | null>(null);
+  const [style, setStyle] = useState<Style>({ stroke: null, fill: null });
+  const [help, setHelp] = useState(false);
+  const [picking, setPicking] = useState<HoldsType | null>(null);
+  const [reading, setReading] = useState<string | null>(null);
+  const boardId = roomClient.welcome?.roomId ?? "board";
+  const [savedView] = useState(() => loadView(boardId));
   // Fitting an empty board would wait for the first item and then jump the view from under the
   // person who just placed it.
-  const [fitOnLoad] = useState(() => items.length > 0);
+  const [fitOnLoad] = useState(() => items.length > 0 && savedView === null);
   // Each drag event carries every dragged node, so the latest call's nodes are the ones to write.
   const writePositions = useMemo(
     () =>
@@ -136,7 +166,7 @@ function Canvas({ session }: { session: BoardSession }) {
   );
 
   useEffect(() => {
-    session.setPresence({ selection: [...selected].slice(0, 200), editing });
+    session.setPresence({ selection: [...selected], editing });
   }, [session, selected, editing]);
 
   const endEdit = useCallback(() => setEditing(null), []);
@@ -170,7 +200,9 @@ function Canvas({ session }: { session: BoardSession }) {
             measured: measured.get(item.id) ?? { width, height },
             zIndex: index,
             selected: selected.has(item.id),
-            draggable: !readOnly && editing !== item.id,
+            draggable: !readOnly && editing !== item.id && tool !== "arrow",
+            ariaLabel: itemLabel(item),
+            className: arrowFrom === item.id ? "board-arrow-from" : undefined,
             data: {
               item,
               session,
@@ -181,7 +213,7 @@ function Canvas({ session }: { session: BoardSession }) {
             },
           };
         }),
-    [items, overrides, remoteDrag, measured, selected, readOnly, editing, session, remoteSelection, endEdit],
+    [items, overrides, remoteDrag, measured, selected, readOnly, editing, session, remoteSelection, endEdit, tool, arrowFrom],
   );
 
   const edges: Edge[] = useMemo(
@@ -194,8 +226,9 @@ function Canvas({ session }: { session: BoardSession }) {
           target: item.to!,
           type: "arrow",
           selected: selected.has(item.id),
-          markerEnd: { type: MarkerType.ArrowClosed, color: item.color, width: 18, height: 18 },
-          style: { stroke: item.color },
+          ariaLabel: "Arrow",
+          markerEnd: { type: MarkerType.ArrowClosed, color: paint(item.color), width: 18, height: 18 },
+          style: { stroke: paint(item.color) },
         })),
     [items, selected],
   );
@@ -286,23 +319,53 @@ function Canvas({ session }: { session: BoardSession }) {
     [select],
   );
 
+  const showFrame = useShowFrame(session, wrapper, readOnly, setSelected);
+  const link = useBoardLink(session, flow, items, wrapper, showFrame);
+
+  const addFrame = useCallback(
+    (type: HoldsType) => {
+      if (framePickers[type]) {
+        setPicking(type);
+        return;
+      }
+      const ref = `${type === "agent" ? "session" : "term"}-${newId()}`;
+      if (type === "terminal") {
+        const count = readItems(session.items).filter((item) => item.holds?.type === "terminal").length;
+        showFrame(type, ref, `Terminal ${count + 1}`);
+        // The frame and its shell together: the frame only watches terminals the server lists.
+        roomClient.send({ t: "term-open", id: ref });
+        return;
+      }
+      // The frame and its session together; the frame offers the other agents if this fails.
+      const agent = roomClient.welcome?.agents.find((a) => a.available);
+      showFrame(type, ref, agent?.label ?? "");
+      if (agent) roomClient.send({ t: "agent-create", id: ref, agent: agent.id });
+    },
+    [showFrame, roomClient, session],
+  );
+
+  const closePicker = useCallback(() => setPicking(null), []);
+  const closeHelp = useCallback(() => setHelp(false), []);
+
   const create = useCallback(
     (kind: Tool, at: { x: number; y: number }) => {
       let id = "";
+      const centred = (size: { w: number; h: number }) => ({ x: at.x - size.w / 2, y: at.y - size.h / 2, ...size });
       session.step(() => {
-        if (kind === "note" || kind === "text") {
-          const size = DEFAULTS[kind];
-          id = addItem(session.items, { kind, x: at.x - size.w / 2, y: at.y - size.h / 2, ...size, text: "" });
+        if (kind === "note") {
+          const fill = style.fill && style.fill !== "none" ? style.fill : DEFAULTS.note.color;
+          id = addItem(session.items, { kind, ...centred(DEFAULTS.note), color: fill, text: "" });
+        } else if (kind === "text") {
+          id = addItem(session.items, { kind, ...centred(DEFAULTS.text), color: style.stroke ?? DEFAULTS.text.color, text: "" });
         } else if (kind === "rect" || kind === "ellipse") {
-          const size = DEFAULTS.shape;
-          id = addItem(session.items, {
-            kind: "shape",
-            shape: kind,
-            x: at.x - size.w / 2,
-            y: at.y - size.h / 2,
-            ...size,
-            text: "",
-          });
+          const color = style.stroke ?? DEFAULTS.shape.color;
+          const fill = style.fill ?? undefined;
+          id = addItem(session.items, { kind: "shape", shape: kind, ...centred(DEFAULTS.shape), color, fill, text: "" });
+        } else if (kind === "frame") {
+          const { color, ...size } = DEFAULTS.frame;
+          id = addItem(session.items, { kind: "frame", ...centred(size), color: style.stroke ?? color, title: "" });
+          // An empty frame groups what is on it: it goes behind everything.
+          for (const [key, z] of reorder(readItems(session.items), new Set([id]), "back")) itemMap(session, key)?.set("z", z);
         }
       });
       if (id) {
@@ -310,45 +373,52 @@ function Canvas({ session }: { session: BoardSession }) {
         if (kind === "note" || kind === "text") setEditing(id);
       }
     },
-    [session],
+    [session, style],
   );
 
-  const viewCentre = useCallback(() => {
-    const rect = wrapper.current?.getBoundingClientRect();
-    return flow.screenToFlowPosition({
-      x: (rect?.left ?? 0) + (rect?.width ?? 0) / 2,
-      y: (rect?.top ?? 0) + (rect?.height ?? 0) / 2,
-    });
-  }, [flow]);
-
-  const addFrame = useCallback(
-    (type: HoldsType) => {
-      let ref: string | null = `${type === "agent" ? "session" : "term"}-${newId()}`;
-      if (type === "file") ref = window.prompt("Path of the shared file to show (relative to the project)")?.trim() || null;
-      if (!ref) return;
-      const centre = viewCentre();
-      const size = DEFAULTS.frame;
-      let id = "";
+  const connect = useCallback(
+    (from: string, to: string) => {
+      if (from === to) return;
       session.step(() => {
-        id = addItem(session.items, {
-          kind: "frame",
-          x: centre.x - size.w / 2,
-          y: centre.y - size.h / 2,
-          ...size,
-          holds: { type, ref: ref! },
-          title: type === "file" ? ref! : "",
-        });
+        addItem(session.items, { kind: "arrow", from, to, x: 0, y: 0, w: 1, h: 1, color: style.stroke ?? ARROW_COLOUR });
       });
-      setSelected(new Set([id]));
-      if (type === "agent") {
-        // The frame and its session together; the frame offers the other agents if this fails.
-        const agent = roomClient.welcome?.agents.find((a) => a.available);
-        if (agent) roomClient.send({ t: "agent-create", id: ref!, agent: agent.id });
-      } else if (type === "terminal") {
-        roomClient.send({ t: "term-open", id: ref! });
-      }
     },
-    [session, viewCentre, roomClient],
+    [session, style],
+  );
+
+  /** The arrow tool: the first item picked is where the arrow starts, the second where it ends. */
+  const pickForArrow = useCallback(
+    (id: string) => {
+      if (arrowFrom === null) {
+        setArrowFrom(id);
+        return;
+      }
+      if (id === arrowFrom) return;
+      connect(arrowFrom, id);
+      setArrowFrom(null);
+      setTool("select");
+    },
+    [arrowFrom, connect],
+  );
+
+  const chooseTool = useCallback((next: Tool) => {
+    setTool(next);
+    setArrowFrom(null);
+  }, []);
+
+  const applyStyle = useCallback(
+    (choice: Partial<Style>) => {
+      setStyle((old) => ({ ...old, ...choice }));
+      if (selected.size === 0) return;
+      session.step(() => {
+        for (const item of readItems(session.items)) {
+          if (!selected.has(item.id)) continue;
+          const map = itemMap(session, item.id);
+          for (const [key, value] of Object.entries(colourEdits(item.kind, choice))) map?.set(key, value);
+        }
+      });
+    },
+    [session, selected],
   );
 
   const removeSelected = useCallback(() => {
@@ -377,21 +447,37 @@ function Canvas({ session }: { session: BoardSession }) {
   );
 
   const onKeyDown = useCallback(
-    (event: KeyboardEvent) => {
+    (event: KeyEvent) => {
       const target = event.target as HTMLElement;
-      if (target.tagName === "TEXTAREA" || target.tagName === "INPUT" || readOnly) return;
+      if (target.closest(OWN_KEYS) || readOnly) return;
       const mod = event.ctrlKey || event.metaKey;
+      const key = event.key.toLowerCase();
+      const focusedNode = target.closest(".react-flow__node")?.getAttribute("data-id");
+      const picked = toolForKey(event);
       if (event.key === "Delete" || event.key === "Backspace") removeSelected();
-      else if (mod && event.key.toLowerCase() === "z" && event.shiftKey) session.undo.redo();
-      else if (mod && event.key.toLowerCase() === "z") session.undo.undo();
-      else if (mod && event.key.toLowerCase() === "y") session.undo.redo();
-      else if (mod && event.key.toLowerCase() === "d") duplicateSelected();
+      else if (mod && key === "z" && event.shiftKey) session.undo.redo();
+      else if (mod && key === "z") session.undo.undo();
+      else if (mod && key === "y") session.undo.redo();
+      else if (mod && key === "d") duplicateSelected();
+      else if (event.key === "?") setHelp(true);
+      else if (event.key === "Escape") chooseTool("select");
+      else if (event.key === "Enter" && tool === "arrow" && focusedNode) pickForArrow(focusedNode);
       else if (event.key === "Enter" && selected.size === 1) setEditing([...selected][0]);
+      else if (picked && !event.shiftKey) chooseTool(picked);
       else return;
       event.preventDefault();
     },
-    [readOnly, removeSelected, duplicateSelected, session, selected],
+    [readOnly, removeSelected, duplicateSelected, session, selected, tool, pickForArrow, chooseTool],
   );
+
+  // With nothing focused (the page just loaded, an editor closed), the board's keys still work.
+  useEffect(() => {
+    const unfocused = (event: globalThis.KeyboardEvent) => {
+      if (event.target === document.body) onKeyDown(event);
+    };
+    document.addEventListener("keydown", unfocused);
+    return () => document.removeEventListener("keydown", unfocused);
+  }, [onKeyDown]);
 
   const onPointerMove = useCallback(
     (event: PointerEvent) => {
@@ -408,15 +494,23 @@ function Canvas({ session }: { session: BoardSession }) {
     if (pen.length < 4) return;
     const box = strokeBox(pen);
     session.step(() => {
-      addItem(session.items, { kind: "stroke", ...box, color: "#1e1e1e" });
+      addItem(session.items, { kind: "stroke", ...box, color: style.stroke ?? INK });
     });
-  }, [pen, session]);
+  }, [pen, session, style]);
+
+  const Picker = picking ? framePickers[picking] : undefined;
+  const selectedAgent = selected.size === 1 ? items.find((item) => selected.has(item.id) && item.holds?.type === "agent") : undefined;
+  const sheetItem = reading ? items.find((item) => item.id === reading && item.holds) : undefined;
+  const closeSheet = useCallback(() => setReading(null), []);
 
   return (
     <div
       className={`board board-tool-${tool}`}
       ref={wrapper}
       tabIndex={0}
+      role="region"
+      aria-label="Board"
+      aria-keyshortcuts="?"
       data-testid="board"
       onKeyDown={onKeyDown}
       onPointerMove={onPointerMove}
@@ -427,6 +521,7 @@ function Canvas({ session }: { session: BoardSession }) {
         edges={edges}
         nodeTypes={nodeTypes}
         edgeTypes={edgeTypes}
+        colorMode={theme}
         onNodesChange={onNodesChange}
         onEdgesChange={onEdgesChange}
         onNodeDragStart={() => session.endStep()}
@@ -434,50 +529,49 @@ function Canvas({ session }: { session: BoardSession }) {
         onMove={link.onMove}
         onNodeDrag={onNodeDrag}
         onNodeDragStop={onNodeDragStop}
+        onNodeClick={(_, node) => tool === "arrow" && !readOnly && pickForArrow(node.id)}
         onNodeDoubleClick={(_, node) => !readOnly && node.data.item.text && setEditing(node.id)}
         onConnect={(connection) => {
-          if (!connection.source || !connection.target || connection.source === connection.target) return;
-          session.step(() => {
-            addItem(session.items, {
-              kind: "arrow",
-              from: connection.source,
-              to: connection.target,
-              x: 0,
-              y: 0,
-              w: 1,
-              h: 1,
-              color: "#495057",
-            });
-          });
+          if (connection.source && connection.target) connect(connection.source, connection.target);
         }}
         onPaneClick={(event) => {
-          if (tool === "select" || tool === "pen" || readOnly) return;
+          setArrowFrom(null);
+          if (!placesOnClick(tool) || readOnly) return;
           create(tool, flow.screenToFlowPosition({ x: event.clientX, y: event.clientY }));
           setTool("select");
         }}
+        onMoveEnd={(_, view) => saveView(boardId, view)}
         connectionMode={ConnectionMode.Loose}
         nodesDraggable={!readOnly}
         nodesConnectable={!readOnly}
         deleteKeyCode={null}
-        selectionOnDrag={tool === "select"}
-        panOnDrag={tool === "select" ? [1, 2] : tool === "pen" ? false : true}
+        selectionOnDrag={tool === "select" && !touch}
+        panOnDrag={tool === "select" && !touch ? [1, 2] : tool !== "pen"}
         panActivationKeyCode="Space"
         multiSelectionKeyCode={["Meta", "Control", "Shift"]}
         zoomOnDoubleClick={false}
         minZoom={0.05}
         maxZoom={4}
+        defaultViewport={savedView ?? undefined}
         fitView={fitOnLoad}
         fitViewOptions={{ maxZoom: 1 }}
         proOptions={{ hideAttribution: true }}
       >
         <Background gap={24} />
         <Controls showInteractive={false} />
-        <MiniMap pannable zoomable nodeColor={(node) => (node.data as { item: Item }).item.color} />
+        <MiniMap
+          pannable
+          zoomable
+          ariaLabel="Map of the board: click or drag to move the view"
+          nodeColor={(node) => paint((node.data as { item: Item }).item.color)}
+          onClick={(_, point) => flow.setCenter(point.x, point.y, { zoom: flow.getZoom(), duration: 150 })}
+        />
         <ViewportPortal>
           {[...peers].map(([id, peer]) => (peer.state.cursor ? <Cursor key={id} peer={peer} /> : null))}
         </ViewportPortal>
       </ReactFlow>
-      {pen && pen.length >= 4 && <PenPreview points={pen} />}
+      {items.length === 0 && tool === "select" && <EmptyHint readOnly={readOnly} isHost={access === "host"} />}
+      {pen && pen.length >= 4 && <PenPreview points={pen} colour={paint(style.stroke ?? INK)} />}
       {tool === "pen" && !readOnly && (
         <div
           className="board-pen-layer"
@@ -490,9 +584,14 @@ function Canvas({ session }: { session: BoardSession }) {
           onPointerUp={finishStroke}
         />
       )}
+      {tool === "arrow" && (
+        <div className="board-tool-tip" role="status">
+          {arrowFrom ? "Now click the item the arrow points to" : "Click the item the arrow starts from"}
+        </div>
+      )}
       <Toolbar
         tool={tool}
-        setTool={setTool}
+        setTool={chooseTool}
         readOnly={readOnly}
         hasSelection={selected.size > 0}
         onSelection={(action) => {
@@ -503,19 +602,38 @@ function Canvas({ session }: { session: BoardSession }) {
         onUndo={() => session.undo.undo()}
         onRedo={() => session.undo.redo()}
         onFrame={addFrame}
+        style={style}
+        onStyle={applyStyle}
+        onHelp={() => setHelp(true)}
       />
+      {phone && selectedAgent && (
+        <button type="button" className="board-thread-button" data-testid="board-open-thread" onClick={() => setReading(selectedAgent.id)}>
+          Open the thread
+        </button>
+      )}
+      {sheetItem && <ThreadSheet item={sheetItem} onClose={closeSheet} />}
+      {help && <HelpSheet onClose={closeHelp} />}
+      {Picker && picking && (
+        <Picker
+          onClose={closePicker}
+          onPick={(ref, title) => {
+            setPicking(null);
+            showFrame(picking, ref, title);
+          }}
+        />
+      )}
     </div>
   );
 }
 
 /** The stroke being drawn, in flow coordinates, until it becomes an item on pointer up. */
-function PenPreview({ points }: { points: number[] }) {
+function PenPreview({ points, colour }: { points: number[]; colour: string }) {
   const flow = useReactFlow();
   const { x, y, zoom } = flow.getViewport();
   return (
     <svg className="board-pen-preview">
       <g transform={`translate(${x} ${y}) scale(${zoom})`}>
-        <path d={strokePath(points)} fill="#1e1e1e" />
+        <path d={strokePath(points)} fill={colour} />
       </g>
     </svg>
   );
@@ -531,105 +649,10 @@ function Cursor({ peer }: { peer: Peer }) {
       style={{ transform: `translate(${cursor.x}px, ${cursor.y}px) scale(${1 / zoom})` }}
       data-testid="board-cursor"
     >
-      <svg width="18" height="18" viewBox="0 0 18 18">
+      <svg width="18" height="18" viewBox="0 0 18 18" aria-hidden="true">
         <path d="M1 1 L1 15 L5 11 L8 17 L10 16 L7 10 L13 10 Z" fill={color} stroke="#fff" strokeWidth="1" />
       </svg>
       <span style={{ background: color }}>{name}</span>
-    </div>
-  );
-}
-
-const TOOLS: [Tool, string, string][] = [
-  ["select", "Select", "Select"],
-  ["note", "Sticky note", "Note"],
-  ["text", "Text", "Text"],
-  ["rect", "Rectangle", "▭"],
-  ["ellipse", "Ellipse", "◯"],
-  ["pen", "Pen", "Pen"],
-];
-
-type SelectionAction = "duplicate" | "front" | "back" | "delete";
-
-/** What the toolbar does to the selection: action (and test id), title, aria label, text. */
-const SELECTION_ACTIONS: [SelectionAction, string, string, string][] = [
-  ["duplicate", "Duplicate (Ctrl+D)", "Duplicate", "Duplicate"],
-  ["front", "Bring to front", "Bring to front", "Front"],
-  ["back", "Send to back", "Send to back", "Back"],
-  ["delete", "Delete (Del)", "Delete", "Delete"],
-];
-
-const FRAME_BUTTONS: [HoldsType, string][] = [
-  ["terminal", "Terminal"],
-  ["agent", "Agent"],
-  ["file", "File"],
-];
-
-function Toolbar(props: {
-  tool: Tool;
-  setTool: (tool: Tool) => void;
-  readOnly: boolean;
-  hasSelection: boolean;
-  onSelection: (action: SelectionAction) => void;
-  onUndo: () => void;
-  onRedo: () => void;
-  onFrame: (type: HoldsType) => void;
-}) {
-  if (props.readOnly) {
-    return (
-      <div className="board-toolbar" data-testid="board-toolbar">
-        <span className="board-readonly">View only</span>
-      </div>
-    );
-  }
-  return (
-    <div className="board-toolbar" data-testid="board-toolbar">
-      {TOOLS.map(([tool, label, icon]) => (
-        <button
-          key={tool}
-          type="button"
-          title={label}
-          aria-label={label}
-          aria-pressed={props.tool === tool}
-          data-testid={`board-tool-${tool}`}
-          className={props.tool === tool ? "active" : ""}
-          onClick={() => props.setTool(tool)}
-        >
-          {icon}
-        </button>
-      ))}
-      <span className="board-sep" />
-      <button type="button" title="Undo (Ctrl+Z)" aria-label="Undo" data-testid="board-undo" onClick={props.onUndo}>
-        ↶
-      </button>
-      <button type="button" title="Redo (Ctrl+Shift+Z)" aria-label="Redo" data-testid="board-redo" onClick={props.onRedo}>
-        ↷
-      </button>
-      <span className="board-sep" />
-      {SELECTION_ACTIONS.map(([action, title, label, text]) => (
-        <button
-          key={action}
-          type="button"
-          title={title}
-          aria-label={label}
-          data-testid={`board-${action}`}
-          disabled={!props.hasSelection}
-          onClick={() => props.onSelection(action)}
-        >
-          {text}
-        </button>
-      ))}
-      <span className="board-sep" />
-      {FRAME_BUTTONS.map(([type, text]) => (
-        <button
-          key={type}
-          type="button"
-          title={`Add ${type === "agent" ? "an" : "a"} ${type} frame`}
-          aria-label={`Add ${type}`}
-          onClick={() => props.onFrame(type)}
-        >
-          {text}
-        </button>
-      ))}
     </div>
   );
 }

@@ -7,14 +7,14 @@ import { type Edge, type ReactFlowInstance, type Viewport } from "@xyflow/react"
 import { type RefObject, useEffect } from "react";
 import type * as Y from "yjs";
 import { useBoardView } from "../boardView";
-import type { HoldsType, ViewRect } from "../protocol.gen";
+import type { ViewRect } from "../protocol.gen";
 import { isLive, sessionName, terminalName } from "../room/roomState";
 import { useRoomStore } from "../roomClient";
-import { addItem, DEFAULTS, type Item, readItem } from "./model";
+import type { BoardActions } from "./actions";
+import { type Item, readItem } from "./model";
 import type { BoardNode } from "./nodes";
 import type { BoardSession } from "./sync";
 
-const SHOW_MS = 300;
 const MIN_ZOOM = 0.05;
 const MAX_ZOOM = 4;
 
@@ -38,38 +38,27 @@ export function useBoardLink(
   flow: ReactFlowInstance<BoardNode, Edge>,
   items: Item[],
   wrapper: RefObject<HTMLDivElement | null>,
+  showFrame: BoardActions["showFrame"],
 ): BoardLink {
   const view = useBoardView();
   const store = useRoomStore();
 
 
-  useEffect(() => {
-    const frameOf = (ref: string) => items.find((item) => item.kind === "frame" && item.holds?.ref === ref);
-    return view.attach({
-      showFrame(ref) {
-        const frame = frameOf(ref);
-        if (!frame) return false;
-        void flow.fitBounds({ x: frame.x, y: frame.y, width: frame.w, height: frame.h }, { padding: 0.1, duration: SHOW_MS });
-        return true;
-      },
-      addFrame(type: HoldsType, ref: string) {
-        const rect = visibleRect(wrapper.current, flow.getViewport());
-        const size = DEFAULTS.frame;
-        const x = rect ? rect.x + rect.w / 2 - size.w / 2 : 0;
-        const y = rect ? rect.y + rect.h / 2 - size.h / 2 : 0;
-        session.step(() => {
-          addItem(session.items, { kind: "frame", x, y, ...size, holds: { type, ref }, title: "" });
-        });
-        void flow.fitBounds({ x, y, width: size.w, height: size.h }, { padding: 0.1, duration: SHOW_MS });
-      },
+  useEffect(
+    () =>
+      view.attach({
+        show(type, ref) {
+          showFrame(type, ref);
+        },
       showRect(rect) {
         const box = wrapper.current?.getBoundingClientRect();
         if (!box) return;
         const zoom = Math.min(MAX_ZOOM, Math.max(MIN_ZOOM, Math.min(box.width / rect.w, box.height / rect.h)));
         void flow.setCenter(rect.x + rect.w / 2, rect.y + rect.h / 2, { zoom });
-      },
-    });
-  }, [view, flow, items, session, wrapper]);
+        },
+      }),
+    [view, flow, showFrame, wrapper],
+  );
 
   useEffect(() => {
     const refs = new Set<string>();

@@ -25,6 +25,8 @@ export interface Item {
   color: string;
   text?: Y.Text;
   shape?: "rect" | "ellipse";
+  /** A shape's inside: a colour, or `none`; absent on shapes drawn before fills. */
+  fill?: string;
   from?: string;
   to?: string;
   points?: number[];
@@ -64,7 +66,11 @@ export function readItem(id: string, value: unknown): Item | null {
   };
   const text = value.get("text");
   if (text instanceof Y.Text) item.text = text;
-  if (kind === "shape") item.shape = value.get("shape") === "ellipse" ? "ellipse" : "rect";
+  if (kind === "shape") {
+    item.shape = value.get("shape") === "ellipse" ? "ellipse" : "rect";
+    const fill = value.get("fill");
+    if (typeof fill === "string") item.fill = fill;
+  }
   if (kind === "arrow") {
     const from = value.get("from");
     const to = value.get("to");

@@ -13,9 +13,10 @@ import {
   useInternalNode,
 } from "@xyflow/react";
 import { getStroke } from "perfect-freehand";
-import { type CSSProperties, useEffect, useLayoutEffect, useRef, useState } from "react";
+import { type CSSProperties, Suspense, useEffect, useLayoutEffect, useRef, useState } from "react";
 import type * as Y from "yjs";
 import { frameContent, useFrameName } from "../frames";
+import { paint, shapeFill } from "./colours";
 import { applyTextDiff, type Item, REMOTE, textDiff } from "./model";
 import type { BoardSession } from "./sync";
 
@@ -29,7 +30,31 @@ export type NodeData = {
 };
 export type BoardNode = Node<NodeData>;
 
-const FRAME_LABEL = { agent: "Agent session", terminal: "Terminal", file: "File" } as const;
+const FRAME_LABEL = { agent: "Agent", terminal: "Terminal", file: "File" } as const;
+const KIND_LABEL = { note: "Sticky note", text: "Text", shape: "Shape", arrow: "Arrow", stroke: "Drawing", frame: "Frame" } as const;
+/** Below this a frame's content (a prompt box, a terminal) has no room to be used. */
+const FRAME_MIN = { width: 280, height: 180 };
+const ITEM_MIN = { width: 20, height: 20 };
+/** The frame's caption bar, in board units (board.css draws it this tall). */
+const TITLE_HEIGHT = 28;
+
+/** A frame's caption: its title, or the file it shows (ids of sessions and terminals are not for people). */
+function frameCaption(item: Item): string {
+  return item.title || (item.holds?.type === "file" ? item.holds.ref : "");
+}
+
+/** Whether the caption already says what the frame is ("Terminal 2"), so the kind is not said twice. */
+function captionNamesKind(item: Item, label: string): boolean {
+  return frameCaption(item).startsWith(label);
+}
+
+/** What a screen reader announces for an item: its kind, and what it says or holds. */
+export function itemLabel(item: Item): string {
+  const kind = item.holds ? FRAME_LABEL[item.holds.type] : item.kind === "shape" && item.shape === "ellipse" ? "Ellipse" : KIND_LABEL[item.kind];
+  const words = (item.kind === "frame" ? frameCaption(item) : item.text?.toString())?.trim();
+  if (!words) return kind;
+  return item.kind === "frame" && captionNamesKind(item, kind) ? words.slice(0, 80) : `${kind}: ${words.slice(0, 80)}`;
+}
 
 /** The text of a Y.Text, kept current as anyone edits it. */
 export function useYText(text: Y.Text | undefined): string {
@@ -116,21 +141,30 @@ function TextEditor({
       }}
       onBlur={onDone}
       onKeyDown={(event) => {
-        if (event.key === "Escape") onDone();
+        if (event.key === "Escape") {
+          // The item keeps the focus, so the board's keys go on working.
+          ref.current?.closest<HTMLElement>(".react-flow__node")?.focus();
+          onDone();
+        }
         event.stopPropagation();
       }}
     />
   );
 }
 
+/**
+ * The edges and corners that resize an item. Drawn after (so above) the item's own content and
+ * outside any clipping box, or the content would take the pointer and drag the item instead.
+ */
 function Resizer({ data, selected }: { data: NodeData; selected: boolean }) {
   const { item, session } = data;
   if (data.readOnly) return null;
+  const min = item.kind === "frame" ? FRAME_MIN : ITEM_MIN;
   return (
     <NodeResizer
       isVisible={selected}
-      minWidth={20}
-      minHeight={20}
+      minWidth={min.width}
+      minHeight={min.height}
       onResizeEnd={(_, box) =>
         session.step(() => {
           const map = session.items.get(item.id) as Y.Map<unknown> | undefined;
@@ -174,28 +208,29 @@ function TextBody({ data, className }: { data: NodeData; className: string }) {
 export function NoteNode({ data, selected }: NodeProps<BoardNode>) {
   return (
     <div className="board-note" style={{ background: data.item.color, ...outline(data) }} data-testid="board-note">
-      <Resizer data={data} selected={selected} />
       <Handles data={data} />
       <TextBody data={data} className="board-note-text" />
+      <Resizer data={data} selected={selected} />
     </div>
   );
 }
 
 export function TextNode({ data, selected }: NodeProps<BoardNode>) {
   return (
-    <div className="board-textitem" style={{ color: data.item.color, ...outline(data) }} data-testid="board-textitem">
-      <Resizer data={data} selected={selected} />
+    <div className="board-textitem" style={{ color: paint(data.item.color), ...outline(data) }} data-testid="board-textitem">
       <Handles data={data} />
       <TextBody data={data} className="board-textitem-text" />
+      <Resizer data={data} selected={selected} />
     </div>
   );
 }
 
 export function ShapeNode({ data, selected }: NodeProps<BoardNode>) {
   const { item } = data;
+  const stroke = paint(item.color);
+  const fill = shapeFill(stroke, item.fill);
   return (
     <div className="board-shape" style={outline(data)} data-testid="board-shape">
-      <Resizer data={data} selected={selected} />
       <Handles data={data} />
       <svg width="100%" height="100%" viewBox={`0 0 ${item.w} ${item.h}`} preserveAspectRatio="none">
         {item.shape === "ellipse" ? (
@@ -204,8 +239,8 @@ export function ShapeNode({ data, selected }: NodeProps<BoardNode>) {
             cy={item.h / 2}
             rx={Math.max(item.w / 2 - 1.5, 1)}
             ry={Math.max(item.h / 2 - 1.5, 1)}
-            fill={`${item.color}33`}
-            stroke={item.color}
+            fill={fill}
+            stroke={stroke}
             strokeWidth={2}
             vectorEffect="non-scaling-stroke"
           />
@@ -216,14 +251,15 @@ export function ShapeNode({ data, selected }: NodeProps<BoardNode>) {
             width={Math.max(item.w - 2, 1)}
             height={Math.max(item.h - 2, 1)}
             rx={4}
-            fill={`${item.color}33`}
-            stroke={item.color}
+            fill={fill}
+            stroke={stroke}
             strokeWidth={2}
             vectorEffect="non-scaling-stroke"
           />
         )}
       </svg>
       <TextBody data={data} className="board-shape-text" />
+      <Resizer data={data} selected={selected} />
     </div>
   );
 }
@@ -242,7 +278,7 @@ export function StrokeNode({ data }: NodeProps<BoardNode>) {
   const { item } = data;
   return (
     <svg className="board-stroke" data-testid="board-stroke" width={item.w} height={item.h} style={{ overflow: "visible", ...outline(data) }}>
-      <path d={strokePath(item.points ?? [])} fill={item.color} />
+      <path d={strokePath(item.points ?? [])} fill={paint(item.color)} />
     </svg>
   );
 }
@@ -253,25 +289,37 @@ export function FrameNode({ data, selected, width, height }: NodeProps<BoardNode
   const Content = holds ? frameContent[holds.type] : undefined;
   const label = holds ? FRAME_LABEL[holds.type] : "Frame";
   const name = useFrameName(holds, item.title);
+  const colour = paint(item.color);
   return (
-    <div className="board-frame" style={{ borderColor: item.color, ...outline(data) }} data-testid="board-frame">
-      <Resizer data={data} selected={selected} />
-      <Handles data={data} />
-      <div className="board-frame-title" style={{ background: item.color }}>
-        <strong>{name}</strong> <small className="board-frame-kind">{label}</small>
-      </div>
-      <div className="board-frame-body nodrag nowheel">
-        {Content && holds ? (
-          <Content refId={holds.ref} title={item.title ?? ""} width={width ?? item.w} height={(height ?? item.h) - 28} />
-        ) : (
-          <div className="board-frame-placeholder" data-testid="board-frame-placeholder">
-            {label} · {name}
-            <br />
-            <small>its content appears here once that feature is available</small>
+    <>
+      <div
+        className={`board-frame${holds ? "" : " board-frame-empty"}`}
+        style={{ borderColor: colour, ...outline(data) }}
+        data-testid="board-frame"
+        data-holds={holds?.type}
+      >
+        <div className="board-frame-title" style={{ borderLeftColor: colour }}>
+          {name.startsWith(label) ? null : <strong>{label}</strong>} <span>{name}</span>
+        </div>
+        {holds && (
+          <div className="board-frame-body nodrag nowheel">
+            {Content ? (
+              <Suspense fallback={<div className="board-frame-placeholder">Loading…</div>}>
+                <Content refId={holds.ref} title={item.title ?? ""} width={width ?? item.w} height={(height ?? item.h) - TITLE_HEIGHT} />
+              </Suspense>
+            ) : (
+              <div className="board-frame-placeholder" data-testid="board-frame-placeholder">
+                {label} · {name}
+                <br />
+                <small>its content appears here once that feature is available</small>
+              </div>
+            )}
           </div>
         )}
       </div>
-    </div>
+      <Handles data={data} />
+      <Resizer data={data} selected={selected} />
+    </>
   );
 }
 

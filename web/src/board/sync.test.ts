@@ -3,7 +3,8 @@ import * as Y from "yjs";
 import type { ClientFrame, ServerFrame, Welcome } from "../protocol.gen";
 import type { RoomClient } from "../roomClient";
 import { addItem, fromBase64, readItems, toBase64 } from "./model";
-import { BoardSession } from "./sync";
+import { AWARENESS_MAX_DRAGGING, AWARENESS_MAX_SELECTION } from "../protocol.gen";
+import { BoardSession, withinLimits } from "./sync";
 
 class FakeClient implements RoomClient {
   sent: ClientFrame[] = [];
@@ -33,13 +34,14 @@ function welcome(board: Y.Doc, access: Welcome["access"] = "host"): Welcome {
     roomId: "r",
     key: "k",
     hostPublicKey: "h",
-    project: "project",
-    cwd: "/",
+    project: "p",
+    cwd: "/p",
     access,
     peerId: "p",
     agents: [],
     board: toBase64(Y.encodeStateAsUpdate(board)),
     sessions: [],
+    approvals: [],
   } as Welcome;
 }
 
@@ -151,5 +153,20 @@ describe("BoardSession", () => {
     client.deliver({ t: "awareness", peer: "b", state: null });
     expect(session.peers.size).toBe(0);
     expect(client.sent.some((frame) => frame.t === "awareness")).toBe(true);
+  });
+
+  it("keeps its presence within the server's limits, however much is selected or dragged", () => {
+    const many = Array.from({ length: 50 }, (_, i) => `item${i}`);
+    const state = withinLimits({
+      name: "Ann",
+      color: "#e03131",
+      selection: ["x".repeat(40), ...many],
+      dragging: many.map((id) => ({ id, x: 1, y: 2 })),
+      editing: "y".repeat(40),
+    });
+    expect(state.selection).toEqual(many.slice(0, AWARENESS_MAX_SELECTION));
+    expect(state.dragging?.map((drag) => drag.id)).toEqual(many.slice(0, AWARENESS_MAX_DRAGGING));
+    expect(state.editing).toBeNull();
+    expect(JSON.stringify(state).length).toBeLessThan(600);
   });
 });

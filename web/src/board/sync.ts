@@ -7,7 +7,14 @@
  * edits the server has not seen (made while offline, or refused while the server restarted).
  */
 import * as Y from "yjs";
-import type { AwarenessStateInput, AwarenessStateOutput, ServerFrame } from "../protocol.gen";
+import {
+  AWARENESS_ID_MAX,
+  AWARENESS_MAX_DRAGGING,
+  AWARENESS_MAX_SELECTION,
+  type AwarenessStateInput,
+  type AwarenessStateOutput,
+  type ServerFrame,
+} from "../protocol.gen";
 import { Listeners } from "../listeners";
 import type { RoomClient } from "../roomClient";
 import { fromBase64, ITEMS, LOCAL, rateLimit, REMOTE, toBase64 } from "./model";
@@ -137,7 +144,7 @@ export class BoardSession {
   }
 
   setPresence(patch: Partial<AwarenessStateInput>): void {
-    this.local = { ...this.local, ...patch };
+    this.local = withinLimits({ ...this.local, ...patch });
     this.sendAwareness.call();
   }
 
@@ -157,6 +164,20 @@ export class BoardSession {
   private notifyPeers(): void {
     this.peerListeners.emit();
   }
+}
+
+/**
+ * Presence as the server accepts it: it goes to every peer, so it stays small, and the first
+ * few selected or dragged items stand for the rest (the board still gets every position).
+ */
+export function withinLimits(state: AwarenessStateInput): AwarenessStateInput {
+  const short = (id: string) => id.length <= AWARENESS_ID_MAX;
+  return {
+    ...state,
+    selection: (state.selection ?? []).filter(short).slice(0, AWARENESS_MAX_SELECTION),
+    dragging: (state.dragging ?? []).filter((drag) => short(drag.id)).slice(0, AWARENESS_MAX_DRAGGING),
+    editing: state.editing && short(state.editing) ? state.editing : null,
+  };
 }
 
 /** Whether the server's state vector lacks any of our structs. */

@@ -28,10 +28,15 @@ function Node({ node, onOpen }: { node: TreeNode; onOpen: (path: string) => void
   );
 }
 
-/** The shared files, live: asks for the tree (again after a reconnect) and shows it nested. */
-export function FileTree({ onOpen }: { onOpen: (path: string) => void }) {
-  const paths = useRoom((s) => s.tree);
+/** The shared files' paths, live (null until the first tree arrives); asks again after a reconnect. */
+export function useSharedPaths(): readonly string[] | null {
   useSendOnWelcome(TREE_WATCH, mayBrowse);
+  return useRoom((s) => s.tree);
+}
+
+/** The shared files, nested. */
+export function FileTree({ onOpen }: { onOpen: (path: string) => void }) {
+  const paths = useSharedPaths();
   const tree = useMemo(() => buildTree(paths ?? []), [paths]);
   if (paths === null) return null;
   return (

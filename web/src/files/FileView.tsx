@@ -1,9 +1,9 @@
-import { useEffect, useMemo, useState } from "react";
+import { useEffect, useState } from "react";
 import type { FrameContentProps } from "../frames";
 import type { File } from "../protocol.gen";
 import { selectAccess } from "../room/roomState";
 import { mayBrowse, useAccess, useRoom, useRoomStore } from "../roomClient";
-import { highlightHtml } from "./highlight";
+import { languageFor } from "./tree";
 
 type Content = File["file"];
 
@@ -48,10 +48,21 @@ export function FileView({ refId, title, width, height }: FrameContentProps) {
   }, [store, refId, mayOpen]);
 
   const content = shared ?? denied;
-  const html = useMemo(
-    () => (content?.kind === "text" ? highlightHtml(refId, content.text) : null),
-    [content, refId],
-  );
+  // highlight.js comes with the first file shown; until then (and for unknown languages) the text is plain.
+  // Kept with the text it was made from: a newer text shows plain until its own is ready.
+  const [highlighted, setHighlighted] = useState<{ path: string; text: string; html: string | null } | null>(null);
+  const fresh = content?.kind === "text" && highlighted?.path === refId && highlighted.text === content.text;
+  const html = fresh ? highlighted.html : null;
+  useEffect(() => {
+    if (content?.kind !== "text" || !languageFor(refId)) return;
+    let current = true;
+    void import("./highlight").then(({ highlightHtml }) => {
+      if (current) setHighlighted({ path: refId, text: content.text, html: highlightHtml(refId, content.text) });
+    });
+    return () => {
+      current = false;
+    };
+  }, [content, refId]);
   const note = content ? describe(content) : mayOpen ? "Loading…" : "Shown here once someone with edit access opens it.";
 
   return (

@@ -1,41 +1,48 @@
 import { useCallback, useState } from "react";
-import { registerFrameContent } from "../frames";
-import { mayBrowse, useAccess, useFrames } from "../roomClient";
+import { boardActions } from "../board/actions";
+import { registerFrameContent, registerFramePicker } from "../frames";
+import { mayBrowse, useAccess, useRoomClient } from "../roomClient";
+import { FilePicker } from "./FilePicker";
 import { FileTree } from "./FileTree";
 import { FileView } from "./FileView";
 
 registerFrameContent("file", FileView);
+registerFramePicker("file", FilePicker);
 
-/** The file tree (for those who may browse) and the files open in the room. */
+/**
+ * The file tree (for those who may browse) and the files this person opened from it: theirs
+ * alone, until they put one on the board for everyone.
+ */
 export function FilesPanel() {
+  const client = useRoomClient();
   const [open, setOpen] = useState<string[]>([]);
   const access = useAccess();
   const show = useCallback((path: string) => setOpen((paths) => (paths.includes(path) ? paths : [...paths, path])), []);
-  // Files someone else opened are pushed to everyone: show them too.
-  useFrames(
-    "file",
-    useCallback((frame) => {
-      if (frame.file.kind !== "denied") show(frame.path);
-    }, [show]),
-  );
+  if (!mayBrowse(access)) return null;
 
   return (
-    <section className="files-panel">
-      {mayBrowse(access) && (
-        <>
-          <h2>Files</h2>
-          <FileTree onOpen={show} />
-        </>
-      )}
+    <section className="files-panel" aria-labelledby="files-heading">
+      <h2 id="files-heading">Files</h2>
+      <FileTree onOpen={show} />
       {open.map((path) => (
-        <div key={path} className="file-card">
+        <div key={path} className="file-card" data-testid="file-card">
           <div className="file-card-head">
             <span>{path}</span>
-            <button type="button" title="Close" onClick={() => setOpen((paths) => paths.filter((p) => p !== path))}>
-              ×
-            </button>
+            <span className="terminal-card-actions">
+              <button type="button" data-testid="file-to-board" onClick={() => boardActions(client)?.showFrame("file", path, path)}>
+                Put on board
+              </button>
+              <button
+                type="button"
+                title="Close"
+                aria-label={`Close ${path}`}
+                onClick={() => setOpen((paths) => paths.filter((p) => p !== path))}
+              >
+                ×
+              </button>
+            </span>
           </div>
-          <FileView refId={path} title={path} width={320} height={260} />
+          <FileView refId={path} title={path} width="100%" height={260} />
         </div>
       ))}
     </section>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildTree, languageFor } from "./tree";
+import { buildTree, filterPaths, languageFor } from "./tree";
 
 describe("buildTree", () => {
   it("nests folders, folders first", () => {
@@ -26,5 +26,24 @@ describe("languageFor", () => {
     expect(languageFor(".gitignore")).toBeNull();
     expect(languageFor("Makefile")).toBeNull();
     expect(languageFor("notes")).toBeNull();
+  });
+});
+
+describe("filterPaths", () => {
+  const paths = ["README.md", "src/app.py", "src/readme_helpers.py", "docs/guide/readme.txt", "tests/test_app.py"];
+
+  it("keeps every path for an empty query", () => {
+    expect(filterPaths(paths, "  ")).toEqual(paths);
+  });
+
+  it("matches every word anywhere in the path, ignoring case", () => {
+    expect(filterPaths(paths, "APP")).toEqual(["src/app.py", "tests/test_app.py"]);
+    expect(filterPaths(paths, "src py")).toEqual(["src/app.py", "src/readme_helpers.py"]);
+    expect(filterPaths(paths, "nothing")).toEqual([]);
+  });
+
+  it("puts file names that match before folders that match, then shorter paths", () => {
+    expect(filterPaths(["guide/x.md", "a/guide.md"], "guide")).toEqual(["a/guide.md", "guide/x.md"]);
+    expect(filterPaths(paths, "readme")).toEqual(["README.md", "docs/guide/readme.txt", "src/readme_helpers.py"]);
   });
 });

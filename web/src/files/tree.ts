@@ -65,3 +65,20 @@ export function languageFor(path: string): string | null {
   if (dot <= 0) return null;
   return LANGUAGES[name.slice(dot + 1)] ?? null;
 }
+
+/**
+ * The paths that match what someone typed, best first: every word of the query must appear in
+ * the path (case aside); a path whose file name holds the query comes before one that holds it
+ * only in a folder's name, then shorter paths first.
+ */
+export function filterPaths(paths: readonly string[], query: string): string[] {
+  const words = query.toLowerCase().split(/\s+/).filter(Boolean);
+  if (words.length === 0) return [...paths];
+  const score = (path: string) => {
+    const name = path.slice(path.lastIndexOf("/") + 1).toLowerCase();
+    return words.every((word) => name.includes(word)) ? 0 : 1;
+  };
+  return paths
+    .filter((path) => words.every((word) => path.toLowerCase().includes(word)))
+    .sort((a, b) => score(a) - score(b) || a.length - b.length || (a < b ? -1 : a > b ? 1 : 0));
+}

@@ -8,6 +8,8 @@ import { FilesPanel } from "../files/FilesPanel";
 import { PeopleList } from "../people/PeopleList";
 import { RoomList } from "../roomlist/RoomList";
 import { TerminalsPanel } from "../terminals/TerminalsPanel";
+import { SidePanel } from "../SidePanel";
+import "../agents/register";
 import { fetchAbout, GuestConnection, type About, type GuestState, type Profile, type RoomLinkParams } from "./guestConnection";
 
 const PROFILE_KEY = "canvas.guest.profile";
@@ -139,28 +141,31 @@ function GuestRoom({
               {welcome.project}
             </span>
           )}
-          <span className="guest-me" style={{ color: profile.color }}>
+          <span className="guest-me">
+            <span className="guest-dot" style={{ background: profile.color }} aria-hidden="true" />
             {profile.name}
           </span>
         </>
       }
     >
-      {access && (
-        <p className={`banner banner-${access}`} data-testid="access-banner" data-access={access}>
-          {ACCESS_TEXT[access] ?? ""}
-        </p>
-      )}
-      {access && welcome && (
-        <div className="workspace">
-          <Board name={profile.name} color={profile.color} />
-          <section className="panel">
-            <PeopleList me={welcome.peerId} />
-            <RoomList />
-            <TerminalsPanel />
-            <FilesPanel />
-          </section>
-        </div>
-      )}
+      <main className="page">
+        {access && (
+          <p className={`banner banner-${access}`} data-testid="access-banner" data-access={access}>
+            {ACCESS_TEXT[access] ?? ""}
+          </p>
+        )}
+        {access && welcome && (
+          <div className="workspace">
+            <Board name={profile.name} color={profile.color} />
+            <SidePanel label="Room">
+              <PeopleList me={welcome.peerId} />
+              <RoomList />
+              <TerminalsPanel />
+              <FilesPanel />
+            </SidePanel>
+          </div>
+        )}
+      </main>
     </RoomPage>
   );
 }

@@ -9,6 +9,7 @@ import {
   seal,
   signalKey,
   topic,
+  turnProof,
   verifyProof,
 } from "./signalCrypto";
 
@@ -18,8 +19,11 @@ export interface RoomLinkParams {
   roomId: string;
   key: string;
   hostKey: string;
-  signal: string;
+  /** One rendezvous or several, tried in turn when one fails. */
+  signals: string[];
   ice: string[];
+  /** Connect only through a TURN relay, so the hub never learns this guest's addresses. */
+  relay: boolean;
 }
 
 export interface Profile {
@@ -30,6 +34,7 @@ export interface Profile {
 const MAX_MESSAGE_BYTES = 256 * 1024;
 const CHUNK_CHARS = 60_000;
 const HANDSHAKE_MS = 15_000;
+const TURN_FETCH_MS = 3_000;
 /** The hub's close code for a guest the host removed (canvasrelay/core/guests.py). */
 const CLOSE_KICKED = 4403;
 
@@ -44,8 +49,9 @@ export function roomLinkParams(hash: string = window.location.hash): RoomLinkPar
     roomId,
     key,
     hostKey,
-    signal: params.get("signal") || `${scheme}://${location.host}/signal`,
+    signals: (params.get("signal") || `${scheme}://${location.host}/signal`).split(",").filter(Boolean),
     ice: (params.get("ice") || "").split(",").filter(Boolean),
+    relay: params.get("relay") === "1",
   };
 }
 
@@ -55,6 +61,41 @@ function iceServers(urls: string[]): RTCIceServer[] {
     if (!match) return { urls: url };
     return { urls: `${match[1]}:${match[4]}`, username: decodeURIComponent(match[2]), credential: decodeURIComponent(match[3]) };
   });
+}
+
+/** Where the rendezvous at `signal` hands out TURN credentials. */
+function turnEndpoint(signal: string): string {
+  const url = new URL(signal);
+  url.protocol = url.protocol === "wss:" ? "https:" : "http:";
+  url.pathname = url.pathname.replace(/\/signal$/, "") + "/turn";
+  return url.toString();
+}
+
+/** Short-lived TURN credentials from the rendezvous, fresh for each ICE start; none if it has no relay. */
+async function turnServers(link: RoomLinkParams, signal: string): Promise<RTCIceServer[]> {
+  try {
+    const response = await withTimeout(
+      fetch(turnEndpoint(signal), {
+        method: "POST",
+        // text/plain keeps it a simple request: no preflight when the rendezvous is on another origin.
+        headers: { "Content-Type": "text/plain" },
+        body: JSON.stringify({ topic: await topic(link.roomId), proof: await turnProof(link.key) }),
+      }),
+      TURN_FETCH_MS,
+    );
+    if (!response.ok) return [];
+    const answer = (await response.json()) as { iceServers?: RTCIceServer[] };
+    return Array.isArray(answer.iceServers) ? answer.iceServers : [];
+  } catch {
+    return [];
+  }
+}
+
+function rtcConfiguration(link: RoomLinkParams, turn: RTCIceServer[]): RTCConfiguration {
+  const servers = [...turn, ...iceServers(link.ice)];
+  if (!link.relay) return { iceServers: servers };
+  const relays = servers.filter((server) => [server.urls].flat().every((url) => url.startsWith("turn")));
+  return { iceServers: relays, iceTransportPolicy: "relay" };
 }
 
 /** Our stable identity in this room, so the host sees the same guest after a reload or a drop. */
@@ -152,7 +193,8 @@ export class GuestConnection implements Connection<GuestState> {
 
   private async connectOnce(): Promise<void> {
     const key = await signalKey(this.link.key);
-    const pc = new RTCPeerConnection({ iceServers: iceServers(this.link.ice) });
+    const signal = this.link.signals[this.attempt % this.link.signals.length];
+    const pc = new RTCPeerConnection(rtcConfiguration(this.link, await turnServers(this.link, signal)));
     this.pc = pc;
     const channel = pc.createDataChannel("canvas", { ordered: true });
     const inbox: string[] = [];
@@ -173,12 +215,15 @@ export class GuestConnection implements Connection<GuestState> {
         };
         take();
       });
-    // The offer goes out at once, without waiting for ICE gathering (DESIGN: ~170 ms to open).
     await pc.setLocalDescription(await pc.createOffer());
+    // The offer goes out at once, without waiting for ICE gathering: the hub learns our addresses from our
+    // checks (~170 ms to open). Through a relay it cannot: the hub's relay drops packets from an address the
+    // hub has not permitted, so the offer must name our relay address, and waits for it.
+    if (this.link.relay) await gathered(pc, HANDSHAKE_MS);
     const offer = pc.localDescription!.sdp;
     const nonce = crypto.getRandomValues(new Uint8Array(GUEST_NONCE_BYTES));
     const conn = b64url(crypto.getRandomValues(new Uint8Array(9)));
-    const answer = await this.signal(key, { kind: "offer", from: conn, sdp: offer, nonce: b64url(nonce) });
+    const answer = await this.signal(signal, key, { kind: "offer", from: conn, sdp: offer, nonce: b64url(nonce) });
     await pc.setRemoteDescription({ type: "answer", sdp: answer });
     const proof = JSON.parse(await withTimeout(nextMessage(), HANDSHAKE_MS)) as { t: string; signature?: string };
     const ok =
@@ -199,8 +244,8 @@ export class GuestConnection implements Connection<GuestState> {
     if (this.state !== "refused") this.setState("connected");
   }
 
-  private async signal(key: CryptoKey, offer: Record<string, unknown>): Promise<string> {
-    const reply = await askHub(this.link, key, offer, "answer");
+  private async signal(url: string, key: CryptoKey, offer: Record<string, unknown>): Promise<string> {
+    const reply = await askHub(url, this.link.roomId, key, offer, "answer");
     if (typeof reply.sdp !== "string") throw new Error("the hub's answer carries no session description");
     return reply.sdp;
   }
@@ -258,25 +303,35 @@ export interface About {
 export async function fetchAbout(link: RoomLinkParams): Promise<About> {
   const key = await signalKey(link.key);
   const from = b64url(crypto.getRandomValues(new Uint8Array(9)));
-  const reply = await askHub(link, key, { kind: "about", from }, "about");
-  return {
-    project: String(reply.project ?? ""),
-    host: typeof reply.host === "string" ? reply.host : null,
-    access: reply.access as About["access"],
-  };
+  let failure: unknown = new Error("the link names no rendezvous");
+  // Each rendezvous of the link in turn, as the handshake tries them.
+  for (const url of link.signals) {
+    try {
+      const reply = await askHub(url, link.roomId, key, { kind: "about", from }, "about");
+      return {
+        project: String(reply.project ?? ""),
+        host: typeof reply.host === "string" ? reply.host : null,
+        access: reply.access as About["access"],
+      };
+    } catch (error) {
+      failure = error;
+    }
+  }
+  throw failure;
 }
 
-/** Seals `message` to the hub through the rendezvous and waits for its reply of `kind` to us. */
+/** Seals `message` to the hub through the rendezvous at `url` and waits for its reply of `kind` to us. */
 function askHub(
-  link: RoomLinkParams,
+  url: string,
+  roomId: string,
   key: CryptoKey,
   message: Record<string, unknown>,
   kind: string,
 ): Promise<Record<string, unknown>> {
   return withTimeout(
     new Promise<Record<string, unknown>>((resolve, reject) => {
-      void topic(link.roomId).then((name) => {
-        const ws = new WebSocket(`${link.signal}?topic=${name}`);
+      void topic(roomId).then((name) => {
+        const ws = new WebSocket(`${url}?topic=${name}`);
         ws.onopen = () => void seal(key, message).then((text) => ws.send(text));
         ws.onmessage = (event) =>
           void openEnvelope(key, String(event.data)).then((reply) => {
@@ -290,6 +345,19 @@ function askHub(
     }),
     HANDSHAKE_MS,
   );
+}
+
+/** Resolves once ICE gathering is complete, or after `ms` with what was gathered by then. */
+function gathered(pc: RTCPeerConnection, ms: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (pc.iceGatheringState === "complete") return resolve();
+    const timer = setTimeout(resolve, ms);
+    pc.addEventListener("icegatheringstatechange", () => {
+      if (pc.iceGatheringState !== "complete") return;
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {

@@ -4,6 +4,7 @@ import { b64url, b64urlDecode } from "../base64";
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 const SIGNAL_INFO = enc.encode("canvas/signal/v1");
+const TURN_INFO = enc.encode("canvas/turn/v1");
 const MAX_AGE_SECONDS = 120;
 export const GUEST_NONCE_BYTES = 32;
 
@@ -32,6 +33,17 @@ export async function signalKey(roomKey: string): Promise<CryptoKey> {
     false,
     ["encrypt", "decrypt"],
   );
+}
+
+/** What a room-link holder shows the rendezvous to get TURN credentials; it reveals nothing of the key. */
+export async function turnProof(roomKey: string): Promise<string> {
+  const base = await crypto.subtle.importKey("raw", b64urlDecode(roomKey), "HKDF", false, ["deriveBits"]);
+  const bits = await crypto.subtle.deriveBits(
+    { name: "HKDF", hash: "SHA-256", salt: new Uint8Array(32), info: TURN_INFO },
+    base,
+    256,
+  );
+  return b64url(new Uint8Array(bits));
 }
 
 export async function seal(key: CryptoKey, message: Record<string, unknown>): Promise<string> {

@@ -124,12 +124,14 @@ function PersonRow({
 /** The host's controls for one guest: its own access, the terminals it may type in, removal. */
 function GuestControls({ guest, defaultAccess }: { guest: GuestInfo; defaultAccess: Level }) {
   const client = useRoomClient();
-  const terminals = useRoom((s) => s.terminals);
+  // A grant is for one running shell; it ends with it.
+  const running = useRoom((s) => s.terminals).filter((term) => term.running);
   return (
     <div className="person-controls">
       <label>
         Access{" "}
         <select
+          aria-label={`Access for ${guest.name}`}
           data-testid="guest-access"
           value={guest.ownAccess ?? ""}
           onChange={(e) =>
@@ -147,10 +149,10 @@ function GuestControls({ guest, defaultAccess }: { guest: GuestInfo; defaultAcce
       <button type="button" data-testid="kick" onClick={() => client.send({ t: "guest-kick", guestId: guest.guestId })}>
         Remove from room
       </button>
-      {guest.access === "edit" && terminals.length > 0 && (
+      {guest.access === "edit" && running.length > 0 && (
         <div className="terminal-grants" data-testid="terminal-grants">
           Types in:{" "}
-          {terminals.map((term) => (
+          {running.map((term) => (
             <label key={term.id}>
               <input
                 type="checkbox"

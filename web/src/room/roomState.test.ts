@@ -143,6 +143,8 @@ describe("the host's approvals", () => {
     color: "#e0533d",
     what: "agent-prompt",
     text,
+    length: text.length,
+    sha256: "",
     subject: "s1",
     expiresInMs: 120_000,
   });

@@ -114,7 +114,7 @@ export function receive<S extends string>(before: RoomState<S>, frame: ServerFra
     case "welcome":
       // A resync withdraws what was waiting (ADR 0004); the open files come again after it.
       // So do the terminals: views attach to the ones the server lists, not to remembered ones.
-      return withSessions({ ...state, welcome: frame, requests: [], files: new Map(), terminals: [] }, frame);
+      return withSessions({ ...state, welcome: frame, requests: [], approvals: frame.approvals, files: new Map(), terminals: [] }, frame);
     case "people":
       return { ...state, people: frame.people };
     case "file": {

@@ -14,6 +14,7 @@ export function welcomeFrame(fields: Partial<Omit<Welcome, "t">> = {}): Welcome 
     agents: [],
     board: "",
     sessions: [],
+    approvals: [],
     ...fields,
   };
 }

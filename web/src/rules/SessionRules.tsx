@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from "react";
 import { contentKeys } from "../keys";
-import { describeRule, RulesApi, type SessionRules as Rules } from "./rulesApi";
+import { describeRule, RulesApi, type Rule, type SessionRules as Rules, unmatchable } from "./rulesApi";
 import "./rules.css";
 
 interface Props {
@@ -35,6 +35,10 @@ export function SessionRules({ sessionId, version = 0, api = defaultApi }: Props
   if (!rules) return null;
   const inherited = [...rules.user.map((r) => ["yours", r] as const), ...rules.project.map((r) => ["project", r] as const)];
   const inheritedKeys = contentKeys(inherited, ([layer, rule]) => `${layer} ${describeRule(rule)}`);
+  const note = (rule: Rule) => {
+    const why = unmatchable(rule, rules.unnamedKinds);
+    return why ? <small className="rule-note"> — {why}</small> : null;
+  };
   return (
     <details className="rules" data-testid="session-rules">
       <summary>Permission rules ({rules.session.length} for this session)</summary>
@@ -42,6 +46,7 @@ export function SessionRules({ sessionId, version = 0, api = defaultApi }: Props
         {rules.session.map(({ id, rule }) => (
           <li key={id} className={`rule rule-${rule.action}`}>
             <span>{describeRule(rule)}</span>
+            {note(rule)}
             <button type="button" onClick={() => remove(id)} title="Remove this rule">
               Remove
             </button>
@@ -50,6 +55,12 @@ export function SessionRules({ sessionId, version = 0, api = defaultApi }: Props
         {inherited.map(([layer, rule], i) => (
           <li key={inheritedKeys[i]} className={`rule rule-${rule.action} rule-inherited`}>
             <span>{describeRule(rule)}</span> <small>{layer}</small>
+            {note(rule)}
+          </li>
+        ))}
+        {(rules.agent ?? []).map((remembered) => (
+          <li key={`agent-${remembered.kind}-${remembered.title}`} className="rule rule-agent">
+            <span>{remembered.text}</span> <small>the agent&apos;s own rule, not canvas&apos;s</small>
           </li>
         ))}
       </ul>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { describeRule, RulesApi } from "./rulesApi";
+import { describeRule, type Rule, RulesApi, unmatchable } from "./rulesApi";
 
 function fakeFetch(status: number, body: unknown, seen: [string, RequestInit | undefined][]) {
   return (async (url: string, init?: RequestInit) => {
@@ -37,5 +37,14 @@ describe("describeRule", () => {
   it("reads like a sentence", () => {
     expect(describeRule({ permission: "execute", pattern: "rm *", action: "deny", reason: "no" })).toBe("deny execute rm * (no)");
     expect(describeRule({ permission: "*", pattern: "*", action: "ask" })).toBe("ask any tool");
+  });
+});
+
+describe("unmatchable", () => {
+  it("says a path rule cannot match an agent whose requests name no path", () => {
+    const rule: Rule = { permission: "read", pattern: "src/**", action: "deny" };
+    expect(unmatchable(rule, ["read"])).toMatch(/name no path or command/);
+    expect(unmatchable(rule, ["edit"])).toBeNull();
+    expect(unmatchable({ ...rule, pattern: "*" }, ["read"])).toBeNull();
   });
 });

@@ -1,18 +1,7 @@
+import type { Rule, RulesOut } from "../api.gen";
 import { fragmentParams } from "../connection";
 
-/** A permission rule, as `canvasrelay.permission_rules.Rule` (see the README's Options). */
-export interface Rule {
-  permission: string;
-  pattern: string;
-  action: "allow" | "deny" | "ask";
-  reason?: string | null;
-}
-
-export interface SessionRules {
-  session: { id: number; rule: Rule }[];
-  user: Rule[];
-  project: Rule[];
-}
+export type { Rule, RulesOut as SessionRules } from "../api.gen";
 
 type Fetch = typeof fetch;
 
@@ -32,7 +21,7 @@ export class RulesApi {
     return response;
   }
 
-  async list(sessionId: string): Promise<SessionRules> {
+  async list(sessionId: string): Promise<RulesOut> {
     return (await this.call("GET", `/api/session/${encodeURIComponent(sessionId)}/rules`)).json();
   }
 
@@ -43,8 +32,18 @@ export class RulesApi {
   }
 }
 
+/** Why a rule with a pattern cannot match what this agent asks, or null. */
+export function unmatchable(rule: Rule, unnamedKinds: string[] = []): string | null {
+  if (anyPattern(rule) || !unnamedKinds.includes(rule.permission)) return null;
+  return `this agent's ${rule.permission} requests name no path or command, so this rule cannot match them`;
+}
+
 export function describeRule(rule: Rule): string {
   const what = rule.permission === "*" ? "any tool" : rule.permission;
-  const where = rule.pattern === "*" || rule.pattern === "**" ? "" : ` ${rule.pattern}`;
+  const where = anyPattern(rule) ? "" : ` ${rule.pattern}`;
   return `${rule.action} ${what}${where}${rule.reason ? ` (${rule.reason})` : ""}`;
+}
+
+function anyPattern(rule: Rule): boolean {
+  return rule.pattern === undefined || rule.pattern === "*" || rule.pattern === "**";
 }

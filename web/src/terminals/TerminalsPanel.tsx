@@ -1,65 +1,89 @@
-import { useState } from "react";
+import { lazy, useState } from "react";
+import { boardActions } from "../board/actions";
 import { registerFrameContent } from "../frames";
+import type { TerminalInfo } from "../protocol.gen";
 import { selectMayType } from "../room/roomState";
 import { useAccess, useRoom, useRoomClient } from "../roomClient";
 import { newTerminalId } from "./stream";
-import { TerminalView } from "./TerminalView";
 
-registerFrameContent("terminal", TerminalView);
+// xterm is loaded with the first terminal frame, not with the page.
+registerFrameContent(
+  "terminal",
+  lazy(() => import("./TerminalView").then((module) => ({ default: module.TerminalView }))),
+);
 
-/** Every terminal of the room, side by side, and a button for a new one. */
+/**
+ * Every terminal of the room, and a button for a new one. A terminal is shown (and typed into)
+ * in its frame on the board, whose size alone sets the shell's columns; this list finds it there.
+ */
 export function TerminalsPanel() {
   const client = useRoomClient();
   const terminals = useRoom((s) => s.terminals);
-  // Asked for here and not listed yet: an edit guest's waits for the host.
-  const [mine, setMine] = useState<string[]>([]);
+  // Terminals a watcher asked to see that have no frame on the board (a watcher may not add one).
+  const [offBoard, setOffBoard] = useState<Set<string>>(new Set());
   // A view guest watches the terminals that exist; it can neither start nor end one.
   const watching = useAccess() === "view";
-  const known = new Set(terminals.map((t) => t.id));
-  const ids = [...terminals.map((t) => t.id), ...mine.filter((id) => !known.has(id))];
+  const show = (id: string, name: string) => {
+    const shown = boardActions(client)?.showFrame("terminal", id, name);
+    setOffBoard((old) => {
+      const next = new Set(old);
+      if (shown) next.delete(id);
+      else next.add(id);
+      return next;
+    });
+  };
   const start = () => {
     const id = newTerminalId();
+    show(id, "");
+    // The frame only watches terminals the server lists: this asks for the shell (an edit guest's waits for the host).
     client.send({ t: "term-open", id });
-    setMine((m) => [...m, id]);
   };
 
   return (
-    <section className="terminals-panel">
+    <section className="terminals-panel" aria-labelledby="terminals-heading">
       <div className="panel-head">
-        <h2>Terminals</h2>
+        <h2 id="terminals-heading">Terminals</h2>
         {!watching && (
           <button type="button" data-testid="new-terminal" onClick={start}>
             New terminal
           </button>
         )}
       </div>
-      {ids.map((id) => (
-        <div key={id} className="terminal-card">
-          {known.has(id) && <EndButton id={id} onEnd={() => setMine((m) => m.filter((x) => x !== id))} />}
-          <TerminalView refId={id} title="" width={320} height={240} />
-        </div>
-      ))}
+      {terminals.length === 0 && <p className="panel-empty">No terminal yet.</p>}
+      <ul className="terminal-list" data-testid="terminal-list">
+        {terminals.map((terminal) => (
+          <li key={terminal.id} className="terminal-card-head" data-testid="terminal-entry">
+            <span>
+              {terminal.name}{" "}
+              <small>{terminal.running ? "running" : `exited with code ${terminal.exitCode ?? "?"}`}</small>
+              {offBoard.has(terminal.id) && <small className="terminal-off-board"> · not on the board yet</small>}
+            </span>
+            <span className="terminal-card-actions">
+              <button type="button" onClick={() => show(terminal.id, terminal.name)}>
+                Show on board
+              </button>
+              <EndButton terminal={terminal} />
+            </span>
+          </li>
+        ))}
+      </ul>
     </section>
   );
 }
 
 /** Ending a shell is for whoever may type into it. */
-function EndButton({ id, onEnd }: { id: string; onEnd: () => void }) {
+function EndButton({ terminal }: { terminal: TerminalInfo }) {
   const client = useRoomClient();
-  const mayType = useRoom((s) => selectMayType(s, id));
+  const mayType = useRoom((s) => selectMayType(s, terminal.id));
   if (!mayType) return null;
   return (
-    <div className="terminal-card-head">
-      <button
-        type="button"
-        title="End this shell for everyone"
-        onClick={() => {
-          client.send({ t: "term-close", id });
-          onEnd();
-        }}
-      >
-        End this shell
-      </button>
-    </div>
+    <button
+      type="button"
+      title="End this shell for everyone"
+      aria-label={`End ${terminal.name}`}
+      onClick={() => client.send({ t: "term-close", id: terminal.id })}
+    >
+      End
+    </button>
   );
 }

@@ -1,0 +1,165 @@
+"""TURN through a real coturn (`use-auth-secret`): credentials only for room-link holders, refused once
+expired, and a relay-only hub and guest that meet through the relay and stream a terminal over it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+from aiohttp import web
+from aioice.stun import TransactionFailed
+from aioice.turn import create_turn_endpoint
+
+from canvasrelay.client.guest import Guest
+from canvasrelay.protocol import signal_crypto
+from canvasrelay.server import rendezvous
+from canvasrelay.server.room_secrets import RoomSecrets
+from canvasrelay.server.turn_credentials import (
+    LIFETIME_SECONDS,
+    PER_SOURCE_BURST,
+    PER_TOPIC_BURST,
+    TurnConfig,
+    mint,
+)
+from tests.conftest import Cluster
+from tests.services import Coturn, link_via
+from tests.support import HostClient, ServerProcess
+
+TIMEOUT = 20.0
+
+
+async def ask(session: aiohttp.ClientSession, http: str, body: Any) -> tuple[int, dict[str, Any]]:
+    text = body if isinstance(body, str) else json.dumps(body)
+    async with session.post(f"{http}/turn", data=text) as response:
+        return response.status, await response.json()
+
+
+async def allocate(coturn: Coturn, username: str, password: str) -> None:
+    """One TURN allocation, as aiortc makes it: raises TransactionFailed when coturn refuses."""
+    transport, _ = await create_turn_endpoint(asyncio.DatagramProtocol, ("127.0.0.1", coturn.port), username, password)
+    transport.close()
+
+
+async def test_credentials_go_to_holders_of_the_room_link_only(turn_cluster: Cluster, coturn: Coturn) -> None:
+    room = RoomSecrets.generate()
+    topic = signal_crypto.topic(room.room_id)
+    proof = signal_crypto.turn_proof(room.room_key)
+    stranger = signal_crypto.turn_proof(RoomSecrets.generate().room_key)
+    async with aiohttp.ClientSession() as session:
+        status, _ = await ask(session, turn_cluster.b.http, {"topic": topic, "proof": proof})
+        assert status == 403, "no host has registered this room: nothing to hand out"
+        host = await session.ws_connect(f"{turn_cluster.a.url}?topic={topic}&turn={signal_crypto.turn_verifier(proof)}")
+        status, answer = await ask(session, turn_cluster.b.http, {"topic": topic, "proof": proof})
+        assert status == 200, "the host registered on A; B hands out credentials for it"
+        server = answer["iceServers"][0]
+        assert server["urls"] == [coturn.url] and answer["ttl"] == LIFETIME_SECONDS
+        expiry = int(server["username"].split(":")[0])
+        assert time.time() + LIFETIME_SECONDS - 60 < expiry <= time.time() + LIFETIME_SECONDS + 1
+        await allocate(coturn, server["username"], server["credential"])
+
+        assert (await ask(session, turn_cluster.b.http, {"topic": topic, "proof": stranger}))[0] == 403
+        assert (await ask(session, turn_cluster.b.http, {"topic": topic}))[0] == 400
+        assert (await ask(session, turn_cluster.b.http, "not json"))[0] == 400
+        await host.close()
+        # The host left: A withdraws its registration (what B sees of it is eventually consistent).
+        async with asyncio.timeout(TIMEOUT):
+            while (await ask(session, turn_cluster.b.http, {"topic": topic, "proof": proof}))[0] != 403:
+                await asyncio.sleep(0.1)
+    for instance in (turn_cluster.a, turn_cluster.b):
+        assert instance.output is not None
+        assert coturn.secret not in "".join(instance.output.lines), "the TURN secret is never printed"
+
+
+async def test_coturn_refuses_credentials_past_their_expiry(coturn: Coturn) -> None:
+    expired = mint(coturn.secret.encode(), lifetime=-60)
+    with pytest.raises(TransactionFailed) as refused:
+        await allocate(coturn, *expired)
+    assert refused.value.response.attributes["ERROR-CODE"][0] == 401
+    await allocate(coturn, *mint(coturn.secret.encode(), lifetime=60))
+
+
+@pytest.fixture
+async def in_process_turn() -> AsyncIterator[tuple[str, rendezvous.Rendezvous]]:
+    relay = rendezvous.Rendezvous(turn=TurnConfig(b"secret", ("turn:127.0.0.1:3478",)), forwarded_for=True)
+    app = web.Application()
+    rendezvous.add_routes(app, relay)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    yield f"http://127.0.0.1:{runner.addresses[0][1]}", relay
+    await runner.cleanup()
+
+
+async def test_credential_requests_are_rate_limited_per_source(
+    in_process_turn: tuple[str, rendezvous.Rendezvous],
+) -> None:
+    http, relay = in_process_turn
+    body = json.dumps({"topic": "T" * 43, "proof": "p" * 43})
+
+    async def status(session: aiohttp.ClientSession, hops: str) -> int:
+        async with session.post(f"{http}/turn", data=body, headers={"X-Forwarded-For": hops}) as response:
+            return response.status
+
+    async with aiohttp.ClientSession() as session:
+        # The client may claim any first hop; the load balancer's own, last, entry is what counts.
+        seen = [await status(session, f"claimed-{n}, 198.51.100.7") for n in range(int(PER_SOURCE_BURST) + 1)]
+        assert seen[:-1] == [403] * int(PER_SOURCE_BURST) and seen[-1] == 429
+        assert await status(session, "claimed, 198.51.100.8") == 403, "another address has its own budget"
+    sample = relay.metrics.registry.get_sample_value
+    assert sample("canvas_signal_turn_credentials_total", {"outcome": "throttled"}) == 1
+
+
+async def test_a_relay_only_guest_streams_a_terminal_through_coturn(
+    turn_cluster: Cluster, coturn: Coturn, project: Path
+) -> None:
+    served = ServerProcess(project).start(
+        "--signal", turn_cluster.a.url, "--base-url", turn_cluster.a.http, "--relay-only"
+    )
+    try:
+        assert "relay=1" in served.room_link
+        before = coturn.allocations()
+        host = await HostClient.connect(served)
+        guest = await Guest(link_via(served.room_link, turn_cluster.b.url), name="Hidden Hal").connect()
+        await guest.expect("welcome")
+        assert guest.pc is not None and guest.pc.sctp is not None
+        local = guest.pc.sctp.transport.transport.iceGatherer.getLocalCandidates()
+        assert local and {candidate.type for candidate in local} == {"relay"}, "the guest offered no address"
+        assert coturn.allocations() >= before + 2, "the hub and the guest each took a relay"
+
+        await host.send({"t": "term-open", "id": "t1", "cols": 80, "rows": 24})
+        await host.expect("term-data", id="t1")
+        await guest.send({"t": "term-open", "id": "t1"})
+        await host.send({"t": "term-input", "id": "t1", "data": "echo relayed-$((6*7))\r"})
+        async with asyncio.timeout(TIMEOUT):
+            while "relayed-42" not in json.dumps(await guest.expect("term-data", id="t1")):
+                pass
+        await host.send({"t": "term-close", "id": "t1"})
+        await guest.close()
+        await host.close()
+    finally:
+        served.stop()
+
+
+async def test_strangers_cannot_spend_a_rooms_budget(in_process_turn: tuple[str, rendezvous.Rendezvous]) -> None:
+    http, relay = in_process_turn
+    room = RoomSecrets.generate()
+    topic = signal_crypto.topic(room.room_id)
+    proof = signal_crypto.turn_proof(room.room_key)
+    await relay.verifiers.add(topic, signal_crypto.turn_verifier(proof))
+    wrong = json.dumps({"topic": topic, "proof": signal_crypto.turn_proof(RoomSecrets.generate().room_key)})
+    async with aiohttp.ClientSession() as session:
+        sources = int(PER_TOPIC_BURST / PER_SOURCE_BURST) + 1
+        for source in range(sources):
+            for _ in range(int(PER_SOURCE_BURST)):
+                headers = {"X-Forwarded-For": f"198.51.100.{source}"}
+                async with session.post(f"{http}/turn", data=wrong, headers=headers) as response:
+                    assert response.status == 403
+        right = json.dumps({"topic": topic, "proof": proof})
+        async with session.post(f"{http}/turn", data=right, headers={"X-Forwarded-For": "198.51.100.99"}) as response:
+            assert response.status == 200, "more wrong proofs than the topic's burst, and the room still gets in"

@@ -1,0 +1,40 @@
+import { type ReactNode, useId, useRef, useState } from "react";
+
+/**
+ * The column beside the board (room link, guests, terminals, files). Wide, it is always there;
+ * at 1,200 px and less it is a drawer the toggle opens over the board; on a phone, a bottom sheet.
+ */
+export function SidePanel({ label, children }: { label: string; children: ReactNode }) {
+  const [open, setOpen] = useState(false);
+  const id = useId();
+  const toggle = useRef<HTMLButtonElement>(null);
+  return (
+    <div className={`side${open ? " side-open" : ""}`}>
+      <button
+        type="button"
+        ref={toggle}
+        className="side-toggle"
+        aria-expanded={open}
+        aria-controls={id}
+        data-testid="side-toggle"
+        onClick={() => setOpen((was) => !was)}
+      >
+        {open ? `Hide ${label.toLowerCase()}` : label}
+      </button>
+      <aside
+        id={id}
+        className="panel"
+        aria-label={label}
+        data-testid="side-panel"
+        onKeyDown={(event) => {
+          if (event.key !== "Escape" || !open) return;
+          // The focus was in the drawer, which hides: it goes back to the button that opened it.
+          toggle.current?.focus();
+          setOpen(false);
+        }}
+      >
+        {children}
+      </aside>
+    </div>
+  );
+}

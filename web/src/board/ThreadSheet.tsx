@@ -1,0 +1,23 @@
+import { Suspense } from "react";
+import { Dialog } from "../Dialog";
+import { frameContent } from "../frames";
+import type { Item } from "./model";
+
+/**
+ * A frame's content at the size of the screen, over the board: on a phone, an agent's thread
+ * in its board frame is too small to read or to type into.
+ */
+export function ThreadSheet({ item, onClose }: { item: Item; onClose: () => void }) {
+  const holds = item.holds!;
+  const Content = frameContent[holds.type];
+  const height = Math.round(window.innerHeight * 0.75);
+  return (
+    <Dialog title={item.title || "Agent"} onClose={onClose} className="thread-sheet" testId="thread-sheet">
+      {Content && (
+        <Suspense fallback={<p className="panel-empty">Loading…</p>}>
+          <Content refId={holds.ref} title={item.title ?? ""} width="100%" height={height} />
+        </Suspense>
+      )}
+    </Dialog>
+  );
+}

@@ -1,0 +1,28 @@
+/**
+ * What the rest of the page may ask of the board it sits beside (the side panel's "New
+ * terminal", "Show on board", "Put on board"), by room connection: the board registers them
+ * while it is mounted.
+ */
+import type { RoomClient } from "../roomClient";
+import type { HoldsType } from "./model";
+
+export interface BoardActions {
+  /**
+   * Shows the frame holding `ref` (panning to it), or puts a new one in free space; returns its
+   * id, or null when there is none and this person may not add one (view access).
+   */
+  showFrame(type: HoldsType, ref: string, title?: string): string | null;
+}
+
+const registered = new WeakMap<RoomClient, BoardActions>();
+
+export function registerBoardActions(client: RoomClient, actions: BoardActions): () => void {
+  registered.set(client, actions);
+  return () => {
+    if (registered.get(client) === actions) registered.delete(client);
+  };
+}
+
+export function boardActions(client: RoomClient): BoardActions | undefined {
+  return registered.get(client);
+}

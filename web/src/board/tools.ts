@@ -1,0 +1,47 @@
+/** The board's tools, their letter shortcuts, and the keys the help sheet lists. */
+
+export type Tool = "select" | "note" | "text" | "rect" | "ellipse" | "arrow" | "pen" | "frame";
+
+export interface ToolInfo {
+  tool: Tool;
+  label: string;
+  /** The letter that picks the tool, as `KeyboardEvent.key` gives it (lower case). */
+  key: string;
+}
+
+export const TOOLS: ToolInfo[] = [
+  { tool: "select", label: "Select", key: "v" },
+  { tool: "note", label: "Sticky note", key: "n" },
+  { tool: "text", label: "Text", key: "t" },
+  { tool: "rect", label: "Rectangle", key: "r" },
+  { tool: "ellipse", label: "Ellipse", key: "o" },
+  { tool: "arrow", label: "Arrow", key: "a" },
+  { tool: "pen", label: "Pen", key: "p" },
+  { tool: "frame", label: "Empty frame", key: "f" },
+];
+
+/** The tool a key press picks, or null: only a bare letter (no Ctrl, Alt or Meta) picks one. */
+export function toolForKey(event: { key: string; ctrlKey: boolean; altKey: boolean; metaKey: boolean }): Tool | null {
+  if (event.ctrlKey || event.altKey || event.metaKey) return null;
+  const key = event.key.toLowerCase();
+  return TOOLS.find((info) => info.key === key)?.tool ?? null;
+}
+
+/** Tools that make an item where the person clicks on the empty board. */
+export function placesOnClick(tool: Tool): tool is "note" | "text" | "rect" | "ellipse" | "frame" {
+  return tool === "note" || tool === "text" || tool === "rect" || tool === "ellipse" || tool === "frame";
+}
+
+/** Every key the board answers to, for the `?` sheet: keys as shown, and what they do. */
+export const SHORTCUTS: [string, string][] = [
+  ...TOOLS.map((info): [string, string] => [info.key.toUpperCase(), info.label]),
+  ["Esc", "Back to Select (or stop editing)"],
+  ["Enter", "Edit the selected item's text"],
+  ["Delete", "Delete the selection"],
+  ["Ctrl+D", "Duplicate the selection"],
+  ["Ctrl+Z", "Undo"],
+  ["Ctrl+Shift+Z", "Redo"],
+  ["Space + drag", "Pan the board"],
+  ["Esc, then Tab", "Leave a terminal (Tab alone goes to the shell)"],
+  ["?", "Show this list"],
+];

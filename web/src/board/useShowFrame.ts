@@ -1,0 +1,99 @@
+/**
+ * Putting frames on the board for this client: in free space near the middle of the view, which
+ * pans to the frame (or to the one already there), and the frame takes the focus. Registered as
+ * the board's actions, for the side panel's buttons.
+ */
+import { type Edge, useReactFlow } from "@xyflow/react";
+import { type RefObject, useCallback, useEffect } from "react";
+import { useRoomClient } from "../roomClient";
+import { type BoardActions, registerBoardActions } from "./actions";
+import { addItem, DEFAULTS, type HoldsType, type NewItem, readItems } from "./model";
+import type { BoardNode } from "./nodes";
+import { type Box, contains, freeSpot } from "./placement";
+import type { BoardSession } from "./sync";
+
+/**
+ * Gives a new item of this client's the focus once React Flow has drawn it (a frame or two
+ * after the doc changed), so the button that made it does not keep the focus.
+ */
+function focusWhenDrawn(wrapperRef: RefObject<HTMLDivElement | null>, id: string, framesLeft = 60): void {
+  const node = wrapperRef.current?.querySelector<HTMLElement>(`.react-flow__node[data-id="${CSS.escape(id)}"]`);
+  if (node && getComputedStyle(node).visibility !== "hidden") node.focus({ preventScroll: true });
+  else if (framesLeft > 0) requestAnimationFrame(() => focusWhenDrawn(wrapperRef, id, framesLeft - 1));
+}
+
+/** Everything an item placed in free space must not cover. */
+function occupied(session: BoardSession): Box[] {
+  return readItems(session.items)
+    .filter((item) => item.kind !== "arrow")
+    .map(({ x, y, w, h }) => ({ x, y, w, h }));
+}
+
+export function useShowFrame(
+  session: BoardSession,
+  wrapperRef: RefObject<HTMLDivElement | null>,
+  readOnly: boolean,
+  select: (ids: Set<string>) => void,
+): BoardActions["showFrame"] {
+  const roomClient = useRoomClient();
+  const flow = useReactFlow<BoardNode, Edge>();
+
+  /** The part of the board on screen, in board units. */
+  const visibleBox = useCallback((): Box => {
+    const rect = wrapperRef.current?.getBoundingClientRect();
+    const topLeft = flow.screenToFlowPosition({ x: rect?.left ?? 0, y: rect?.top ?? 0 });
+    const bottomRight = flow.screenToFlowPosition({ x: rect?.right ?? 0, y: rect?.bottom ?? 0 });
+    return { x: topLeft.x, y: topLeft.y, w: bottomRight.x - topLeft.x, h: bottomRight.y - topLeft.y };
+  }, [flow, wrapperRef]);
+
+  /** Pans (zooming out only if it must) so `box` is in view, then gives it the focus. */
+  const reveal = useCallback(
+    (id: string, box: Box) => {
+      const view = visibleBox();
+      if (!contains(view, box)) {
+        if (box.w < view.w * 0.9 && box.h < view.h * 0.9) {
+          flow.setCenter(box.x + box.w / 2, box.y + box.h / 2, { zoom: flow.getZoom(), duration: 200 });
+        } else {
+          flow.fitBounds({ x: box.x, y: box.y, width: box.w, height: box.h }, { padding: 0.1, duration: 200 });
+        }
+      }
+      select(new Set([id]));
+      focusWhenDrawn(wrapperRef, id);
+    },
+    [flow, visibleBox, wrapperRef, select],
+  );
+
+  /** Adds an item in free space near the middle of the view, and reveals it. */
+  const place = useCallback(
+    (fields: Omit<NewItem, "x" | "y">): string => {
+      const view = visibleBox();
+      const centre = { x: view.x + view.w / 2, y: view.y + view.h / 2 };
+      const spot = freeSpot(occupied(session), fields, centre);
+      let id = "";
+      session.step(() => {
+        id = addItem(session.items, { ...fields, ...spot });
+      });
+      reveal(id, { ...spot, w: fields.w, h: fields.h });
+      return id;
+    },
+    [session, visibleBox, reveal],
+  );
+
+  const showFrame = useCallback(
+    (type: HoldsType, ref: string, title = ""): string | null => {
+      const there = readItems(session.items).find((item) => item.holds?.type === type && item.holds.ref === ref);
+      if (there) {
+        reveal(there.id, there);
+        return there.id;
+      }
+      if (readOnly) return null;
+      const { w, h, color } = DEFAULTS.frame;
+      return place({ kind: "frame", w, h, color, holds: { type, ref }, title });
+    },
+    [session, reveal, place, readOnly],
+  );
+
+  useEffect(() => registerBoardActions(roomClient, { showFrame } satisfies BoardActions), [roomClient, showFrame]);
+
+  return showFrame;
+}

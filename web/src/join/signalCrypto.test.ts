@@ -1,0 +1,11 @@
+import { describe, expect, it } from "vitest";
+import { turnProof } from "./signalCrypto";
+
+describe("turnProof", () => {
+  it("derives what the Python side derives from the same room key", async () => {
+    // canvasrelay.protocol.signal_crypto.turn_proof of the key 00 01 02 … 1f
+    expect(await turnProof("AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8")).toBe(
+      "OIzoXg5yZYyJCKJRDFfWvXDp1kLt_2dfJZBJopztWLg",
+    );
+  });
+});
