@@ -4,11 +4,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from canvasrelay.core.agent_sessions import CancelTurn, ResolvePermission, RunTurn, Sessions, StoreEvent
+from canvasrelay.core.agent_sessions import (
+    MAX_READS_PER_PEER,
+    CancelTurn,
+    CompactTurn,
+    HistoryPage,
+    ReadHistory,
+    ResolvePermission,
+    RewriteEvents,
+    RunTurn,
+    Sessions,
+    StoreEvent,
+)
 from canvasrelay.core.effects import Broadcast, Send
 from canvasrelay.core.room import Peer
 from canvasrelay.protocol.access import Access
-from canvasrelay.protocol.agents import AgentCancel, AgentCreate, AgentPermission, AgentPrompt
+from canvasrelay.protocol.agents import AgentCancel, AgentCreate, AgentHistoryRequest, AgentPermission, AgentPrompt
 from canvasrelay.server.agent_catalog import DEMO
 
 HOST = Peer("host-1", Access.HOST, "host")
@@ -27,7 +38,7 @@ def stored(effects: list[Any]) -> list[dict[str, Any]]:
 
 
 def started() -> Sessions:
-    sessions = Sessions({"demo": DEMO.info()}, lambda _sid, _after, _limit: [], clock=lambda: 1.0)
+    sessions = Sessions({"demo": DEMO.info()}, clock=lambda: 1.0)
     sessions.create(HOST, AgentCreate(id="s", agent="demo"))
     return sessions
 
@@ -78,8 +89,78 @@ def test_cancel_while_waiting_resolves_the_permission_as_cancelled() -> None:
 
 
 def test_restore_closes_a_running_turn_as_interrupted() -> None:
-    sessions = Sessions({"demo": DEMO.info()}, lambda _sid, _after, _limit: [])
-    row = {"id": "r", "agent": "demo", "title": "", "created": 1.0, "meta": {}}
-    effects = sessions.restore(row, [{"seq": 1, "kind": "turn", "text": "x", "author": "a", "time": 1}])
+    sessions = Sessions({"demo": DEMO.info()})
+    head = {"status": "running", "lastSeq": 1, "open": [], "turnOpen": True}
+    row = {"id": "r", "agent": "demo", "title": "", "created": 1.0, "meta": {}, "head": head}
+    effects = sessions.restore(row)
     assert stored(effects) == [{"seq": 2, "kind": "turn-end", "interrupted": True}]
     assert sessions.sessions["r"].status == "idle"
+    assert next(e for e in effects if isinstance(e, StoreEvent)).head == {
+        "status": "idle",
+        "lastSeq": 2,
+        "open": [],
+        "turnOpen": False,
+    }
+
+
+def test_each_stored_event_carries_the_head_after_it() -> None:
+    sessions = started()
+    sessions.prompt(HOST, AgentPrompt(session_id="s", text="/write a.txt hi"))
+    _, effects = sessions.ask("s", REQUEST)
+    saved = next(e for e in effects if isinstance(e, StoreEvent))
+    assert saved.head == {"status": "waiting", "lastSeq": 2, "open": [saved.event["requestId"]], "turnOpen": True}
+    assert saved.head is not sessions.sessions["s"].head
+
+
+def test_history_is_read_as_an_effect_one_page_per_request_and_bounded_per_peer() -> None:
+    sessions = started()
+    sessions.prompt(HOST, AgentPrompt(session_id="s", text="hi"))
+    reads = [sessions.history(HOST, AgentHistoryRequest(session_id="s", before=2)) for _ in range(MAX_READS_PER_PEER)]
+    assert all(isinstance(r[0], ReadHistory) and r[0].before == 2 and r[0].asked for r in reads)
+    refused = sessions.history(HOST, AgentHistoryRequest(session_id="s", after=0))
+    assert isinstance(refused[0], Send) and "on their way" in refused[0].frame.message  # type: ignore[attr-defined]
+    event = {"seq": 1, "kind": "turn", "text": "hi", "author": "host", "time": 1.0}
+    sent = sessions.history_read(reads[0][0], HistoryPage([event], after=0, through=1))  # type: ignore[arg-type]
+    assert isinstance(sent[0], Send) and sent[0].to == HOST.id
+    assert sent[0].frame.model_dump(by_alias=True) == {
+        "t": "agent-history",
+        "sessionId": "s",
+        "events": [event],
+        "after": 0,
+        "through": 1,
+    }
+    assert isinstance(sessions.history(HOST, AgentHistoryRequest(session_id="s"))[0], ReadHistory)
+
+
+def test_a_join_reads_the_newest_page_of_each_history_shortest_first() -> None:
+    sessions = started()
+    sessions.create(HOST, AgentCreate(id="long", agent="demo"))
+    sessions.create(HOST, AgentCreate(id="empty", agent="demo"))
+    for text in ("a", "b"):
+        sessions.prompt(HOST, AgentPrompt(session_id="long", text=text))
+        sessions.turn_ended("long")
+    sessions.prompt(HOST, AgentPrompt(session_id="s", text="one"))
+    reads = sessions.joined(OTHER)
+    assert [(r.session_id, r.after, r.before, r.asked) for r in reads] == [  # type: ignore[union-attr]
+        ("s", None, None, False),
+        ("long", None, None, False),
+    ]
+
+
+def test_a_finished_turn_is_compacted_and_every_client_told_which_seqs() -> None:
+    sessions = started()
+    sessions.prompt(HOST, AgentPrompt(session_id="s", text="hi"))
+    sessions.update("s", {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "a"}})
+    ended = sessions.turn_ended("s")
+    assert [e for e in ended if isinstance(e, CompactTurn)] == [CompactTurn("s", 0, 3)]
+    rewritten = sessions.compacted("s", 0, 3, [{"seq": 1, "kind": "turn"}, {"seq": 3, "kind": "turn-end"}])
+    assert isinstance(rewritten[0], RewriteEvents) and rewritten[0].through == 3
+    notice = rewritten[1]
+    assert isinstance(notice, Broadcast)
+    assert notice.frame.model_dump(by_alias=True) == {
+        "t": "agent-compacted",
+        "sessionId": "s",
+        "after": 0,
+        "through": 3,
+    }
+    assert sessions.compacted("gone", 0, 3, []) == []

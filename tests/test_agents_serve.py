@@ -90,7 +90,8 @@ async def test_prompt_streams_chunks_in_order(host: HostClient, project: Path) -
     assert sum(1 for e in events if e["kind"] == "chunk" and e["update"]["sessionUpdate"] == "agent_message_chunk") > 1
     assert any(i["type"] == "plan" for i in thread["items"])
     assert thread["status"] == "idle"
-    assert stored(project, session_id) == events
+    # The store holds the log as sent, or once the finished turn is compacted, one that folds the same.
+    assert session_log.fold(stored(project, session_id)) == thread
 
 
 async def test_write_allowed_then_rejected(host: HostClient, project: Path) -> None:
@@ -226,12 +227,28 @@ async def test_kill9_during_turn_then_restart(project: Path) -> None:
         head = next(s for s in host.welcome["sessions"] if s["id"] == session_id)
         assert head["status"] == "idle"
         history = await host.expect("agent-history", sessionId=session_id)
-        assert history["events"][: len(sent)] == sent
         end = history["events"][-1]
         assert end["kind"] == "turn-end" and end["interrupted"] is True
+        # Compacted at the start: fewer events, the same thread.
+        assert history["after"] == 0 and history["events"][0] == sent[0]
+        assert session_log.fold(history["events"]) == session_log.fold([*log, end])
         # The same session prompts again; the agent's session id was kept.
         await host.send({"t": "agent-prompt", "sessionId": session_id, "text": "back again"})
         assert (await events_until(host, session_id, "turn-end"))[-1].get("error") is None
         await host.close()
     finally:
         server.stop()
+
+
+async def test_a_finished_turn_is_compacted_in_the_store_with_the_same_thread(host: HostClient, project: Path) -> None:
+    session_id = await create(host)
+    await host.send({"t": "agent-prompt", "sessionId": session_id, "text": "/slow 6"})
+    sent = await events_until(host, session_id, "turn-end")
+    notice = await host.expect("agent-compacted", sessionId=session_id)
+    assert (notice["after"], notice["through"]) == (sent[0]["seq"] - 1, sent[-1]["seq"])
+    log = stored(project, session_id)
+    assert len(log) < sent[-1]["seq"]
+    assert session_log.fold(log) == session_log.fold(sent)
+    await host.send({"t": "agent-history-request", "sessionId": session_id, "before": sent[-1]["seq"] + 1})
+    page = await host.expect("agent-history", sessionId=session_id)
+    assert (page["after"], page["through"], page["events"]) == (0, sent[-1]["seq"], log)

@@ -16,6 +16,7 @@ import aiohttp
 import pytest
 
 from canvasrelay import __version__
+from canvasrelay.core import session_log
 from canvasrelay.server.store import Store
 from tests.support import ServerProcess
 
@@ -176,8 +177,10 @@ def seed_session(server: ServerProcess, session_id: str, events: int) -> None:
     store = Store(server.root / ".canvas" / "canvas.db")
     try:
         store.create_session(session_id, "demo", "seeded")
+        head = session_log.empty_head()
         for seq in range(1, events + 1):
-            store.append_event(session_id, seq, chunk_event(seq))
+            event = chunk_event(seq)
+            store.append_event(session_id, seq, event, session_log.advance(head, event))
     finally:
         store.db.close()
 

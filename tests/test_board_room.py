@@ -225,7 +225,7 @@ def test_a_peer_sending_presence_fast_is_relayed_at_most_every_interval_latest_f
 
 def test_compaction_by_count_and_when_idle(tmp_path: Path) -> None:
     store = Store(tmp_path / "canvas.db")
-    adapter = BoardStore.load(store)
+    adapter = BoardStore.load(store, store.commit)
     room = Room(RoomInfo(room_id="r", key="k", host_public_key="h", cwd="/"))
     clock = Clock()
     board_room = BoardRoom(adapter.board, clock=clock, compact_every=5)

@@ -4,6 +4,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from canvasrelay.core import session_log
 
@@ -58,3 +60,137 @@ def test_replayed_overlap_is_ignored() -> None:
     events = _load(VECTORS[0])["events"]
     once = session_log.fold(events)
     assert session_log.fold(events + events) == once
+
+
+# -- the head and compaction ------------------------------------------------------------------
+
+TOOL_IDS = st.sampled_from(["t1", "t2", "t3"])
+TEXT = st.text(alphabet="ab é😀", max_size=4)
+
+
+def _update() -> st.SearchStrategy[dict[str, Any]]:
+    text = st.builds(
+        lambda k, t: {"sessionUpdate": k, "content": {"type": "text", "text": t}},
+        st.sampled_from(["agent_message_chunk", "agent_thought_chunk", "user_message_chunk"]),
+        TEXT,
+    )
+    link = st.builds(
+        lambda n: {"sessionUpdate": "agent_message_chunk", "content": {"type": "resource_link", "name": n, "uri": "u"}},
+        TEXT,
+    )
+    tool = st.builds(
+        lambda k, i, status, title: {
+            "sessionUpdate": k,
+            "toolCallId": i,
+            **({"status": status} if status else {}),
+            **({"title": title} if title else {}),
+        },
+        st.sampled_from(["tool_call", "tool_call_update"]),
+        TOOL_IDS,
+        st.sampled_from([None, "pending", "in_progress", "completed", "failed"]),
+        st.one_of(st.none(), TEXT),
+    )
+    plan = st.builds(lambda n: {"sessionUpdate": "plan", "entries": [{"content": str(n)}]}, st.integers(0, 9))
+    other = st.just({"sessionUpdate": "available_commands_update", "availableCommands": []})
+    return st.one_of(text, link, tool, plan, other)
+
+
+def _event() -> st.SearchStrategy[dict[str, Any]]:
+    return st.one_of(
+        st.builds(lambda t: {"kind": "turn", "text": t, "author": "host", "time": 1}, TEXT),
+        st.builds(lambda u: {"kind": "chunk", "update": u}, _update()),
+        st.builds(
+            lambda r: {"kind": "permission", "requestId": r, "toolCallId": "t1", "title": "T", "options": []},
+            st.sampled_from(["r1", "r2"]),
+        ),
+        st.builds(
+            lambda r, o: {"kind": "permission-resolved", "requestId": r, "optionId": o, "by": "host"},
+            st.sampled_from(["r1", "r2", "r9"]),
+            st.sampled_from([None, "allow_once"]),
+        ),
+        st.builds(
+            lambda flags: {"kind": "turn-end", **flags},
+            st.sampled_from([{}, {"cancelled": True}, {"error": "boom"}, {"interrupted": True}]),
+        ),
+        st.builds(lambda t: {"kind": "notice", "text": t}, TEXT),
+        st.just({"kind": "mystery"}),
+    )
+
+
+@st.composite
+def logs(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """Event logs as the server writes them (seq 1, 2, …), now and then with a replayed seq."""
+    events = []
+    for i, event in enumerate(draw(st.lists(_event(), max_size=60)), start=1):
+        seq = i if not events or draw(st.integers(0, 19)) else events[-1]["seq"]
+        events.append({"seq": seq, **event})
+    return events
+
+
+def _head(events: list[dict[str, Any]]) -> dict[str, Any]:
+    head = session_log.empty_head()
+    for event in events:
+        session_log.advance(head, event)
+    return head
+
+
+@settings(max_examples=200, deadline=None)
+@given(logs())
+def test_the_head_says_what_the_fold_says_of_status_and_last_seq(events: list[dict[str, Any]]) -> None:
+    thread = session_log.fold(events)
+    head = _head(events)
+    assert (head["status"], head["lastSeq"], head["turnOpen"]) == (
+        thread["status"],
+        max(thread["lastSeq"], 0),
+        thread["turnOpen"],
+    )
+    assert len(head["open"]) == sum(1 for i in thread["items"] if i["type"] == "permission" and not i["resolution"])
+
+
+@pytest.mark.parametrize("path", VECTORS, ids=[p.stem for p in VECTORS])
+def test_the_head_of_each_vector_has_its_threads_status(path: Path) -> None:
+    vector = _load(path)
+    head = _head(vector["events"])
+    assert (head["status"], head["turnOpen"]) == (vector["thread"]["status"], vector["thread"]["turnOpen"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(logs())
+def test_a_compacted_log_folds_to_the_same_thread(events: list[dict[str, Any]]) -> None:
+    before = copy.deepcopy(events)
+    compacted = session_log.compact(events)
+    assert events == before
+    assert session_log.fold(compacted) == session_log.fold(events)
+    assert _head(compacted) == _head(events)
+    assert len(compacted) <= len(events)
+    assert session_log.fold(session_log.compact(compacted)) == session_log.fold(events)
+
+
+@pytest.mark.parametrize("path", VECTORS, ids=[p.stem for p in VECTORS])
+def test_the_vectors_compacted_log_is_compact_of_its_events_and_folds_to_its_thread(path: Path) -> None:
+    vector = _load(path)
+    assert session_log.compact(vector["events"]) == vector["compacted"]
+    assert session_log.fold(vector["compacted"]) == vector["thread"]
+
+
+def test_a_streamed_message_of_many_chunks_compacts_to_one_event() -> None:
+    chunk = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "word "}}
+    events = [{"seq": 1, "kind": "turn", "text": "go", "author": "host", "time": 0}]
+    events += [{"seq": n, "kind": "chunk", "update": chunk} for n in range(2, 5002)]
+    events.append({"seq": 5002, "kind": "turn-end"})
+    compacted = session_log.compact(events)
+    assert [e["seq"] for e in compacted] == [1, 2, 5002]
+    assert compacted[1]["update"]["content"]["text"] == "word " * 5000
+    assert session_log.fold(compacted) == session_log.fold(events)
+
+
+@settings(max_examples=200, deadline=None)
+@given(logs(), st.integers(0, 59))
+def test_the_log_from_any_turn_on_compacts_alone(events: list[dict[str, Any]], pick: int) -> None:
+    """What the store's compaction since the last one relies on: from a turn on, nothing older is needed."""
+    turns = [i for i, e in enumerate(events) if e["kind"] == "turn"]
+    start = turns[pick % len(turns)] if turns else len(events)
+    if any(e["seq"] <= max((p["seq"] for p in events[:start]), default=0) for e in events[start:]):
+        return  # the store's seqs only grow
+    rewritten = events[:start] + session_log.compact(events[start:])
+    assert session_log.fold(rewritten) == session_log.fold(events)

@@ -1,9 +1,15 @@
+import json
 import sqlite3
 import stat
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from canvasrelay.core import session_log
+from canvasrelay.core.agent_sessions import HistoryPage
+from canvasrelay.server import store as store_module
 from canvasrelay.server.store import MIGRATIONS, Store, migrate, schema_version
 
 
@@ -69,3 +75,103 @@ def test_board_checkpoint_replaces_older_updates(tmp_path: Path) -> None:
     store.checkpoint_board(b"AB", second)
     assert first < second
     assert store.board_updates() == [b"AB", b"c"]
+
+
+def _turn(seq: int, text: str = "hi") -> dict[str, object]:
+    return {"seq": seq, "kind": "turn", "text": text, "author": "host", "time": 1}
+
+
+def _chunk(seq: int, text: str) -> dict[str, object]:
+    return {
+        "seq": seq,
+        "kind": "chunk",
+        "update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}},
+    }
+
+
+def _log(store: Store, session_id: str, events: list[dict[str, object]]) -> None:
+    store.create_session(session_id, "demo")
+    head = session_log.empty_head()
+    for event in events:
+        store.append_event(session_id, int(event["seq"]), event, session_log.advance(head, event))  # type: ignore[arg-type]
+
+
+def test_a_v2_store_gets_each_sessions_head_folded_once(tmp_path: Path) -> None:
+    db = sqlite3.connect(tmp_path / "canvas.db")
+    migrate(db, MIGRATIONS[:2])
+    db.execute("INSERT INTO sessions (id, agent, created) VALUES ('s', 'demo', 1), ('empty', 'demo', 2)")
+    permission = {"seq": 2, "kind": "permission", "requestId": "r1", "toolCallId": "t", "title": "T", "options": []}
+    for event in (_turn(1), permission):
+        db.execute("INSERT INTO session_events VALUES ('s', ?, ?)", (event["seq"], json.dumps(event)))
+    db.commit()
+    db.close()
+    store = Store(tmp_path / "canvas.db")
+    heads = {row["id"]: row["head"] for row in store.sessions()}
+    assert heads == {
+        "s": {"status": "waiting", "lastSeq": 2, "open": ["r1"], "turnOpen": True},
+        "empty": session_log.empty_head(),
+    }
+    store.close()
+
+
+def test_append_event_saves_the_head_with_the_event(tmp_path: Path) -> None:
+    store = Store(tmp_path / "canvas.db")
+    _log(store, "s", [_turn(1), {"seq": 2, "kind": "turn-end"}])
+    assert store.sessions()[0]["head"] == {"status": "idle", "lastSeq": 2, "open": [], "turnOpen": False}
+    store.close()
+
+
+def test_pages_cover_exact_ranges_newest_first_and_never_exceed_their_bounds(tmp_path: Path) -> None:
+    store = Store(tmp_path / "canvas.db")
+    events = [_turn(1)] + [_chunk(n, f"w{n} ") for n in range(2, 11)]
+    _log(store, "s", events)
+    newest = store.page("s", None, None, limit=4, max_chars=10_000)
+    assert ([e["seq"] for e in newest.events], newest.after, newest.through) == ([7, 8, 9, 10], 6, 10)
+    older = store.page("s", None, newest.after + 1, limit=4, max_chars=10_000)
+    assert ([e["seq"] for e in older.events], older.after, older.through) == ([3, 4, 5, 6], 2, 6)
+    oldest = store.page("s", None, older.after + 1, limit=4, max_chars=10_000)
+    assert ([e["seq"] for e in oldest.events], oldest.after, oldest.through) == ([1, 2], 0, 2)
+    forward = store.page("s", 8, None, limit=4, max_chars=10_000)
+    assert ([e["seq"] for e in forward.events], forward.after, forward.through) == ([9, 10], 8, 10)
+    last_two = sum(len(json.dumps(e, separators=(",", ":"))) for e in events[-2:])
+    small = store.page("s", None, None, limit=200, max_chars=last_two)
+    assert ([e["seq"] for e in small.events], small.after) == ([9, 10], 8)
+    assert store.page("s", None, None, limit=200, max_chars=1).events == [events[-1]]
+    assert store.page("nobody", None, None, limit=4, max_chars=100) == HistoryPage([], 0, 0)
+    store.close()
+
+
+async def test_a_finished_turn_compacts_in_the_reader_and_pages_cover_its_gaps(tmp_path: Path) -> None:
+    store = Store(tmp_path / "canvas.db")
+    first = [_turn(1, "one"), *(_chunk(n, "a") for n in range(2, 6)), {"seq": 6, "kind": "turn-end"}]
+    second = [_turn(7, "two"), *(_chunk(n, "b") for n in range(8, 12)), {"seq": 12, "kind": "turn-end"}]
+    _log(store, "s", first + second)
+    smaller = await store.history.compacted("s", 6, 12)
+    assert smaller is not None and [e["seq"] for e in smaller] == [7, 8, 12]
+    store.rewrite_events("s", 6, 12, smaller)
+    assert [e["seq"] for e in store.events("s")] == [*range(1, 7), 7, 8, 12]
+    assert session_log.fold(store.events("s")) == session_log.fold(first + second)
+    assert await store.history.compacted("s", 6, 12) is None
+    page = store.page("s", None, 12, limit=2, max_chars=10_000)
+    assert ([e["seq"] for e in page.events], page.after, page.through) == ([7, 8], 6, 11)
+    store.close()
+
+
+async def test_the_history_reader_reads_pages_in_its_own_thread(tmp_path: Path) -> None:
+    store = Store(tmp_path / "canvas.db")
+    _log(store, "s", [_turn(1)])
+    threads: list[str] = []
+    original = store_module.read_page
+
+    def spy(*args: Any) -> HistoryPage:
+        threads.append(threading.current_thread().name)
+        return original(*args)
+
+    store_module.read_page = spy  # type: ignore[assignment]
+    try:
+        page = await store.history.page("s", None, None, 10, 10_000)
+    finally:
+        store_module.read_page = original  # type: ignore[assignment]
+    assert page == HistoryPage([_turn(1)], 0, 1)
+    assert threads and threads[0].startswith("canvas-history")
+    store.close()

@@ -4,6 +4,13 @@
 and answers with effects. Every event it appends becomes `StoreEvent` then a `Broadcast` of
 `agent-event`, in that order, so nothing is sent that is not stored. The adapter
 (`agent_host`) runs the agent processes and feeds what they do back in here.
+
+A session here is its head (status, last seq, open permissions, queue), never its thread: the
+log lives in the store, and history is read from there as an effect (`ReadHistory`) whose page
+the adapter feeds back (`history_read`). A join gets every head (in `welcome`), then the newest
+page of each history, shortest history first; older pages only as the client asks, one page per
+request. A finished turn's events are compacted (`CompactTurn`, see `session_log.compact`) and
+every client told which seqs were rewritten (`agent-compacted`).
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ from canvasrelay.core.room import Peer, error
 from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.agents import (
     AgentCancel,
+    AgentCompacted,
     AgentConfig,
     AgentCreate,
     AgentEvent,
@@ -42,7 +50,11 @@ from canvasrelay.protocol.encoding import text_sha256
 from canvasrelay.protocol.words import RULES_BY
 
 HISTORY_PAGE = 200
-"""Events per `agent-history` frame: well under the data channel's 256 KiB for ordinary chunks."""
+"""Events per `agent-history` frame at most."""
+HISTORY_PAGE_CHARS = 192 * 1024
+"""And at most this much of their JSON (but always one event): under the data channel's 256 KiB."""
+MAX_READS_PER_PEER = 4
+"""History pages a peer may have asked for and not yet received."""
 MAX_QUEUE = 20
 MAX_SESSIONS = 500
 
@@ -52,8 +64,57 @@ MAX_SESSIONS = 500
 
 @dataclass(frozen=True)
 class StoreEvent(Effect):
+    """Append the event and save the session's head after it, in one transaction."""
+
     session_id: str
     event: dict[str, Any]
+    head: session_log.Head
+
+
+@dataclass(frozen=True)
+class ReadHistory(Effect):
+    """Read one page of a session's log for a peer, then call `Sessions.history_read` with it.
+
+    With `after`, the oldest events after that seq; otherwise the newest before `before` (or
+    the newest of all). `asked` is a read the peer asked for (counted against its limit).
+    """
+
+    peer_id: str
+    session_id: str
+    after: int | None = None
+    before: int | None = None
+    asked: bool = False
+    limit: int = HISTORY_PAGE
+    max_chars: int = HISTORY_PAGE_CHARS
+
+
+@dataclass(frozen=True)
+class CompactTurn(Effect):
+    """Compact the finished turn's events (`after` < seq ≤ `through`) off the loop, then call
+    `Sessions.compacted` with the result."""
+
+    session_id: str
+    after: int
+    through: int
+
+
+@dataclass(frozen=True)
+class RewriteEvents(Effect):
+    """Replace the stored events with `after` < seq ≤ `through` by `events`."""
+
+    session_id: str
+    after: int
+    through: int
+    events: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class HistoryPage:
+    """Stored events of a session in seq order: every event with `after` < seq ≤ `through`."""
+
+    events: list[dict[str, Any]]
+    after: int
+    through: int
 
 
 @dataclass(frozen=True)
@@ -119,27 +180,28 @@ class Session:
     agent_label: str
     title: str
     created: float
-    thread: dict[str, Any] = field(default_factory=session_log.empty)
+    head: session_log.Head = field(default_factory=session_log.empty_head)
     queued: list[QueuedPrompt] = field(default_factory=list)
     options: list[dict[str, Any]] = field(default_factory=list)
     pending: dict[str, Pending] = field(default_factory=dict)
-    count: int = 0
+    turn_from: int | None = None
+    """The seq of the running turn's `turn` event (a turn begun before a restart has none)."""
 
     @property
     def last_seq(self) -> int:
-        return max(self.thread["lastSeq"], 0)
+        return int(self.head["lastSeq"])
 
     @property
     def status(self) -> str:
-        return str(self.thread["status"])
+        return str(self.head["status"])
 
     @property
     def turn_open(self) -> bool:
         """A turn runs (from its `turn` to its `turn-end`); a permission asked after it ended
         does not make one, so it neither holds the queue nor outlives a cancel."""
-        return bool(self.thread["turnOpen"])
+        return bool(self.head["turnOpen"])
 
-    def head(self) -> SessionHead:
+    def frame_head(self) -> SessionHead:
         return SessionHead(
             id=self.id,
             agent=self.agent,
@@ -150,6 +212,8 @@ class Session:
             options=self.options,
             created=self.created,
             last_seq=self.last_seq,
+            turn_open=self.turn_open,
+            open_permissions=list(self.head["open"]),
         )
 
     def meta(self) -> dict[str, Any]:
@@ -161,30 +225,22 @@ class Session:
         }
 
 
-EventsOf = Callable[[str, int, int], list[dict[str, Any]]]
-"""`(session_id, after, limit)` → stored events: the history lives in the store, not in memory."""
-
-
 class Sessions:
-    def __init__(
-        self,
-        agents: Mapping[str, AgentInfo],
-        events_of: EventsOf,
-        clock: Callable[[], float] = time.time,
-        root: str = "",
-    ):
+    def __init__(self, agents: Mapping[str, AgentInfo], clock: Callable[[], float] = time.time, root: str = ""):
         self.agents = agents
-        self.events_of = events_of
         self.clock = clock
         self.root = root
         """The project folder, so a permission's preview names paths inside it relatively."""
         self.sessions: dict[str, Session] = {}
+        self.reading: dict[str, int] = {}
+        """Peer id → history pages it asked for that are still being read."""
         self._requests = 0
 
     # -- restoring ---------------------------------------------------------------------------
 
-    def restore(self, row: Mapping[str, Any], events: list[dict[str, Any]]) -> list[AnyEffect]:
-        """A stored session, at server start: a turn that was running is closed as interrupted."""
+    def restore(self, row: Mapping[str, Any]) -> list[AnyEffect]:
+        """A stored session, from its row and head, at server start: no event is read. A turn that
+        was running is closed as interrupted."""
         meta = row.get("meta") or {}
         session = Session(
             id=row["id"],
@@ -192,10 +248,9 @@ class Sessions:
             agent_label=str(meta.get("agentLabel") or row["agent"]),
             title=row.get("title") or self._numbered(str(meta.get("agentLabel") or row["agent"])),
             created=row["created"],
+            head={**session_log.empty_head(), **(row.get("head") or {})},
             queued=[QueuedPrompt.model_validate(q) for q in meta.get("queued", [])],
             options=list(meta.get("options", [])),
-            thread=session_log.fold(events),
-            count=len(events),
         )
         self.sessions[session.id] = session
         if session.status == "idle":
@@ -292,32 +347,44 @@ class Sessions:
         ]
 
     def history(self, peer: Peer, frame: AgentHistoryRequest) -> list[AnyEffect]:
+        """One page, read from the store; the client asks for the next once this one came."""
         session = self.sessions.get(frame.session_id)
         if session is None:
             return [_unknown(peer, frame.session_id, frame.t)]
-        return self.history_pages(peer.id, session.id, frame.after)
+        if self.reading.get(peer.id, 0) >= MAX_READS_PER_PEER:
+            return [
+                error(
+                    peer.id,
+                    f"{MAX_READS_PER_PEER} history pages are on their way already: ask for more once they came",
+                    frame.t,
+                    "conflict",
+                )
+            ]
+        self.reading[peer.id] = self.reading.get(peer.id, 0) + 1
+        return [ReadHistory(peer.id, session.id, after=frame.after, before=frame.before, asked=True)]
 
-    def history_pages(self, peer_id: str, session_id: str, after: int = 0) -> list[AnyEffect]:
-        """Everything after `after`, in bounded pages, read from the store."""
-        effects: list[AnyEffect] = []
-        while True:
-            page = self.events_of(session_id, after, HISTORY_PAGE + 1)
-            more = len(page) > HISTORY_PAGE
-            page = page[:HISTORY_PAGE]
-            effects.append(Send(peer_id, AgentHistory(session_id=session_id, events=page, more=more)))
-            if not more:
-                return effects
-            after = page[-1]["seq"]
+    def history_read(self, read: ReadHistory, page: HistoryPage) -> list[AnyEffect]:
+        """The page a `ReadHistory` read, for its peer (called by the adapter)."""
+        if read.asked:
+            left = self.reading.pop(read.peer_id, 0) - 1
+            if left > 0:
+                self.reading[read.peer_id] = left
+        if read.session_id not in self.sessions:
+            return []
+        frame = AgentHistory(session_id=read.session_id, events=page.events, after=page.after, through=page.through)
+        return [Send(read.peer_id, frame)]
 
     def joined(self, peer: Peer) -> list[AnyEffect]:
-        """Heads came with `welcome`; now each history, shortest first (DESIGN)."""
-        effects: list[AnyEffect] = []
-        for session in sorted(self.sessions.values(), key=lambda s: s.count):
-            effects += self.history_pages(peer.id, session.id)
-        return effects
+        """Heads came with `welcome`; now the newest page of each history, shortest first (DESIGN)."""
+        ordered = sorted(self.sessions.values(), key=lambda s: s.last_seq)
+        return [ReadHistory(peer.id, session.id) for session in ordered if session.last_seq > 0]
+
+    def left(self, peer: Peer) -> list[AnyEffect]:
+        self.reading.pop(peer.id, None)
+        return []
 
     def heads(self, _peer: Peer) -> dict[str, Any]:
-        return {"sessions": [s.head().model_dump(mode="json", by_alias=True) for s in self.sessions.values()]}
+        return {"sessions": [s.frame_head().model_dump(mode="json", by_alias=True) for s in self.sessions.values()]}
 
     # -- what the agent does (called by the adapter) -----------------------------------------
 
@@ -352,18 +419,9 @@ class Sessions:
             "toolCallId": tool_call.get("toolCallId"),
             "title": tool_call.get("title") or "",
             "options": options,
-            "preview": preview(self._described(session, {**(announced or {}), **tool_call}), self.root),
+            "preview": preview({**(announced or {}), **tool_call}, self.root),
         }
         return request_id, self._append(session, event)
-
-    def _described(self, session: Session, tool_call: dict[str, Any]) -> dict[str, Any]:
-        """The tool call with the diff content its `tool_call` update showed, when it lacks one."""
-        if tool_call.get("content"):
-            return tool_call
-        for item in reversed(session.thread["items"]):
-            if item["type"] == "tool" and item["toolCallId"] == tool_call.get("toolCallId"):
-                return {"content": item["content"], "kind": item["kind"], **tool_call}
-        return tool_call
 
     def decided(
         self,
@@ -403,7 +461,18 @@ class Sessions:
             event["error"] = error_text
         if cancelled:
             event["cancelled"] = True
-        return effects + self._append(session, event) + self.next_queued(session_id)
+        effects += self._append(session, event)
+        if session.turn_from is not None:
+            effects.append(CompactTurn(session.id, session.turn_from - 1, session.last_seq))
+            session.turn_from = None
+        return effects + self.next_queued(session_id)
+
+    def compacted(self, session_id: str, after: int, through: int, events: list[dict[str, Any]]) -> list[AnyEffect]:
+        """A finished turn, compacted (called by the adapter): store it, then tell every client."""
+        if session_id not in self.sessions:
+            return []
+        notice = AgentCompacted(session_id=session_id, after=after, through=through)
+        return [RewriteEvents(session_id, after, through, events), Broadcast(notice)]
 
     def failed(self, session_id: str, error_text: str) -> list[AnyEffect]:
         """The agent failed outside a turn (starting at create, or a config change): the log shows
@@ -433,8 +502,10 @@ class Sessions:
 
     def _start_turn(self, session: Session, text: str, author: str) -> list[AnyEffect]:
         event = {"kind": "turn", "text": text, "sha256": text_sha256(text), "author": author, "time": self.clock()}
+        appended = self._append(session, event)
+        session.turn_from = session.last_seq
         return [
-            *self._append(session, event),
+            *appended,
             StoreSession(session.id),
             self._meta(session),
             RunTurn(session.id, text),
@@ -463,10 +534,9 @@ class Sessions:
     def _append(self, session: Session, event: dict[str, Any]) -> list[AnyEffect]:
         status = session.status
         stamped = {"seq": session.last_seq + 1, **event}
-        session_log.apply(session.thread, stamped)
-        session.count += 1
+        session_log.advance(session.head, stamped)
         effects: list[AnyEffect] = [
-            StoreEvent(session.id, stamped),
+            StoreEvent(session.id, stamped, {**session.head, "open": list(session.head["open"])}),
             Broadcast(AgentEvent(session_id=session.id, event=stamped)),
         ]
         if session.status != status:
@@ -474,7 +544,7 @@ class Sessions:
         return effects
 
     def _meta(self, session: Session) -> Broadcast:
-        return Broadcast(AgentMeta(meta=session.head()))
+        return Broadcast(AgentMeta(meta=session.frame_head()))
 
 
 @dataclass(frozen=True)

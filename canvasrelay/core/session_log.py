@@ -56,10 +56,22 @@ event kinds not listed above are ignored (they still advance ``lastSeq``). Event
 ``seq`` is not above ``lastSeq`` are ignored, so replaying an overlap is harmless.
 
 ``apply`` updates the thread in place and returns it; ``fold`` starts from ``empty()``.
+
+A session's head is what its status needs and nothing of its items, so the server keeps (and
+stores) it for every session without the thread::
+
+    {"status", "lastSeq", "open": [requestId, ...], "turnOpen"}
+
+``advance`` moves a head by one event, by the same status rule as the fold (``_next_status``).
+
+``compact`` rewrites a log into fewer events that fold to the same thread: merged chunks become
+one, a tool's updates join its earlier event, a plan's replacements join the plan, and events
+the fold ignores go; the last event always stays, so ``lastSeq`` does too.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 Thread = dict[str, Any]
@@ -75,14 +87,36 @@ def empty() -> Thread:
     return {"status": "idle", "items": [], "lastSeq": -1, "turnOpen": False}
 
 
-def fold(events: list[Event]) -> Thread:
+def fold(events: Iterable[Event]) -> Thread:
     thread = empty()
+    texts = _Texts()
     for event in events:
-        apply(thread, event)
+        apply(thread, event, texts)
+    texts.join()
     return thread
 
 
-def apply(thread: Thread, event: Event) -> Thread:
+class _Texts:
+    """A fold's merged texts as lists of parts, joined once at the end: a long message streamed in
+    thousands of chunks is not rebuilt by appending to one growing string."""
+
+    def __init__(self) -> None:
+        self.parts: dict[int, tuple[Item, list[str]]] = {}
+
+    def append(self, item: Item, text: str) -> None:
+        entry = self.parts.get(id(item))
+        if entry is None:
+            self.parts[id(item)] = (item, [item["text"], text])
+        else:
+            entry[1].append(text)
+
+    def join(self) -> None:
+        for item, parts in self.parts.values():
+            item["text"] = "".join(parts)
+        self.parts.clear()
+
+
+def apply(thread: Thread, event: Event, texts: _Texts | None = None) -> Thread:
     seq = event["seq"]
     if seq <= thread["lastSeq"]:
         return thread
@@ -99,9 +133,8 @@ def apply(thread: Thread, event: Event) -> Thread:
             }
         )
         thread["turnOpen"] = True
-        _derive_status(thread)
     elif kind == "chunk":
-        _apply_update(thread, seq, event.get("update") or {})
+        _apply_update(thread, seq, event.get("update") or {}, texts)
     elif kind == "permission":
         thread["items"].append(
             {
@@ -115,22 +148,31 @@ def apply(thread: Thread, event: Event) -> Thread:
                 "resolution": None,
             }
         )
-        _derive_status(thread)
     elif kind == "permission-resolved":
         _resolve_permission(thread, event)
     elif kind == "turn-end":
         _end_turn(thread, seq, event)
     elif kind == "notice":
         thread["items"].append({"type": "notice", "seq": seq, "text": event.get("text", "")})
+    if kind in _STATUS_KINDS:
+        thread["status"] = _next_status(thread["turnOpen"], _open_permissions(thread))
     return thread
 
 
-def _derive_status(thread: Thread) -> None:
-    waiting = any(item["type"] == "permission" and item["resolution"] is None for item in thread["items"])
-    thread["status"] = "waiting" if waiting else "running" if thread["turnOpen"] else "idle"
+_STATUS_KINDS = ("turn", "permission", "permission-resolved", "turn-end")
 
 
-def _apply_update(thread: Thread, seq: int, update: dict[str, Any]) -> None:
+def _next_status(turn_open: bool, open_permissions: int) -> str:
+    """The one status rule, of the fold and the head: waiting while a permission is unanswered,
+    else running while a turn is open, else idle."""
+    return "waiting" if open_permissions else "running" if turn_open else "idle"
+
+
+def _open_permissions(thread: Thread) -> int:
+    return sum(1 for item in thread["items"] if item["type"] == "permission" and item["resolution"] is None)
+
+
+def _apply_update(thread: Thread, seq: int, update: dict[str, Any], texts: _Texts | None) -> None:
     items: list[Item] = thread["items"]
     last = items[-1] if items else None
     kind = update.get("sessionUpdate")
@@ -138,13 +180,13 @@ def _apply_update(thread: Thread, seq: int, update: dict[str, Any]) -> None:
         item_type = _MERGED_CHUNKS[kind]
         text = _content_text(update.get("content"))
         if last is not None and last["type"] == item_type:
-            last["text"] += text
+            _append_text(last, text, texts)
         else:
             items.append({"type": item_type, "seq": seq, "text": text})
     elif kind == "user_message_chunk":
         text = _content_text(update.get("content"))
         if last is not None and last["type"] == "user" and last["author"] is None:
-            last["text"] += text
+            _append_text(last, text, texts)
         else:
             items.append({"type": "user", "seq": seq, "text": text, "author": None, "time": None})
     elif kind in ("tool_call", "tool_call_update"):
@@ -156,6 +198,13 @@ def _apply_update(thread: Thread, seq: int, update: dict[str, Any]) -> None:
             items.append({"type": "plan", "seq": seq, "entries": entries})
         else:
             plan["entries"] = entries
+
+
+def _append_text(item: Item, text: str, texts: _Texts | None) -> None:
+    if texts is None:
+        item["text"] += text
+    else:
+        texts.append(item, text)
 
 
 def _content_text(block: Any) -> str:
@@ -209,7 +258,6 @@ def _resolve_permission(thread: Thread, event: Event) -> None:
                 "by": event.get("by"),
                 "answer": event.get("answer"),
             }
-    _derive_status(thread)
 
 
 def _end_turn(thread: Thread, seq: int, event: Event) -> None:
@@ -232,4 +280,157 @@ def _end_turn(thread: Thread, seq: int, event: Event) -> None:
             }
         )
     thread["turnOpen"] = False
-    thread["status"] = "idle"
+
+
+# -- the head --------------------------------------------------------------------------------
+
+Head = dict[str, Any]
+
+
+def empty_head() -> Head:
+    return {"status": "idle", "lastSeq": 0, "open": [], "turnOpen": False}
+
+
+def advance(head: Head, event: Event) -> Head:
+    """The head after one more event, in place: what `fold` would say of status and lastSeq."""
+    seq = event["seq"]
+    if seq <= head["lastSeq"]:
+        return head
+    head["lastSeq"] = seq
+    kind = event.get("kind")
+    if kind == "turn":
+        head["turnOpen"] = True
+    elif kind == "permission":
+        head["open"].append(event["requestId"])
+    elif kind == "permission-resolved":
+        head["open"] = [r for r in head["open"] if r != event.get("requestId")]
+    elif kind == "turn-end":
+        head["open"] = []
+        head["turnOpen"] = False
+    head["status"] = _next_status(head["turnOpen"], len(head["open"]))
+    return head
+
+
+# -- compaction ------------------------------------------------------------------------------
+
+_KINDS = ("turn", "chunk", "permission", "permission-resolved", "turn-end", "notice")
+_TEXT_CHUNKS = (*_MERGED_CHUNKS, "user_message_chunk")
+
+
+class _Compacted:
+    """The events kept so far, and which of them later events were folded into."""
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+        self.owned: set[int] = set()
+        """Indexes of kept events already copied, so changing them leaves the caller's log alone."""
+        self.creators: dict[int, int] = {}
+        """id(item) → index of the kept event that made the item."""
+        self.texts: dict[int, list[str]] = {}
+        """Index of a kept event → its text and the texts merged into it."""
+        self.tools: dict[Any, int] = {}
+        """toolCallId → index of the kept event that carries the tool's fields since the last turn-end."""
+
+    def keep(self, event: Event) -> int:
+        self.events.append(event)
+        return len(self.events) - 1
+
+    def own(self, index: int) -> Event:
+        event = self.events[index]
+        if index not in self.owned:
+            event = {**event}
+            if isinstance(event.get("update"), dict):
+                event["update"] = dict(event["update"])
+            self.events[index] = event
+            self.owned.add(index)
+        return event
+
+    def add_text(self, index: int, text: str) -> None:
+        parts = self.texts.get(index)
+        if parts is None:
+            event = self.events[index]
+            first = event.get("text", "") if event["kind"] == "turn" else _content_text(event["update"].get("content"))
+            parts = self.texts[index] = [first]
+        parts.append(text)
+
+    def done(self) -> list[Event]:
+        for index, parts in self.texts.items():
+            event = self.own(index)
+            if event["kind"] == "turn":
+                event["text"] = "".join(parts)
+            else:
+                event["update"]["content"] = {"type": "text", "text": "".join(parts)}
+        return self.events
+
+
+def compact(events: list[Event]) -> list[Event]:
+    """Fewer events with the same fold (see the module's docstring). The input is not changed."""
+    live = _not_ignored(events)
+    if len(live) < 2:
+        return live
+    thread = empty()
+    texts = _Texts()
+    kept = _Compacted()
+    for event in live[:-1]:
+        kind = event.get("kind")
+        if kind not in _KINDS:
+            thread["lastSeq"] = event["seq"]
+            continue
+        items: list[Item] = thread["items"]
+        count = len(items)
+        update = (event.get("update") or {}) if kind == "chunk" else {}
+        target = _target(kept, items, update) if update else None
+        apply(thread, event, texts)
+        made = items[-1] if len(items) > count else None
+        if made is None and update and _fold_into(kept, target, update):
+            continue
+        index = kept.keep(event)
+        if made is not None:
+            kept.creators[id(made)] = index
+        if kind == "turn-end":
+            kept.tools.clear()
+        elif update.get("sessionUpdate") in ("tool_call", "tool_call_update"):
+            kept.tools[update.get("toolCallId")] = index
+    kept.keep(live[-1])
+    return kept.done()
+
+
+def _not_ignored(events: list[Event]) -> list[Event]:
+    """The events whose seq is above every one before: the fold ignores the others entirely."""
+    live: list[Event] = []
+    for event in events:
+        if not live or event["seq"] > live[-1]["seq"]:
+            live.append(event)
+    return live
+
+
+def _target(kept: _Compacted, items: list[Item], update: dict[str, Any]) -> int | None:
+    """The kept event that `update` would change, if it makes no item of its own."""
+    kind = update.get("sessionUpdate")
+    if kind in _TEXT_CHUNKS:
+        return kept.creators.get(id(items[-1])) if items else None
+    if kind in ("tool_call", "tool_call_update"):
+        return kept.tools.get(update.get("toolCallId"))
+    if kind == "plan":
+        plan = _current_turn_plan(items)
+        return kept.creators.get(id(plan)) if plan is not None else None
+    return None
+
+
+def _fold_into(kept: _Compacted, target: int | None, update: dict[str, Any]) -> bool:
+    """Fold a chunk that made no item into the kept event it changed; True if it needs no event of its own."""
+    kind = update.get("sessionUpdate")
+    if kind not in (*_TEXT_CHUNKS, "tool_call", "tool_call_update", "plan"):
+        return True  # an update the fold ignores
+    if target is None:
+        return False
+    if kind in _TEXT_CHUNKS:
+        kept.add_text(target, _content_text(update.get("content")))
+    elif kind == "plan":
+        kept.own(target)["update"]["entries"] = update.get("entries", [])
+    else:
+        fields = kept.own(target)["update"]
+        for field in _TOOL_FIELDS:
+            if update.get(field) is not None:
+                fields[field] = update[field]
+    return True

@@ -1,15 +1,17 @@
 """Agent session frames.
 
-A session is an append-only log of events (see `canvasrelay.session_log`), each with a `seq`;
-`agent-event` carries one as it is appended, `agent-history` a bounded page of the past. A
-client that holds events up to some `seq` asks for the rest with `agent-history-request`.
+A session is an append-only log of events (see `canvasrelay.core.session_log`), each with a
+`seq`; `agent-event` carries one as it is appended, `agent-history` a bounded page of the past,
+with the range of seqs it covers. A joining client gets the newest page of each session; it asks
+for older ones (`before`) as the reader scrolls up, and for what it missed (`after`) after a gap,
+one page per request.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from canvasrelay.protocol.access import Action
 from canvasrelay.protocol.base import ClientFrame, Model, ServerFrame, client_frame, server_frame
@@ -86,13 +88,21 @@ class AgentPermission(ClientFrame):
 
 @client_frame
 class AgentHistoryRequest(ClientFrame):
-    """Events of a session after `after` (a `seq`), sent back as `agent-history` pages."""
+    """One page of a session's events, sent back as `agent-history`: the oldest after `after`,
+    or the newest before `before`, or (neither) the newest of all."""
 
     action: ClassVar[Action] = Action.READ
 
     t: Literal["agent-history-request"] = "agent-history-request"
     session_id: SessionId
-    after: int = Field(default=0, ge=0, le=2**53)
+    after: int | None = Field(default=None, ge=0, le=2**53)
+    before: int | None = Field(default=None, ge=1, le=2**53)
+
+    @model_validator(mode="after")
+    def _one_direction(self) -> AgentHistoryRequest:
+        if self.after is not None and self.before is not None:
+            raise ValueError("ask for the events after a seq or before one, not both")
+        return self
 
 
 class QueuedPrompt(Model):
@@ -114,6 +124,10 @@ class SessionHead(Model):
     created: float
     last_seq: int
     """The seq of the session's newest event; 0 when it has none."""
+    turn_open: bool = False
+    """A turn runs: from its `turn` event to its `turn-end`."""
+    open_permissions: list[str] = Field(default_factory=list)
+    """The permission requests asked and not answered yet, by request id."""
 
 
 @server_frame
@@ -138,12 +152,27 @@ class AgentOptions(ServerFrame):
 
 @server_frame
 class AgentHistory(ServerFrame):
-    """A page of a session's events in seq order; `more` says another page follows."""
+    """A page of a session's events in seq order: every stored event with `after` < seq ≤
+    `through` (a log compacted at start-up has gaps in its seqs). `after` 0: nothing is older."""
 
     t: Literal["agent-history"] = "agent-history"
     session_id: str
     events: list[dict[str, Any]]
-    more: bool = False
+    after: int
+    through: int
+
+
+@server_frame
+class AgentCompacted(ServerFrame):
+    """The stored events with `after` < seq ≤ `through` (a finished turn) were rewritten into fewer
+    that fold to the same thread. A client that holds all or none of them carries on; one holding
+    only the newer part drops it (older pages now come compacted); one missing the newer part
+    loads the newest page again."""
+
+    t: Literal["agent-compacted"] = "agent-compacted"
+    session_id: str
+    after: int
+    through: int
 
 
 @server_frame

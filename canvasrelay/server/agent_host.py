@@ -2,7 +2,8 @@
 
 Everything the core (`agent_sessions.Sessions`) answers goes through one ordered pump, whether
 it came from a frame or from an agent: the events of a session are stored and sent in `seq`
-order, and each is stored before it is sent.
+order, and each is stored before it is sent. History pages are read by the store's reader thread
+(`ReadHistory`), never on the loop, and fed back to the core in the order they were asked for.
 
 Agent processes are bounded (`ProcessLimits`): at most `max_running` run at once, an agent
 idle for `idle_seconds` is stopped, and the next prompt starts it again with `session/load`.
@@ -25,8 +26,11 @@ from typing import Any
 
 from canvasrelay.core.agent_sessions import (
     CancelTurn,
+    CompactTurn,
+    ReadHistory,
     RecordAnswer,
     ResolvePermission,
+    RewriteEvents,
     RunTurn,
     Sessions,
     SetConfig,
@@ -98,7 +102,7 @@ class AgentHost:
         self.own_url = own_url
         """This server's base URL once its port is bound: where agents reach the board tools."""
         self.limits = limits or ProcessLimits()
-        self.core = Sessions({k: spec.info() for k, spec in specs.items()}, store.events, root=str(root))
+        self.core = Sessions({k: spec.info() for k, spec in specs.items()}, root=str(root))
         self.files = AgentFiles(root, rules, store.audit)
         self.stderr_log = StderrLog(root / ".canvas" / STDERR_LOG)
         self.paths = ProjectPaths(str(root), str(Path.home()))
@@ -133,8 +137,12 @@ class AgentHost:
         room.add_welcome_part(self.core.heads)
         room.add_live_check(lambda ref: ref in self.core.sessions)
         room.on_join(lambda peer: [Ordered(self.core.joined(peer))])
+        room.on_leave(self.core.left)
         runtime.handle(Ordered, self._enqueue)
         runtime.handle(StoreEvent, self._store_event)
+        runtime.handle(ReadHistory, self._read_history)
+        runtime.handle(CompactTurn, self._compact_turn)
+        runtime.handle(RewriteEvents, self._rewrite_events)
         runtime.handle(StoreSession, self._store_session)
         runtime.handle(StartSession, self._start_session)
         runtime.handle(RunTurn, self._run_turn)
@@ -183,13 +191,14 @@ class AgentHost:
     # -- start and stop ----------------------------------------------------------------------
 
     async def start(self) -> None:
+        """Restore every session from its stored head (no log is read), then run queued prompts."""
         await self.board.start()
         self._pump_task = asyncio.create_task(self._pump())
         restored: list[AnyEffect] = []
         for row in self.store.sessions():
             if row.get("agentSessionId"):
                 self.agent_ids[row["id"]] = row["agentSessionId"]
-            restored += self.core.restore(row, self.store.events(row["id"]))
+            restored += self.core.restore(row)
         for session_id in list(self.core.sessions):
             restored += self.core.next_queued(session_id)
         await self.run(restored)
@@ -222,7 +231,26 @@ class AgentHost:
     # -- effects -----------------------------------------------------------------------------
 
     async def _store_event(self, effect: StoreEvent) -> None:
-        self.store.append_event(effect.session_id, effect.event["seq"], effect.event)
+        self.store.stage_event(effect.session_id, effect.event["seq"], effect.event, effect.head)
+        self.runtime.staged()
+
+    async def _read_history(self, effect: ReadHistory) -> None:
+        self._spawn(self._read_page(effect))
+
+    async def _read_page(self, read: ReadHistory) -> None:
+        page = await self.store.history.page(read.session_id, read.after, read.before, read.limit, read.max_chars)
+        self.pump(self.core.history_read(read, page))
+
+    async def _compact_turn(self, effect: CompactTurn) -> None:
+        self._spawn(self._compact(effect))
+
+    async def _compact(self, turn: CompactTurn) -> None:
+        events = await self.store.history.compacted(turn.session_id, turn.after, turn.through)
+        if events is not None:
+            self.pump(self.core.compacted(turn.session_id, turn.after, turn.through, events))
+
+    async def _rewrite_events(self, effect: RewriteEvents) -> None:
+        self.store.rewrite_events(effect.session_id, effect.after, effect.through, effect.events)
 
     async def _store_session(self, effect: StoreSession) -> None:
         session = self.core.sessions.get(effect.session_id)

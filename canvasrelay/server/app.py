@@ -90,7 +90,7 @@ class CanvasServer:
             )
         )
         self.room.agents = [spec.info() for spec in self.agent_specs.values()]
-        self.runtime = Runtime(self.room)
+        self.runtime = Runtime(self.room, commit=self.store.commit)
         self.guests = Guests(self.room)
         self.hub: Hub | None = None
         self.app = web.Application(middlewares=[_security_headers])

@@ -20,18 +20,21 @@ log = logging.getLogger(__name__)
 
 
 class BoardStore:
-    """Carries out the board's store effects."""
+    """Carries out the board's store effects. An update is staged and the runtime commits it with
+    whatever else this turn of the event loop staged, before sending anything on."""
 
-    def __init__(self, store: Store, board: Board) -> None:
+    def __init__(self, store: Store, board: Board, staged: Callable[[], None]) -> None:
         self.store = store
         self.board = board
+        self.staged = staged
 
     @classmethod
-    def load(cls, store: Store) -> BoardStore:
-        return cls(store, Board.from_updates(store.board_updates()))
+    def load(cls, store: Store, staged: Callable[[], None]) -> BoardStore:
+        return cls(store, Board.from_updates(store.board_updates()), staged)
 
     async def append(self, effect: StoreBoardUpdate) -> None:
-        self.store.append_board_update(effect.update)
+        self.store.stage_board_update(effect.update)
+        self.staged()
 
     async def compact(self, _effect: CompactBoard | None = None) -> None:
         last = self.store.board_last_id()
@@ -93,7 +96,7 @@ class BoardHost:
 
     def __init__(self, room: Room, runtime: Runtime, store: Store) -> None:
         self.runtime = runtime
-        self.adapter = BoardStore.load(store)
+        self.adapter = BoardStore.load(store, runtime.staged)
         self.board_room = BoardRoom(self.adapter.board)
         self.board_room.install(room)
         runtime.handle(StoreBoardUpdate, self.adapter.append)

@@ -2,10 +2,16 @@
 
 Transports register a sender per peer; adapters register a handler per effect type. The
 runtime encodes a broadcast once and hands the same text to every transport.
+
+Store writes commit in groups: an adapter that wrote a row without committing says `staged()`,
+and from then on every frame waits until one commit, at the next turn of the event loop, has made
+all rows staged meanwhile durable. So nothing is sent that a crash could lose, and a burst of
+updates costs one commit instead of one each.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, Protocol, TypeVar
@@ -39,12 +45,45 @@ class Transport(Protocol):
 
 
 class Runtime:
-    def __init__(self, room: Room) -> None:
+    def __init__(self, room: Room, commit: Callable[[], None] | None = None) -> None:
         self.room = room
         self.transports: dict[str, Transport] = {}
         self._handlers: dict[type[Effect], Callable[[Any], Awaitable[None]]] = {}
         self._closers: list[Callable[[], Awaitable[None]]] = []
         self._broadcast_listeners: list[Callable[[ServerFrame], None]] = []
+        self._commit = commit
+        self._committed: asyncio.Future[None] | None = None
+        """Set while rows wait for their commit: what is sent meanwhile waits in `_held`."""
+        self._held: list[tuple[Callable[[Any], None], Any]] = []
+
+    def staged(self) -> None:
+        """A row was written and not committed: hold every frame until the commit this schedules."""
+        if self._committed is None:
+            loop = asyncio.get_running_loop()
+            self._committed = loop.create_future()
+            loop.call_soon(self._commit_staged)
+
+    def _commit_staged(self) -> None:
+        committed, self._committed = self._committed, None
+        held, self._held = self._held, []
+        try:
+            if self._commit is not None:
+                self._commit()
+        except Exception:
+            # Not sent, then: a client must never hold what the store lost.
+            log.exception("the store failed to commit; %d frames that followed its rows are dropped", len(held))
+            held = []
+        for send, what in held:
+            send(what)
+        if committed is not None:
+            committed.set_result(None)
+
+    def _out(self, send: Callable[[Any], None], what: Any) -> None:
+        """`send(what)` now, or after the commit that rows staged before it wait for."""
+        if self._committed is None:
+            send(what)
+        else:
+            self._held.append((send, what))
 
     def handle(self, effect_type: type[E], handler: Callable[[E], Awaitable[None]]) -> None:
         self._handlers[effect_type] = handler
@@ -76,12 +115,18 @@ class Runtime:
             log.exception("handling a %s frame from %s failed", kind, peer_id)
             transport = self.transports.get(peer_id)
             if transport is not None:
-                transport.send(encode(ErrorFrame(message=f"the host failed to handle this {kind} frame", ref=kind)))
-                await transport.flush()
+                error = encode(ErrorFrame(message=f"the host failed to handle this {kind} frame", ref=kind))
+                self._out(transport.send, error)
+                await self._flush()
 
     async def run(self, effects: list[AnyEffect]) -> None:
         for effect in effects:
             await self._carry_out(effect)
+        await self._flush()
+
+    async def _flush(self) -> None:
+        if self._committed is not None:
+            await asyncio.shield(self._committed)
         for transport in list(self.transports.values()):
             await transport.flush()
 
@@ -89,16 +134,16 @@ class Runtime:
         if isinstance(effect, Send):
             transport = self.transports.get(effect.to)
             if transport is not None:
-                transport.send(encode(effect.frame))
+                self._out(transport.send, encode(effect.frame))
         elif isinstance(effect, Broadcast):
             for listener in list(self._broadcast_listeners):
-                listener(effect.frame)
+                self._out(listener, effect.frame)
             text = encode(effect.frame)
             for peer_id, transport in list(self.transports.items()):
                 peer = self.room.peers.get(peer_id)
                 if peer_id == effect.exclude or peer is None or peer.access.rank < effect.min_access.rank:
                     continue
-                transport.send(text)
+                self._out(transport.send, text)
         elif isinstance(effect, Multicast):
             self.multicast(effect.frame, effect.to)
         elif isinstance(effect, Close):
@@ -118,7 +163,7 @@ class Runtime:
             transport = self.transports.get(peer_id)
             if transport is not None:
                 text = text if text is not None else encode(frame)
-                transport.send(text)
+                self._out(transport.send, text)
 
     async def close(self) -> None:
         """Say goodbye to every peer (1001, going away), then let each adapter stop its processes."""

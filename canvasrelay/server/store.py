@@ -2,21 +2,32 @@
 
 Every write commits before the caller sends anything on, so whatever a client was sent
 survives a crash of the server process (WAL with synchronous=NORMAL is durable against that).
+The hot writes (board updates, session events) are staged instead: the runtime commits them
+in groups, once per turn of the event loop, and holds every frame until then. History pages are
+read by a second connection in a thread of its own (`HistoryReader`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import sqlite3
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from canvasrelay.core import session_log
+from canvasrelay.core.agent_sessions import HistoryPage
 from canvasrelay.server.canvas_dir import create_private
 
 DB_FILE = "canvas.db"
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 def _statements(db: sqlite3.Connection, script: str) -> None:
@@ -76,7 +87,18 @@ def _v2_session_rules(db: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2_session_rules]
+def _v3_session_heads(db: sqlite3.Connection) -> None:
+    """Each session's head (status, last seq, open permissions) beside its log, so a start reads
+    heads and no log. The heads of an existing store are folded once, here."""
+    db.execute("ALTER TABLE sessions ADD COLUMN head TEXT NOT NULL DEFAULT '{}'")
+    for (session_id,) in db.execute("SELECT id FROM sessions").fetchall():
+        head = session_log.empty_head()
+        for (event,) in db.execute("SELECT event FROM session_events WHERE session_id = ? ORDER BY seq", (session_id,)):
+            session_log.advance(head, json.loads(event))
+        db.execute("UPDATE sessions SET head = ? WHERE id = ?", (_json(head), session_id))
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2_session_rules, _v3_session_heads]
 
 
 def schema_version(db: sqlite3.Connection) -> int:
@@ -96,6 +118,32 @@ def migrate(db: sqlite3.Connection, migrations: list[Callable[[sqlite3.Connectio
     return schema_version(db)
 
 
+class HistoryReader:
+    """Reads history pages on a connection of its own in one worker thread: a page never holds up
+    the event loop, and WAL lets it read while the loop's connection writes."""
+
+    def __init__(self, path: Path) -> None:
+        self._db = sqlite3.connect(path, check_same_thread=False)
+        self._db.execute("PRAGMA query_only = ON")
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="canvas-history")
+
+    async def page(
+        self, session_id: str, after: int | None, before: int | None, limit: int, max_chars: int
+    ) -> HistoryPage:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._pool, read_page, self._db, session_id, after, before, limit, max_chars)
+
+    async def compacted(self, session_id: str, after: int, through: int) -> list[dict[str, Any]] | None:
+        """The events with `after` < seq ≤ `through`, compacted, or None if that saves nothing."""
+        return await asyncio.get_running_loop().run_in_executor(
+            self._pool, compact_range, self._db, session_id, after, through
+        )
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True)
+        self._db.close()
+
+
 class Store:
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -105,12 +153,15 @@ class Store:
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute("PRAGMA foreign_keys=ON")
         migrate(self.db, MIGRATIONS)
+        self.history = HistoryReader(path)
         for suffix in ("-wal", "-shm"):
             side = path.with_name(path.name + suffix)
             if side.exists():
                 os.chmod(side, 0o600)
 
     def close(self) -> None:
+        self.commit()
+        self.history.close()
         self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         self.db.close()
 
@@ -138,8 +189,9 @@ class Store:
             self.db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
 
     def sessions(self) -> list[dict[str, Any]]:
+        """Every session's row with its head: no event is read."""
         rows = self.db.execute(
-            "SELECT id, agent, title, agent_session_id, created, meta FROM sessions ORDER BY created"
+            "SELECT id, agent, title, agent_session_id, created, meta, head FROM sessions ORDER BY created"
         ).fetchall()
         return [
             {
@@ -149,16 +201,30 @@ class Store:
                 "agentSessionId": r[3],
                 "created": r[4],
                 "meta": json.loads(r[5]),
+                "head": {**session_log.empty_head(), **json.loads(r[6])},
             }
             for r in rows
         ]
 
-    def append_event(self, session_id: str, seq: int, event: dict[str, Any]) -> None:
-        with self.db:
-            self.db.execute(
-                "INSERT INTO session_events (session_id, seq, event) VALUES (?, ?, ?)",
-                (session_id, seq, json.dumps(event, separators=(",", ":"))),
-            )
+    def append_event(
+        self, session_id: str, seq: int, event: dict[str, Any], head: session_log.Head | None = None
+    ) -> None:
+        self.stage_event(session_id, seq, event, head)
+        self.commit()
+
+    def stage_event(
+        self, session_id: str, seq: int, event: dict[str, Any], head: session_log.Head | None = None
+    ) -> None:
+        """Write one event and the session's head after it, to be committed together by `commit`."""
+        self.db.execute(
+            "INSERT INTO session_events (session_id, seq, event) VALUES (?, ?, ?)", (session_id, seq, _json(event))
+        )
+        if head is not None:
+            self.db.execute("UPDATE sessions SET head = ? WHERE id = ?", (_json(head), session_id))
+
+    def commit(self) -> None:
+        """Make every staged write durable."""
+        self.db.commit()
 
     def events(self, session_id: str, after: int = 0, limit: int | None = None) -> list[dict[str, Any]]:
         rows = self.db.execute(
@@ -166,6 +232,20 @@ class Store:
             (session_id, after, -1 if limit is None else limit),
         ).fetchall()
         return [json.loads(r[0]) for r in rows]
+
+    def page(self, session_id: str, after: int | None, before: int | None, limit: int, max_chars: int) -> HistoryPage:
+        return read_page(self.db, session_id, after, before, limit, max_chars)
+
+    def rewrite_events(self, session_id: str, after: int, through: int, events: list[dict[str, Any]]) -> None:
+        """Replace the events with `after` < seq ≤ `through` by `events` (a compacted turn)."""
+        with self.db:
+            self.db.execute(
+                "DELETE FROM session_events WHERE session_id = ? AND seq > ? AND seq <= ?", (session_id, after, through)
+            )
+            self.db.executemany(
+                "INSERT INTO session_events (session_id, seq, event) VALUES (?, ?, ?)",
+                [(session_id, e["seq"], _json(e)) for e in events],
+            )
 
     def add_session_rule(self, session_id: str, rule: dict[str, Any]) -> int:
         with self.db:
@@ -195,8 +275,13 @@ class Store:
     # board
 
     def append_board_update(self, data: bytes) -> int:
-        with self.db:
-            cur = self.db.execute("INSERT INTO board_updates (data) VALUES (?)", (data,))
+        row = self.stage_board_update(data)
+        self.commit()
+        return row
+
+    def stage_board_update(self, data: bytes) -> int:
+        """Write one update, to be committed by `commit`; returns its row id."""
+        cur = self.db.execute("INSERT INTO board_updates (data) VALUES (?)", (data,))
         return int(cur.lastrowid or 0)
 
     def board_updates(self) -> list[bytes]:
@@ -231,6 +316,57 @@ class Store:
             "SELECT time, actor, action, detail FROM audit ORDER BY id DESC LIMIT ?", (limit,)
         ).fetchall()
         return [{"time": r[0], "actor": r[1], "action": r[2], "detail": json.loads(r[3])} for r in rows]
+
+
+def read_page(
+    db: sqlite3.Connection, session_id: str, after: int | None, before: int | None, limit: int, max_chars: int
+) -> HistoryPage:
+    """One bounded page of a session's log, with the range it covers (see `HistoryPage`).
+
+    With `after`: the oldest events after it. Otherwise the newest events before `before` (or
+    the newest of all). At most `limit` events and, past the first, `max_chars` of their JSON.
+    """
+    if after is not None:
+        rows = db.execute(
+            "SELECT seq, event FROM session_events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+            (session_id, after, limit),
+        ).fetchall()
+        kept = _within(rows, max_chars)
+        through = kept[-1][0] if kept else after
+        return HistoryPage([json.loads(r[1]) for r in kept], after, through)
+    rows = db.execute(
+        "SELECT seq, event FROM session_events WHERE session_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?",
+        (session_id, 2**63 - 1 if before is None else before, limit + 1),
+    ).fetchall()
+    newest = rows[0][0] if rows else 0
+    kept = _within(rows[:limit], max_chars)
+    # Every event after the first one left out is in the page.
+    start = rows[len(kept)][0] if len(rows) > len(kept) else 0
+    through = newest if before is None else before - 1
+    return HistoryPage([json.loads(r[1]) for r in reversed(kept)], start, through)
+
+
+def compact_range(db: sqlite3.Connection, session_id: str, after: int, through: int) -> list[dict[str, Any]] | None:
+    rows = db.execute(
+        "SELECT event FROM session_events WHERE session_id = ? AND seq > ? AND seq <= ? ORDER BY seq",
+        (session_id, after, through),
+    ).fetchall()
+    events = [json.loads(r[0]) for r in rows]
+    smaller = session_log.compact(events)
+    if len(smaller) == len(events):
+        return None
+    if session_log.fold(smaller) != session_log.fold(events):
+        raise RuntimeError(f"compacting session {session_id} would change its thread")
+    return smaller
+
+
+def _within(rows: list[tuple[int, str]], max_chars: int) -> list[tuple[int, str]]:
+    total = 0
+    for i, (_, text) in enumerate(rows):
+        total += len(text)
+        if total > max_chars and i > 0:
+            return rows[:i]
+    return rows
 
 
 def open_store(canvas_dir: Path) -> Store:

@@ -1,6 +1,9 @@
-"""Board fan-out benchmark: `canvas serve` against pycrdt-websocket, same workload, side by side.
+"""Board fan-out benchmark: `canvas serve` against pycrdt-websocket and y-websocket (the Yjs
+reference server, Node), same workload, side by side.
 
-    /work/venv/bin/python -m tests.bench.board_fanout [--rate 10] [--seconds 5] [--clients 1,5,20]
+    (cd tests/bench/yjs && npm ci)   # once, for y-websocket; without it that column is skipped
+    .venv/bin/pip install pycrdt-websocket   # once
+    .venv/bin/python -m tests.bench.board_fanout [--rate 10] [--seconds 5] [--clients 1,5,20]
 
 N clients each send small board updates (a move of their note, then one typed character, in
 turn) at a steady rate. Both servers run in their own process, so their CPU time is read from
@@ -9,8 +12,9 @@ p50/p99 delivery latency (sent → received by another client), and for canvas t
 against the sum of the updates (before and after the compaction at shutdown). The ratio is
 pycrdt-websocket's CPU per update over canvas's: above 1.0, canvas sustains more updates per core.
 
-pycrdt-websocket runs with no store (it would write in the background, after sending), while
-canvas commits every update to SQLite before it sends it on.
+pycrdt-websocket and y-websocket run with no store (they would write in the background, after
+sending), while canvas commits every update to SQLite before it sends it on (in groups: one
+commit per turn of its event loop). The machine's load average is printed beside the figures.
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ import asyncio
 import base64
 import json
 import os
+import shutil
+import socket
 import statistics
 import subprocess
 import sys
@@ -38,6 +44,7 @@ from tests.support import ServerProcess
 
 TICK = os.sysconf("SC_CLK_TCK")
 DRAIN_TIMEOUT = 15.0
+Y_WEBSOCKET = Path(__file__).parent / "yjs" / "node_modules" / "y-websocket" / "bin" / "server.js"
 
 PYCRDT_WEBSOCKET_SERVER = """
 import asyncio, sys
@@ -294,9 +301,40 @@ def store_size(root: Path) -> int:
         store.db.close()
 
 
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+async def run_reference(command: list[str], env: dict[str, str], ready: str, n: int, rate: float, seconds: float):  # type: ignore[no-untyped-def]
+    """Start a Yjs server process, wait for its `ready` line (which holds its port), run the workload."""
+    peer = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env={**os.environ, **env})
+    try:
+        assert peer.stdout is not None
+        line = peer.stdout.readline()
+        while ready not in line:
+            line = peer.stdout.readline()
+            if not line:
+                raise RuntimeError(f"{command[0]} did not start")
+        port = env.get("PORT") or line.split()[1]
+        return await run_workload(pycrdt_transport(f"ws://127.0.0.1:{port}/bench"), n, rate, seconds, peer.pid)
+    finally:
+        peer.terminate()
+        peer.wait(timeout=10)
+
+
+def load() -> str:
+    return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
 async def bench(ns: list[int], rate: float, seconds: float) -> None:
-    print(f"board_fanout: {rate:g} updates/s per client for {seconds:g} s; CPU is the server process's")
-    ratios = []
+    print(f"board_fanout: {rate:g} updates/s per client for {seconds:g} s; CPU is the server process's; {load()}")
+    node = shutil.which("node")
+    with_yjs = node is not None and Y_WEBSOCKET.exists()
+    if not with_yjs:
+        print("  (y-websocket skipped: run `npm ci` in tests/bench/yjs)")
+    ratios: dict[str, list[float]] = {"pycrdt-websocket": [], "y-websocket": []}
     for n in ns:
         with tempfile.TemporaryDirectory() as tmp:
             root = Path(tmp) / "project"
@@ -308,23 +346,27 @@ async def bench(ns: list[int], rate: float, seconds: float) -> None:
             finally:
                 canvas.stop()
             ours.store_after = store_size(root)
-
-        peer = subprocess.Popen([sys.executable, "-c", PYCRDT_WEBSOCKET_SERVER], stdout=subprocess.PIPE, text=True)
-        try:
-            assert peer.stdout is not None
-            port = int(peer.stdout.readline().split()[1])
-            theirs = await run_workload(pycrdt_transport(f"ws://127.0.0.1:{port}/bench"), n, rate, seconds, peer.pid)
-        finally:
-            peer.terminate()
-            peer.wait(timeout=10)
-
+        others = {
+            "pycrdt-websocket": await run_reference(
+                [sys.executable, "-c", PYCRDT_WEBSOCKET_SERVER], {}, "PORT", n, rate, seconds
+            )
+        }
+        if with_yjs:
+            port = str(free_port())
+            others["y-websocket"] = await run_reference(
+                [str(node), str(Y_WEBSOCKET)], {"HOST": "127.0.0.1", "PORT": port}, "running at", n, rate, seconds
+            )
         report("canvas", n, ours)
-        report("pycrdt-websocket", n, theirs)
-        ratio = (theirs.cpu / theirs.updates) / (ours.cpu / ours.updates) if ours.cpu else float("inf")
-        ratios.append(ratio)
-        print(f"  ratio N={n}: pycrdt-websocket CPU per update / canvas CPU per update = {ratio:.2f}")
-    print("ratios:", ", ".join(f"N={n}: {r:.2f}" for n, r in zip(ns, ratios, strict=True)))
-    print(f"geometric mean ratio: {statistics.geometric_mean(ratios):.2f}")
+        for name, theirs in others.items():
+            report(name, n, theirs)
+            ratio = (theirs.cpu / theirs.updates) / (ours.cpu / ours.updates) if ours.cpu else float("inf")
+            ratios[name].append(ratio)
+            print(f"  ratio N={n}: {name} CPU per update / canvas CPU per update = {ratio:.2f}")
+        print(f"  ({load()})")
+    for name, values in ratios.items():
+        if values:
+            print(f"ratios against {name}:", ", ".join(f"N={n}: {r:.2f}" for n, r in zip(ns, values, strict=True)))
+            print(f"  geometric mean: {statistics.geometric_mean(values):.2f}")
 
 
 def main() -> None:

@@ -119,6 +119,13 @@ export interface AgentCancel {
   sessionId: string;
 }
 
+export interface AgentCompacted {
+  t: "agent-compacted";
+  sessionId: string;
+  after: number;
+  through: number;
+}
+
 export interface AgentConfig {
   t: "agent-config";
   sessionId: string;
@@ -143,13 +150,15 @@ export interface AgentHistory {
   t: "agent-history";
   sessionId: string;
   events: Record<string, unknown>[];
-  more: boolean;
+  after: number;
+  through: number;
 }
 
 export interface AgentHistoryRequest {
   t: "agent-history-request";
   sessionId: string;
-  after?: number;
+  after?: number | null;
+  before?: number | null;
 }
 
 export interface AgentInfo {
@@ -438,6 +447,8 @@ export interface SessionHead {
   options: Record<string, unknown>[];
   created: number;
   lastSeq: number;
+  turnOpen: boolean;
+  openPermissions: string[];
 }
 
 export interface StreamGap {
@@ -574,6 +585,6 @@ export interface YourAccess {
 
 export type ClientFrame = AgentCancel | AgentConfig | AgentCreate | AgentHistoryRequest | AgentPermission | AgentPrompt | AgentRename | ApprovalAnswer | Auth | Awareness | BoardSyncRequest | BoardUpdate | FileClose | FileOpen | GuestJoin | GuestKick | GuestSetAccess | HostProfile | Ping | RoomSetAccess | TermClose | TermControl | TermDetach | TermInput | TermList | TermOpen | TermRename | TermResize | TerminalGrant | TreeWatch;
 
-export type ServerFrame = AgentEvent | AgentHistory | AgentMeta | AgentOptions | AgentRemoved | ApprovalRequest | ApprovalResolved | AwarenessOut | BoardSync | BoardUpdateOut | Bye | ErrorFrame | File | GuestList | HubProof | People | Pong | RequestPending | StreamGap | TermData | TermExit | Terminals | Tree | Welcome | YourAccess;
+export type ServerFrame = AgentCompacted | AgentEvent | AgentHistory | AgentMeta | AgentOptions | AgentRemoved | ApprovalRequest | ApprovalResolved | AwarenessOut | BoardSync | BoardUpdateOut | Bye | ErrorFrame | File | GuestList | HubProof | People | Pong | RequestPending | StreamGap | TermData | TermExit | Terminals | Tree | Welcome | YourAccess;
 
 export type ServerFrameOf<T extends ServerFrame["t"]> = Extract<ServerFrame, { t: T }>;

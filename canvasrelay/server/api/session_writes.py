@@ -112,7 +112,7 @@ def operations(server: CanvasServer) -> list[Operation]:
         return session_id
 
     def out(session_id: str) -> SessionOut:
-        return session_out(server, find(server, session_id))
+        return session_out(find(server, session_id))
 
     async def create_session(call: Call) -> SessionOut:
         body: SessionCreateIn = call.body

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
-from canvasrelay.core import session_log
 from canvasrelay.protocol import ServerFrame
 from canvasrelay.protocol.agents import AgentEvent, AgentRemoved
 from canvasrelay.server.api.app import response_headers
@@ -42,20 +41,16 @@ STREAM_QUEUE = 1000
 HEARTBEAT_S = 15.0
 
 
-def session_out(server: CanvasServer, row: dict[str, Any]) -> SessionOut:
-    live = server.agents.core.sessions.get(row["id"])
-    if live is not None:
-        status, last_seq = live.status, live.last_seq
-    else:
-        thread = session_log.fold(server.store.events(row["id"]))
-        status, last_seq = thread["status"], thread["lastSeq"]
+def session_out(row: dict[str, Any]) -> SessionOut:
+    """From the row's stored head: listing sessions reads no log."""
+    head = row["head"]
     return SessionOut(
         id=row["id"],
         agent=row["agent"],
         title=row["title"],
-        status=status,
+        status=head["status"],
         created=row["created"],
-        last_seq=last_seq,
+        last_seq=head["lastSeq"] if head["lastSeq"] > 0 else -1,
         meta=row["meta"],
     )
 
@@ -83,7 +78,7 @@ def operations(server: CanvasServer) -> list[Operation]:
         rows = server.store.sessions()[page.cursor : page.cursor + page.limit]
         end = page.cursor + len(rows)
         more = end < len(server.store.sessions())
-        return SessionsOut(sessions=[session_out(server, r) for r in rows], next_cursor=end if more else None)
+        return SessionsOut(sessions=[session_out(r) for r in rows], next_cursor=end if more else None)
 
     async def get_session(call: Call) -> SessionEventsOut:
         query: EventsQuery = call.query
@@ -92,7 +87,7 @@ def operations(server: CanvasServer) -> list[Operation]:
         more = len(events) > query.limit
         events = events[: query.limit]
         return SessionEventsOut(
-            session=session_out(server, row),
+            session=session_out(row),
             events=events,
             next_after=events[-1]["seq"] if more else None,
         )

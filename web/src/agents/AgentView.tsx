@@ -8,6 +8,7 @@ import { useAccess, useRoom, useRoomClient } from "../roomClient";
 import type { Item } from "./sessionLog";
 import { contentKeys } from "../keys";
 import { renderMarkdown } from "./markdown";
+import { olderPage, type Session } from "./sessions";
 import { ThreadList } from "./ThreadList";
 import "./agents.css";
 
@@ -27,6 +28,23 @@ interface ConfigOption {
   type?: string;
   currentValue?: string | boolean;
   options?: { value: string; name?: string }[];
+}
+
+/**
+ * Older pages of the session's history, one at a time: `load` asks for the page before the oldest
+ * event held, and `loading` is true until that range has grown (or was started over).
+ */
+function useOlderPages(sessionId: string, session: Session | undefined): { load: () => void; loading: boolean } {
+  const client = useRoomClient();
+  const [asked, setAsked] = useState<string | null>(null);
+  const held = session?.held;
+  const range = held ? `${held.origin} ${held.after}` : null;
+  const loading = range !== null && asked === range;
+  const load = useCallback(() => {
+    const request = olderPage(sessionId, session);
+    if (request && !loading && client.send(request)) setAsked(range);
+  }, [client, sessionId, session, loading, range]);
+  return { load, loading };
 }
 
 /** A board frame holding an agent session: header, thread, composer, permission buttons. */
@@ -70,6 +88,7 @@ export function AgentView({ refId, width, height }: FrameContentProps) {
     (item: Item) => <ThreadItem item={item} isHost={isHost} onAnswer={answer} />,
     [isHost, answer],
   );
+  const older = useOlderPages(refId, state);
 
   if (!head) {
     return (
@@ -79,7 +98,8 @@ export function AgentView({ refId, width, height }: FrameContentProps) {
       </div>
     );
   }
-  const status = thread?.status ?? head.status;
+  // The head's, not the thread's: the thread may be folded from the newest pages only.
+  const status = head.status;
   const queuedKeys = contentKeys(head.queued, (queued) => `${queued.author}\n${queued.text}`);
   const options = head.options as unknown as ConfigOption[];
   return (
@@ -111,6 +131,9 @@ export function AgentView({ refId, width, height }: FrameContentProps) {
         items={thread?.items ?? NO_ITEMS}
         keyOf={itemKey}
         renderItem={renderItem}
+        hasOlder={state?.hasOlder ?? false}
+        loadingOlder={older.loading}
+        onReachTop={older.load}
         footer={head.queued.map((queued, i) => (
           <div key={queuedKeys[i]} className="agent-row">
             <div className="agent-user agent-queued" data-testid="agent-queued">

@@ -12,27 +12,48 @@ interface ThreadListProps<T> {
   renderItem: (item: T) => ReactNode;
   /** Drawn after the rows, always (queued prompts). */
   footer?: ReactNode;
+  /** Rows exist above the first one given, not loaded yet. */
+  hasOlder?: boolean;
+  /** They are being loaded. */
+  loadingOlder?: boolean;
+  /** Called when the reader comes within a screen of the top while `hasOlder`. */
+  onReachTop?: () => void;
+}
+
+/** The reader's place: a row by key (rows are added above it as older pages come) and by index. */
+interface Place extends Anchor {
+  key: string | undefined;
+  count: number;
 }
 
 /**
  * A scrolling list that draws only the rows in and near the viewport, so a thread of thousands
  * of items costs what a screenful does. Rows are measured as drawn; while the reader is at the
  * bottom it follows new content, and when they have scrolled up it holds their place even as
- * rows above them get measured or grow.
+ * rows above them get measured, grow, or arrive (older pages, asked for near the top).
  */
-export function ThreadList<T>({ items, keyOf, renderItem, footer }: ThreadListProps<T>) {
+export function ThreadList<T>({
+  items,
+  keyOf,
+  renderItem,
+  footer,
+  hasOlder = false,
+  loadingOlder = false,
+  onReachTop,
+}: ThreadListProps<T>) {
   const container = useRef<HTMLDivElement>(null);
   const [heights, setHeights] = useState(() => new RowHeights(ESTIMATED_ROW));
   const [scrollTop, setScrollTop] = useState(0);
   const [viewport, setViewport] = useState(0);
   const [following, setFollowing] = useState(true);
-  const anchor = useRef<Anchor>({ index: 0, within: 0 });
+  const anchor = useRef<Place>({ index: 0, within: 0, key: undefined, count: 0 });
   // Made by the first row drawn (refs attach before effects run), ended with the list.
   const rowObserver = useRef<ResizeObserver | null>(null);
 
   const keys = useMemo(() => items.map(keyOf), [items, keyOf]);
   const offsets = useMemo(() => heights.offsets(keys), [heights, keys]);
   const offsetsRef = useRef(offsets);
+  const keysRef = useRef(keys);
   // Following, the rows to draw are the last ones, even before the scroll there has happened.
   const top = following ? Math.max(0, offsets[items.length] - viewport) : scrollTop;
   const { start, end } = visibleRange(offsets, top, viewport, OVERSCAN);
@@ -74,24 +95,61 @@ export function ThreadList<T>({ items, keyOf, renderItem, footer }: ThreadListPr
   // After every layout change: follow the bottom, or keep the reader's row where it was.
   useLayoutEffect(() => {
     offsetsRef.current = offsets;
+    keysRef.current = keys;
     const element = container.current;
     if (!element) return;
-    const target = following
-      ? element.scrollHeight - element.clientHeight
-      : scrollTopFor(offsets, anchor.current);
+    let target = element.scrollHeight - element.clientHeight;
+    if (!following) {
+      const held = anchor.current;
+      const found = held.key === undefined ? -1 : keys.indexOf(held.key);
+      // A row folded into an older one that came: as many rows down as arrived above it.
+      const index = found >= 0 ? found : held.index + Math.max(0, keys.length - held.count);
+      target = scrollTopFor(offsets, { index, within: held.within });
+      anchor.current = { ...held, index, key: keys[index], count: keys.length };
+    }
     if (Math.abs(element.scrollTop - target) >= 1) element.scrollTop = target;
   });
+
+  // Within a screen of the top, with older rows to load: ask for them, on a scroll and again after
+  // each page (until the rows fill the view or the reader moves away).
+  const older = useRef({ hasOlder, loadingOlder, onReachTop });
+  useLayoutEffect(() => {
+    older.current = { hasOlder, loadingOlder, onReachTop };
+  });
+  const nearTop = useCallback((element: HTMLDivElement) => {
+    const { hasOlder, loadingOlder, onReachTop } = older.current;
+    if (hasOlder && !loadingOlder && onReachTop && element.scrollTop < Math.max(element.clientHeight, 1)) onReachTop();
+  }, []);
+  useEffect(() => {
+    if (container.current) nearTop(container.current);
+  }, [nearTop, hasOlder, loadingOlder, items, viewport]);
 
   const onScroll = useCallback(() => {
     const element = container.current;
     if (!element) return;
     setFollowing(atBottom(element.scrollTop, element.scrollHeight, element.clientHeight));
-    anchor.current = anchorAt(offsetsRef.current, element.scrollTop);
+    const at = anchorAt(offsetsRef.current, element.scrollTop);
+    anchor.current = { ...at, key: keysRef.current[at.index], count: keysRef.current.length };
     setScrollTop(element.scrollTop);
-  }, []);
+    nearTop(element);
+  }, [nearTop]);
 
   return (
     <div className="agent-thread" data-testid="agent-thread" ref={container} onScroll={onScroll}>
+      {hasOlder && (
+        // Sticky and of no height: it shows over the top rows without moving any of them.
+        <div className="agent-older">
+          {loadingOlder ? (
+            <span role="status" data-testid="agent-loading-older">
+              Loading earlier messages…
+            </span>
+          ) : (
+            <button type="button" onClick={onReachTop} data-testid="agent-load-older">
+              Show earlier messages
+            </button>
+          )}
+        </div>
+      )}
       <div style={{ height: offsets[start] }} />
       {items.slice(start, end).map((item, i) => (
         <div key={keys[start + i]} className="agent-row" data-row-key={keys[start + i]} ref={observeRow}>

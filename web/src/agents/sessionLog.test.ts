@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { apply, empty, fold } from "./sessionLog";
+import { advance, apply, empty, fold, type HeadState } from "./sessionLog";
 
 const VECTORS = join(dirname(fileURLToPath(import.meta.url)), "../../../tests/vectors/session_log");
 const names = readdirSync(VECTORS).filter((name) => name.endsWith(".json")).sort();
@@ -27,6 +27,21 @@ describe("session log vectors", () => {
         thread = next;
       }
       expect(thread).toEqual(vector.thread);
+    });
+
+    it(`${name}: the compacted log (session_log.compact) folds to the same thread`, () => {
+      expect(vector.compacted.length).toBeLessThanOrEqual(vector.events.length);
+      expect(fold(structuredClone(vector.compacted))).toEqual(vector.thread);
+    });
+
+    it(`${name}: a head advanced event by event has the thread's status and lastSeq`, () => {
+      const start: HeadState = { status: "idle", lastSeq: 0, turnOpen: false, openPermissions: [] };
+      const head = vector.events.reduce(advance, start);
+      expect([head.status, head.lastSeq, head.turnOpen]).toEqual([
+        vector.thread.status,
+        Math.max(0, vector.thread.lastSeq),
+        vector.thread.turnOpen,
+      ]);
     });
 
     it(`${name}: replaying the whole log again changes nothing`, () => {

@@ -70,6 +70,7 @@ const MERGED_CHUNKS: Record<string, "message" | "thought"> = {
 };
 const TOOL_FIELDS = ["title", "kind", "status", "content", "locations"] as const;
 const UNFINISHED_TOOL = ["pending", "in_progress"];
+const STATUS_KINDS = new Set<string | undefined>(["turn", "permission", "permission-resolved", "turn-end"]);
 
 type ItemOf<T extends Item["type"]> = Extract<Item, { type: T }>;
 
@@ -155,7 +156,6 @@ class Draft {
         time: event.time ?? null,
       });
       this.turnOpen = true;
-      this.deriveStatus();
     } else if (kind === "chunk") {
       this.applyUpdate(seq, event.update ?? {});
     } else if (kind === "permission") {
@@ -169,7 +169,6 @@ class Draft {
         preview: event.preview ?? null,
         resolution: null,
       });
-      this.deriveStatus();
     } else if (kind === "permission-resolved") {
       this.resolvePermission(event);
     } else if (kind === "turn-end") {
@@ -177,11 +176,11 @@ class Draft {
     } else if (kind === "notice") {
       this.push({ type: "notice", seq, text: event.text ?? "" });
     }
+    if (STATUS_KINDS.has(kind)) this.status = nextStatus(this.turnOpen, this.openPermissions());
   }
 
-  private deriveStatus(): void {
-    const waiting = this.items.some((item) => item.type === "permission" && item.resolution === null);
-    this.status = waiting ? "waiting" : this.turnOpen ? "running" : "idle";
+  private openPermissions(): number {
+    return this.items.filter((item) => item.type === "permission" && item.resolution === null).length;
   }
 
   private applyUpdate(seq: number, update: any): void {
@@ -248,7 +247,6 @@ class Draft {
         };
       }
     }
-    this.deriveStatus();
   }
 
   private endTurn(seq: number, event: SessionEvent): void {
@@ -267,8 +265,36 @@ class Draft {
       this.push({ type: "turn-end", seq, error: error || null, cancelled, interrupted });
     }
     this.turnOpen = false;
-    this.status = "idle";
   }
+}
+
+/** The state a session's head keeps of its log: enough to say its status without its events. */
+export interface HeadState {
+  status: Thread["status"];
+  lastSeq: number;
+  turnOpen: boolean;
+  openPermissions: string[];
+}
+
+/**
+ * The head after one more event (session_log.advance): what `fold` of the whole log would say of
+ * status and lastSeq, for a client that holds only the newest pages. Returns `head` itself when
+ * the event is not newer.
+ */
+export function advance<H extends HeadState>(head: H, event: SessionEvent): H {
+  if (event.seq <= head.lastSeq) return head;
+  let { turnOpen, openPermissions } = head;
+  if (event.kind === "turn") turnOpen = true;
+  else if (event.kind === "permission") openPermissions = [...openPermissions, String(event.requestId)];
+  else if (event.kind === "permission-resolved") openPermissions = openPermissions.filter((r) => r !== event.requestId);
+  else if (event.kind === "turn-end") [turnOpen, openPermissions] = [false, []];
+  return { ...head, lastSeq: event.seq, turnOpen, openPermissions, status: nextStatus(turnOpen, openPermissions.length) };
+}
+
+/** The one status rule (session_log._next_status): waiting while a permission is unanswered,
+ * else running while a turn is open, else idle. */
+function nextStatus(turnOpen: boolean, openPermissions: number): Thread["status"] {
+  return openPermissions > 0 ? "waiting" : turnOpen ? "running" : "idle";
 }
 
 function contentText(block: any): string {

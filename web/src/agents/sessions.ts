@@ -1,54 +1,76 @@
-import type { AgentHistoryRequest, ServerFrame, SessionHead } from "../protocol.gen";
-import { applyAll, empty, type SessionEvent, type Thread } from "./sessionLog";
+import type { AgentHistory, AgentHistoryRequest, ServerFrame, SessionHead } from "../protocol.gen";
+import { advance, applyAll, empty, fold, type SessionEvent, type Thread } from "./sessionLog";
+
+/**
+ * The events a client holds of one session: every stored event with `after` < seq ≤ `through`
+ * (a range, not a count: a compacted turn leaves gaps in the seqs). `origin` names the page the
+ * range grew from, so a view can tell a range it asked an older page for from a new one.
+ */
+export interface Held {
+  events: readonly SessionEvent[];
+  after: number;
+  through: number;
+  origin: string;
+}
 
 /** One agent session as a client sees it: the head the server last sent and the folded thread. */
 export interface Session {
   head: SessionHead | null;
   thread: Thread;
+  /** What the thread is folded from; null until the first page or event (the newest page is on its way). */
+  held: Held | null;
+  /** Older events exist that this client has not loaded: the top of the thread is not the start. */
+  hasOlder: boolean;
 }
 
-/** Every agent session of the room, and which ones this client has asked to catch up. */
+/** Every agent session of the room, and the pages this client asked for and has not got yet. */
 export interface Sessions {
   byId: ReadonlyMap<string, Session>;
-  /** Per session asked for: how far its thread went when it asked (`after` of the request). */
-  asked: ReadonlyMap<string, number>;
+  /** Per session: the request made and not answered yet (one at a time). */
+  asked: ReadonlyMap<string, AgentHistoryRequest>;
 }
 
 export const NO_SESSIONS: Sessions = { byId: new Map(), asked: new Map() };
 
-/** What one frame did to the sessions, and the histories it makes this client ask for. */
+/** What one frame did to the sessions, and the pages it makes this client ask for. */
 export interface SessionsStep {
   sessions: Sessions;
   asks: AgentHistoryRequest[];
 }
 
+const NOTHING: Held = { events: [], after: 0, through: 0, origin: "none" };
+
 /**
- * Folds an agent frame into the sessions (the same log fold on every client). Whenever a head
- * or an event shows a gap, the step asks for the history after the thread's last `seq`, so a
- * late start or a reconnect catches up by itself; other frames leave `sessions` as it was.
+ * Folds an agent frame into the sessions (the same log fold on every client). The server sends
+ * each session's head with `welcome`, then the newest page of its history; older pages come when
+ * the view asks for them (`olderPage`), and a gap in the live events (a late start, a dropped
+ * frame) is filled page by page after the last event held; other frames leave `sessions` as it was.
  */
 export function receiveSessions(sessions: Sessions, frame: ServerFrame): SessionsStep {
   const step = new Step(sessions);
   switch (frame.t) {
     case "welcome":
-      step.asked.clear();
-      // Each session's history follows the welcome unasked (heads first, then histories).
-      for (const head of frame.sessions as unknown as SessionHead[]) step.setHead(head, false);
+      // A full resync: the newest page of each session follows unasked. What is shown stays until
+      // it comes, so a reconnect does not blank the threads.
+      step.reset(frame.sessions as unknown as SessionHead[]);
       break;
     case "agent-meta":
-      step.setHead(frame.meta, true);
+      step.setHead(frame.meta);
+      step.catchUp(frame.meta.id);
       break;
     case "agent-options": {
       const session = step.byId.get(frame.sessionId);
-      if (session?.head) step.byId.set(frame.sessionId, { ...session, head: { ...session.head, options: frame.options } });
+      if (session?.head) step.set(frame.sessionId, { head: { ...session.head, options: frame.options } });
       break;
     }
     case "agent-event":
-      step.add(frame.sessionId, [frame.event as SessionEvent]);
+      step.addEvent(frame.sessionId, frame.event as SessionEvent);
       break;
     case "agent-history":
-      step.asked.delete(frame.sessionId);
-      step.add(frame.sessionId, frame.events as SessionEvent[]);
+      step.addPage(frame);
+      break;
+    case "agent-compacted":
+      step.compacted(frame.sessionId, frame.after, frame.through);
       break;
     case "agent-removed":
       step.byId.delete(frame.sessionId);
@@ -60,10 +82,16 @@ export function receiveSessions(sessions: Sessions, frame: ServerFrame): Session
   return step.result();
 }
 
+/** The request for the page before the oldest event held, or null when nothing is older. */
+export function olderPage(id: string, session: Session | undefined): AgentHistoryRequest | null {
+  const held = session?.held;
+  return held && held.after > 0 ? { t: "agent-history-request", sessionId: id, before: held.after + 1 } : null;
+}
+
 /** The sessions being changed by one frame: copies, so the state before stays as it was. */
 class Step {
   readonly byId: Map<string, Session>;
-  readonly asked: Map<string, number>;
+  readonly asked: Map<string, AgentHistoryRequest>;
   readonly asks: AgentHistoryRequest[] = [];
 
   constructor(private readonly before: Sessions) {
@@ -76,32 +104,129 @@ class Step {
     return { sessions: unchanged ? this.before : { byId: this.byId, asked: this.asked }, asks: this.asks };
   }
 
-  setHead(head: SessionHead, catchUp: boolean): void {
-    this.byId.set(head.id, { ...this.session(head.id), head });
-    if (catchUp) this.catchUp(head.id, head.lastSeq);
+  reset(heads: SessionHead[]): void {
+    const shown = new Map(this.byId);
+    this.byId.clear();
+    this.asked.clear();
+    for (const head of heads) {
+      const held = head.lastSeq > 0 ? null : NOTHING;
+      this.byId.set(head.id, { head, thread: shown.get(head.id)?.thread ?? empty(), held, hasOlder: head.lastSeq > 0 });
+      // Its newest page is on its way unasked: as good as asked for.
+      if (held === null) this.asked.set(head.id, { t: "agent-history-request", sessionId: head.id });
+    }
   }
 
-  add(id: string, events: SessionEvent[]): void {
-    if (events.length === 0) return;
+  setHead(head: SessionHead): void {
+    const session = this.session(head.id);
+    const held = session.held ?? (head.lastSeq === 0 ? NOTHING : null);
+    this.set(head.id, { head, held, hasOlder: held ? held.after > 0 : head.lastSeq > 0 });
+  }
+
+  addEvent(id: string, event: SessionEvent): void {
+    this.advanceHead(id, [event]);
     const session = this.session(id);
-    let have = Math.max(session.thread.lastSeq, 0);
-    let end = 0;
-    while (end < events.length && events[end].seq <= have + 1) have = Math.max(have, events[end++].seq);
-    const thread = applyAll(session.thread, events.slice(0, end));
-    this.byId.set(id, thread === session.thread ? session : { head: session.head, thread });
-    // A gap: the events in between come with the history asked for here.
-    if (end < events.length) this.catchUp(id, events[end].seq);
+    const held = session.held;
+    if (held === null) {
+      // Nothing held yet (the newest page is on its way): start from this event; the page joins it.
+      const origin = `event ${event.seq}`;
+      this.set(id, { held: { events: [event], after: event.seq - 1, through: event.seq, origin }, thread: fold([event]) });
+      this.set(id, { hasOlder: event.seq > 1 });
+    } else if (event.seq === held.through + 1) {
+      this.set(id, {
+        held: { ...held, events: [...held.events, event], through: event.seq },
+        thread: applyAll(session.thread, [event]),
+      });
+    } else if (event.seq > held.through) {
+      // A gap: the events in between (this one too: it is stored) come with the page asked for.
+      this.ask({ t: "agent-history-request", sessionId: id, after: held.through });
+    }
+  }
+
+  /** The head follows every event newer than it: its status is the whole log's, whatever pages are held. */
+  private advanceHead(id: string, events: readonly SessionEvent[]): void {
+    const head = this.byId.get(id)?.head;
+    if (head) this.set(id, { head: events.reduce(advance, head) });
+  }
+
+  addPage(page: AgentHistory): void {
+    const id = page.sessionId;
+    const asked = this.asked.get(id);
+    // An older page the view asked for answers nothing asked here.
+    if (asked && (asked.after == null || asked.after === page.after)) this.asked.delete(id);
+    const events = page.events as SessionEvent[];
+    this.advanceHead(id, events);
+    const session = this.session(id);
+    const held = session.held;
+    if (held === null || page.after > held.through) {
+      // The first page, or one past a gap that cannot be bridged: start over from it.
+      const origin = `page ${page.after}-${page.through}`;
+      this.set(id, { held: { events, after: page.after, through: page.through, origin }, thread: fold(events) });
+    } else if (page.through >= held.after) {
+      const older = events.filter((e) => e.seq <= held.after);
+      const newer = events.filter((e) => e.seq > held.through);
+      const merged: Held = {
+        events: [...older, ...held.events, ...newer],
+        after: Math.min(held.after, page.after),
+        through: Math.max(held.through, page.through),
+        origin: held.origin,
+      };
+      // An older page changes how everything after it folds (a message it begins, a tool it
+      // started), so the thread is folded again; newer events just apply.
+      this.set(id, { held: merged, thread: older.length ? fold(merged.events) : applyAll(session.thread, newer) });
+    }
+    this.set(id, { hasOlder: (this.session(id).held?.after ?? 0) > 0 });
+    this.catchUp(id);
+  }
+
+  /**
+   * The events after `after` through `through` were rewritten on the server. Raw events fold like
+   * compacted ones, but the two must not be mixed in one range: keep only a side of it.
+   */
+  compacted(id: string, after: number, through: number): void {
+    const held = this.byId.get(id)?.held;
+    if (!held) return;
+    const holdsStart = held.after <= after;
+    const holdsEnd = held.through >= through;
+    if (held.after >= through || held.through <= after || (holdsStart && holdsEnd)) return;
+    let kept: Held;
+    if (holdsStart) {
+      kept = { ...held, events: held.events.filter((e) => e.seq <= after), through: after };
+    } else if (holdsEnd) {
+      kept = { ...held, events: held.events.filter((e) => e.seq > through), after: through };
+    } else {
+      this.set(id, { held: null });
+      this.ask({ t: "agent-history-request", sessionId: id });
+      return;
+    }
+    this.set(id, { held: kept, thread: fold(kept.events), hasOlder: kept.after > 0 });
+    this.catchUp(id);
+  }
+
+  catchUp(id: string): void {
+    const session = this.byId.get(id);
+    const held = session?.held;
+    if (held && session.head && session.head.lastSeq > held.through) {
+      this.ask({ t: "agent-history-request", sessionId: id, after: held.through });
+    } else if (!held && session?.head && session.head.lastSeq > 0) {
+      this.ask({ t: "agent-history-request", sessionId: id });
+    }
+  }
+
+  set(id: string, change: Partial<Session>): void {
+    const session = this.session(id);
+    if (Object.entries(change).every(([key, value]) => session[key as keyof Session] === value)) return;
+    this.byId.set(id, { ...session, ...change });
+  }
+
+  /** One page at a time per session: the next is asked for once the last one came. */
+  private ask(request: AgentHistoryRequest): void {
+    if (this.asked.has(request.sessionId)) return;
+    this.asked.set(request.sessionId, request);
+    this.asks.push(request);
   }
 
   private session(id: string): Session {
-    return this.byId.get(id) ?? { head: null, thread: empty() };
-  }
-
-  private catchUp(id: string, upTo: number): void {
-    const have = Math.max(this.session(id).thread.lastSeq, 0);
-    if (upTo <= have || (this.asked.get(id) ?? -1) >= have) return;
-    this.asked.set(id, have);
-    this.asks.push({ t: "agent-history-request", sessionId: id, after: have });
+    return this.byId.get(id) ?? { head: null, thread: empty(), held: null, hasOlder: false };
   }
 }
 

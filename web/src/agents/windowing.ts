@@ -80,7 +80,8 @@ export function anchorAt(offsets: ArrayLike<number>, scrollTop: number): Anchor 
 /**
  * The scroll position that keeps `anchor` where the reader saw it after rows above it changed
  * height (measured for the first time, or grown), so the thread does not jump under them.
- * Rows are only ever appended, so an index stays the same row.
+ * `anchor.index` is the row's index now: rows arrive above it too (older pages), so the caller
+ * finds the row again first (ThreadList does, by key).
  */
 export function scrollTopFor(offsets: ArrayLike<number>, anchor: Anchor): number {
   const index = Math.min(anchor.index, Math.max(0, offsets.length - 2));

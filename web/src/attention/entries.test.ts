@@ -14,6 +14,8 @@ const head: SessionHead = {
   options: [],
   created: 0,
   lastSeq: 2,
+  turnOpen: true,
+  openPermissions: ["p1"],
 };
 
 function fold(frames: ServerFrame[]): RoomState {

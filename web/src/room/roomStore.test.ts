@@ -68,8 +68,9 @@ describe("RoomStore", () => {
     const store = new RoomStore(connection);
     store.start();
     connection.play(welcome);
+    connection.play({ t: "agent-event", sessionId: "s1", event: { seq: 1, kind: "turn", text: "hi" } });
     connection.play({ t: "agent-event", sessionId: "s1", event: { seq: 3, kind: "turn", text: "hi" } });
     connection.play({ t: "pong" });
-    expect(connection.sent).toEqual([{ t: "agent-history-request", sessionId: "s1", after: 0 }]);
+    expect(connection.sent).toEqual([{ t: "agent-history-request", sessionId: "s1", after: 1 }]);
   });
 });

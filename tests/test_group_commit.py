@@ -1,0 +1,70 @@
+"""Store writes commit in groups, and no frame goes out before the rows it follows are durable."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from canvasrelay.core.effects import Broadcast, Effect
+from canvasrelay.core.room import Peer, Room, RoomInfo
+from canvasrelay.protocol.access import Access
+from canvasrelay.protocol.core import Pong
+from canvasrelay.server.runtime import Runtime
+from canvasrelay.server.store import Store
+
+
+class Recorder:
+    """A transport that notes, for every frame it is given, whether the store had rows uncommitted."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.sent: list[tuple[str, bool]] = []
+        self.backlog = 0
+
+    def send(self, text: str) -> None:
+        self.sent.append((text, self.store.db.in_transaction))
+
+    async def flush(self) -> None:
+        pass
+
+    async def close(self, code: int, reason: str) -> None:
+        pass
+
+
+class StageUpdate(Effect):
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+
+async def test_rows_staged_in_one_turn_commit_once_and_frames_wait_for_it(tmp_path: Path) -> None:
+    store = Store(tmp_path / "canvas.db")
+    commits: list[int] = []
+
+    def commit() -> None:
+        commits.append(len(store.board_updates()))
+        store.commit()
+
+    room = Room(RoomInfo(room_id="r", key="k", host_public_key="h", cwd="/"))
+    runtime = Runtime(room, commit=commit)
+
+    async def stage(effect: StageUpdate) -> None:
+        store.stage_board_update(effect.data)
+        runtime.staged()
+
+    runtime.handle(StageUpdate, stage)
+    recorder = Recorder(store)
+    await runtime.connect(Peer("p", Access.HOST), recorder)
+    recorder.sent.clear()
+
+    await asyncio.gather(
+        *(runtime.run([StageUpdate(bytes([n])), Broadcast(Pong())]) for n in range(5)),
+    )
+    assert commits == [5]
+    assert len(recorder.sent) == 5 and not any(uncommitted for _, uncommitted in recorder.sent)
+
+    await runtime.run([Broadcast(Pong())])
+    assert commits == [5] and len(recorder.sent) == 6
+    store.close()
+    again = Store(tmp_path / "canvas.db")
+    assert again.board_updates() == [bytes([n]) for n in range(5)]
+    again.close()
