@@ -388,10 +388,11 @@ async def test_a_terminal_grant_does_not_pass_to_the_next_shell_under_its_id(
     # The host clears the ended terminal and opens a new shell under the same id.
     await host_client.send({"t": "term-close", "id": "T"})
     await host_client.send({"t": "term-open", "id": "T", "cols": 80, "rows": 24})
-    await host_client.expect("terminals", terminals=[{"id": "T", "running": True, "exitCode": None}])
+    fresh = {"id": "T", "name": "Terminal 1", "running": True, "exitCode": None, "controllers": []}
+    await host_client.expect("terminals", terminals=[fresh])
     await guest.send({"t": "term-input", "id": "T", "data": "touch pwned\n"})
     refusal = await guest.expect("error", ref="term-input")
-    assert refusal["message"] == "refused: edit access may not type terminal"
+    assert "does not allow typing in a terminal the host has not handed over" in refusal["message"]
     await host_client.send({"t": "term-close", "id": "T"})
     assert not (served.server.root / "pwned").exists()
     await guest.close()

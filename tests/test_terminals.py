@@ -131,7 +131,7 @@ def test_a_grant_ends_with_its_shell() -> None:
     assert [(f.t, f.granted_terminals) for f in told] == [("access", [])]  # type: ignore[attr-defined]
     room.receive(host.id, '{"t":"term-close","id":"T"}')
     room.receive(host.id, '{"t":"term-open","id":"T"}')
-    assert "edit access may not type terminal" in (refused(room.receive(guest.id, typing)) or "")
+    assert "does not allow typing in a terminal" in (refused(room.receive(guest.id, typing)) or "")
 
     # Granted while T had ended (the host's list still showed it): not a grant for the next shell.
     terminals.exited("T", 0)
