@@ -46,7 +46,9 @@ def test_on_a_phone_the_host_answers_from_the_attention_centre(browser: Any, pro
         assert_plain(phone)
         allow.click()
         wait_waiting(phone, 0)
-        # The turn goes on to write the file and ends: the room list says the session is idle again.
+        # The turn goes on to write the file and ends: the room list (in the phone's bottom sheet)
+        # says the session is idle again.
+        phone.get_by_test_id("side-toggle").click()
         phone.get_by_test_id("room-entry").filter(has_text="agent session, idle").wait_for(timeout=TIMEOUT_MS)
         assert (project / "phone.txt").read_text() == "sent from a phone"
         phone.context.close()

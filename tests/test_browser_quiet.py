@@ -16,8 +16,11 @@ pytestmark = [pytest.mark.browser, pytest.mark.timeout(240)]
 
 def test_a_view_guest_hears_nothing_it_did_not_ask_for_after_a_restart(browser: Any, server: ServerProcess) -> None:
     host = open_host(browser, server)
-    host.once("dialog", lambda dialog: dialog.accept("README.md"))
     host.get_by_role("button", name="Add file").click()
+    picker = host.get_by_test_id("file-picker")
+    picker.get_by_label("File path").fill("README.md")
+    picker.get_by_label("File path").press("Enter")
+    picker.wait_for(state="detached", timeout=TIMEOUT_MS)
     host.get_by_role("button", name="Add terminal").click()
     host.locator(".board-frame .terminal-view .xterm").wait_for(timeout=TIMEOUT_MS)
     bob = open_guest(browser, server, "Bob")
