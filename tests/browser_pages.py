@@ -1,15 +1,20 @@
-"""Helpers for the Chromium tests of the board as a person uses it: opening pages, adding frames,
-reading where things are on screen, joining as a guest, running axe-core."""
+"""Helpers for the Chromium tests of the board and the approval loop as a person uses them: opening
+pages for the host and guests, adding frames, reading where things are on screen and what a person
+reads on them, running axe-core."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 from tests.support import ServerProcess
+from tests.test_browser_guests import TIMEOUT_MS, open_guest
 
 WAIT_MS = 20_000
 AXE = Path(__file__).resolve().parent.parent / "web" / "node_modules" / "axe-core" / "axe.min.js"
+PROTOCOL_WORDS = re.compile(r"agent-prompt|term-open|allow_once|session-[0-9a-f]{12}|\{\"|approval-request")
+"""What a person must never read: frame types, option ids, ids, JSON."""
 
 
 def open_host(browser: Any, server: ServerProcess, width: int = 1280, height: int = 800, scheme: str = "light") -> Any:
@@ -85,3 +90,82 @@ def serious_violations(page: Any) -> list[str]:
         for v in results["violations"]
         if v["impact"] in ("serious", "critical")
     ]
+
+
+def add_agent(host: Any) -> Any:
+    """Adds a demo agent's frame from the board's toolbar; returns the frame's view once it is ready."""
+    host.get_by_role("button", name="Add agent").click()
+    view = host.get_by_test_id("agent-view")
+    view.get_by_test_id("agent-config-mode").wait_for(timeout=TIMEOUT_MS)
+    return view
+
+
+def edit_guest(browser: Any, server: ServerProcess, host: Any, name: str) -> Any:
+    """A guest page whose guest the host gave edit access."""
+    page = open_guest(browser, server, name)
+    host.locator(f'[data-testid="guest"][data-name="{name}"] [data-testid="guest-access"]').select_option("edit")
+    page.locator('[data-testid="access-banner"][data-access="edit"]').wait_for(timeout=TIMEOUT_MS)
+    return page
+
+
+def prompt(view: Any, text: str) -> None:
+    composer = view.get_by_test_id("agent-input")
+    composer.fill(text)
+    composer.press("Enter")
+
+
+def assert_plain(*pages: Any) -> None:
+    """No frame type, option id, id or JSON in what any of these pages shows."""
+    for page in pages:
+        text = page.locator("body").inner_text()
+        found = PROTOCOL_WORDS.search(text)
+        if found is not None:
+            context = text[max(0, found.start() - 80) : found.end() + 80]
+            raise AssertionError(f"a person would read {found.group(0)!r} on a page: …{context}…")
+
+
+def wait_waiting(page: Any, count: int) -> None:
+    """The top bar and the title both say `count` things wait (none: neither says a number)."""
+    badge = page.get_by_test_id("attention-count")
+    if count:
+        badge.filter(has_text=f"{count} waiting").wait_for(timeout=TIMEOUT_MS)
+        page.wait_for_function(f"document.title.startsWith('({count}) ')", timeout=TIMEOUT_MS)
+    else:
+        badge.wait_for(state="detached", timeout=TIMEOUT_MS)
+        page.wait_for_function("!document.title.startsWith('(')", timeout=TIMEOUT_MS)
+
+
+def pan_away(page: Any) -> None:
+    """Drags the board's empty canvas with the middle button, as a person pans it, from its top
+    right (clear of the toolbar, the zoom buttons and the minimap) to its bottom left."""
+    box = page.get_by_test_id("board").bounding_box()
+    start = (box["x"] + box["width"] - 40, box["y"] + 70)
+    page.mouse.move(*start)
+    page.mouse.down(button="middle")
+    page.mouse.move(box["x"] + 60, box["y"] + box["height"] - 30, steps=12)
+    page.mouse.up(button="middle")
+
+
+def in_view(page: Any, locator: Any) -> bool:
+    """Whether `locator` is (mostly) inside the board's visible area."""
+    board = page.get_by_test_id("board").bounding_box()
+    box = locator.bounding_box()
+    if box is None:
+        return False
+    cx, cy = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    return board["x"] <= cx <= board["x"] + board["width"] and board["y"] <= cy <= board["y"] + board["height"]
+
+
+VIEW_CENTRE = """() => {
+  const board = document.querySelector('[data-testid="board"]').getBoundingClientRect();
+  const m = /translate\\(([-\\d.]+)px, ([-\\d.]+)px\\) scale\\(([-\\d.]+)\\)/.exec(
+    document.querySelector('.react-flow__viewport').style.transform);
+  const [x, y, zoom] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  return [(board.width / 2 - x) / zoom, (board.height / 2 - y) / zoom, zoom];
+}"""
+"""The board coordinates at the middle of the page's board, and its zoom."""
+
+
+def view_centre(page: Any) -> tuple[float, float, float]:
+    x, y, zoom = page.evaluate(VIEW_CENTRE)
+    return x, y, zoom

@@ -13,8 +13,12 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import aiohttp
+import pytest
+
+from canvasrelay.server.lan import interface_addresses
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -175,6 +179,20 @@ class InProcessServer:
     @property
     def room_link(self) -> str:
         return str(self.server.room_link)
+
+
+def serve_on_every_interface(root: Path) -> ServerProcess:
+    """`canvas serve --host 0.0.0.0`, once its links are checked to name one of this machine's
+    network addresses (skipped on a machine that has none but loopback)."""
+    ours = interface_addresses()
+    if not ours:
+        pytest.skip("this machine has no network address but loopback")
+    served = ServerProcess(root).start("--host", "0.0.0.0")
+    lan = urlsplit(served.room_link).hostname
+    if lan not in ours or urlsplit(served.host_link).hostname != lan:
+        served.stop()
+        raise AssertionError(f"the links name {lan}, not one of this machine's addresses {ours}")
+    return served
 
 
 OPEN_RATE = 90.0

@@ -165,7 +165,7 @@ async def test_two_hosts_first_answer_wins(server: ServerProcess, host: HostClie
 
 async def test_bad_frames_get_errors_and_the_socket_stays(host: HostClient) -> None:
     await host.send({"t": "agent-prompt", "sessionId": "nope", "text": "hi"})
-    assert "no session" in (await host.expect("error"))["message"]
+    assert "no such session" in (await host.expect("error"))["message"]
     await host.send({"t": "agent-prompt", "sessionId": "../x", "text": "hi"})
     assert "sessionId" in (await host.expect("error"))["message"]
     await host.send({"t": "agent-create", "id": "x1", "agent": "nobody"})

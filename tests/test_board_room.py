@@ -110,7 +110,7 @@ def test_a_view_guest_may_not_edit_but_sees_and_is_seen() -> None:
     room.join(Peer("g", Access.VIEW, name="Guest", color="#112233"))
     effects = room.receive("g", frame("board-update", update=b64(note_update(Doc()))))
     assert isinstance(effects[0], Send) and isinstance(effects[0].frame, ErrorFrame)
-    assert "view access may not edit board" in effects[0].frame.message
+    assert "View access does not allow editing the board" in effects[0].frame.message
     assert board_room.board.to_json() == {}
     state = {"name": "Mallory", "color": "#ffffff", "cursor": {"x": 1, "y": 2}}
     effects = room.receive("g", frame("awareness", state=state))
@@ -249,3 +249,30 @@ def test_compaction_by_count_and_when_idle(tmp_path: Path) -> None:
     assert len(store.board_updates()) == 1
     assert Board.from_updates(store.board_updates()).to_json() == adapter.board.to_json()
     store.close()
+
+
+def test_only_the_host_takes_a_running_sessions_frame_off_the_board() -> None:
+    room, board_room, _ = make_room()
+    room.add_live_check(lambda ref: ref == "running-session")
+    room.join(Peer("host", Access.HOST))
+    room.join(Peer("g", Access.EDIT, name="Guest", color="#112233"))
+    live = board_api.add_frame(board_room.board, "agent", "running-session").id
+    gone = board_api.add_frame(board_room.board, "agent", "deleted-session").id
+
+    def removal(item_id: str) -> str:
+        """An update deleting `item_id` from a page that holds the board as it is now."""
+        doc = Doc()
+        doc.apply_update(board_room.board.state())
+        before = doc.get_state()
+        del doc.get("items", type=Map)[item_id]
+        return b64(doc.get_update(before))
+
+    refused = room.receive("g", frame("board-update", update=removal(live)))
+    assert isinstance(refused[0], Send) and isinstance(refused[0].frame, ErrorFrame)
+    assert "only the host can remove it" in refused[0].frame.message
+    assert live in board_room.board.to_json()
+    # A frame whose session is gone is a guest's to tidy away; the host may remove either.
+    assert any(isinstance(e, Store_) for e in room.receive("g", frame("board-update", update=removal(gone))))
+    assert gone not in board_room.board.to_json()
+    assert any(isinstance(e, Store_) for e in room.receive("host", frame("board-update", update=removal(live))))
+    assert live not in board_room.board.to_json()

@@ -22,9 +22,9 @@ def test_an_edit_guest_prompts_the_host_approves_both_guests_watch(browser: Any,
     composer = ada_view.get_by_test_id("agent-input")
     composer.fill("hello from ada's browser")
     composer.press("Enter")
-    ada_view.get_by_test_id("agent-waiting").filter(has_text="prompt is waiting for the host").wait_for(
-        timeout=TIMEOUT_MS
-    )
+    ada_view.get_by_test_id("request-waiting").filter(
+        has_text="prompt to Demo agent (offline) 1 is waiting for the host"
+    ).wait_for(timeout=TIMEOUT_MS)
 
     approval = host.locator('[data-testid="approval"][data-what="agent-prompt"]')
     approval.filter(has_text="hello from ada's browser").wait_for(timeout=TIMEOUT_MS)
@@ -34,7 +34,7 @@ def test_an_edit_guest_prompts_the_host_approves_both_guests_watch(browser: Any,
         view.get_by_test_id("agent-message").filter(has_text="You said: hello from ada's browser").wait_for(
             timeout=TIMEOUT_MS
         )
-    ada_view.get_by_test_id("agent-waiting").wait_for(state="detached", timeout=TIMEOUT_MS)
+    ada_view.get_by_test_id("request-waiting").wait_for(state="detached", timeout=TIMEOUT_MS)
     assert ada_view.get_by_test_id("agent-status").inner_text() == "idle"
     # What each may do shows: the edit guest edits the board and browses files, the view guest neither.
     ada.get_by_test_id("file-tree").wait_for(timeout=TIMEOUT_MS)

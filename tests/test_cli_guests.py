@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -99,3 +100,31 @@ async def test_a_room_through_canvas_signal(project: Path, signal_process: str) 
             joiner.stop()
     finally:
         served.stop()
+
+
+async def test_canvas_join_says_why_and_exits_at_once_when_kicked(server: ServerProcess, host: HostClient) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "canvasrelay", "join", server.room_link, "--name", "Kicked Kim"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        assert proc.stdout is not None
+        first = await asyncio.wait_for(asyncio.to_thread(proc.stdout.readline), TIMEOUT)
+        assert first.startswith("joined project with view access"), first
+        listing = await host.expect("guests")
+        while not listing["guests"]:
+            listing = await host.expect("guests")
+        await host.send({"t": "guest-kick", "guestId": listing["guests"][0]["guestId"]})
+        kicked = time.monotonic()
+        code = await asyncio.to_thread(proc.wait, TIMEOUT)
+        took = time.monotonic() - kicked
+        rest = proc.stdout.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert code == 0 and "The host removed you from this room." in rest, rest
+    assert took < 1.0, f"canvas join took {took:.2f} s to leave after the kick"

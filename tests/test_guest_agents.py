@@ -105,13 +105,11 @@ async def test_an_edit_guests_prompts_wait_for_the_host(served: Served, host_cli
     await ada.send({"t": "agent-prompt", "sessionId": session_id, "text": "deny me"})
     request = await host_client.expect("approval-request", text="deny me")
     await host_client.send({"t": "approval-answer", "id": request["id"], "answer": "deny"})
-    assert (await ada.expect("error", ref="agent-prompt"))["message"] == "the host denied your agent-prompt"
     await ada.expect("approval-resolved", id=request["id"], outcome="denied")
 
     served.server.guests.approval_ttl = 0.5
     await ada.send({"t": "agent-prompt", "sessionId": session_id, "text": "nobody answers"})
-    expired = await ada.expect("error", ref="agent-prompt", timeout=5)
-    assert "expired" in expired["message"]
+    await ada.expect("approval-resolved", outcome="expired", timeout=5)
     await host_client.expect("approval-resolved", outcome="expired")
     served.server.guests.approval_ttl = 60.0
     assert turns(served.stored(session_id)) == ["hello from ada"]
@@ -142,7 +140,7 @@ async def test_a_trusted_guest_prompts_directly_but_never_answers_a_permission(
     for answer in ({"answer": "once"}, {"optionId": "allow_once"}):
         await tess.send({"t": "agent-permission", "sessionId": session_id, "requestId": asked["requestId"], **answer})
         refused = await tess.expect("error", ref="agent-permission")
-        assert refused["message"].startswith("refused"), refused
+        assert "does not allow" in refused["message"], refused
     await tess.send({"t": "ping"})
     await tess.expect("pong")
     assert not any(e["kind"] == "permission-resolved" for e in served.stored(session_id))

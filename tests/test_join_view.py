@@ -56,6 +56,48 @@ def test_a_long_session_leaves_only_its_current_turn_behind() -> None:
     assert (view.threads, view.labels, view.shown) == ({}, {}, {})
 
 
+def test_a_replay_prints_the_permission_before_the_tool_it_allowed_in_plain_words() -> None:
+    view = ThreadView()
+    view.feed({"t": "welcome", "sessions": [{"id": "s1", "agentLabel": "Demo", "title": "Demo 2"}]})
+    options = [{"optionId": "ok", "name": "Allow", "kind": "allow_once"}]
+    events = [
+        {"seq": 1, "kind": "turn", "text": "/write a.txt hi", "author": "Ada", "time": 0},
+        {
+            "seq": 2,
+            "kind": "chunk",
+            "update": {"sessionUpdate": "tool_call", "toolCallId": "w1", "title": "Write a.txt"},
+        },
+        {
+            "seq": 3,
+            "kind": "permission",
+            "requestId": "p1",
+            "toolCallId": "w1",
+            "title": "Write a.txt",
+            "options": options,
+        },
+        {
+            "seq": 4,
+            "kind": "permission-resolved",
+            "requestId": "p1",
+            "optionId": "ok",
+            "by": "host",
+            "answer": "always",
+        },
+        {
+            "seq": 5,
+            "kind": "chunk",
+            "update": {"sessionUpdate": "tool_call_update", "toolCallId": "w1", "status": "completed"},
+        },
+        {"seq": 6, "kind": "turn-end"},
+    ]
+    text = view.feed({"t": "agent-history", "sessionId": "s1", "events": events})
+    assert text.splitlines() == [
+        "[Demo 2] Ada: /write a.txt hi",
+        "[Demo 2] permission for Write a.txt: always allowed, for this session by host",
+        "[Demo 2] tool Write a.txt: completed",
+    ]
+
+
 async def read_until(proc: subprocess.Popen[str], needle: str, output: list[str]) -> None:
     assert proc.stdout is not None
     async with asyncio.timeout(TIMEOUT):
@@ -87,6 +129,6 @@ async def test_canvas_join_shows_the_threads(server: ServerProcess, host: HostCl
     text = "".join(output)
     assert text.startswith("joined ") and "with view access" in text.splitlines()[0]
     lines = text.splitlines()
-    label = "[Demo agent (offline)]"
+    label = "[Demo agent (offline) 1]"
     assert lines.index(f"{label} ann: before you came") < lines.index(f"{label} ann: while you watch")
     assert text.count("You said: before you came") == 1 and text.count("You said: while you watch") == 1

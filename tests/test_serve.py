@@ -17,7 +17,7 @@ import aiohttp
 import pytest
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from tests.support import HostClient, ServerProcess
+from tests.support import HostClient, ServerProcess, serve_on_every_interface
 
 
 async def close_code(server: ServerProcess, origin: str | None, first: str | None) -> tuple[int | None, list[str]]:
@@ -187,3 +187,16 @@ def test_version_and_help() -> None:
 def test_ctrl_c_stops_cleanly(server: ServerProcess) -> None:
     assert server.stop() == 0
     assert "stopping" in "".join(server.output)
+
+
+async def test_bound_to_every_interface_the_links_name_this_machines_network_address(project: Path) -> None:
+    served = serve_on_every_interface(project)
+    try:
+        # What the link names works: the page loads there and its socket is welcomed (its origin is ours).
+        async with aiohttp.ClientSession() as session, session.get(served.base_url + "/") as page:
+            assert page.status in (200, 503)
+        host = await HostClient.connect(served)
+        assert host.welcome["access"] == "host"
+        await host.close()
+    finally:
+        served.stop()

@@ -17,7 +17,8 @@ from canvasrelay.core.terminals import AttachTerminal, StartTerminal, TerminalRo
 from canvasrelay.protocol import encode
 from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.core import ErrorFrame
-from canvasrelay.protocol.guests import GuestJoin, TerminalGrant
+from canvasrelay.protocol.guests import ApprovalAnswer, GuestJoin, TerminalGrant
+from canvasrelay.protocol.terminals import TermControl, TermInput, TermOpen, TermRename
 from tests.support import HostClient, ServerProcess
 
 pytestmark = pytest.mark.timeout(60)
@@ -28,7 +29,7 @@ pytestmark = pytest.mark.timeout(60)
 
 def make_room() -> tuple[Room, TerminalRoom, dict[Access, Peer]]:
     room = Room(RoomInfo(room_id="r", key="k", host_public_key="h", cwd="/tmp"))
-    terminals = TerminalRoom(room, lambda _tid: [])
+    terminals = TerminalRoom(room, Guests(room))
     peers = {access: Peer(id=access.value, access=access) for access in Access}
     for peer in peers.values():
         room.join(peer)
@@ -45,7 +46,9 @@ def refused(effects: list[object]) -> str | None:
 
 def test_who_may_start_a_shell() -> None:
     room, _, peers = make_room()
-    assert "view access may not run on host" in (refused(room.receive("view", '{"t":"term-open","id":"a"}')) or "")
+    assert "View access does not allow running things" in (
+        refused(room.receive("view", '{"t":"term-open","id":"a"}')) or ""
+    )
     assert "approval" in (refused(room.receive("edit", '{"t":"term-open","id":"a"}')) or "")
     started = room.receive("trusted", '{"t":"term-open","id":"a","cols":100,"rows":30}')
     assert StartTerminal("a", 100, 30, "trusted") in started
@@ -68,8 +71,8 @@ def test_who_may_type() -> None:
     typing = '{"t":"term-input","id":"a","data":"ls\\r"}'
     assert room.receive("host", typing) == [WriteTerminal("a", "ls\r", "host")]
     assert room.receive("trusted", typing) == [WriteTerminal("a", "ls\r", "trusted")]
-    assert "view access may not type terminal" in (refused(room.receive("view", typing)) or "")
-    assert "edit access may not type terminal" in (refused(room.receive("edit", typing)) or "")
+    assert "View access does not allow typing in a terminal" in (refused(room.receive("view", typing)) or "")
+    assert "Edit access does not allow typing in a terminal" in (refused(room.receive("edit", typing)) or "")
     # The host grants an edit guest control of one terminal: that one only, until revoked.
     peers[Access.EDIT].granted_terminals.add("a")
     assert room.receive("edit", typing) == [WriteTerminal("a", "ls\r", "edit")]
@@ -86,7 +89,7 @@ def test_who_may_type() -> None:
 def test_bad_terminal_frames_are_refused_by_name() -> None:
     room, _, _ = make_room()
     cases = {
-        '{"t":"term-input","id":"nope","data":"x"}': "no terminal nope",
+        '{"t":"term-input","id":"nope","data":"x"}': "That terminal is gone",
         '{"t":"term-open","id":"../x"}': "id",
         '{"t":"term-open","id":"a","cols":0}': "cols",
         '{"t":"term-open","id":"a","rows":100000}': "rows",
@@ -110,7 +113,7 @@ def test_a_shell_that_exits_is_reported_and_typing_is_refused() -> None:
 def test_a_grant_ends_with_its_shell() -> None:
     room = Room(RoomInfo(room_id="r", key="k", host_public_key="h", cwd="/tmp"))
     guests = Guests(room)
-    terminals = TerminalRoom(room, guests.end_grants)
+    terminals = TerminalRoom(room, guests)
     guests.default_access = Access.EDIT
     host = Peer(id="host-1", access=Access.HOST)
     room.join(host)
@@ -128,7 +131,7 @@ def test_a_grant_ends_with_its_shell() -> None:
     assert [(f.t, f.granted_terminals) for f in told] == [("access", [])]  # type: ignore[attr-defined]
     room.receive(host.id, '{"t":"term-close","id":"T"}')
     room.receive(host.id, '{"t":"term-open","id":"T"}')
-    assert "edit access may not type terminal" in (refused(room.receive(guest.id, typing)) or "")
+    assert "does not allow typing in a terminal" in (refused(room.receive(guest.id, typing)) or "")
 
     # Granted while T had ended (the host's list still showed it): not a grant for the next shell.
     terminals.exited("T", 0)
@@ -223,7 +226,9 @@ async def test_exit_code_is_sent(host: HostClient) -> None:
             await screen.pump(15)
     assert screen.exit_code == 7
     listing = [frame for frame in host.seen if frame["t"] == "terminals"][-1]
-    assert listing["terminals"] == [{"id": "t1", "running": False, "exitCode": 7}]
+    assert listing["terminals"] == [
+        {"id": "t1", "name": "Terminal 1", "running": False, "exitCode": 7, "controllers": []}
+    ]
     await host.send({"t": "term-input", "id": "t1", "data": "echo\r"})
     assert "has ended" in (await host.expect("error"))["message"]
 
@@ -310,3 +315,61 @@ async def test_closing_a_terminal_ends_its_shell_and_says_so(host: HostClient) -
     async with asyncio.timeout(5):
         while not any(f["t"] == "terminals" and f["terminals"] == [] for f in host.seen):
             await host.next_frame()
+
+
+# -- names and control, at the Room -----------------------------------------------------------
+
+
+def guest_room() -> tuple[Room, TerminalRoom, Guests, Peer, Peer]:
+    room = Room(RoomInfo(room_id="r", key="k", host_public_key="h", cwd="/tmp"))
+    guests = Guests(room)
+    terminals = TerminalRoom(room, guests)
+    host = Peer(id="host-1", access=Access.HOST)
+    room.join(host)
+    guests.default_access = Access.EDIT
+    ada = guests.admit(GuestJoin(guest_id="guest0001", secret="s" * 20, name="Ada", color="#112233"))
+    assert isinstance(ada, Peer)
+    room.join(ada)
+    return room, terminals, guests, host, ada
+
+
+def listing(effects: list[object]) -> list[tuple[str, list[str]]]:
+    """The last terminal listing among the effects: each terminal's name and who controls it."""
+    frames = [e.frame for e in effects if getattr(e, "frame", None) is not None and e.frame.t == "terminals"]  # type: ignore[attr-defined]
+    return [(t.name, [c.name for c in t.controllers]) for t in frames[-1].terminals]
+
+
+def test_terminals_are_named_in_order_and_the_host_renames_them() -> None:
+    room, terminals, _, host, ada = guest_room()
+    assert listing(room.dispatch(host, TermOpen(id="a"))) == [("Terminal 1", [])]
+    assert listing(room.dispatch(host, TermOpen(id="b"))) == [("Terminal 1", []), ("Terminal 2", [])]
+    assert listing(room.dispatch(host, TermRename(id="a", name="  build  "))) == [("build", []), ("Terminal 2", [])]
+    assert "does not allow managing the room" in (refused(room.dispatch(ada, TermRename(id="b", name="mine"))) or "")
+    assert terminals.terminals["b"].name == "Terminal 2"
+
+
+def test_a_guest_asks_for_control_and_holds_it_until_the_host_takes_it_back() -> None:
+    room, _, guests, host, ada = guest_room()
+    room.dispatch(host, TermOpen(id="a"))
+    typing = TermInput(id="a", data="ls\r")
+    assert "does not allow typing" in (refused(room.dispatch(ada, typing)) or "")
+    asked = room.dispatch(ada, TermControl(id="a"))
+    (request,) = [e.frame for e in asked if getattr(e, "frame", None) is not None and e.frame.t == "approval-request"]  # type: ignore[attr-defined]
+    assert (request.what, request.subject) == ("term-control", "a")
+    handed = room.dispatch(host, ApprovalAnswer(id=request.id, answer="approve"))
+    assert listing(handed) == [("Terminal 1", ["Ada"])]
+    assert room.dispatch(ada, typing) == [WriteTerminal("a", "ls\r", ada.id)]
+    back = room.dispatch(host, TerminalGrant(guest_id="guest0001", terminal_id="a", granted=False))
+    assert listing(back) == [("Terminal 1", [])]
+    assert "does not allow typing" in (refused(room.dispatch(ada, typing)) or "")
+    assert guests.controllers("a") == []
+
+
+def test_a_guests_approved_new_terminal_is_the_guests_to_type_in() -> None:
+    room, _, _, host, ada = guest_room()
+    asked = room.dispatch(ada, TermOpen(id="g1"))
+    (request,) = [e.frame for e in asked if getattr(e, "frame", None) is not None and e.frame.t == "approval-request"]  # type: ignore[attr-defined]
+    opened = room.dispatch(host, ApprovalAnswer(id=request.id, answer="approve"))
+    assert any(isinstance(e, StartTerminal) for e in opened)
+    assert listing(opened) == [("Terminal 1", ["Ada"])]
+    assert room.dispatch(ada, TermInput(id="g1", data="x")) == [WriteTerminal("g1", "x", ada.id)]

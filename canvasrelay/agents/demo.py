@@ -397,13 +397,17 @@ class _Turn:
         path = str(self.session.cwd / rel_path)
         tool_call_id = self.session.next_tool_call_id("write")
         title = f"Write {rel_path}"
+        try:
+            before: str | None = (await self.conn.read_text_file(session_id=self.session_id, path=path)).content
+        except RequestError:
+            before = None
         await self.send(
             start_tool_call(
                 tool_call_id,
                 title,
                 kind="edit",
                 status="pending",
-                content=[tool_diff_content(path, content)],
+                content=[tool_diff_content(path, content, before)],
                 locations=[ToolCallLocation(path=path)],
                 raw_input={"path": path, "content": content},
             )

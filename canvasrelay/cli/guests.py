@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from canvasrelay.cli.usage import UsageError, check_port, colour, guest_name, listen_error, port
+from canvasrelay.protocol.words import request_noun
 
 COMMANDS = ("signal", "join")
 REDIS_START_WAIT = 3.0
@@ -139,24 +140,52 @@ async def _signal(args: argparse.Namespace) -> int:
     return 0
 
 
-def _summary(frame: dict[str, Any]) -> str | None:
-    """One readable line for a frame, or None for frames a reader does not need to see."""
+OUTCOMES = {
+    "approved": "was approved",
+    "trusted": "was approved, and the host now trusts you",
+    "denied": "was turned down by the host",
+    "expired": "expired: the host did not answer in time",
+    "withdrawn": "was withdrawn",
+}
+
+
+def _summary(frame: dict[str, Any], names: dict[str, str]) -> str | None:
+    """One readable line for a frame, or None for frames a reader does not need to see.
+    `names` are the sessions' and terminals' human names, by id."""
     kind = frame.get("t")
     if kind == "welcome":
         return f"joined {frame.get('project')} with {frame.get('access')} access"
     if kind == "access":
         return f"your access is now {frame.get('access')}"
     if kind in ("error", "bye"):
-        return f"{kind}: {frame.get('message') or frame.get('reason')}"
+        return str(frame.get("message") or frame.get("reason"))
     if kind == "request-pending":
-        return f"your {frame.get('ref')} waits for the host"
+        return f"your {request_noun(str(frame.get('ref')), names.get(str(frame.get('subject'))))} waits for the host"
     if kind == "approval-resolved":
-        return f"your {frame.get('ref')} was {frame.get('outcome')}"
+        outcome = OUTCOMES.get(str(frame.get("outcome")), "ended")
+        subject = names.get(ASKED + str(frame.get("id")))
+        return f"your {request_noun(str(frame.get('ref')), names.get(str(subject)))} {outcome}"
     if kind == "gap":
-        return f"resyncing: {frame.get('reason')}"
+        return f"catching up with the room ({frame.get('reason')})"
     if kind == "restarting":
         return "the host is restarting; reconnecting"
     return None
+
+
+ASKED = "asked "
+"""Key prefix in `names` for what each waiting request is about."""
+
+
+def _learn_names(frame: dict[str, Any], names: dict[str, str]) -> None:
+    if frame.get("t") == "request-pending":
+        names[ASKED + str(frame.get("id"))] = str(frame.get("subject"))
+    elif frame.get("t") == "terminals":
+        names.update({t["id"]: t["name"] for t in frame.get("terminals") or []})
+    elif frame.get("t") == "agent-meta":
+        meta = frame.get("meta") or {}
+        names[str(meta.get("id"))] = str(meta.get("title") or meta.get("agentLabel"))
+    elif frame.get("t") == "welcome":
+        names.update({s["id"]: str(s.get("title") or s.get("agentLabel")) for s in frame.get("sessions") or []})
 
 
 async def _join(args: argparse.Namespace) -> int:
@@ -169,12 +198,18 @@ async def _join(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
 
     threads = ThreadView()
+    names: dict[str, str] = {}
+    ended = asyncio.Event()
 
     def show(frame: dict[str, Any]) -> None:
+        if frame.get("t") == "bye":
+            # Kicked, or the room closed: the hub will not take us back, so there is nothing to wait for.
+            ended.set()
         if args.json:
             print(json.dumps(frame, ensure_ascii=False), flush=True)
             return
-        line = _summary(frame)
+        _learn_names(frame, names)
+        line = _summary(frame, names)
         text = (threads.line(line) if line else "") + threads.feed(frame)
         if text:
             sys.stdout.write(text)
@@ -188,7 +223,8 @@ async def _join(args: argparse.Namespace) -> int:
     except (TimeoutError, ConnectionError, OSError) as exc:
         print(f"canvas: could not reach the room ({type(exc).__name__}: {exc})", file=sys.stderr)
         return 1
-    tasks = [asyncio.get_running_loop().create_task(_until_stopped())]
+    loop = asyncio.get_running_loop()
+    tasks = [loop.create_task(_until_stopped()), loop.create_task(ended.wait())]
     if args.json:
         tasks.append(asyncio.get_running_loop().create_task(_pump_stdin(guest)))
     await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)

@@ -81,6 +81,9 @@ async def _serve(args: argparse.Namespace) -> None:
     print(f"canvas {__version__} serving {root}")
     print(f"Host link (keep it to yourself): {server.host_link}")
     print(f"Room link (share it with guests): {server.room_link}")
+    others = server.link_hosts[1:]
+    if others:
+        print(f"The links also work with {', '.join(others)} in place of {server.link_hosts[0]}")
     if sys.stdout.isatty():
         segno.make(server.room_link, error="l").terminal(compact=True)
     sys.stdout.flush()

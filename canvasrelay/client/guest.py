@@ -268,9 +268,24 @@ class Guest:
     async def _signal(self, session: aiohttp.ClientSession, signal_url: str, offer: str, nonce: bytes) -> str:
         """Send the offer through the rendezvous and wait for the hub's answer to it."""
         conn = b64url(secrets.token_bytes(9))
+        message = {"kind": "offer", "from": conn, "sdp": offer, "nonce": b64url(nonce)}
+        reply = await self._ask(session, signal_url, message, "answer")
+        if not isinstance(reply.get("sdp"), str):
+            raise ConnectionError("the hub's answer carries no session description")
+        return str(reply["sdp"])
+
+    async def about(self) -> dict[str, Any]:
+        """What the room is, before joining it: `{project, host, access}` (the access a new guest gets)."""
+        message = {"kind": "about", "from": b64url(secrets.token_bytes(9))}
+        async with asyncio.timeout(HANDSHAKE_TIMEOUT), aiohttp.ClientSession() as session:
+            return await self._ask(session, self.rendezvous[self._using], message, "about")
+
+    async def _ask(
+        self, session: aiohttp.ClientSession, signal_url: str, message: dict[str, Any], reply_kind: str
+    ) -> dict[str, Any]:
+        """Seal `message` to the hub through the rendezvous at `signal_url`; its reply of `reply_kind` to us."""
         url = f"{signal_url}?topic={signal_crypto.topic(self.link.room_id)}"
         async with session.ws_connect(url) as ws:
-            message = {"kind": "offer", "from": conn, "sdp": offer, "nonce": b64url(nonce)}
             sealed = signal_crypto.seal(self.key, message)
             await ws.send_str(sealed)
             async for msg in ws:
@@ -282,8 +297,8 @@ class Guest:
                     reply = signal_crypto.open_envelope(self.key, msg.data)
                 except signal_crypto.SignalError:
                     continue
-                if reply.get("kind") == "answer" and reply.get("to") == conn and isinstance(reply.get("sdp"), str):
-                    return reply["sdp"]
+                if reply.get("kind") == reply_kind and reply.get("to") == message["from"]:
+                    return reply
         raise ConnectionError("the rendezvous closed before the hub answered")
 
     def _check_proof(self, message: str, nonce: bytes, offer: str, answer: str) -> None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from canvasrelay.core import session_log
+from canvasrelay.protocol.words import answer_words
 
 
 @dataclass
@@ -61,7 +62,8 @@ class ThreadView:
         items = thread["items"]
         current = _current_turn(items)
         # A live event changes only the current turn's items: from the last prompt on.
-        text = "".join(self._render(session_id, item) for item in items[current if kind == "agent-event" else 0 :])
+        shown = items[current if kind == "agent-event" else 0 :]
+        text = "".join(self._render(session_id, item) for item in _asked_first(shown))
         del items[:current]
         self._forget_shown(session_id, {(session_id, item["type"], item["seq"]) for item in items})
         return text
@@ -76,7 +78,7 @@ class ThreadView:
 
     def _head(self, head: dict[str, Any]) -> None:
         if isinstance(head.get("id"), str):
-            self.labels[head["id"]] = str(head.get("title") or head.get("agentLabel") or head["id"])
+            self.labels[head["id"]] = str(head.get("title") or head.get("agentLabel") or "an agent")
 
     def _break(self) -> str:
         if self.open_item is None:
@@ -87,7 +89,7 @@ class ThreadView:
     def _render(self, session_id: str, item: dict[str, Any]) -> str:
         key = (session_id, item["type"], item["seq"])
         shown = self.shown.get(key)
-        label = self.labels.get(session_id, session_id)
+        label = self.labels.get(session_id, "an agent")
         kind = item["type"]
         if kind == "message":
             text: str = item["text"]
@@ -115,6 +117,34 @@ def _current_turn(items: list[dict[str, Any]]) -> int:
     return next((i for i in range(len(items) - 1, -1, -1) if items[i]["type"] == "user"), 0)
 
 
+def _asked_first(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The items in order, but a tool that was asked about after the permission line: a replay
+    folds a tool to its final status, which must not read as if it ran before it was allowed."""
+    asked = {i["toolCallId"]: n for n, i in enumerate(items) if i["type"] == "permission" and i.get("toolCallId")}
+    ordered: list[dict[str, Any]] = []
+    held: dict[int, list[dict[str, Any]]] = {}
+    for n, item in enumerate(items):
+        after = asked.get(item.get("toolCallId")) if item["type"] == "tool" else None
+        if after is not None and after > n:
+            held.setdefault(after, []).append(item)
+            continue
+        ordered.append(item)
+        ordered += held.pop(n, [])
+    return ordered
+
+
+def _will_do(preview: Any) -> str:
+    """ " — runs `make test`", " — writes notes/todo.txt (12 bytes)", or nothing."""
+    if not isinstance(preview, dict):
+        return ""
+    if preview.get("command"):
+        return f" — runs {preview['command']}"
+    changes = preview.get("changes") or []
+    if changes:
+        return " — writes " + ", ".join(f"{c['path']} ({c['bytes']:,} bytes)" for c in changes)
+    return ""
+
+
 def _status(item: dict[str, Any]) -> str | None:
     """One line for an item other than a message, or None for items not shown."""
     kind = item["type"]
@@ -125,9 +155,8 @@ def _status(item: dict[str, Any]) -> str | None:
     if kind == "permission":
         resolution = item["resolution"]
         if resolution is None:
-            return f"permission asked: {item['title']} (the host answers)"
-        answer = resolution["optionId"] or "cancelled"
-        return f"permission {item['title']}: {answer}" + (f" by {resolution['by']}" if resolution["by"] else "")
+            return f"asks permission: {item['title']}{_will_do(item.get('preview'))} (the host answers)"
+        return f"permission for {item['title']}: {answer_words(resolution, item['options'])}"
     if kind == "turn-end":
         if item["error"]:
             return f"turn failed: {item['error']}"

@@ -15,6 +15,7 @@ every client told which seqs were rewritten (`agent-compacted`).
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from typing import Any
 
 from canvasrelay.core import session_log
 from canvasrelay.core.effects import AnyEffect, Broadcast, Effect, Send
+from canvasrelay.core.permission_preview import preview
 from canvasrelay.core.permission_rules import Choice, option_for
 from canvasrelay.core.room import Peer, error
 from canvasrelay.protocol.access import Access
@@ -38,12 +40,14 @@ from canvasrelay.protocol.agents import (
     AgentPermission,
     AgentPrompt,
     AgentRemoved,
+    AgentRename,
     HostAnswer,
     QueuedPrompt,
     SessionHead,
 )
 from canvasrelay.protocol.core import AgentInfo, ErrorFrame
 from canvasrelay.protocol.encoding import text_sha256
+from canvasrelay.protocol.words import RULES_BY
 
 HISTORY_PAGE = 200
 """Events per `agent-history` frame at most."""
@@ -222,9 +226,11 @@ class Session:
 
 
 class Sessions:
-    def __init__(self, agents: Mapping[str, AgentInfo], clock: Callable[[], float] = time.time):
+    def __init__(self, agents: Mapping[str, AgentInfo], clock: Callable[[], float] = time.time, root: str = ""):
         self.agents = agents
         self.clock = clock
+        self.root = root
+        """The project folder, so a permission's preview names paths inside it relatively."""
         self.sessions: dict[str, Session] = {}
         self.reading: dict[str, int] = {}
         """Peer id → history pages it asked for that are still being read."""
@@ -240,7 +246,7 @@ class Sessions:
             id=row["id"],
             agent=row["agent"],
             agent_label=str(meta.get("agentLabel") or row["agent"]),
-            title=row.get("title") or "",
+            title=row.get("title") or self._numbered(str(meta.get("agentLabel") or row["agent"])),
             created=row["created"],
             head={**session_log.empty_head(), **(row.get("head") or {})},
             queued=[QueuedPrompt.model_validate(q) for q in meta.get("queued", [])],
@@ -263,13 +269,14 @@ class Sessions:
 
     def create(self, peer: Peer, frame: AgentCreate) -> list[AnyEffect]:
         if frame.id in self.sessions:
-            return [error(peer.id, f"session {frame.id} already exists", frame.t, "conflict")]
+            return [error(peer.id, "That session exists already.", frame.t, "conflict")]
         agent = self.agents.get(frame.agent)
         if agent is None:
             return [error(peer.id, f"unknown agent {frame.agent[:64]!r}", frame.t, "not-found")]
         if len(self.sessions) >= MAX_SESSIONS:
             return [error(peer.id, f"too many sessions (limit {MAX_SESSIONS})", frame.t, "conflict")]
-        session = Session(frame.id, agent.id, agent.label, frame.title, self.clock())
+        title = frame.title or self._numbered(agent.label)
+        session = Session(frame.id, agent.id, agent.label, title, self.clock())
         self.sessions[session.id] = session
         return [StoreSession(session.id, created=True), self._meta(session), StartSession(session.id)]
 
@@ -280,7 +287,7 @@ class Sessions:
         author = (frame.author or peer.name or peer.id) if peer.is_host else (peer.name or peer.id)
         if session.turn_open or session.queued:
             if len(session.queued) >= MAX_QUEUE:
-                return [error(peer.id, f"the queue is full ({MAX_QUEUE} prompts wait already)", frame.t, "conflict")]
+                return [error(peer.id, f"The queue is full: {MAX_QUEUE} prompts wait already.", frame.t, "conflict")]
             session.queued.append(QueuedPrompt(text=frame.text, author=author))
             return [StoreSession(session.id), self._meta(session)]
         return self._start_turn(session, frame.text, author)
@@ -302,6 +309,16 @@ class Sessions:
             return [_unknown(peer, frame.session_id, frame.t)]
         return [SetConfig(session.id, frame.config_id, frame.value)]
 
+    def _numbered(self, label: str) -> str:
+        """A name for a new session: the agent's label and the first number no session has."""
+        taken = {s.title for s in self.sessions.values()}
+        return next(f"{label} {n}" for n in itertools.count(1) if f"{label} {n}" not in taken)
+
+    def rename_frame(self, peer: Peer, frame: AgentRename) -> list[AnyEffect]:
+        if frame.session_id not in self.sessions:
+            return [_unknown(peer, frame.session_id, frame.t)]
+        return self.rename(frame.session_id, frame.title.strip() or frame.title)
+
     def answer(self, peer: Peer, frame: AgentPermission) -> list[AnyEffect]:
         """The first answer wins; a later one is told, and everyone saw `permission-resolved`."""
         session = self.sessions.get(frame.session_id)
@@ -311,7 +328,10 @@ class Sessions:
         if pending is None:
             return [
                 error(
-                    peer.id, f"permission {frame.request_id[:64]} was already answered or is gone", frame.t, "conflict"
+                    peer.id,
+                    "That permission request was already answered, or the agent stopped asking.",
+                    frame.t,
+                    "conflict",
                 )
             ]
         option_id = frame.option_id
@@ -323,7 +343,7 @@ class Sessions:
         kind = next((o.get("kind") for o in pending.options if o.get("optionId") == option_id), None)
         return [
             RecordAnswer(session.id, pending.tool_call, frame.answer, option_id, by, kind),
-            *self._resolve(session, frame.request_id, option_id, by),
+            *self._resolve(session, frame.request_id, option_id, by, answer=frame.answer),
         ]
 
     def history(self, peer: Peer, frame: AgentHistoryRequest) -> list[AnyEffect]:
@@ -382,8 +402,11 @@ class Sessions:
         session.options = options
         return [StoreSession(session.id), Broadcast(AgentOptions(session_id=session.id, options=options))]
 
-    def ask(self, session_id: str, request: Mapping[str, Any]) -> tuple[str, list[AnyEffect]]:
-        """A permission request for the host; returns its request id."""
+    def ask(
+        self, session_id: str, request: Mapping[str, Any], announced: Mapping[str, Any] | None = None
+    ) -> tuple[str, list[AnyEffect]]:
+        """A permission request for the host; returns its request id. `announced` is the tool
+        call as its earlier updates described it (what the rules judged), for the preview."""
         session = self.sessions[session_id]
         self._requests += 1
         request_id = f"p{self._requests}-{session.last_seq + 1}"
@@ -396,14 +419,21 @@ class Sessions:
             "toolCallId": tool_call.get("toolCallId"),
             "title": tool_call.get("title") or "",
             "options": options,
+            "preview": preview({**(announced or {}), **tool_call}, self.root),
         }
         return request_id, self._append(session, event)
 
-    def decided(self, session_id: str, request: Mapping[str, Any], choice: Choice | None) -> list[AnyEffect]:
+    def decided(
+        self,
+        session_id: str,
+        request: Mapping[str, Any],
+        choice: Choice | None,
+        announced: Mapping[str, Any] | None = None,
+    ) -> list[AnyEffect]:
         """The rules answered without the host: the log still shows the question and the answer."""
-        request_id, effects = self.ask(session_id, request)
+        request_id, effects = self.ask(session_id, request, announced)
         session = self.sessions[session_id]
-        return effects + self._resolve(session, request_id, choice.option_id if choice else None, "rules", choice)
+        return effects + self._resolve(session, request_id, choice.option_id if choice else None, RULES_BY, choice)
 
     def abandon(self, session_id: str, request_id: str) -> list[AnyEffect]:
         """The agent stopped waiting (its turn ended or it died): the request resolves as cancelled."""
@@ -495,12 +525,24 @@ class Sessions:
         ]
 
     def _resolve(
-        self, session: Session, request_id: str, option_id: str | None, by: str, choice: Choice | None = None
+        self,
+        session: Session,
+        request_id: str,
+        option_id: str | None,
+        by: str,
+        choice: Choice | None = None,
+        answer: HostAnswer | None = None,
     ) -> list[AnyEffect]:
         session.pending.pop(request_id, None)
-        event = {"kind": "permission-resolved", "requestId": request_id, "optionId": option_id, "by": by}
-        answer = choice if choice is not None else (Choice(option_id) if option_id is not None else None)
-        return [*self._append(session, event), ResolvePermission(session.id, request_id, answer)]
+        event = {
+            "kind": "permission-resolved",
+            "requestId": request_id,
+            "optionId": option_id,
+            "by": by,
+            "answer": answer,
+        }
+        chosen = choice if choice is not None else (Choice(option_id) if option_id is not None else None)
+        return [*self._append(session, event), ResolvePermission(session.id, request_id, chosen)]
 
     def _append(self, session: Session, event: dict[str, Any]) -> list[AnyEffect]:
         status = session.status
@@ -532,4 +574,4 @@ class RecordAnswer(Effect):
 
 
 def _unknown(peer: Peer, session_id: str, ref: str) -> Send:
-    return error(peer.id, f"no session {session_id}", ref, "not-found")
+    return error(peer.id, "There is no such session: it was deleted, or never started.", ref, "not-found")

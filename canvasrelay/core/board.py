@@ -6,9 +6,10 @@ acceptable and keeps the document. Schema: adr/0003-board-schema.md.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 from pycrdt import Doc, Map, TransactionEvent
 from pycrdt import get_state as decodes
@@ -23,6 +24,10 @@ EMPTY_UPDATE = b"\x00\x00"
 
 class BoardUpdateError(ValueError):
     """An update or state vector from a peer that the board refuses; the board is unchanged."""
+
+
+RemovalGuard = Callable[[list[str]], str | None]
+"""Given the ids of the items an update removes, why it may not (or None when it may)."""
 
 
 @dataclass
@@ -64,6 +69,11 @@ def decode_state_vector(data: bytes) -> dict[int, int]:
     return vector
 
 
+def _deleted_keys(event: Any) -> list[str]:
+    """The keys a map event deleted (pycrdt's stubs do not declare `MapEvent.keys`)."""
+    return [key for key, change in event.keys.items() if change["action"] == "delete"]
+
+
 def _is_panic(error: BaseException) -> bool:
     # pyo3 raises Rust panics as pyo3_runtime.PanicException, a BaseException subclass that
     # cannot be imported before the first panic; a panic on bad input must become a refusal.
@@ -100,12 +110,12 @@ class Board:
         board.updates_since_checkpoint = max(rows - 1, 0)
         return board
 
-    def apply_update(self, update: bytes, origin: str) -> None:
+    def apply_update(self, update: bytes, origin: str, guard: RemovalGuard | None = None) -> None:
         """Apply a peer's update, or raise BoardUpdateError and leave the board as it was.
 
-        Refused: bytes that do not decode, updates yrs fails to integrate, and updates that
+        Refused: bytes that do not decode, updates yrs fails to integrate, updates that
         depend on changes the board lacks (an honest peer only builds on what it got from us,
-        so those would sit pending forever in every rebuild).
+        so those would sit pending forever in every rebuild), and removals `guard` refuses.
         """
         try:
             # Decoding alone rejects most garbage without touching the shadow.
@@ -114,6 +124,9 @@ class Board:
             if not (isinstance(error, Exception) or _is_panic(error)):
                 raise
             raise BoardUpdateError(f"board update does not decode: {error}") from None
+        removed: list[str] = []
+        items = self._shadow.get(ITEMS, type=Map)
+        watch = items.observe(lambda event: removed.extend(_deleted_keys(event)))
         try:
             self._shadow.apply_update(update)
             # Structs the shadow could not integrate are still "missing" from its state vector.
@@ -123,9 +136,15 @@ class Board:
                 raise
             self._resync_shadow()
             raise BoardUpdateError(f"board update cannot be applied: {error}") from None
+        finally:
+            items.unobserve(watch)
         if leftover[:1] != b"\x00":
             self._resync_shadow()
             raise BoardUpdateError("board update depends on changes the board does not have")
+        refusal = guard(removed) if guard is not None and removed else None
+        if refusal is not None:
+            self._resync_shadow()
+            raise BoardUpdateError(refusal)
         # The origin marks the peer, so observers can avoid echoing its own update back to it.
         with self.doc.transaction(origin=origin):
             self.doc.apply_update(update)

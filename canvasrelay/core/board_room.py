@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from pycrdt import Map
+
 from canvasrelay.core.board import Board, BoardUpdateError
 from canvasrelay.core.effects import AnyEffect, Broadcast, Effect, Send
 from canvasrelay.core.room import Peer, Room, error
@@ -34,6 +36,7 @@ AWARENESS_TIMEOUT_S = 30.0
 AWARENESS_INTERVAL_S = 0.05
 """A peer's presence goes out at most this often, its latest state only, however often it sends."""
 TICK_S = 2.0
+LIVE_FRAME = "That frame shows a session or terminal that is still running: only the host can remove it."
 
 
 def b64(data: bytes) -> str:
@@ -71,6 +74,7 @@ class BoardRoom:
         self.compact_every = compact_every
         self.presence: dict[str, tuple[AwarenessState, float]] = {}
         self.last_change = clock()
+        self.room: Room | None = None
         self.sent_at: dict[str, float] = {}
         """When each peer's presence last went out."""
         self.unsent: set[str] = set()
@@ -78,6 +82,7 @@ class BoardRoom:
         self.flush_due = False
 
     def install(self, room: Room) -> None:
+        self.room = room
         room.route(BoardUpdate, self.on_update)
         room.route(BoardSyncRequest, self.on_sync)
         room.route(Awareness, self.on_awareness)
@@ -90,11 +95,23 @@ class BoardRoom:
 
     def on_update(self, peer: Peer, frame: BoardUpdate) -> list[AnyEffect]:
         update = base64.b64decode(frame.update)
+        guard = None if peer.is_host else self._keep_live_frames
         try:
-            self.board.apply_update(update, origin=peer.id)
+            self.board.apply_update(update, origin=peer.id, guard=guard)
         except BoardUpdateError as exc:
             return [error(peer.id, str(exc), frame.t)]
         return self.applied(update, exclude=peer.id, encoded=frame.update)
+
+    def _keep_live_frames(self, removed: list[str]) -> str | None:
+        """A guest may not take a running session's or terminal's frame off the board: only the
+        host may, since nobody else could put it back."""
+        for item_id in removed:
+            item = self.board.items.get(item_id)
+            holds = item.get("holds") if isinstance(item, Map) and item.get("kind") == "frame" else None
+            ref = holds.get("ref") if isinstance(holds, Map) else None
+            if isinstance(ref, str) and self.room is not None and self.room.is_live(ref):
+                return LIVE_FRAME
+        return None
 
     def applied(self, update: bytes, exclude: str | None, encoded: str | None = None) -> list[AnyEffect]:
         """What follows an update the board took: store it, then send it on (order matters)."""

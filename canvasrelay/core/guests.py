@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from canvasrelay.core.effects import AnyEffect, Broadcast, Close, Send
-from canvasrelay.core.room import Peer, Room, error
+from canvasrelay.core.room import Peer, Room, error, needs_approval
 from canvasrelay.protocol import ClientFrame
 from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.encoding import text_sha256
@@ -32,12 +32,17 @@ from canvasrelay.protocol.guests import (
     GuestKick,
     GuestList,
     GuestSetAccess,
+    HostProfile,
     Outcome,
+    People,
+    Person,
     RequestPending,
     RoomSetAccess,
     TerminalGrant,
     YourAccess,
 )
+from canvasrelay.protocol.terminals import Controller
+from canvasrelay.protocol.words import request_noun
 
 APPROVAL_TTL = 120.0
 MAX_PENDING_PER_GUEST = 8
@@ -47,6 +52,9 @@ PEER_PREFIX = "guest-"
 FORGET_AFTER = 60.0
 """A guest gone this long (counted from when it left the room, after the hub's own resume grace)
 is forgotten: its name, its own access and grants. A kicked guest's id stays banned."""
+KICKED = "The host removed you from this room."
+NO_GUEST = "That guest is no longer in the room."
+HOST_COLOR = "#495057"
 
 
 @dataclass
@@ -119,12 +127,17 @@ class Guests:
         self.banned: set[str] = set()
         self.pending: dict[str, Approval] = {}
         self._ids = itertools.count(1)
+        self.host_name = ""
+        """The host's name as the host set it (host-profile), shown to guests; empty until then."""
+        self.grant_listeners: list[Callable[[], list[AnyEffect]]] = []
+        """Called whenever a guest is handed a terminal or loses it (the terminal listing says who)."""
         room.ask_host = self.ask_host
         room.route(GuestSetAccess, self._set_access)
         room.route(RoomSetAccess, self._set_room_access)
         room.route(GuestKick, self._kick)
         room.route(TerminalGrant, self._grant)
         room.route(ApprovalAnswer, self._answer)
+        room.route(HostProfile, self._host_profile)
         room.on_join(self._joined)
         room.on_leave(self._left)
         room.add_welcome_part(self._waiting)
@@ -134,7 +147,7 @@ class Guests:
     def admit(self, join: GuestJoin) -> Peer | str:
         """The peer to connect for this join, or why it may not join."""
         if join.guest_id in self.banned:
-            return "the host removed you from this room"
+            return KICKED
         guest = self.guests.get(join.guest_id)
         if guest is None:
             guest = Guest(join.guest_id, _hash(join.secret), join.name, join.color, away_since=self.clock())
@@ -185,9 +198,15 @@ class Guests:
     def ask_host(self, peer: Peer, frame: ClientFrame) -> list[AnyEffect]:
         guest_id = self._guest_id(peer)
         if guest_id is None:
-            return [error(peer.id, f"refused: {frame.t} needs the host's approval", frame.t)]
+            return [error(peer.id, needs_approval(frame.t), frame.t)]
         if sum(1 for a in self.pending.values() if a.guest_id == guest_id) >= MAX_PENDING_PER_GUEST:
-            return [error(peer.id, "refused: too many requests are waiting for the host", frame.t)]
+            return [
+                error(
+                    peer.id,
+                    f"{MAX_PENDING_PER_GUEST} of your requests already wait for the host: ask again later.",
+                    frame.t,
+                )
+            ]
         text = describe(frame)
         expires_at = self.clock() + self.approval_ttl
         approval = Approval(f"a{next(self._ids)}", guest_id, peer.id, frame, expires_at, text, text_sha256(text))
@@ -225,8 +244,6 @@ class Guests:
         effects: list[AnyEffect] = self._forget(now)
         for approval in [a for a in self.pending.values() if a.expires_at <= now]:
             del self.pending[approval.id]
-            ref = approval.frame.t
-            effects.append(error(approval.peer_id, f"request expired: the host did not answer your {ref} in time", ref))
             effects += self._resolved(approval, "expired")
         return effects
 
@@ -243,10 +260,12 @@ class Guests:
     def _answer(self, host: Peer, frame: ApprovalAnswer) -> list[AnyEffect]:
         approval = self.pending.get(frame.id)
         if approval is None:
-            return [error(host.id, f"no request {frame.id[:64]} is waiting (answered or expired)", frame.t)]
+            return [
+                error(host.id, "That request is no longer waiting: it was answered, withdrawn or expired.", frame.t)
+            ]
         if frame.sha256 is not None and frame.sha256 != approval.sha256:
             # The host answered something other than what waits: it stays waiting for a real answer.
-            return [error(host.id, "that answer was for different text than the request holds; nothing ran", frame.t)]
+            return [error(host.id, "That answer was for different text than the request holds: nothing ran.", frame.t)]
         del self.pending[frame.id]
         peer = self.room.peers.get(approval.peer_id)
         guest = self.guests.get(approval.guest_id)
@@ -254,13 +273,20 @@ class Guests:
             return self._resolved(approval, "withdrawn")
         ref = approval.frame.t
         if frame.answer == "deny":
-            return [error(peer.id, f"the host denied your {ref}", ref), *self._resolved(approval, "denied")]
+            return self._resolved(approval, "denied")
         effects: list[AnyEffect] = []
         if frame.answer == "trust":
             effects += self._change(guest, own_access=Access.TRUSTED)
         elif peer.access.rank < Access.EDIT.rank:
             # Lowered to view while the request waited: the approval no longer applies.
-            return [error(peer.id, f"refused: your {ref} was approved but you now have view access", ref)]
+            return [
+                error(
+                    peer.id,
+                    f"The host approved your {request_noun(ref)}, but you now have view access: it did not run.",
+                    ref,
+                ),
+                *self._resolved(approval, "withdrawn"),
+            ]
         effects += self._resolved(approval, "trusted" if frame.answer == "trust" else "approved")
         return effects + self.room.perform(peer, approval.frame)
 
@@ -273,7 +299,7 @@ class Guests:
     def _set_access(self, host: Peer, frame: GuestSetAccess) -> list[AnyEffect]:
         guest = self._known(frame.guest_id)
         if guest is None:
-            return [error(host.id, f"no guest {frame.guest_id[:64]}", frame.t)]
+            return [error(host.id, NO_GUEST, frame.t)]
         return self._change(guest, own_access=Access(frame.access) if frame.access else None)
 
     def _set_room_access(self, _host: Peer, frame: RoomSetAccess) -> list[AnyEffect]:
@@ -282,26 +308,46 @@ class Guests:
         for guest in self.guests.values():
             if guest.own_access is None:
                 effects += self._sync_peer(guest)
-        return [*effects, self.to_hosts()]
+        return [*effects, self.to_hosts(), self.people()]
 
     def _kick(self, host: Peer, frame: GuestKick) -> list[AnyEffect]:
         guest = self._known(frame.guest_id)
         if guest is None:
-            return [error(host.id, f"no guest {frame.guest_id[:64]}", frame.t)]
+            return [error(host.id, NO_GUEST, frame.t)]
         self.banned.add(guest.guest_id)
         for approval in [a for a in self.pending.values() if a.guest_id == guest.guest_id]:
             del self.pending[approval.id]
-        return [Close(peer_id_of(guest.guest_id), CLOSE_KICKED, "the host removed you from this room"), self.to_hosts()]
+        effects: list[AnyEffect] = [Close(peer_id_of(guest.guest_id), CLOSE_KICKED, KICKED), self.to_hosts()]
+        if guest.granted_terminals:
+            guest.granted_terminals.clear()
+            effects += self._grants_changed()
+        return effects
 
     def _grant(self, host: Peer, frame: TerminalGrant) -> list[AnyEffect]:
-        guest = self._known(frame.guest_id)
+        if self._known(frame.guest_id) is None:
+            return [error(host.id, NO_GUEST, frame.t)]
+        return self.grant(frame.guest_id, frame.terminal_id, frame.granted)
+
+    def grant(self, guest_id: str, terminal_id: str, granted: bool) -> list[AnyEffect]:
+        """Hand a guest control of a terminal (or take it back)."""
+        guest = self._known(guest_id)
         if guest is None:
-            return [error(host.id, f"no guest {frame.guest_id[:64]}", frame.t)]
-        if frame.granted:
-            guest.granted_terminals.add(frame.terminal_id)
+            return []
+        if granted:
+            guest.granted_terminals.add(terminal_id)
         else:
-            guest.granted_terminals.discard(frame.terminal_id)
-        return [*self._sync_peer(guest), self.to_hosts()]
+            guest.granted_terminals.discard(terminal_id)
+        return [*self._sync_peer(guest), self.to_hosts(), *self._grants_changed()]
+
+    def controllers(self, terminal_id: str) -> list[Controller]:
+        return [
+            Controller(guest_id=g.guest_id, name=g.name, color=g.color)
+            for g in self.guests.values()
+            if terminal_id in g.granted_terminals and g.guest_id not in self.banned
+        ]
+
+    def _grants_changed(self) -> list[AnyEffect]:
+        return [effect for listener in self.grant_listeners for effect in listener()]
 
     def end_grants(self, terminal_id: str) -> list[AnyEffect]:
         """No guest controls `terminal_id` any more (its shell ended, or another starts under it)."""
@@ -314,7 +360,29 @@ class Guests:
 
     def _change(self, guest: Guest, own_access: Access | None) -> list[AnyEffect]:
         guest.own_access = own_access
-        return [*self._sync_peer(guest), self.to_hosts()]
+        return [*self._sync_peer(guest), self.to_hosts(), self.people()]
+
+    def _host_profile(self, host: Peer, frame: HostProfile) -> list[AnyEffect]:
+        host.color = frame.color
+        self.host_name = frame.name
+        return [self.people()]
+
+    def people(self) -> Broadcast:
+        """Who is here, for everyone: each host and connected guest with its name, colour and access."""
+        people = [
+            Person(
+                peer_id=peer.id,
+                name=(self.host_name or "Host") if peer.is_host else peer.name,
+                color=peer.color or HOST_COLOR,
+                access=peer.access.value,
+            )
+            for peer in self.room.peers.values()
+        ]
+        return Broadcast(People(people=people))
+
+    def about(self) -> dict[str, str | None]:
+        """What the join page says before one joins: the project, whose room it is, the access one gets."""
+        return {"project": self.room.info.project, "host": self.host_name or None, "access": self.default_access.value}
 
     def _sync_peer(self, guest: Guest) -> list[AnyEffect]:
         """Apply the guest's current access to its live peer and tell the guest."""
@@ -331,18 +399,18 @@ class Guests:
 
     def _joined(self, peer: Peer) -> list[AnyEffect]:
         if peer.is_host:
-            return [Send(peer.id, self.guest_list())]
+            return [Send(peer.id, self.guest_list()), self.people()]
         guest = self._guest_of(peer)
         if guest is None:
-            return []
+            return [self.people()]
         guest.connected = True
         guest.away_since = None
-        return [Send(peer.id, self._your_access(guest)), self.to_hosts()]
+        return [Send(peer.id, self._your_access(guest)), self.to_hosts(), self.people()]
 
     def _left(self, peer: Peer) -> list[AnyEffect]:
         guest = self._guest_of(peer)
         if guest is None:
-            return []
+            return [self.people()]
         guest.connected = False
         guest.latency_ms = None
         guest.away_since = self.clock()
@@ -350,7 +418,10 @@ class Guests:
         for approval in [a for a in self.pending.values() if a.peer_id == peer.id]:
             del self.pending[approval.id]
             effects.append(Broadcast(_withdrawn(approval), min_access=Access.HOST))
-        return [*effects, self.to_hosts()]
+        return [*effects, self.to_hosts(), self.people()]
+
+    def guest_id_of(self, peer: Peer) -> str | None:
+        return self._guest_id(peer)
 
     def _guest_id(self, peer: Peer) -> str | None:
         if not peer.id.startswith(PEER_PREFIX):

@@ -294,14 +294,18 @@ def decide(
 
 
 def rule_for_answer(subject: Subject, answer: HostAnswer, root: str | Path = "") -> Rule | None:
-    """The session rule a host's answer adds, if any."""
+    """The session rule a host's answer adds, if any: none for a call whose exact pattern is longer
+    than a rule may be (such an "always" or "never" holds for that one call only)."""
     root_text = posixpath.normpath(str(root)) if str(root) else ""
+    pattern = pattern_for(subject, root_text) if answer in ("always", "never") else "*"
+    if len(pattern) > PATTERN_MAX:
+        return None
     if answer == "always":
-        return Rule(permission=subject.kind, pattern=pattern_for(subject, root_text), action="allow")  # type: ignore[arg-type]
+        return Rule(permission=subject.kind, pattern=pattern, action="allow")  # type: ignore[arg-type]
     if answer == "never":
         return Rule(
             permission=subject.kind,  # type: ignore[arg-type]
-            pattern=pattern_for(subject, root_text),
+            pattern=pattern,
             action="deny",
             reason="the host said never for this",
         )

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from canvasrelay.protocol.access import Access, Action
+from canvasrelay.protocol.words import denial
 
 
 class Decision(StrEnum):
@@ -50,4 +51,4 @@ def decide(access: Access, request: Request) -> Decision:
 
 
 def denial_reason(access: Access, request: Request) -> str:
-    return f"{access.value} access may not {request.action.value.replace('-', ' ')}"
+    return denial(access, request.action)

@@ -17,6 +17,7 @@ from canvasrelay.core.policy import Decision, Request, decide, denial_reason
 from canvasrelay.protocol import ClientFrame, FrameError, parse_client_frame
 from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.core import AgentInfo, ErrorFrame, ErrorKind, Ping, Pong, Welcome
+from canvasrelay.protocol.words import request_verb
 
 
 @dataclass
@@ -44,6 +45,13 @@ class RoomInfo:
         return PurePath(self.cwd).name or self.cwd
 
 
+NOT_ACCEPTED = "This room does not take that request."
+
+
+def needs_approval(frame_type: str) -> str:
+    return f"To {request_verb(frame_type)} you need the host's approval, and none could be asked."
+
+
 F = TypeVar("F", bound=ClientFrame)
 Handler = Callable[[Peer, F], list[AnyEffect]]
 RequestOf = Callable[[Peer, F], Request]
@@ -69,6 +77,7 @@ class Room:
         self._welcome_parts: list[WelcomePart] = []
         self._join_hooks: list[Callable[[Peer], list[AnyEffect]]] = []
         self._leave_hooks: list[Callable[[Peer], list[AnyEffect]]] = []
+        self._live_checks: list[Callable[[str], bool]] = []
         self.ask_host: AskHost = self._no_approvals
 
     def route(self, frame_type: type[F], handler: Handler[F], request: RequestOf[F] | None = None) -> None:
@@ -84,6 +93,13 @@ class Room:
 
     def on_leave(self, hook: Callable[[Peer], list[AnyEffect]]) -> None:
         self._leave_hooks.append(hook)
+
+    def add_live_check(self, check: Callable[[str], bool]) -> None:
+        """A feature says which of the things a board frame may show (by ref) still exist."""
+        self._live_checks.append(check)
+
+    def is_live(self, ref: str) -> bool:
+        return any(check(ref) for check in self._live_checks)
 
     def join(self, peer: Peer) -> list[AnyEffect]:
         self.peers[peer.id] = peer
@@ -130,11 +146,11 @@ class Room:
     def dispatch(self, peer: Peer, frame: ClientFrame) -> list[AnyEffect]:
         route = self._routes.get(type(frame))
         if route is None:
-            return [error(peer.id, f"{frame.t} is not accepted here", frame.t)]
+            return [error(peer.id, NOT_ACCEPTED, frame.t)]
         request = route.request(peer, frame) if route.request else Request(type(frame).action)
         decision = decide(peer.access, request)
         if decision is Decision.DENY:
-            return [error(peer.id, f"refused: {denial_reason(peer.access, request)}", frame.t)]
+            return [error(peer.id, denial_reason(peer.access, request), frame.t)]
         if decision is Decision.ASK_HOST:
             return self.ask_host(peer, frame)
         return self.perform(peer, frame)
@@ -143,7 +159,7 @@ class Room:
         """Run a frame's handler without asking the policy again: for a request the host approved."""
         route = self._routes.get(type(frame))
         if route is None:
-            return [error(peer.id, f"{frame.t} is not accepted here", frame.t)]
+            return [error(peer.id, NOT_ACCEPTED, frame.t)]
         try:
             return route.handler(peer, frame)
         except FrameError as exc:
@@ -153,7 +169,7 @@ class Room:
         return [Send(peer.id, Pong())]
 
     def _no_approvals(self, peer: Peer, frame: ClientFrame) -> list[AnyEffect]:
-        return [error(peer.id, f"refused: {frame.t} needs the host's approval", frame.t)]
+        return [error(peer.id, needs_approval(frame.t), frame.t)]
 
 
 def error(peer_id: str, message: str, ref: str | None = None, kind: ErrorKind = "invalid") -> Send:

@@ -7,8 +7,8 @@ Events (appended by the server, each with a strictly increasing ``seq``)::
 
     {"seq", "kind": "turn", "text", "sha256", "author", "time"}   (sha256: of text, as in its approval)
     {"seq", "kind": "chunk", "update": <ACP session update, verbatim>}
-    {"seq", "kind": "permission", "requestId", "toolCallId", "title", "options"}
-    {"seq", "kind": "permission-resolved", "requestId", "optionId": str | null, "by"}
+    {"seq", "kind": "permission", "requestId", "toolCallId", "title", "options", "preview"?}
+    {"seq", "kind": "permission-resolved", "requestId", "optionId": str | null, "by", "answer"?}
     {"seq", "kind": "turn-end", "error"?: str | null, "cancelled"?: bool, "interrupted"?: bool}
     {"seq", "kind": "notice", "text"}
 
@@ -37,10 +37,12 @@ turn ended waits for its answer and then leaves the session idle. Items, in log 
     {"type": "plan", "seq", "entries"}
         a ``plan`` replaces the entries of the latest plan item of the current turn (the
         items after the last user item); otherwise it appends a new plan item.
-    {"type": "permission", "seq", "requestId", "toolCallId", "title", "options", "resolution"}
-        "resolution" is null while open, then {"optionId": str | null, "by": str | null};
-        optionId null means cancelled. A ``turn-end`` closes open permissions with
-        {"optionId": null, "by": null}.
+    {"type": "permission", "seq", "requestId", "toolCallId", "title", "options", "preview", "resolution"}
+        "preview" is what the host is shown before answering (``permission_preview``), or null;
+        "resolution" is null while open, then {"optionId": str | null, "by": str | null,
+        "answer": str | null}; optionId null means cancelled, answer is the host's (once,
+        always…) when it gave one. A ``turn-end`` closes open permissions with
+        {"optionId": null, "by": null, "answer": null}.
     {"type": "turn-end", "seq", "error", "cancelled", "interrupted"}
         only for a turn that did not end normally (an error, a cancel, or an interruption
         such as a server restart); a normal ``turn-end`` adds no item.
@@ -142,6 +144,7 @@ def apply(thread: Thread, event: Event, texts: _Texts | None = None) -> Thread:
                 "toolCallId": event.get("toolCallId"),
                 "title": event.get("title", ""),
                 "options": event.get("options", []),
+                "preview": event.get("preview"),
                 "resolution": None,
             }
         )
@@ -250,13 +253,17 @@ def _current_turn_plan(items: list[Item]) -> Item | None:
 def _resolve_permission(thread: Thread, event: Event) -> None:
     for item in thread["items"]:
         if item["type"] == "permission" and item["requestId"] == event.get("requestId") and item["resolution"] is None:
-            item["resolution"] = {"optionId": event.get("optionId"), "by": event.get("by")}
+            item["resolution"] = {
+                "optionId": event.get("optionId"),
+                "by": event.get("by"),
+                "answer": event.get("answer"),
+            }
 
 
 def _end_turn(thread: Thread, seq: int, event: Event) -> None:
     for item in thread["items"]:
         if item["type"] == "permission" and item["resolution"] is None:
-            item["resolution"] = {"optionId": None, "by": None}
+            item["resolution"] = {"optionId": None, "by": None, "answer": None}
         elif item["type"] == "tool" and item["status"] in _UNFINISHED_TOOL:
             item["status"] = "failed"
     error = event.get("error")

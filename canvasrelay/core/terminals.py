@@ -10,21 +10,24 @@ same id starts with no grants.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import itertools
 from dataclasses import dataclass
 
 from canvasrelay.core.effects import AnyEffect, Broadcast, Effect, Send
+from canvasrelay.core.guests import Guests
 from canvasrelay.core.policy import Request
 from canvasrelay.core.room import Peer, Room, error
 from canvasrelay.protocol.access import Action
 from canvasrelay.protocol.terminals import (
     TermClose,
+    TermControl,
     TermDetach,
     TerminalInfo,
     Terminals,
     TermInput,
     TermList,
     TermOpen,
+    TermRename,
     TermResize,
 )
 
@@ -103,26 +106,30 @@ class DeliverExit(Effect):
 
 @dataclass
 class _Terminal:
+    name: str
     running: bool = True
     exit_code: int | None = None
     closing: bool = False
 
 
-GrantsEnd = Callable[[str], list[AnyEffect]]
-"""Revoke every guest's control of a terminal id: its shell ended, or a new one starts under it."""
+GONE = "That terminal is gone: it ended, or the server restarted since."
 
 
 class TerminalRoom:
-    def __init__(self, room: Room, grants_end: GrantsEnd) -> None:
+    def __init__(self, room: Room, guests: Guests) -> None:
         self.room = room
-        self.grants_end = grants_end
+        self.guests = guests
         self.terminals: dict[str, _Terminal] = {}
         self.watchers: dict[str, set[str]] = {}
+        guests.grant_listeners.append(lambda: [self.listing()])
+        room.add_live_check(lambda ref: ref in self.terminals and self.terminals[ref].running)
         room.route(TermOpen, self._open, request=self._open_request)
         room.route(TermInput, self._input, request=self._typing)
         room.route(TermResize, self._resize, request=self._typing)
         room.route(TermClose, self._close, request=self._typing)
         room.route(TermDetach, self._detach)
+        room.route(TermControl, self._take_control)
+        room.route(TermRename, self._rename)
         room.route(TermList, lambda peer, _frame: self._joined(peer))
         room.on_join(self._joined)
         room.on_leave(self._left)
@@ -138,26 +145,50 @@ class TerminalRoom:
             self.watchers[frame.id].add(peer.id)
             return [AttachTerminal(frame.id, peer.id)]
         if sum(t.running for t in self.terminals.values()) >= MAX_RUNNING:
-            return [error(peer.id, f"too many terminals: at most {MAX_RUNNING} run at once", frame.t)]
+            return [error(peer.id, f"{MAX_RUNNING} terminals run already: end one first.", frame.t)]
         effects: list[AnyEffect] = []
         if len(self.terminals) >= MAX_KEPT:
             oldest = next((tid for tid, t in self.terminals.items() if not t.running), None)
             if oldest is None:
-                return [error(peer.id, f"too many terminals: at most {MAX_KEPT}", frame.t)]
+                return [error(peer.id, f"The room keeps at most {MAX_KEPT} terminals: end one first.", frame.t)]
             effects.append(self._forget(oldest))
-        self.terminals[frame.id] = _Terminal()
+        self.terminals[frame.id] = _Terminal(self._numbered())
         self.watchers[frame.id] = {peer.id}
         # A grant was for the shell the host saw; one given for this id before is not for this shell.
-        effects += self.grants_end(frame.id)
-        return [*effects, StartTerminal(frame.id, frame.cols, frame.rows, peer.id), self.listing()]
+        effects += self.guests.end_grants(frame.id)
+        effects += [StartTerminal(frame.id, frame.cols, frame.rows, peer.id)]
+        guest_id = self.guests.guest_id_of(peer)
+        if guest_id is not None:
+            # A guest's new terminal (the host approved it, or the guest is trusted) is the guest's to type in.
+            effects += self.guests.grant(guest_id, frame.id, True)
+        return [*effects, self.listing()]
+
+    def _numbered(self) -> str:
+        taken = {t.name for t in self.terminals.values()}
+        return next(f"Terminal {n}" for n in itertools.count(1) if f"Terminal {n}" not in taken)
+
+    def _take_control(self, peer: Peer, frame: TermControl) -> list[AnyEffect]:
+        """A guest asked for control and the host approved (or the guest is trusted): hand it over."""
+        refusal = self._running(peer, frame.id, frame.t)
+        if refusal:
+            return [refusal]
+        guest_id = self.guests.guest_id_of(peer)
+        return self.guests.grant(guest_id, frame.id, True) if guest_id is not None else []
+
+    def _rename(self, peer: Peer, frame: TermRename) -> list[AnyEffect]:
+        terminal = self.terminals.get(frame.id)
+        if terminal is None:
+            return [error(peer.id, GONE, frame.t, "not-found")]
+        terminal.name = frame.name.strip() or frame.name
+        return [self.listing()]
 
     def _running(self, peer: Peer, tid: str, ref: str) -> AnyEffect | None:
         """An error for `peer` when `tid` is not a running terminal."""
         terminal = self.terminals.get(tid)
         if terminal is None:
-            return error(peer.id, f"no terminal {tid}", ref)
+            return error(peer.id, GONE, ref, "not-found")
         if not terminal.running:
-            return error(peer.id, f"terminal {tid} has ended", ref)
+            return error(peer.id, f"{terminal.name} has ended.", ref)
         return None
 
     def _input(self, peer: Peer, frame: TermInput) -> list[AnyEffect]:
@@ -171,7 +202,7 @@ class TerminalRoom:
     def _close(self, peer: Peer, frame: TermClose) -> list[AnyEffect]:
         terminal = self.terminals.get(frame.id)
         if terminal is None:
-            return [error(peer.id, f"no terminal {frame.id}", frame.t)]
+            return [error(peer.id, GONE, frame.t, "not-found")]
         if not terminal.running:
             return [self._forget(frame.id), self.listing()]
         terminal.closing = True
@@ -194,7 +225,7 @@ class TerminalRoom:
         effects: list[AnyEffect] = [DeliverExit(tid, code, tuple(sorted(self.watchers.get(tid, ()))))]
         if terminal.closing:
             effects.append(self._forget(tid))
-        return [*effects, *self.grants_end(tid), self.listing()]
+        return [*effects, *self.guests.end_grants(tid), self.listing()]
 
     def _forget(self, tid: str) -> ForgetTerminal:
         self.terminals.pop(tid, None)
@@ -207,7 +238,14 @@ class TerminalRoom:
     def _listing_frame(self) -> Terminals:
         return Terminals(
             terminals=[
-                TerminalInfo(id=tid, running=t.running, exit_code=t.exit_code) for tid, t in self.terminals.items()
+                TerminalInfo(
+                    id=tid,
+                    name=t.name,
+                    running=t.running,
+                    exit_code=t.exit_code,
+                    controllers=self.guests.controllers(tid),
+                )
+                for tid, t in self.terminals.items()
             ]
         )
 

@@ -63,6 +63,16 @@ class AgentConfig(ClientFrame):
 
 
 @client_frame
+class AgentRename(ClientFrame):
+    """The host names a session ("Demo agent 1" until then)."""
+
+    t: Literal["agent-rename"] = "agent-rename"
+    action: ClassVar[Action] = Action.ADMIN
+    session_id: SessionId
+    title: str = Field(min_length=1, max_length=MAX_NAME_CHARS)
+
+
+@client_frame
 class AgentPermission(ClientFrame):
     """The host's answer to a permission request: `answer` (once/reject/always/never/session)
     or the agent's own `optionId`; neither means cancelled."""

@@ -97,6 +97,15 @@ class DragPosition(Model):
     y: float = Field(ge=-MAX_COORDINATE, le=MAX_COORDINATE)
 
 
+class ViewRect(Model):
+    """The part of the board a page shows, in board coordinates: what a follower is shown too."""
+
+    x: float = Field(ge=-MAX_COORDINATE, le=MAX_COORDINATE)
+    y: float = Field(ge=-MAX_COORDINATE, le=MAX_COORDINATE)
+    w: float = Field(gt=0, le=MAX_COORDINATE)
+    h: float = Field(gt=0, le=MAX_COORDINATE)
+
+
 class AwarenessState(Model):
     name: str = Field(max_length=NAME_MAX)
     color: str = Field(pattern=COLOR_PATTERN)
@@ -106,6 +115,7 @@ class AwarenessState(Model):
     dragging: list[DragPosition] = Field(default_factory=list, max_length=MAX_DRAGGING)
     editing: str | None = Field(default=None, max_length=AWARENESS_ID_MAX)
     """The item whose text this client is typing into."""
+    view: ViewRect | None = None
 
     @field_validator("selection")
     @classmethod

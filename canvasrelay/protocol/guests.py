@@ -142,6 +142,32 @@ class RequestPending(ServerFrame):
     """What the request is about (a session or terminal id), so the view showing it can say it waits."""
 
 
+@client_frame
+class HostProfile(ClientFrame):
+    """The host's name and colour, as guests see them in the people list and on the join page."""
+
+    t: Literal["host-profile"] = "host-profile"
+    action: ClassVar[Action] = Action.ADMIN
+    name: str = Field(min_length=1, max_length=NAME_MAX)
+    color: str = Field(pattern=COLOR_PATTERN)
+
+
+class Person(Model):
+    peer_id: str
+    """The peer's id, as awareness frames name it (so a page can follow that person's view)."""
+    name: str
+    color: str
+    access: Literal["view", "edit", "trusted", "host"]
+
+
+@server_frame
+class People(ServerFrame):
+    """To everyone, whenever someone comes, goes, is renamed or gets other access: who is here."""
+
+    t: Literal["people"] = "people"
+    people: list[Person]
+
+
 @server_frame
 class YourAccess(ServerFrame):
     """To a guest, on joining and whenever the host changes what it may do."""

@@ -20,6 +20,7 @@ MAX_INPUT_CHARS = 64 * 1024
 """One frame of keystrokes or a paste; a larger paste arrives as several frames."""
 MAX_COLS = 1000
 MAX_ROWS = 500
+MAX_NAME_CHARS = 100
 TerminalId = Annotated[str, Field(pattern=TERMINAL_ID_PATTERN)]
 
 
@@ -61,6 +62,26 @@ class TermClose(ClientFrame):
 
 
 @client_frame
+class TermControl(ClientFrame):
+    """Ask to type into a terminal: an edit guest's request waits for the host, whose approval
+    hands the guest control of that terminal until the host takes it back."""
+
+    t: Literal["term-control"] = "term-control"
+    action: ClassVar[Action] = Action.RUN_ON_HOST
+    id: TerminalId
+
+
+@client_frame
+class TermRename(ClientFrame):
+    """The host names a terminal ("Terminal 1" until then)."""
+
+    t: Literal["term-rename"] = "term-rename"
+    action: ClassVar[Action] = Action.ADMIN
+    id: TerminalId
+    name: str = Field(min_length=1, max_length=MAX_NAME_CHARS)
+
+
+@client_frame
 class TermDetach(ClientFrame):
     """Stop receiving a terminal's output (its view was closed); the shell keeps running."""
 
@@ -95,10 +116,22 @@ class TermExit(ServerFrame):
     code: int
 
 
+class Controller(Model):
+    """A guest the host handed a terminal to."""
+
+    guest_id: str
+    name: str
+    color: str
+
+
 class TerminalInfo(Model):
     id: TerminalId
+    name: str
+    """What people call it: "Terminal 1" unless the host renamed it."""
     running: bool
     exit_code: int | None = None
+    controllers: list[Controller] = Field(default_factory=list)
+    """The guests who may type into it besides the host (and trusted guests)."""
 
 
 @server_frame

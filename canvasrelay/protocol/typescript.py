@@ -13,7 +13,7 @@ from typing import Any, get_args
 from pydantic import BaseModel
 from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
-from canvasrelay.protocol import CLIENT_FRAMES, MAX_FRAME_BYTES, SERVER_FRAMES, board_items, framing
+from canvasrelay.protocol import CLIENT_FRAMES, MAX_FRAME_BYTES, SERVER_FRAMES, board_items, framing, words
 from canvasrelay.protocol.agents import HostAnswer
 from canvasrelay.protocol.board import AWARENESS_ID_MAX, MAX_DRAGGING, MAX_SELECTION
 
@@ -99,6 +99,9 @@ def _constants() -> list[str]:
     }
     out = [f"export const {name} = {value};\n" for name, value in numbers.items()]
     out.append(f"export const BOARD_ITEMS = {json.dumps(board_items.ITEMS)};\n")
+    out.append(f"export const REQUEST_WORDS = {json.dumps(words.REQUESTS, indent=2)} as const;\n")
+    out.append(f"export const ANSWER_WORDS: Record<string, string> = {json.dumps(words.ANSWERS, indent=2)};\n")
+    out.append(f"export const RULES_BY = {json.dumps(words.RULES_BY)};\n")
     out += [
         _literal("ItemKind", board_items.ItemKind),
         _literal("ShapeKind", board_items.ShapeKind),

@@ -52,6 +52,7 @@ from canvasrelay.protocol.agents import (
     AgentHistoryRequest,
     AgentPermission,
     AgentPrompt,
+    AgentRename,
 )
 from canvasrelay.protocol.core import ErrorFrame
 from canvasrelay.server.agent_catalog import AgentSpec, ProcessLimits
@@ -103,7 +104,7 @@ class AgentHost:
         self.own_url = own_url
         """This server's base URL once its port is bound: where agents reach the board tools."""
         self.limits = limits or ProcessLimits()
-        self.core = Sessions({k: spec.info() for k, spec in specs.items()})
+        self.core = Sessions({k: spec.info() for k, spec in specs.items()}, root=str(root))
         self.files = AgentFiles(root, rules, store.audit)
         self.stderr_log = StderrLog(root / ".canvas" / STDERR_LOG)
         self.paths = ProjectPaths(str(root), str(Path.home()))
@@ -135,8 +136,10 @@ class AgentHost:
         room.route(AgentCancel, self._ordered(self.core.cancel))
         room.route(AgentConfig, self._ordered(self.core.configure))
         room.route(AgentPermission, self._ordered(self.core.answer))
+        room.route(AgentRename, self._ordered(self.core.rename_frame))
         room.route(AgentHistoryRequest, self._ordered(self.core.history))
         room.add_welcome_part(self.core.heads)
+        room.add_live_check(lambda ref: ref in self.core.sessions)
         room.on_join(lambda peer: [Ordered(self.core.joined(peer))])
         room.on_leave(self.core.left)
         runtime.handle(Ordered, self._enqueue)
@@ -442,10 +445,11 @@ class AgentHost:
         # Only the tool call: the options' ids go back to the agent as they came.
         request = {**request, "toolCall": self.paths.value(request.get("toolCall"))}
         decision, choice = self.rules.verdict(session_id, request)
+        announced = self.rules.full_tool_call(session_id, request.get("toolCall") or {})
         if decision.action != "ask":
-            self.pump(self.core.decided(session_id, request, choice))
+            self.pump(self.core.decided(session_id, request, choice, announced))
             return choice
-        request_id, effects = self.core.ask(session_id, request)
+        request_id, effects = self.core.ask(session_id, request, announced)
         answer: asyncio.Future[Choice | None] = asyncio.get_running_loop().create_future()
         self.waiting[(session_id, request_id)] = answer
         self.pump(effects)
@@ -526,7 +530,7 @@ class AgentHost:
             await self.configure(effect.session_id, effect.config_id, effect.value)
         except AgentError as exc:
             self._report(effect.session_id, exc)
-            self.pump(self.core.failed(effect.session_id, f"config {effect.config_id}: {exc}"))
+            self.pump(self.core.failed(effect.session_id, f"The agent could not change that setting: {exc}"))
 
     async def configure(self, session_id: str, config_id: str, value: str | bool) -> list[dict[str, Any]]:
         """Set one option and tell everyone the agent's options; raises `AgentError`."""

@@ -8,6 +8,7 @@ board before the agents that use them), starts them before the port opens, and
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +31,7 @@ from canvasrelay.server.canvas_dir import FolderLock
 from canvasrelay.server.file_host import FileHost
 from canvasrelay.server.http_log import one_line_refusals
 from canvasrelay.server.hub import Hub
+from canvasrelay.server.lan import link_hosts, url_host
 from canvasrelay.server.rendezvous import add_routes as add_rendezvous
 from canvasrelay.server.rule_book import RuleBook, load_user_rules, project_rules
 from canvasrelay.server.runtime import Runtime
@@ -115,7 +117,7 @@ class CanvasServer:
             self._own_url,
             process_limits(self.config),
         )
-        self.terminals = TerminalHost(self.runtime, TerminalRoom(self.room, self.guests.end_grants), self.root)
+        self.terminals = TerminalHost(self.runtime, TerminalRoom(self.room, self.guests), self.root)
         self.files = FileHost(self.runtime, SharedFiles(self.room), self.root)
         mount_api(self)
 
@@ -124,8 +126,8 @@ class CanvasServer:
         return f"http://127.0.0.1:{self.port}"
 
     def own_origins(self) -> set[str]:
-        names = {self.options.host, "127.0.0.1", "localhost"}
-        return {f"http://{name}:{self.port}" for name in names} | self.options.extra_origins
+        names = {self.options.host, *self.link_hosts, "127.0.0.1", "localhost"}
+        return {f"http://{url_host(name)}:{self.port}" for name in names} | self.options.extra_origins
 
     def _routes(self) -> None:
         origins = _LateOrigins(self)
@@ -175,8 +177,14 @@ class CanvasServer:
     def _base(self) -> str:
         return (self.options.base_url or f"http://{self._link_host()}:{self.port}").rstrip("/")
 
+    @functools.cached_property
+    def link_hosts(self) -> list[str]:
+        """Where links can point: the bound address, or (bound to every interface) this
+        machine's network addresses, the default route's first, so others can open them."""
+        return link_hosts(self.options.host)
+
     def _link_host(self) -> str:
-        return "127.0.0.1" if self.options.host in ("0.0.0.0", "::", "") else self.options.host
+        return url_host(self.link_hosts[0])
 
     async def stop(self) -> None:
         """Nobody new comes in; everyone there is told, what runs is interrupted and said so, then

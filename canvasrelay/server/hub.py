@@ -198,6 +198,11 @@ class Hub:
             return None
         except signal_crypto.SignalError:
             return None
+        if message.get("kind") == "about":
+            # Paced like offers: a link holder may ask often, but not flood the rendezvous with answers.
+            if self._offers.take():
+                self._spawn(self._tell_about(message.get("from")))
+            return None
         if message.get("kind") != "offer":
             return None
         conn, sdp, nonce = message.get("from"), message.get("sdp"), message.get("nonce")
@@ -232,6 +237,11 @@ class Hub:
         # One line per reason the first time and then every hundredth: a flood must not flood the log.
         if self.refusals[reason] % 100 == 1:
             log.warning("turned away %d so far: %s", self.refusals[reason], reason)
+
+    async def _tell_about(self, conn: object) -> None:
+        """The join page asks, before joining, what room this is: the project, whose, what access."""
+        if isinstance(conn, str) and len(conn) <= 64:
+            await self._send_envelope({"kind": "about", "to": conn, **self.guests.about()})
 
     async def _send_envelope(self, message: dict[str, Any]) -> None:
         await self._send_text(signal_crypto.seal(self.key, message))

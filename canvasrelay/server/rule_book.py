@@ -66,7 +66,7 @@ class RuleBook:
 
     def seen(self, session_id: str, update: Mapping[str, Any]) -> None:
         """Remember what a `tool_call`/`tool_call_update` announced: a permission request's
-        tool call often carries only its id and title, the path and command came before."""
+        tool call often carries only its id and title, the path, command and diff came before."""
         if update.get("sessionUpdate") not in ("tool_call", "tool_call_update"):
             return
         tool_call_id = update.get("toolCallId")
@@ -74,6 +74,9 @@ class RuleBook:
             return
         calls = self._announced.setdefault(session_id, {})
         fields = {k: v for k, v in update.items() if k in ("kind", "locations", "rawInput") and v is not None}
+        if update.get("content"):
+            # The diff a write shows, for the host's preview; an update without content keeps it.
+            fields["content"] = update["content"]
         calls[tool_call_id] = {**calls.pop(tool_call_id, {}), **fields}
         while len(calls) > ANNOUNCED_MAX:
             del calls[next(iter(calls))]

@@ -189,7 +189,7 @@ class Runtime:
         for a commit leave first."""
         await self._flush()
         await asyncio.gather(
-            *(transport.close(GOING_AWAY, "server stopping") for transport in list(self.transports.values())),
+            *(transport.close(GOING_AWAY, "The host closed the room.") for transport in list(self.transports.values())),
             return_exceptions=True,
         )
         await _all(self._closers)

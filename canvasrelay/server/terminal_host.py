@@ -162,7 +162,7 @@ class TerminalHost:
         except OSError as exc:
             log.warning("cannot start %s: %s", terminal.shell, exc)
             await self.runtime.run(
-                [error(effect.peer, f"cannot start the shell {terminal.shell}: {exc.strerror}", "term-open")]
+                [error(effect.peer, f"Cannot start the shell {terminal.shell}: {exc.strerror}", "term-open")]
             )
             await self.runtime.run(self.room_side.exited(effect.id, 127))
 
@@ -217,7 +217,11 @@ class TerminalHost:
         terminal = self.terminals.get(effect.id)
         if terminal is not None and not terminal.write(effect.data):
             await self.runtime.run(
-                [error(effect.peer, f"terminal {effect.id} is not reading: input dropped", "term-input")]
+                [
+                    error(
+                        effect.peer, "That terminal is not reading its input: what you typed was dropped.", "term-input"
+                    )
+                ]
             )
 
     async def _resize(self, effect: ResizeTerminal) -> None:

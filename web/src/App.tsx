@@ -6,7 +6,9 @@ import { Board } from "./board/Board";
 import { RoomLink } from "./RoomLink";
 import { RoomPage } from "./RoomPage";
 import { SidePanel } from "./SidePanel";
-import { GuestsPanel } from "./guests/GuestsPanel";
+import { PeopleList } from "./people/PeopleList";
+import { HostName, useHostProfile } from "./people/HostName";
+import { RoomList } from "./roomlist/RoomList";
 import { FilesPanel } from "./files/FilesPanel";
 import { TerminalsPanel } from "./terminals/TerminalsPanel";
 import "./agents/register";
@@ -36,6 +38,7 @@ export function HostApp() {
 
 function HostRoom({ store }: { store: RoomStore<ConnectionState> }) {
   const welcome = useRoomState(store, (s) => s.welcome);
+  const [profile, setProfile] = useHostProfile(store);
   return (
     <RoomPage
       store={store}
@@ -50,10 +53,12 @@ function HostRoom({ store }: { store: RoomStore<ConnectionState> }) {
     >
       {welcome && (
         <main className="workspace">
-          <Board />
+          <Board name={profile.name} color={profile.color} />
           <SidePanel label="Room">
             <RoomLink welcome={welcome} />
-            <GuestsPanel />
+            <HostName profile={profile} onChange={setProfile} />
+            <PeopleList me={welcome.peerId} />
+            <RoomList />
             <TerminalsPanel />
             <FilesPanel />
             <h2 id="agents-heading">Agents</h2>

@@ -1,4 +1,7 @@
 import { type ReactNode, useEffect, useState } from "react";
+import { AttentionBadge, AttentionCentre } from "./attention/AttentionCentre";
+import { Notices } from "./attention/Notices";
+import { BoardView, BoardViewContext } from "./boardView";
 import { selectConnection } from "./room/roomState";
 import type { RoomStore } from "./room/roomStore";
 import { RoomContext, useRoomState, useRunRoom } from "./roomClient";
@@ -29,9 +32,10 @@ function useSecondsWhile(active: boolean): number {
 
 /**
  * The host's and the guests' page around the room: runs the store's connection, puts the store
- * in the context, and draws the bar across the top (the name, the connection's state with, while
- * the host restarts, the time since it said so, `bar`, the colour scheme). `children` holds the
- * page's `main` landmark.
+ * and the board's view in the context, and draws the bar across the top (the name, the
+ * connection's state with, while the host restarts, the time since it said so, what waits, `bar`,
+ * the colour scheme), then what waits and what the page was told. `children` holds the page's
+ * `main` landmark.
  */
 export function RoomPage<S extends string>({
   store,
@@ -45,21 +49,28 @@ export function RoomPage<S extends string>({
   children: ReactNode;
 }) {
   useRunRoom(store);
+  const [boardView] = useState(() => new BoardView());
   const state = useRoomState(store, selectConnection);
   const seconds = useSecondsWhile(state === "restarting");
+  const joined = useRoomState(store, (s) => s.welcome !== null);
   return (
     <RoomContext.Provider value={store}>
-      <div className="shell">
-        <header className="topbar">
-          <h1 className="brand">canvas</h1>
-          <span className={`status status-${state}`} data-testid="connection-state" role="status">
-            {state === "restarting" ? `${RESTARTING} (${seconds} s)` : labels[state]}
-          </span>
-          {bar}
-          <ThemePicker />
-        </header>
-        {children}
-      </div>
+      <BoardViewContext.Provider value={boardView}>
+        <div className="shell">
+          <header className="topbar">
+            <h1 className="brand">canvas</h1>
+            <span className={`status status-${state}`} data-testid="connection-state" role="status">
+              {state === "restarting" ? `${RESTARTING} (${seconds} s)` : labels[state]}
+            </span>
+            {joined && <AttentionBadge />}
+            {bar}
+            <ThemePicker />
+          </header>
+          {joined && <AttentionCentre />}
+          <Notices />
+          {children}
+        </div>
+      </BoardViewContext.Provider>
     </RoomContext.Provider>
   );
 }

@@ -1,5 +1,7 @@
 import type { ComponentType } from "react";
 import type { HoldsType } from "./board/model";
+import { sessionName, terminalName } from "./room/roomState";
+import { useRoom } from "./roomClient";
 
 /** What a board frame holds (ADR 0003): an agent session, a terminal or a file. */
 export type FrameKind = HoldsType;
@@ -37,4 +39,18 @@ export const framePickers: Partial<Record<FrameKind, ComponentType<FramePickerPr
 
 export function registerFramePicker(kind: FrameKind, component: ComponentType<FramePickerProps>): void {
   framePickers[kind] = component;
+}
+
+/**
+ * What a frame is called: the session's or terminal's human name ("Demo agent 1", "Terminal 1"),
+ * a file's path, or the frame's own title; never an id.
+ */
+export function useFrameName(holds: { type: FrameKind; ref: string } | undefined, title: string | undefined): string {
+  const name = useRoom((s) =>
+    holds?.type === "agent" ? sessionName(s, holds.ref) : holds?.type === "terminal" ? terminalName(s, holds.ref) : null,
+  );
+  if (name) return name;
+  if (title) return title;
+  if (holds?.type === "file") return holds.ref;
+  return holds?.type === "terminal" ? "A terminal" : holds?.type === "agent" ? "An agent session" : "Frame";
 }

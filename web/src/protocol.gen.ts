@@ -14,6 +14,98 @@ export const AWARENESS_MAX_DRAGGING = 8;
 
 export const BOARD_ITEMS = "items";
 
+export const REQUEST_WORDS = {
+  "agent-prompt": {
+    "verb": "send a prompt to {name}",
+    "noun": "prompt to {name}",
+    "subject": "the agent"
+  },
+  "agent-create": {
+    "verb": "start a new agent session",
+    "noun": "request to start an agent",
+    "subject": ""
+  },
+  "agent-cancel": {
+    "verb": "stop the turn of {name}",
+    "noun": "request to stop {name}",
+    "subject": "the agent"
+  },
+  "agent-config": {
+    "verb": "change the settings of {name}",
+    "noun": "settings change for {name}",
+    "subject": "the agent"
+  },
+  "agent-rename": {
+    "verb": "rename {name}",
+    "noun": "new name for {name}",
+    "subject": "the session"
+  },
+  "agent-permission": {
+    "verb": "answer a permission request",
+    "noun": "answer",
+    "subject": ""
+  },
+  "term-open": {
+    "verb": "open a new terminal",
+    "noun": "request for a new terminal",
+    "subject": ""
+  },
+  "term-control": {
+    "verb": "take control of {name}",
+    "noun": "request to control {name}",
+    "subject": "a terminal"
+  },
+  "term-input": {
+    "verb": "type in {name}",
+    "noun": "typing in {name}",
+    "subject": "this terminal"
+  },
+  "term-resize": {
+    "verb": "resize {name}",
+    "noun": "resize of {name}",
+    "subject": "this terminal"
+  },
+  "term-close": {
+    "verb": "end {name}",
+    "noun": "request to end {name}",
+    "subject": "this terminal"
+  },
+  "term-rename": {
+    "verb": "rename {name}",
+    "noun": "new name for {name}",
+    "subject": "the terminal"
+  },
+  "file-open": {
+    "verb": "open a file",
+    "noun": "request to open a file",
+    "subject": ""
+  },
+  "tree-watch": {
+    "verb": "browse the files",
+    "noun": "request to browse the files",
+    "subject": ""
+  },
+  "board-update": {
+    "verb": "edit the board",
+    "noun": "board edit",
+    "subject": ""
+  }
+} as const;
+
+export const ANSWER_WORDS: Record<string, string> = {
+  "once": "allowed once",
+  "always": "always allowed, for this session",
+  "session": "allowed for this session, every call of its kind",
+  "reject": "rejected",
+  "never": "never allowed, for this session",
+  "allow_once": "allowed once",
+  "allow_always": "allowed for this session",
+  "reject_once": "rejected",
+  "reject_always": "rejected for this session"
+};
+
+export const RULES_BY = "rules";
+
 export type ItemKind = "note" | "text" | "shape" | "arrow" | "stroke" | "frame";
 
 export type ShapeKind = "rect" | "ellipse";
@@ -108,6 +200,12 @@ export interface AgentRemoved {
   sessionId: string;
 }
 
+export interface AgentRename {
+  t: "agent-rename";
+  sessionId: string;
+  title: string;
+}
+
 export interface ApprovalAnswer {
   t: "approval-answer";
   id: string;
@@ -159,6 +257,7 @@ export interface AwarenessStateInput {
   selection?: string[];
   dragging?: DragPosition[];
   editing?: string | null;
+  view?: ViewRect | null;
 }
 
 export interface AwarenessStateOutput {
@@ -168,6 +267,7 @@ export interface AwarenessStateOutput {
   selection: string[];
   dragging: DragPosition[];
   editing: string | null;
+  view: ViewRect | null;
 }
 
 export interface BinaryFile {
@@ -200,6 +300,12 @@ export interface Bye {
   t: "bye";
   code: number;
   reason: string;
+}
+
+export interface Controller {
+  guestId: string;
+  name: string;
+  color: string;
 }
 
 export interface DeniedFile {
@@ -273,6 +379,12 @@ export interface GuestSetAccess {
   access: "view" | "edit" | "trusted" | null;
 }
 
+export interface HostProfile {
+  t: "host-profile";
+  name: string;
+  color: string;
+}
+
 export interface HubProof {
   t: "proof";
   signature: string;
@@ -280,6 +392,18 @@ export interface HubProof {
 
 export interface MissingFile {
   kind: "missing";
+}
+
+export interface People {
+  t: "people";
+  people: Person[];
+}
+
+export interface Person {
+  peerId: string;
+  name: string;
+  color: string;
+  access: "view" | "edit" | "trusted" | "host";
 }
 
 export interface Ping {
@@ -342,6 +466,11 @@ export interface TermClose {
   id: string;
 }
 
+export interface TermControl {
+  t: "term-control";
+  id: string;
+}
+
 export interface TermData {
   t: "term-data";
   id: string;
@@ -377,6 +506,12 @@ export interface TermOpen {
   rows?: number;
 }
 
+export interface TermRename {
+  t: "term-rename";
+  id: string;
+  name: string;
+}
+
 export interface TermResize {
   t: "term-resize";
   id: string;
@@ -393,8 +528,10 @@ export interface TerminalGrant {
 
 export interface TerminalInfo {
   id: string;
+  name: string;
   running: boolean;
   exitCode: number | null;
+  controllers: Controller[];
 }
 
 export interface Terminals {
@@ -422,6 +559,13 @@ export interface TreeWatch {
   t: "tree-watch";
 }
 
+export interface ViewRect {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
+
 export interface Welcome {
   t: "welcome";
   roomId: string;
@@ -443,8 +587,8 @@ export interface YourAccess {
   grantedTerminals: string[];
 }
 
-export type ClientFrame = AgentCancel | AgentConfig | AgentCreate | AgentHistoryRequest | AgentPermission | AgentPrompt | ApprovalAnswer | Auth | Awareness | BoardSyncRequest | BoardUpdate | FileClose | FileOpen | GuestJoin | GuestKick | GuestSetAccess | Ping | RoomSetAccess | TermClose | TermDetach | TermInput | TermList | TermOpen | TermResize | TerminalGrant | TreeWatch;
+export type ClientFrame = AgentCancel | AgentConfig | AgentCreate | AgentHistoryRequest | AgentPermission | AgentPrompt | AgentRename | ApprovalAnswer | Auth | Awareness | BoardSyncRequest | BoardUpdate | FileClose | FileOpen | GuestJoin | GuestKick | GuestSetAccess | HostProfile | Ping | RoomSetAccess | TermClose | TermControl | TermDetach | TermInput | TermList | TermOpen | TermRename | TermResize | TerminalGrant | TreeWatch;
 
-export type ServerFrame = AgentCompacted | AgentEvent | AgentHistory | AgentMeta | AgentOptions | AgentRemoved | ApprovalRequest | ApprovalResolved | AwarenessOut | BoardSync | BoardUpdateOut | Bye | ErrorFrame | File | GuestList | HubProof | Pong | RequestPending | Restarting | StreamGap | TermData | TermExit | Terminals | Tree | Welcome | YourAccess;
+export type ServerFrame = AgentCompacted | AgentEvent | AgentHistory | AgentMeta | AgentOptions | AgentRemoved | ApprovalRequest | ApprovalResolved | AwarenessOut | BoardSync | BoardUpdateOut | Bye | ErrorFrame | File | GuestList | HubProof | People | Pong | RequestPending | Restarting | StreamGap | TermData | TermExit | Terminals | Tree | Welcome | YourAccess;
 
 export type ServerFrameOf<T extends ServerFrame["t"]> = Extract<ServerFrame, { t: T }>;

@@ -62,14 +62,24 @@ export function useFrames<T extends ServerFrame["t"]>(t: T, listener: (frame: Se
 
 /**
  * Sends `frame` now and again after every welcome (a reconnect), for a subscription the server
- * forgets with the peer (`tree-watch`). `frame` should be stable (a constant).
+ * forgets with the peer (`tree-watch`), as long as `may` says our access (as the welcome has it)
+ * allows it: a page that reconnects with less access asks for nothing it would be refused.
+ * `frame` and `may` should be stable (constants).
  */
-export function useSendOnWelcome(frame: ClientFrame): void {
-  const client = useRoomClient();
+export function useSendOnWelcome(frame: ClientFrame, may: (access: Access | null) => boolean = () => true): void {
+  const store = useRoomStore();
   useEffect(() => {
-    client.send(frame);
-    return client.onFrame((incoming) => {
-      if (incoming.t === "welcome") client.send(frame);
+    const send = () => {
+      if (may(selectAccess(store.getState()))) store.send(frame);
+    };
+    send();
+    return store.onFrame((incoming) => {
+      if (incoming.t === "welcome") send();
     });
-  }, [client, frame]);
+  }, [store, frame, may]);
+}
+
+/** Whether this access may browse the files and open them: edit, trusted and host may. */
+export function mayBrowse(access: Access | null): boolean {
+  return access === "edit" || access === "trusted" || access === "host";
 }

@@ -1,7 +1,8 @@
 import { lazy, memo, Suspense, useCallback, useState, type KeyboardEvent } from "react";
 import type { FrameContentProps } from "../frames";
-import type { AgentInfo } from "../protocol.gen";
-import { outcomeText, ran, requestNoun } from "../room/requests";
+import type { AgentInfo, HostAnswer } from "../protocol.gen";
+import { RequestNotes } from "../attention/RequestNotes";
+import { PermissionCard } from "../attention/PermissionCard";
 import { selectSession } from "../room/roomState";
 import { useAccess, useRoom, useRoomClient } from "../roomClient";
 import { type Item, shownStatus } from "./sessionLog";
@@ -21,43 +22,12 @@ function itemKey(item: Item): string {
   return `${item.type}-${item.seq}`;
 }
 
-type Answer = "once" | "always" | "reject" | "never";
-const ANSWERS: { answer: Answer; label: string }[] = [
-  { answer: "once", label: "Allow" },
-  { answer: "always", label: "Always" },
-  { answer: "reject", label: "Reject" },
-  { answer: "never", label: "Never" },
-];
-
 interface ConfigOption {
   id: string;
   name?: string;
   type?: string;
   currentValue?: string | boolean;
   options?: { value: string; name?: string }[];
-}
-
-/** Our requests about this session that wait for the host, and how the last one that did not run ended. */
-function RequestNotes({ sessionId }: { sessionId: string }) {
-  const requests = useRoom((s) => s.requests);
-  const resolution = useRoom((s) => s.resolutions.get(sessionId));
-  const note = resolution && !ran(resolution.outcome) ? outcomeText(resolution.ref, resolution.outcome) : null;
-  return (
-    <>
-      {requests
-        .filter((request) => request.subject === sessionId)
-        .map((request) => (
-          <div key={request.id} className="agent-note agent-waiting" data-testid="agent-waiting">
-            Your {requestNoun(request.ref)} is waiting for the host…
-          </div>
-        ))}
-      {note && (
-        <div className="agent-note agent-refused" data-testid="agent-request-note">
-          {note}
-        </div>
-      )}
-    </>
-  );
 }
 
 /**
@@ -107,8 +77,8 @@ export function AgentView({ refId, width, height }: FrameContentProps) {
   );
 
   const answer = useCallback(
-    (requestId: string, choice: Answer) => {
-      client.send({ t: "agent-permission", sessionId: refId, requestId, answer: choice, by: "host" });
+    (requestId: string, choice: HostAnswer) => {
+      client.send({ t: "agent-permission", sessionId: refId, requestId, answer: choice, by: "the host" });
       if (choice === "always" || choice === "never") setRulesVersion((v) => v + 1);
     },
     [client, refId],
@@ -124,7 +94,7 @@ export function AgentView({ refId, width, height }: FrameContentProps) {
     return (
       <div className="agent-view agent-picker" data-testid="agent-picker">
         <AgentPicker refId={refId} mayRun={mayRun} />
-        <RequestNotes sessionId={refId} />
+        <RequestNotes subject={refId} />
       </div>
     );
   }
@@ -136,7 +106,7 @@ export function AgentView({ refId, width, height }: FrameContentProps) {
   return (
     <div className="agent-view" style={{ width, height }} data-testid="agent-view" data-status={status}>
       <div className="agent-head">
-        <strong>{head.agentLabel}</strong>
+        <strong>{head.title || head.agentLabel}</strong>
         <span className={`agent-status agent-status-${shown}`} data-testid="agent-status">
           {shown}
         </span>
@@ -174,7 +144,7 @@ export function AgentView({ refId, width, height }: FrameContentProps) {
           </div>
         ))}
       />
-      <RequestNotes sessionId={refId} />
+      <RequestNotes subject={refId} />
       {!mayRun && (
         <div className="agent-composer agent-composer-off" data-testid="agent-composer-off">
           You are watching: prompting this agent needs edit access from the host.
@@ -276,7 +246,7 @@ const ThreadItem = memo(function ThreadItem({
 }: {
   item: Item;
   isHost: boolean;
-  onAnswer: (requestId: string, answer: Answer) => void;
+  onAnswer: (requestId: string, answer: HostAnswer) => void;
 }) {
   switch (item.type) {
     case "user":
@@ -318,25 +288,7 @@ const ThreadItem = memo(function ThreadItem({
     case "permission":
       return (
         <div className="agent-permission" data-testid="agent-permission">
-          <div>
-            Permission: <strong>{item.title}</strong>
-          </div>
-          {item.resolution ? (
-            <small>
-              {item.resolution.optionId ?? "cancelled"}
-              {item.resolution.by ? ` · by ${item.resolution.by}` : ""}
-            </small>
-          ) : isHost ? (
-            <div className="agent-actions">
-              {ANSWERS.map(({ answer, label }) => (
-                <button key={answer} type="button" onClick={() => onAnswer(item.requestId, answer)}>
-                  {label}
-                </button>
-              ))}
-            </div>
-          ) : (
-            <small>waiting for the host</small>
-          )}
+          <PermissionCard item={item} isHost={isHost} onAnswer={onAnswer} />
         </div>
       );
     case "turn-end":

@@ -13,6 +13,16 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
 export type SessionEvent = { seq: number; kind?: string; [key: string]: any };
 
+/** What the host is shown of a tool call before answering (canvasrelay/core/permission_preview.py). */
+export interface PermissionPreview {
+  kind: string;
+  paths: string[];
+  command: string | null;
+  commandChars: number | null;
+  changes: { path: string; bytes: number; lines: number; diff?: string; head?: string; truncated: boolean }[];
+  rules: Partial<Record<"always" | "never", { permission: string; pattern: string }>>;
+}
+
 export interface PermissionOption {
   optionId: string;
   name?: string;
@@ -40,7 +50,8 @@ export type Item =
       toolCallId: string | null;
       title: string;
       options: PermissionOption[];
-      resolution: { optionId: string | null; by: string | null } | null;
+      preview: PermissionPreview | null;
+      resolution: { optionId: string | null; by: string | null; answer: string | null } | null;
     }
   | { type: "turn-end"; seq: number; error: string | null; cancelled: boolean; interrupted: boolean }
   | { type: "notice"; seq: number; text: string };
@@ -155,6 +166,7 @@ class Draft {
         toolCallId: event.toolCallId ?? null,
         title: event.title ?? "",
         options: event.options ?? [],
+        preview: event.preview ?? null,
         resolution: null,
       });
     } else if (kind === "permission-resolved") {
@@ -228,7 +240,11 @@ class Draft {
     for (let i = 0; i < this.items.length; i++) {
       const item = this.items[i];
       if (item.type === "permission" && item.requestId === event.requestId && item.resolution === null) {
-        this.edit<ItemOf<"permission">>(i).resolution = { optionId: event.optionId ?? null, by: event.by ?? null };
+        this.edit<ItemOf<"permission">>(i).resolution = {
+          optionId: event.optionId ?? null,
+          by: event.by ?? null,
+          answer: event.answer ?? null,
+        };
       }
     }
   }
@@ -237,7 +253,7 @@ class Draft {
     for (let i = 0; i < this.items.length; i++) {
       const item = this.items[i];
       if (item.type === "permission" && item.resolution === null) {
-        this.edit<ItemOf<"permission">>(i).resolution = { optionId: null, by: null };
+        this.edit<ItemOf<"permission">>(i).resolution = { optionId: null, by: null, answer: null };
       } else if (item.type === "tool" && UNFINISHED_TOOL.includes(item.status)) {
         this.edit<ItemOf<"tool">>(i).status = "failed";
       }

@@ -43,6 +43,7 @@ import {
   reorder,
   strokeBox,
 } from "./model";
+import { useBoardLink } from "./link";
 import { type BoardNode, edgeTypes, itemLabel, nodeTypes, strokePath } from "./nodes";
 import { BoardSession, type Peer } from "./sync";
 import { Toolbar } from "./Toolbar";
@@ -319,6 +320,7 @@ function Canvas({ session }: { session: BoardSession }) {
   );
 
   const showFrame = useShowFrame(session, wrapper, readOnly, setSelected);
+  const link = useBoardLink(session, flow, items, wrapper, showFrame);
 
   const addFrame = useCallback(
     (type: HoldsType) => {
@@ -330,6 +332,8 @@ function Canvas({ session }: { session: BoardSession }) {
       if (type === "terminal") {
         const count = readItems(session.items).filter((item) => item.holds?.type === "terminal").length;
         showFrame(type, ref, `Terminal ${count + 1}`);
+        // The frame and its shell together: the frame only watches terminals the server lists.
+        roomClient.send({ t: "term-open", id: ref });
         return;
       }
       // The frame and its session together; the frame offers the other agents if this fails.
@@ -418,10 +422,10 @@ function Canvas({ session }: { session: BoardSession }) {
   );
 
   const removeSelected = useCallback(() => {
-    if (selected.size === 0) return;
+    if (selected.size === 0 || !link.mayRemove(selected)) return;
     session.step(() => deleteItems(session.items, selected));
     setSelected(new Set());
-  }, [session, selected]);
+  }, [session, selected, link]);
 
   const duplicateSelected = useCallback(() => {
     if (selected.size === 0) return;
@@ -521,6 +525,8 @@ function Canvas({ session }: { session: BoardSession }) {
         onNodesChange={onNodesChange}
         onEdgesChange={onEdgesChange}
         onNodeDragStart={() => session.endStep()}
+        onMoveStart={link.onMoveStart}
+        onMove={link.onMove}
         onNodeDrag={onNodeDrag}
         onNodeDragStop={onNodeDragStop}
         onNodeClick={(_, node) => tool === "arrow" && !readOnly && pickForArrow(node.id)}

@@ -15,7 +15,7 @@ import {
 import { getStroke } from "perfect-freehand";
 import { type CSSProperties, Suspense, useEffect, useLayoutEffect, useRef, useState } from "react";
 import type * as Y from "yjs";
-import { frameContent } from "../frames";
+import { frameContent, useFrameName } from "../frames";
 import { paint, shapeFill } from "./colours";
 import { applyTextDiff, type Item, REMOTE, textDiff } from "./model";
 import type { BoardSession } from "./sync";
@@ -288,6 +288,7 @@ export function FrameNode({ data, selected, width, height }: NodeProps<BoardNode
   const holds = item.holds;
   const Content = holds ? frameContent[holds.type] : undefined;
   const label = holds ? FRAME_LABEL[holds.type] : "Frame";
+  const name = useFrameName(holds, item.title);
   const colour = paint(item.color);
   return (
     <>
@@ -298,7 +299,7 @@ export function FrameNode({ data, selected, width, height }: NodeProps<BoardNode
         data-holds={holds?.type}
       >
         <div className="board-frame-title" style={{ borderLeftColor: colour }}>
-          {captionNamesKind(item, label) ? null : <strong>{label}</strong>} <span>{frameCaption(item)}</span>
+          {name.startsWith(label) ? null : <strong>{label}</strong>} <span>{name}</span>
         </div>
         {holds && (
           <div className="board-frame-body nodrag nowheel">
@@ -308,7 +309,7 @@ export function FrameNode({ data, selected, width, height }: NodeProps<BoardNode
               </Suspense>
             ) : (
               <div className="board-frame-placeholder" data-testid="board-frame-placeholder">
-                {label} · {holds.ref}
+                {label} · {name}
                 <br />
                 <small>its content appears here once that feature is available</small>
               </div>

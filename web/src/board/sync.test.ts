@@ -147,7 +147,7 @@ describe("BoardSession", () => {
     const client = new FakeClient();
     const session = start(client);
     client.deliver(welcome(new Y.Doc()));
-    const state = { name: "Bob", color: "#1971c2", cursor: { x: 1, y: 2 }, selection: [], dragging: [], editing: null };
+    const state = { name: "Bob", color: "#1971c2", cursor: { x: 1, y: 2 }, selection: [], dragging: [], editing: null, view: null };
     client.deliver({ t: "awareness", peer: "b", state });
     expect(session.peers.get("b")?.state.name).toBe("Bob");
     client.deliver({ t: "awareness", peer: "b", state: null });

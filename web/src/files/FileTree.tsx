@@ -1,5 +1,5 @@
 import { useMemo } from "react";
-import { useRoom, useSendOnWelcome } from "../roomClient";
+import { mayBrowse, useRoom, useSendOnWelcome } from "../roomClient";
 import { buildTree, type TreeNode } from "./tree";
 
 const TREE_WATCH = { t: "tree-watch" } as const;
@@ -30,7 +30,7 @@ function Node({ node, onOpen }: { node: TreeNode; onOpen: (path: string) => void
 
 /** The shared files' paths, live (null until the first tree arrives); asks again after a reconnect. */
 export function useSharedPaths(): readonly string[] | null {
-  useSendOnWelcome(TREE_WATCH);
+  useSendOnWelcome(TREE_WATCH, mayBrowse);
   return useRoom((s) => s.tree);
 }
 

@@ -1,7 +1,8 @@
 import { useEffect, useState } from "react";
 import type { FrameContentProps } from "../frames";
 import type { File } from "../protocol.gen";
-import { useRoomClient } from "../roomClient";
+import { selectAccess } from "../room/roomState";
+import { mayBrowse, useAccess, useRoom, useRoomStore } from "../roomClient";
 import { languageFor } from "./tree";
 
 type Content = File["file"];
@@ -23,22 +24,30 @@ function describe(content: Content): string | null {
 
 /** One shared file, by path (`refId`), read-only, highlighted, following changes on disk. */
 export function FileView({ refId, title, width, height }: FrameContentProps) {
-  const client = useRoomClient();
-  const [content, setContent] = useState<Content | null>(null);
+  const store = useRoomStore();
+  // Open files are the room's: their content comes to everyone, so a view guest, who may not
+  // open one itself, still sees the ones on the board once someone who may has opened them.
+  const shared = useRoom((s) => s.files.get(refId));
+  const [denied, setDenied] = useState<Content | null>(null);
+  const mayOpen = mayBrowse(useAccess());
 
   useEffect(() => {
-    const open = () => client.send({ t: "file-open", path: refId });
-    const off = client.onFrame((frame) => {
+    if (!mayOpen) return;
+    const open = () => {
+      if (mayBrowse(selectAccess(store.getState()))) store.send({ t: "file-open", path: refId });
+    };
+    const off = store.onFrame((frame) => {
       if (frame.t === "welcome") open();
-      else if (frame.t === "file" && frame.path === refId) setContent(frame.file);
+      else if (frame.t === "file" && frame.path === refId) setDenied(frame.file.kind === "denied" ? frame.file : null);
     });
     open();
     return () => {
       off();
-      client.send({ t: "file-close", path: refId });
+      store.send({ t: "file-close", path: refId });
     };
-  }, [client, refId]);
+  }, [store, refId, mayOpen]);
 
+  const content = shared ?? denied;
   // highlight.js comes with the first file shown; until then (and for unknown languages) the text is plain.
   // Kept with the text it was made from: a newer text shows plain until its own is ready.
   const [highlighted, setHighlighted] = useState<{ path: string; text: string; html: string | null } | null>(null);
@@ -54,7 +63,7 @@ export function FileView({ refId, title, width, height }: FrameContentProps) {
       current = false;
     };
   }, [content, refId]);
-  const note = content ? describe(content) : "Loading…";
+  const note = content ? describe(content) : mayOpen ? "Loading…" : "Shown here once someone with edit access opens it.";
 
   return (
     <div className="file-view" style={{ width, height }} data-testid={`file-${refId}`} title={title}>

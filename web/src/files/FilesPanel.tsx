@@ -1,15 +1,13 @@
 import { useCallback, useState } from "react";
 import { boardActions } from "../board/actions";
 import { registerFrameContent, registerFramePicker } from "../frames";
-import { useAccess, useRoomClient } from "../roomClient";
+import { mayBrowse, useAccess, useRoomClient } from "../roomClient";
 import { FilePicker } from "./FilePicker";
 import { FileTree } from "./FileTree";
 import { FileView } from "./FileView";
 
 registerFrameContent("file", FileView);
 registerFramePicker("file", FilePicker);
-
-const BROWSERS = new Set(["edit", "trusted", "host"]);
 
 /**
  * The file tree (for those who may browse) and the files this person opened from it: theirs
@@ -20,7 +18,7 @@ export function FilesPanel() {
   const [open, setOpen] = useState<string[]>([]);
   const access = useAccess();
   const show = useCallback((path: string) => setOpen((paths) => (paths.includes(path) ? paths : [...paths, path])), []);
-  if (!access || !BROWSERS.has(access)) return null;
+  if (!mayBrowse(access)) return null;
 
   return (
     <section className="files-panel" aria-labelledby="files-heading">

@@ -1,15 +1,16 @@
-import { useState } from "react";
-import { requestNoun } from "../room/requests";
+import { useEffect, useState } from "react";
 import { selectAccess } from "../room/roomState";
 import { RoomStore } from "../room/roomStore";
 import { useRoomState } from "../roomClient";
 import { RoomPage } from "../RoomPage";
 import { Board } from "../board/Board";
 import { FilesPanel } from "../files/FilesPanel";
+import { PeopleList } from "../people/PeopleList";
+import { RoomList } from "../roomlist/RoomList";
 import { TerminalsPanel } from "../terminals/TerminalsPanel";
 import { SidePanel } from "../SidePanel";
 import "../agents/register";
-import { GuestConnection, type GuestState, type Profile, type RoomLinkParams } from "./guestConnection";
+import { fetchAbout, GuestConnection, type About, type GuestState, type Profile, type RoomLinkParams } from "./guestConnection";
 
 const PROFILE_KEY = "canvas.guest.profile";
 const COLORS = ["#e0533d", "#e3a33b", "#3fa34d", "#2f7fd1", "#8c5bd6", "#d1469a"];
@@ -19,13 +20,14 @@ const STATE_LABEL: Record<GuestState, string> = {
   connecting: "Joining…",
   connected: "Connected",
   reconnecting: "Reconnecting…",
-  refused: "Refused",
+  refused: "Left the room",
 };
 
+/** What each access lets a guest do, as the join page and the room page say it. */
 const ACCESS_TEXT: Record<string, string> = {
-  view: "You can watch: the board, sessions and terminals.",
-  edit: "You can edit the board and browse files; prompts wait for the host's approval.",
-  trusted: "You are trusted: your prompts run directly.",
+  view: "You can watch: the board, the agents' sessions, the terminals and the files on the board.",
+  edit: "You can edit the board and browse the files; your prompts and new terminals wait for the host's approval.",
+  trusted: "You are trusted: your prompts and terminals run directly.",
 };
 
 function savedProfile(): Profile {
@@ -38,23 +40,28 @@ function savedProfile(): Profile {
   return { name: "", color: COLORS[Math.floor(Math.random() * COLORS.length)] };
 }
 
-/** The page a room link opens: pick a name and colour, join, and see what you may do. */
+/** The page a room link opens: whose room, which project, what one may do; a name and colour; join. */
 export function GuestApp({ link }: { link: RoomLinkParams }) {
   const [profile, setProfile] = useState<Profile>(savedProfile);
   // Made when the guest presses Join, with the profile as it is then.
   const [joined, setJoined] = useState<{ connection: GuestConnection; store: RoomStore<GuestState> } | null>(null);
+  const about = useAbout(link);
+  const join = () => {
+    const connection = new GuestConnection(link, profile);
+    setJoined({ connection, store: new RoomStore(connection) });
+  };
 
-  if (joined) return <GuestRoom {...joined} profile={profile} />;
+  if (joined) return <GuestRoom {...joined} profile={profile} onRejoin={join} />;
   return (
     <main className="notice guest-join">
-      <h1>Join this canvas</h1>
+      <h1 data-testid="join-title">{about ? `Join ${about.project}` : "Join this canvas"}</h1>
+      <p data-testid="join-about">{aboutText(about)}</p>
       <form
         onSubmit={(event) => {
           event.preventDefault();
           if (!profile.name.trim()) return;
           localStorage.setItem(PROFILE_KEY, JSON.stringify(profile));
-          const connection = new GuestConnection(link, profile);
-          setJoined({ connection, store: new RoomStore(connection) });
+          join();
         }}
       >
         <label>
@@ -84,60 +91,75 @@ export function GuestApp({ link }: { link: RoomLinkParams }) {
   );
 }
 
+function aboutText(about: About | null | undefined): string {
+  if (about === undefined) return "Finding the room…";
+  if (about === null) return "The room does not answer yet: the host may not be serving it right now. You can still try to join.";
+  const whose = about.host ? `${about.host}'s room` : "The host's room";
+  return `${whose} for the project ${about.project}. You will join with ${about.access} access. ${ACCESS_TEXT[about.access] ?? ""}`;
+}
+
+/** What the hub says about the room: undefined while asking, null when it does not answer. */
+function useAbout(link: RoomLinkParams): About | null | undefined {
+  const [about, setAbout] = useState<About | null | undefined>(undefined);
+  useEffect(() => {
+    let current = true;
+    fetchAbout(link).then(
+      (found) => current && setAbout(found),
+      () => current && setAbout(null),
+    );
+    return () => {
+      current = false;
+    };
+  }, [link]);
+  return about;
+}
+
 function GuestRoom({
   connection,
   store,
   profile,
+  onRejoin,
 }: {
   connection: GuestConnection;
   store: RoomStore<GuestState>;
   profile: Profile;
+  onRejoin: () => void;
 }) {
   const state = useRoomState(store, (s) => s.connection);
   const access = useRoomState(store, selectAccess);
-  const requests = useRoomState(store, (s) => s.requests);
-  const notices = useRoomState(store, (s) => s.notices);
+  const welcome = useRoomState(store, (s) => s.welcome);
 
+  if (state === "refused") return <Ended reason={connection.refusal} onRejoin={connection.final ? null : onRejoin} />;
   return (
     <RoomPage
       store={store}
       labels={STATE_LABEL}
       bar={
-        <span className="guest-me">
-          <span className="guest-dot" style={{ background: profile.color }} aria-hidden="true" />
-          {profile.name}
-        </span>
+        <>
+          {welcome && (
+            <span className="cwd" data-testid="project">
+              {welcome.project}
+            </span>
+          )}
+          <span className="guest-me">
+            <span className="guest-dot" style={{ background: profile.color }} aria-hidden="true" />
+            {profile.name}
+          </span>
+        </>
       }
     >
       <main className="page">
-        {state === "refused" && (
-          <p className="banner banner-refused" data-testid="refusal">
-            {connection.refusal}
-          </p>
-        )}
         {access && (
           <p className={`banner banner-${access}`} data-testid="access-banner" data-access={access}>
-            {ACCESS_TEXT[access] ?? access}
+            {ACCESS_TEXT[access] ?? ""}
           </p>
         )}
-        {requests.length > 0 && (
-          <ul className="banner banner-pending" data-testid="pending-requests">
-            {requests.map((request) => (
-              <li key={request.id}>Your {requestNoun(request.ref)} is waiting for the host…</li>
-            ))}
-          </ul>
-        )}
-        {notices.length > 0 && (
-          <ul className="notices" data-testid="guest-notices">
-            {notices.map((notice) => (
-              <li key={notice.id}>{notice.text}</li>
-            ))}
-          </ul>
-        )}
-        {access && state !== "refused" && (
+        {access && welcome && (
           <div className="workspace">
             <Board name={profile.name} color={profile.color} />
-            <SidePanel label="Terminals and files">
+            <SidePanel label="Room">
+              <PeopleList me={welcome.peerId} />
+              <RoomList />
               <TerminalsPanel />
               <FilesPanel />
             </SidePanel>
@@ -145,5 +167,22 @@ function GuestRoom({
         )}
       </main>
     </RoomPage>
+  );
+}
+
+/** The end of a visit: removed by the host, or the room closed. Nothing of the room stays on screen. */
+function Ended({ reason, onRejoin }: { reason: string; onRejoin: (() => void) | null }) {
+  return (
+    <main className="notice guest-ended" data-testid="ended">
+      <h1>You left the room</h1>
+      <p data-testid="refusal">{reason || "The room closed."}</p>
+      {onRejoin ? (
+        <button type="button" onClick={onRejoin}>
+          Try to join again
+        </button>
+      ) : (
+        <p>Ask the host for a new invitation if you should be here.</p>
+      )}
+    </main>
   );
 }

@@ -35,6 +35,8 @@ const MAX_MESSAGE_BYTES = 256 * 1024;
 const CHUNK_CHARS = 60_000;
 const HANDSHAKE_MS = 15_000;
 const TURN_FETCH_MS = 3_000;
+/** The hub's close code for a guest the host removed (canvasrelay/core/guests.py). */
+const CLOSE_KICKED = 4403;
 
 export function roomLinkParams(hash: string = window.location.hash): RoomLinkParams | null {
   const params = fragmentParams(hash);
@@ -115,6 +117,8 @@ class Refused extends Error {}
 export class GuestConnection implements Connection<GuestState> {
   state: GuestState = "idle";
   refusal = "";
+  /** Refused for good (removed by the host, or a hub that failed its proof): joining again cannot help. */
+  final = false;
   private lastSeq: number | null = null;
   private pc: RTCPeerConnection | null = null;
   private channel: RTCDataChannel | null = null;
@@ -173,6 +177,7 @@ export class GuestConnection implements Connection<GuestState> {
       this.pc?.close();
       if (error instanceof Refused) {
         this.refusal = error.message;
+        this.final = true;
         this.setState("refused");
         return;
       }
@@ -218,7 +223,7 @@ export class GuestConnection implements Connection<GuestState> {
     const offer = pc.localDescription!.sdp;
     const nonce = crypto.getRandomValues(new Uint8Array(GUEST_NONCE_BYTES));
     const conn = b64url(crypto.getRandomValues(new Uint8Array(9)));
-    const answer = await this.signal(signal, key, { kind: "offer", from: conn, sdp: offer, nonce: b64url(nonce) }, conn);
+    const answer = await this.signal(signal, key, { kind: "offer", from: conn, sdp: offer, nonce: b64url(nonce) });
     await pc.setRemoteDescription({ type: "answer", sdp: answer });
     const proof = JSON.parse(await withTimeout(nextMessage(), HANDSHAKE_MS)) as { t: string; signature?: string };
     const ok =
@@ -239,24 +244,10 @@ export class GuestConnection implements Connection<GuestState> {
     if (this.state !== "refused") this.setState("connected");
   }
 
-  private signal(url: string, key: CryptoKey, offer: Record<string, unknown>, conn: string): Promise<string> {
-    return withTimeout(
-      new Promise<string>((resolve, reject) => {
-        void topic(this.link.roomId).then((name) => {
-          const ws = new WebSocket(`${url}?topic=${name}`);
-          ws.onopen = () => void seal(key, offer).then((text) => ws.send(text));
-          ws.onmessage = (event) =>
-            void openEnvelope(key, String(event.data)).then((reply) => {
-              if (reply?.kind === "answer" && reply.to === conn && typeof reply.sdp === "string") {
-                ws.close();
-                resolve(reply.sdp);
-              }
-            });
-          ws.onerror = () => reject(new Error("the rendezvous is unreachable"));
-        });
-      }),
-      HANDSHAKE_MS,
-    );
+  private async signal(url: string, key: CryptoKey, offer: Record<string, unknown>): Promise<string> {
+    const reply = await askHub(url, this.link.roomId, key, offer, "answer");
+    if (typeof reply.sdp !== "string") throw new Error("the hub's answer carries no session description");
+    return reply.sdp;
   }
 
   private deliver(message: string): void {
@@ -293,11 +284,67 @@ export class GuestConnection implements Connection<GuestState> {
   private emit(frame: ServerFrame): void {
     if (frame.t === "bye" || (frame.t === "error" && frame.ref === "guest-join")) {
       this.refusal = frame.t === "bye" ? frame.reason : frame.message;
+      this.final = frame.t === "error" || frame.code === CLOSE_KICKED;
       this.stopped = true;
       this.setState("refused");
     }
     this.frames.emit(frame);
   }
+}
+
+/** What the join page says before one joins: the project, whose room it is, the access a guest gets. */
+export interface About {
+  project: string;
+  host: string | null;
+  access: "view" | "edit" | "trusted";
+}
+
+/** Asks the hub what room this is, through the rendezvous, sealed with the room key like an offer. */
+export async function fetchAbout(link: RoomLinkParams): Promise<About> {
+  const key = await signalKey(link.key);
+  const from = b64url(crypto.getRandomValues(new Uint8Array(9)));
+  let failure: unknown = new Error("the link names no rendezvous");
+  // Each rendezvous of the link in turn, as the handshake tries them.
+  for (const url of link.signals) {
+    try {
+      const reply = await askHub(url, link.roomId, key, { kind: "about", from }, "about");
+      return {
+        project: String(reply.project ?? ""),
+        host: typeof reply.host === "string" ? reply.host : null,
+        access: reply.access as About["access"],
+      };
+    } catch (error) {
+      failure = error;
+    }
+  }
+  throw failure;
+}
+
+/** Seals `message` to the hub through the rendezvous at `url` and waits for its reply of `kind` to us. */
+function askHub(
+  url: string,
+  roomId: string,
+  key: CryptoKey,
+  message: Record<string, unknown>,
+  kind: string,
+): Promise<Record<string, unknown>> {
+  return withTimeout(
+    new Promise<Record<string, unknown>>((resolve, reject) => {
+      void topic(roomId).then((name) => {
+        const ws = new WebSocket(`${url}?topic=${name}`);
+        ws.onopen = () => void seal(key, message).then((text) => ws.send(text));
+        ws.onmessage = (event) =>
+          void openEnvelope(key, String(event.data)).then((reply) => {
+            if (reply?.kind === kind && reply.to === message.from) {
+              ws.close();
+              resolve(reply);
+            }
+          });
+        ws.onerror = () => reject(new Error("the rendezvous is unreachable"));
+      });
+    }),
+    HANDSHAKE_MS,
+  );
 }
 
 /** Resolves once ICE gathering is complete, or after `ms` with what was gathered by then. */

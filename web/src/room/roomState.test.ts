@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { ServerFrame, Welcome } from "../protocol.gen";
-import { outcomeText } from "./requests";
+import { outcomeText, requestVerb } from "./requests";
 import { welcomeFrame } from "./testing";
 import {
+  dismissEnded,
+  dismissNotice,
   initialRoomState,
   receive,
   selectAccess,
@@ -60,7 +62,7 @@ describe("the room state", () => {
   it("holds the latest terminals, file tree and guest list", () => {
     const state = fold([
       welcome(),
-      { t: "terminals", terminals: [{ id: "t-1", running: true, exitCode: null }] },
+      { t: "terminals", terminals: [{ id: "t-1", name: "Terminal 1", running: true, exitCode: null, controllers: [] }] },
       { t: "tree", paths: ["a.txt", "src/b.ts"] },
       { t: "guests", defaultAccess: "view", guests: [] },
       { t: "terminals", terminals: [] },
@@ -88,19 +90,24 @@ describe("a guest's requests", () => {
     const denied = receive(waiting, { t: "approval-resolved", id: "a1", ref: "agent-prompt", outcome: "denied" });
     expect(denied.requests).toEqual([]);
     expect(denied.resolutions.get("s1")).toEqual({ ref: "agent-prompt", outcome: "denied" });
-    expect(outcomeText("agent-prompt", "denied")).toBe("The host denied your prompt.");
+    expect(outcomeText("agent-prompt", "denied", "Demo agent 1")).toBe("Your prompt to Demo agent 1: the host said no.");
   });
 
-  it("tell the guest once how each ended", () => {
+  it("are kept, once ended, with how each ended, until the guest dismisses them", () => {
     const state = fold([
       welcome("edit"),
       pending("a1", "agent-prompt", "s1"),
-      { t: "error", message: "the host denied it", ref: "agent-prompt", kind: "invalid" },
       { t: "approval-resolved", id: "a1", ref: "agent-prompt", outcome: "denied" },
-      pending("a2", "agent-prompt", "s1"),
-      { t: "approval-resolved", id: "a2", ref: "agent-prompt", outcome: "approved" },
+      pending("a2", "term-open", "t-1"),
+      { t: "approval-resolved", id: "a2", ref: "term-open", outcome: "approved" },
     ]);
-    expect(state.notices.map((n) => n.text)).toEqual(["the host denied it", "The host approved your prompt."]);
+    expect(state.ended.map((r) => [r.id, r.outcome])).toEqual([
+      ["a1", "denied"],
+      ["a2", "approved"],
+    ]);
+    expect(state.notices).toEqual([]);
+    expect(dismissEnded(state, "a1").ended.map((r) => r.id)).toEqual(["a2"]);
+    expect(dismissEnded(state, "nope")).toBe(state);
   });
 
   it("forget how the last one ended when a new one about the same subject waits", () => {
@@ -119,14 +126,12 @@ describe("a guest's requests", () => {
     expect(state.requests).toEqual([]);
   });
 
-  it("never show a frame type to the guest", () => {
-    const state = fold([
-      welcome("edit"),
-      pending("a1", "agent-create", "s1"),
-      { t: "approval-resolved", id: "a1", ref: "agent-create", outcome: "trusted" },
-    ]);
-    expect(state.notices[0].text).toContain("your request to start the agent");
-    expect(state.notices[0].text).not.toContain("agent-create");
+  it("are told in words, never by frame type", () => {
+    expect(outcomeText("agent-create", "trusted")).toContain("Your request to start an agent");
+    expect(outcomeText("term-open", "expired")).toBe("Your request for a new terminal: the host did not answer in time, so it expired.");
+    expect(requestVerb("term-control", "Terminal 1")).toBe("take control of Terminal 1");
+    expect(requestVerb("agent-prompt")).toBe("send a prompt to the agent");
+    expect(requestVerb("x-unknown")).toBe("do something on your machine");
   });
 });
 
@@ -141,7 +146,7 @@ describe("the host's approvals", () => {
     text,
     length: text.length,
     sha256: "",
-    subject: null,
+    subject: "s1",
     expiresInMs: 120_000,
   });
 
@@ -167,8 +172,10 @@ describe("notices", () => {
   it("keep the last five, each with its own id", () => {
     const errors: ServerFrame[] = Array.from({ length: 7 }, (_, i) => ({ t: "error", message: `e${i}`, ref: null, kind: "invalid" }));
     const state = fold([welcome("view"), ...errors, { t: "gap", after: 3, reason: "too far behind" }]);
-    expect(state.notices.map((n) => n.text)).toEqual(["e3", "e4", "e5", "e6", "Catching up with the room…"]);
+    expect(state.notices.map((n) => n.text)).toEqual(["e2", "e3", "e4", "e5", "e6"]);
     expect(new Set(state.notices.map((n) => n.id)).size).toBe(5);
+    const [first] = state.notices;
+    expect(dismissNotice(state, first.id).notices.map((n) => n.text)).toEqual(["e3", "e4", "e5", "e6"]);
   });
 });
 

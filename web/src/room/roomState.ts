@@ -4,10 +4,22 @@
  * the one before as it was. Components read it through selectors (`useRoom`); streams that are
  * not state (terminal output, board updates) still go to whoever listens to the frames.
  */
-import type { ApprovalRequest, ClientFrame, GuestList, ServerFrame, TerminalInfo, Welcome } from "../protocol.gen";
+import type {
+  ApprovalRequest,
+  ClientFrame,
+  File,
+  GuestList,
+  Person,
+  ServerFrame,
+  TerminalInfo,
+  Welcome,
+} from "../protocol.gen";
 import { NO_SESSIONS, receiveSessions, type Session, type Sessions } from "../agents/sessions";
 import { mayType } from "../terminals/stream";
-import { outcomeText, type Outcome } from "./requests";
+import type { Outcome } from "./requests";
+
+/** What a shared file holds, as the server last sent it. */
+export type FileContent = File["file"];
 
 export type Access = Welcome["access"];
 
@@ -23,6 +35,11 @@ export interface PendingRequest {
 /** How our last request about a subject ended. */
 export interface Resolution {
   ref: string;
+  outcome: Outcome;
+}
+
+/** One of our own requests that the host answered (or that expired), until we dismiss it. */
+export interface EndedRequest extends PendingRequest {
   outcome: Outcome;
 }
 
@@ -51,14 +68,22 @@ export interface RoomState<S extends string = string> {
   requests: readonly PendingRequest[];
   /** A guest's: how its last request about each subject ended, until it asks again. */
   resolutions: ReadonlyMap<string, Resolution>;
-  /** A guest's: the last few things it was told (errors, outcomes, resyncs). */
+  /** A guest's: its last few requests that ended, and how. */
+  ended: readonly EndedRequest[];
+  /** The last few things this page was told (errors), until dismissed. A resync says nothing:
+   *  the connection's state already shows it, and the welcome that follows repaints the room. */
   notices: readonly Notice[];
+  /** Who is here: every host and guest, with access. */
+  people: readonly Person[];
+  /** The room's open files, by path: everyone sees the files on the board. */
+  files: ReadonlyMap<string, FileContent>;
   sessions: Sessions;
   /** Frames the last frame calls for (history after a gap): whoever runs the state sends them. */
   asks: readonly ClientFrame[];
 }
 
 const KEPT_NOTICES = 5;
+const KEPT_ENDED = 8;
 const NO_ASKS: readonly ClientFrame[] = [];
 
 export function initialRoomState<S extends string>(connection: S): RoomState<S> {
@@ -73,7 +98,10 @@ export function initialRoomState<S extends string>(connection: S): RoomState<S> 
     approvals: [],
     requests: [],
     resolutions: new Map(),
+    ended: [],
     notices: [],
+    people: [],
+    files: new Map(),
     sessions: NO_SESSIONS,
     asks: NO_ASKS,
   };
@@ -87,13 +115,22 @@ export function receive<S extends string>(before: RoomState<S>, frame: ServerFra
   const state = before.asks.length ? { ...before, asks: NO_ASKS } : before;
   switch (frame.t) {
     case "welcome":
-      // A resync withdraws what was waiting (ADR 0004).
+      // A resync withdraws what was waiting (ADR 0004); the open files come again after it.
+      // So do the terminals: views attach to the ones the server lists, not to remembered ones.
       return withSessions(
-        { ...state, restarting: false, welcome: frame, requests: [], approvals: frame.approvals },
+        { ...state, restarting: false, welcome: frame, requests: [], approvals: frame.approvals, files: new Map(), terminals: [] },
         frame,
       );
     case "restarting":
       return { ...state, restarting: true };
+    case "people":
+      return { ...state, people: frame.people };
+    case "file": {
+      const files = new Map(state.files);
+      if (frame.file.kind === "denied") files.delete(frame.path);
+      else files.set(frame.path, frame.file);
+      return { ...state, files };
+    }
     case "access":
       return {
         ...state,
@@ -114,8 +151,6 @@ export function receive<S extends string>(before: RoomState<S>, frame: ServerFra
       return pending(state, { id: frame.id, ref: frame.ref, subject: frame.subject });
     case "error":
       return notice(state, frame.message);
-    case "gap":
-      return notice(state, "Catching up with the room…");
     default:
       return withSessions(state, frame);
   }
@@ -139,9 +174,19 @@ function resolved<S extends string>(state: RoomState<S>, id: string, outcome: Ou
   if (!mine) return approvals === state.approvals ? state : { ...state, approvals };
   const resolutions = new Map(state.resolutions);
   if (mine.subject !== null) resolutions.set(mine.subject, { ref: mine.ref, outcome });
-  const next = { ...state, approvals, requests: withoutId(state.requests, id), resolutions };
-  // A denial or an expiry came with an error frame just before, which is already a notice.
-  return outcome === "denied" || outcome === "expired" ? next : notice(next, outcomeText(mine.ref, outcome));
+  const ended = [...state.ended.slice(1 - KEPT_ENDED), { ...mine, outcome }];
+  return { ...state, approvals, requests: withoutId(state.requests, id), resolutions, ended };
+}
+
+/** The state without notice `id`: the person dismissed it. */
+export function dismissNotice<S extends string>(state: RoomState<S>, id: number): RoomState<S> {
+  return state.notices.some((n) => n.id === id) ? { ...state, notices: state.notices.filter((n) => n.id !== id) } : state;
+}
+
+/** The state without the ended request `id`: the guest read how it ended. */
+export function dismissEnded<S extends string>(state: RoomState<S>, id: string): RoomState<S> {
+  const ended = withoutId(state.ended, id);
+  return ended === state.ended ? state : { ...state, ended };
 }
 
 /** `list` without the item `id`: the same list when it has none, so selectors see no change. */
@@ -149,7 +194,7 @@ function withoutId<T extends { id: string }>(list: readonly T[], id: string): re
   return list.some((item) => item.id === id) ? list.filter((item) => item.id !== id) : list;
 }
 
-function notice<S extends string>(state: RoomState<S>, text: string): RoomState<S> {
+export function notice<S extends string>(state: RoomState<S>, text: string): RoomState<S> {
   const id = (state.notices.at(-1)?.id ?? 0) + 1;
   return { ...state, notices: [...state.notices.slice(1 - KEPT_NOTICES), { id, text }] };
 }
@@ -176,4 +221,32 @@ export function selectMayType(state: RoomState, id: string): boolean {
 
 export function selectSession(state: RoomState, id: string): Session | undefined {
   return state.sessions.byId.get(id);
+}
+
+/** What people call a session: "Demo agent 1", or what the host renamed it to. */
+/** The parts of the state that name things. */
+export type Names = Pick<RoomState, "sessions" | "terminals">;
+
+export function sessionName(state: Names, id: string): string | null {
+  const head = state.sessions.byId.get(id)?.head;
+  return head ? head.title || head.agentLabel : null;
+}
+
+/** What people call a terminal: "Terminal 1", or what the host renamed it to. */
+export function terminalName(state: Names, id: string): string | null {
+  return state.terminals.find((t) => t.id === id)?.name ?? null;
+}
+
+/** The name of whatever a request is about, a session or a terminal. */
+export function subjectName(state: Names, id: string | null | undefined): string | null {
+  return id ? (sessionName(state, id) ?? terminalName(state, id)) : null;
+}
+
+/** Whether `ref` is a session of the room or a running terminal: its frame is not lightly removed. */
+export function isLive(state: RoomState, ref: string): boolean {
+  return Boolean(state.sessions.byId.get(ref)?.head) || state.terminals.some((t) => t.id === ref && t.running);
+}
+
+export function selectTerminal(state: RoomState, id: string): TerminalInfo | undefined {
+  return state.terminals.find((t) => t.id === id);
 }

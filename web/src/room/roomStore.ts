@@ -2,7 +2,15 @@ import type { Connection } from "../connection";
 import { Listeners } from "../listeners";
 import type { ClientFrame, ServerFrame, Welcome } from "../protocol.gen";
 import type { RoomClient } from "../roomClient";
-import { initialRoomState, receive, withConnection, type RoomState } from "./roomState";
+import {
+  dismissEnded,
+  dismissNotice,
+  initialRoomState,
+  notice,
+  receive,
+  withConnection,
+  type RoomState,
+} from "./roomState";
 
 /**
  * The page's one view of the room: runs a connection (the host's WebSocket or a guest's data
@@ -29,6 +37,21 @@ export class RoomStore<S extends string = string> implements RoomClient {
 
   send(frame: ClientFrame): boolean {
     return this.connection.send(frame);
+  }
+
+  /** Tells the person something this page decided (not the server), as a notice. */
+  tell(text: string): void {
+    this.set(notice(this.state, text));
+  }
+
+  /** The person read notice `id` and put it away. */
+  dismissNotice(id: number): void {
+    this.set(dismissNotice(this.state, id));
+  }
+
+  /** The guest read how its request `id` ended. */
+  dismissEnded(id: string): void {
+    this.set(dismissEnded(this.state, id));
   }
 
   /** Starts the connection; the function returned stops it (and this store's listening to it). */

@@ -3,11 +3,14 @@ import { type ITheme, Terminal } from "@xterm/xterm";
 import "@xterm/xterm/css/xterm.css";
 import { useEffect, useId, useRef, useState } from "react";
 import type { FrameContentProps } from "../frames";
-import { selectMayType } from "../room/roomState";
-import { useRoom, useRoomStore } from "../roomClient";
+import { RequestNotes } from "../attention/RequestNotes";
+import { selectMayType, selectTerminal } from "../room/roomState";
+import { useAccess, useRoom, useRoomStore } from "../roomClient";
 import { currentTheme, onTheme, type Theme } from "../theme";
 import { EscapeThenTab } from "./escape";
 import { chunkInput, clampSize } from "./stream";
+import { TerminalControl } from "./TerminalControl";
+import "./control.css";
 
 const THEMES: Record<Theme, ITheme> = {
   dark: { background: "#1e1e1e", foreground: "#e8e8e8", cursor: "#e8e8e8", selectionBackground: "#44475a" },
@@ -25,10 +28,36 @@ const THEMES: Record<Theme, ITheme> = {
 };
 
 /**
- * One terminal of the room, by id (`refId`): opens it on the server (or watches it when it
- * exists), shows its output, sends keystrokes, and makes the PTY follow the frame's size.
+ * One terminal of the room, by id (`refId`): watches it while the server lists it, shows its
+ * output, sends keystrokes (when this page may type), makes the PTY follow the view's size, and
+ * says who has control. A terminal the server does not list (it ended with a restart) is not
+ * asked for again unless someone presses "Start a shell".
  */
 export function TerminalView({ refId, title, width, height }: FrameContentProps) {
+  const store = useRoomStore();
+  const listed = useRoom((s) => selectTerminal(s, refId) !== undefined);
+  const access = useAccess();
+  return (
+    <div className="terminal-view" style={{ width, height }} data-testid={`terminal-${refId}`} title={title}>
+      <TerminalControl id={refId} />
+      {listed ? (
+        <Screen refId={refId} />
+      ) : (
+        <div className="terminal-none" data-testid="terminal-none">
+          <p>No shell is running here.</p>
+          {access && access !== "view" && (
+            <button type="button" onClick={() => store.send({ t: "term-open", id: refId })}>
+              Start a shell
+            </button>
+          )}
+          <RequestNotes subject={refId} />
+        </div>
+      )}
+    </div>
+  );
+}
+
+function Screen({ refId }: { refId: string }) {
   const store = useRoomStore();
   const box = useRef<HTMLDivElement>(null);
   const hintId = useId();
@@ -66,13 +95,12 @@ export function TerminalView({ refId, title, width, height }: FrameContentProps)
       }
       return clampSize(term.cols, term.rows);
     };
-    const open = () => store.send({ t: "term-open", id: refId, ...measure() });
-    open();
+    // Listed, so this only watches it; a resync (a new welcome) lists the terminals anew and
+    // this view is made again if the terminal is still there.
+    store.send({ t: "term-open", id: refId, ...measure() });
 
     const offFrame = store.onFrame((frame) => {
-      if (frame.t === "welcome") {
-        open();
-      } else if (frame.t === "term-data" && frame.id === refId) {
+      if (frame.t === "term-data" && frame.id === refId) {
         if (frame.replay) {
           term.reset();
           setExitCode(null);
@@ -104,17 +132,17 @@ export function TerminalView({ refId, title, width, height }: FrameContentProps)
   }, [store, refId, hintId]);
 
   return (
-    <div className="terminal-view" style={{ width, height }} data-testid={`terminal-${refId}`} title={title}>
+    <>
       <div className="terminal-screen" ref={box} />
       <div className="terminal-hint" id={hintId}>
         Esc then Tab leaves the terminal
       </div>
       {!typing && (
         <div className="terminal-watching" data-testid="terminal-watching">
-          Watching: the host has not given you control of this terminal
+          Watching: you cannot type here
         </div>
       )}
       {exitCode !== null && <div className="terminal-exit">exited with code {exitCode}</div>}
-    </div>
+    </>
   );
 }

@@ -1,6 +1,8 @@
 import { lazy, useState } from "react";
 import { boardActions } from "../board/actions";
 import { registerFrameContent } from "../frames";
+import type { TerminalInfo } from "../protocol.gen";
+import { selectMayType } from "../room/roomState";
 import { useAccess, useRoom, useRoomClient } from "../roomClient";
 import { newTerminalId } from "./stream";
 
@@ -21,8 +23,8 @@ export function TerminalsPanel() {
   const [offBoard, setOffBoard] = useState<Set<string>>(new Set());
   // A view guest watches the terminals that exist; it can neither start nor end one.
   const watching = useAccess() === "view";
-  const show = (id: string, n: number) => {
-    const shown = boardActions(client)?.showFrame("terminal", id, `Terminal ${n}`);
+  const show = (id: string, name: string) => {
+    const shown = boardActions(client)?.showFrame("terminal", id, name);
     setOffBoard((old) => {
       const next = new Set(old);
       if (shown) next.delete(id);
@@ -30,44 +32,58 @@ export function TerminalsPanel() {
       return next;
     });
   };
+  const start = () => {
+    const id = newTerminalId();
+    show(id, "");
+    // The frame only watches terminals the server lists: this asks for the shell (an edit guest's waits for the host).
+    client.send({ t: "term-open", id });
+  };
 
   return (
     <section className="terminals-panel" aria-labelledby="terminals-heading">
       <div className="panel-head">
         <h2 id="terminals-heading">Terminals</h2>
         {!watching && (
-          <button type="button" data-testid="new-terminal" onClick={() => show(newTerminalId(), terminals.length + 1)}>
+          <button type="button" data-testid="new-terminal" onClick={start}>
             New terminal
           </button>
         )}
       </div>
       {terminals.length === 0 && <p className="panel-empty">No terminal yet.</p>}
       <ul className="terminal-list" data-testid="terminal-list">
-        {terminals.map((terminal, i) => (
+        {terminals.map((terminal) => (
           <li key={terminal.id} className="terminal-card-head" data-testid="terminal-entry">
             <span>
-              Terminal {i + 1}{" "}
+              {terminal.name}{" "}
               <small>{terminal.running ? "running" : `exited with code ${terminal.exitCode ?? "?"}`}</small>
               {offBoard.has(terminal.id) && <small className="terminal-off-board"> · not on the board yet</small>}
             </span>
             <span className="terminal-card-actions">
-              <button type="button" onClick={() => show(terminal.id, i + 1)}>
+              <button type="button" onClick={() => show(terminal.id, terminal.name)}>
                 Show on board
               </button>
-              {!watching && (
-                <button
-                  type="button"
-                  title="End this shell for everyone"
-                  aria-label={`End terminal ${i + 1}`}
-                  onClick={() => client.send({ t: "term-close", id: terminal.id })}
-                >
-                  End
-                </button>
-              )}
+              <EndButton terminal={terminal} />
             </span>
           </li>
         ))}
       </ul>
     </section>
+  );
+}
+
+/** Ending a shell is for whoever may type into it. */
+function EndButton({ terminal }: { terminal: TerminalInfo }) {
+  const client = useRoomClient();
+  const mayType = useRoom((s) => selectMayType(s, terminal.id));
+  if (!mayType) return null;
+  return (
+    <button
+      type="button"
+      title="End this shell for everyone"
+      aria-label={`End ${terminal.name}`}
+      onClick={() => client.send({ t: "term-close", id: terminal.id })}
+    >
+      End
+    </button>
   );
 }

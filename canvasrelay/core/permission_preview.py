@@ -1,0 +1,103 @@
+"""What the host sees of a tool call before answering its permission request: the whole command,
+the diff (or the new content's first lines) with its size, and the session rule that "Always"
+and "Never" would add. Pure: the agents core puts it into the `permission` event it logs.
+
+Real agents often send a permission request that carries only the call's id and title; what it
+will do came earlier (`tool_call` updates: rawInput, locations, diff content), so the caller
+merges those in first.
+"""
+
+from __future__ import annotations
+
+import difflib
+import posixpath
+import shlex
+from collections.abc import Mapping
+from typing import Any
+
+from canvasrelay.core.permission_rules import COMMAND_KEYS, rule_for_answer, subject_of
+from canvasrelay.protocol.agents import HostAnswer
+
+MAX_COMMAND_CHARS = 16_000
+MAX_DIFF_LINES = 400
+MAX_DIFF_CHARS = 32_000
+HEAD_LINES = 20
+MAX_CHANGES = 8
+
+
+def preview(tool_call: Mapping[str, Any], root: str) -> dict[str, Any]:
+    """`{kind, paths, command, changes, rules}` for one tool call; every piece bounded."""
+    subject = subject_of(tool_call)
+    root = posixpath.normpath(root) if root else ""
+    rules = {}
+    answers: tuple[HostAnswer, ...] = ("always", "never")
+    for answer in answers:
+        rule = rule_for_answer(subject, answer, root)
+        if rule is not None:
+            rules[answer] = {"permission": rule.permission, "pattern": rule.pattern}
+    command = _command(tool_call)
+    return {
+        "kind": subject.kind,
+        "paths": [_relative(path, root) for path in subject.paths],
+        "command": _cut(command, MAX_COMMAND_CHARS) if command is not None else None,
+        "commandChars": len(command) if command is not None else None,
+        "changes": _changes(tool_call.get("content"), root),
+        "rules": rules,
+    }
+
+
+def _command(tool_call: Mapping[str, Any]) -> str | None:
+    """The command as it will run: an argv list is quoted back into one shell line, so the host
+    reads exactly the words that become arguments."""
+    raw = tool_call.get("rawInput")
+    if not isinstance(raw, Mapping):
+        return None
+    for key in COMMAND_KEYS:
+        value = raw.get(key)
+        if isinstance(value, str) and value.strip():
+            return value
+        if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+            return shlex.join(value)
+    return None
+
+
+def _changes(content: Any, root: str) -> list[dict[str, Any]]:
+    changes: list[dict[str, Any]] = []
+    if not isinstance(content, list):
+        return changes
+    for block in content:
+        if not (isinstance(block, Mapping) and block.get("type") == "diff" and isinstance(block.get("newText"), str)):
+            continue
+        if len(changes) == MAX_CHANGES:
+            break
+        path = block.get("path")
+        path = path if isinstance(path, str) else ""
+        old, new = block.get("oldText"), block["newText"]
+        change: dict[str, Any] = {
+            "path": _relative(path, root),
+            "bytes": len(new.encode("utf-8")),
+            "lines": new.count("\n") + (0 if new.endswith("\n") or not new else 1),
+        }
+        if isinstance(old, str) and old:
+            lines = difflib.unified_diff(old.splitlines(), new.splitlines(), "before", "after", lineterm="", n=2)
+            change["diff"], change["truncated"] = _bounded(list(lines)[2:], MAX_DIFF_LINES)
+        else:
+            change["head"], change["truncated"] = _bounded(new.splitlines(), HEAD_LINES)
+        changes.append(change)
+    return changes
+
+
+def _bounded(lines: list[str], most: int) -> tuple[str, bool]:
+    text = "\n".join(lines[:most])
+    return _cut(text, MAX_DIFF_CHARS), len(lines) > most or len(text) > MAX_DIFF_CHARS
+
+
+def _cut(text: str, most: int) -> str:
+    return text if len(text) <= most else text[:most]
+
+
+def _relative(path: str, root: str) -> str:
+    normal = posixpath.normpath(path) if path else path
+    if root and normal.startswith(root.rstrip("/") + "/"):
+        return posixpath.relpath(normal, root)
+    return normal

@@ -1,0 +1,54 @@
+"""What the host is shown of a tool call before answering: the command whole, the diff or the new
+content with its size, the rules Always and Never add; everything bounded."""
+
+from __future__ import annotations
+
+from canvasrelay.core.permission_preview import HEAD_LINES, MAX_COMMAND_CHARS, preview
+
+ROOT = "/home/ada/project"
+
+
+def test_an_argv_command_is_shown_as_the_shell_line_that_runs_whole() -> None:
+    shown = preview(
+        {"kind": "execute", "rawInput": {"command": ["sh", "-c", "rm -rf build && make 'all tests'"]}}, ROOT
+    )
+    assert shown["command"] == "sh -c 'rm -rf build && make '\"'\"'all tests'\"'\"''"
+    assert shown["commandChars"] == len(shown["command"])
+    # The rule matches the shell's own line, as the rules read an argv command.
+    assert shown["rules"]["always"] == {"permission": "execute", "pattern": "rm -rf build && make 'all tests'"}
+
+
+def test_a_command_beyond_the_limit_says_how_long_it_was() -> None:
+    shown = preview({"kind": "execute", "rawInput": {"command": "echo " + "x" * MAX_COMMAND_CHARS}}, ROOT)
+    assert len(shown["command"]) == MAX_COMMAND_CHARS and shown["commandChars"] == MAX_COMMAND_CHARS + 5
+    # Too long for a rule's pattern: Always and Never add none, and say none.
+    assert shown["rules"] == {}
+
+
+def test_an_edit_shows_its_diff_and_size_with_paths_inside_the_project() -> None:
+    diff = {"type": "diff", "path": f"{ROOT}/notes/todo.txt", "oldText": "a\nb\nc\n", "newText": "a\nB\nc\nd\n"}
+    shown = preview({"kind": "edit", "content": [diff], "locations": [{"path": f"{ROOT}/notes/todo.txt"}]}, ROOT)
+    (change,) = shown["changes"]
+    assert (change["path"], change["bytes"], change["lines"], change["truncated"]) == ("notes/todo.txt", 8, 4, False)
+    assert change["diff"].splitlines() == ["@@ -1,3 +1,4 @@", " a", "-b", "+B", " c", "+d"]
+    assert shown["paths"] == ["notes/todo.txt"]
+    assert shown["rules"]["never"] == {"permission": "edit", "pattern": "notes/todo.txt"}
+
+
+def test_a_new_file_shows_its_first_lines_and_says_there_are_more() -> None:
+    text = "".join(f"line {n}\n" for n in range(100))
+    shown = preview({"kind": "edit", "content": [{"type": "diff", "path": f"{ROOT}/new.txt", "newText": text}]}, ROOT)
+    (change,) = shown["changes"]
+    assert change["head"].splitlines() == [f"line {n}" for n in range(HEAD_LINES)]
+    assert change["truncated"] and change["lines"] == 100 and change["bytes"] == len(text)
+
+
+def test_a_call_that_says_nothing_previews_as_nothing_but_its_kind() -> None:
+    assert preview({"toolCallId": "x"}, ROOT) == {
+        "kind": "other",
+        "paths": [],
+        "command": None,
+        "commandChars": None,
+        "changes": [],
+        "rules": {"always": {"permission": "other", "pattern": "*"}, "never": {"permission": "other", "pattern": "*"}},
+    }

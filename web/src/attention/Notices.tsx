@@ -1,0 +1,20 @@
+import { useRoom, useRoomStore } from "../roomClient";
+
+/** What this page was told (an error, a catch-up), each until the person dismisses it. */
+export function Notices() {
+  const store = useRoomStore();
+  const notices = useRoom((s) => s.notices);
+  if (notices.length === 0) return null;
+  return (
+    <ul className="notices" data-testid="notices" role="status">
+      {notices.map((notice) => (
+        <li key={notice.id} data-testid="notice">
+          <span>{notice.text}</span>
+          <button type="button" className="notice-dismiss" aria-label="Dismiss" onClick={() => store.dismissNotice(notice.id)}>
+            ×
+          </button>
+        </li>
+      ))}
+    </ul>
+  );
+}

@@ -1,0 +1,121 @@
+import { useId } from "react";
+import type { HostAnswer } from "../protocol.gen";
+import type { PermissionPreview } from "../agents/sessionLog";
+import { answerWords, ruleWords, sizeWords } from "../room/requests";
+import type { PermissionItem } from "./entries";
+
+const ANSWERS: { answer: HostAnswer; label: string }[] = [
+  { answer: "once", label: "Allow once" },
+  { answer: "always", label: "Always, for this session" },
+  { answer: "reject", label: "Reject" },
+  { answer: "never", label: "Never, for this session" },
+];
+
+/**
+ * An agent's permission request: what the tool call will do (the whole command, the diff or the
+ * new content with its size), the host's answers with the session rule each adds, and once
+ * answered, the answer that was given.
+ */
+export function PermissionCard({
+  item,
+  isHost,
+  onAnswer,
+}: {
+  item: PermissionItem;
+  isHost: boolean;
+  onAnswer: (requestId: string, answer: HostAnswer) => void;
+}) {
+  const captionId = useId();
+  const always = item.preview?.rules.always;
+  const never = item.preview?.rules.never;
+  return (
+    <div className="permission-card">
+      <div className="permission-title">
+        Asks permission: <strong>{item.title || "a tool call"}</strong>
+      </div>
+      {item.preview && <WhatItDoes preview={item.preview} />}
+      {item.resolution ? (
+        <div className="permission-answer" data-testid="permission-answer">
+          {capitalised(answerWords(item.resolution, item.options))}
+        </div>
+      ) : isHost ? (
+        <>
+          <div className="permission-buttons" role="group" aria-describedby={captionId}>
+            {ANSWERS.map(({ answer, label }) => (
+              <button
+                key={answer}
+                type="button"
+                className={`answer answer-${answer}`}
+                onClick={() => onAnswer(item.requestId, answer)}
+              >
+                {label}
+              </button>
+            ))}
+          </div>
+          <small id={captionId} className="permission-rules">
+            {always && never
+              ? `“Always” and “Never” hold until this session ends: Always allows ${ruleWords(always)}; ` +
+                `Never refuses ${ruleWords(never)}.`
+              : "This call is too long to remember as a rule: “Always” and “Never” answer this call only."}
+          </small>
+        </>
+      ) : (
+        <small className="permission-answer">Waiting for the host to answer.</small>
+      )}
+    </div>
+  );
+}
+
+function capitalised(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** What will run or change, in full for a command, bounded (and said so) for file content. */
+function WhatItDoes({ preview }: { preview: PermissionPreview }) {
+  return (
+    <div className="permission-preview" data-testid="permission-preview">
+      {preview.command !== null && (
+        <div>
+          Runs, in the project folder:
+          <pre className="preview-command" data-testid="preview-command">
+            {preview.command}
+          </pre>
+          {preview.commandChars !== null && preview.commandChars > preview.command.length && (
+            <small>
+              Only the first {preview.command.length.toLocaleString()} of {preview.commandChars.toLocaleString()} characters
+              are shown.
+            </small>
+          )}
+        </div>
+      )}
+      {preview.changes.map((change) => (
+        <div key={change.path} className="preview-change">
+          {change.diff !== undefined ? "Changes" : "Writes"} <code>{change.path}</code> ({sizeWords(change.bytes)},{" "}
+          {change.lines.toLocaleString()} line{change.lines === 1 ? "" : "s"})
+          <pre className="preview-diff" data-testid="preview-diff">
+            {(change.diff ?? change.head ?? "").split("\n").map((line, i) => (
+              <span key={i} className={lineClass(change.diff !== undefined, line)}>
+                {line}
+                {"\n"}
+              </span>
+            ))}
+          </pre>
+          {change.truncated && <small>The rest is not shown here.</small>}
+        </div>
+      ))}
+      {preview.command === null && preview.changes.length === 0 && preview.paths.length > 0 && (
+        <div>
+          On {preview.paths.map((path) => <code key={path}>{path}</code>)}
+        </div>
+      )}
+    </div>
+  );
+}
+
+function lineClass(isDiff: boolean, line: string): string {
+  if (!isDiff) return "";
+  if (line.startsWith("+")) return "diff-add";
+  if (line.startsWith("-")) return "diff-del";
+  if (line.startsWith("@@")) return "diff-hunk";
+  return "";
+}

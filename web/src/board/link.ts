@@ -1,0 +1,116 @@
+/**
+ * The board's side of `BoardView` (web/src/boardView.ts): the canvas answers "show this frame",
+ * "put this frame back" and "follow that person", tells everyone the part of the board it shows
+ * (awareness `view`), and guards the frames of running sessions and terminals against removal.
+ */
+import { type Edge, type ReactFlowInstance, type Viewport } from "@xyflow/react";
+import { type RefObject, useEffect } from "react";
+import type * as Y from "yjs";
+import { useBoardView } from "../boardView";
+import type { ViewRect } from "../protocol.gen";
+import { isLive, sessionName, terminalName } from "../room/roomState";
+import { useRoomStore } from "../roomClient";
+import type { BoardActions } from "./actions";
+import { type Item, readItem } from "./model";
+import type { BoardNode } from "./nodes";
+import type { BoardSession } from "./sync";
+
+const MIN_ZOOM = 0.05;
+const MAX_ZOOM = 4;
+
+export interface BoardLink {
+  /** Whether the selected items may go: asks the host about live frames, refuses a guest. */
+  mayRemove(ids: Iterable<string>): boolean;
+  onMoveStart(event: MouseEvent | TouchEvent | null): void;
+  onMove(event: MouseEvent | TouchEvent | null, viewport: Viewport): void;
+}
+
+/** The part of the board `element` shows at `viewport`, in board coordinates. */
+function visibleRect(element: HTMLElement | null, viewport: Viewport): ViewRect | null {
+  const box = element?.getBoundingClientRect();
+  if (!box || box.width === 0 || box.height === 0) return null;
+  const { x, y, zoom } = viewport;
+  return { x: -x / zoom, y: -y / zoom, w: box.width / zoom, h: box.height / zoom };
+}
+
+export function useBoardLink(
+  session: BoardSession,
+  flow: ReactFlowInstance<BoardNode, Edge>,
+  items: Item[],
+  wrapper: RefObject<HTMLDivElement | null>,
+  showFrame: BoardActions["showFrame"],
+): BoardLink {
+  const view = useBoardView();
+  const store = useRoomStore();
+
+
+  useEffect(
+    () =>
+      view.attach({
+        show(type, ref) {
+          showFrame(type, ref);
+        },
+      showRect(rect) {
+        const box = wrapper.current?.getBoundingClientRect();
+        if (!box) return;
+        const zoom = Math.min(MAX_ZOOM, Math.max(MIN_ZOOM, Math.min(box.width / rect.w, box.height / rect.h)));
+        void flow.setCenter(rect.x + rect.w / 2, rect.y + rect.h / 2, { zoom });
+        },
+      }),
+    [view, flow, showFrame, wrapper],
+  );
+
+  useEffect(() => {
+    const refs = new Set<string>();
+    for (const item of items) if (item.kind === "frame" && item.holds) refs.add(item.holds.ref);
+    view.setFrames(refs);
+  }, [view, items]);
+
+  // Following someone: their view, as their awareness tells it, becomes ours.
+  useEffect(() => {
+    const apply = () => {
+      const followed = view.following;
+      const rect = followed ? session.peers.get(followed)?.state.view : null;
+      if (rect) view.showRect(rect);
+    };
+    const offPeers = session.onPeers(apply);
+    const offView = view.subscribe(apply);
+    return () => {
+      offPeers();
+      offView();
+    };
+  }, [view, session]);
+
+  // Our own view, for whoever follows us: once at first, then as it moves.
+  useEffect(() => {
+    const rect = visibleRect(wrapper.current, flow.getViewport());
+    if (rect) session.setPresence({ view: rect });
+  }, [flow, session, wrapper]);
+
+  return {
+      mayRemove(ids) {
+        const state = store.getState();
+        const live = [...ids]
+          .map((id) => readItem(id, session.items.get(id) as Y.Map<unknown> | undefined))
+          .filter((item): item is Item => item?.kind === "frame" && item.holds !== undefined && isLive(state, item.holds.ref))
+          .map((item) => sessionName(state, item.holds!.ref) ?? terminalName(state, item.holds!.ref) ?? "it");
+        if (live.length === 0) return true;
+        const names = live.join(", ");
+        if (state.welcome?.access !== "host") {
+          store.tell(`${names} is still running, so only the host can take its frame off the board.`);
+          return false;
+        }
+        return window.confirm(
+          `Take the frame of ${names} off the board? It keeps running; the room list puts it back, and Undo does too.`,
+        );
+      },
+      onMoveStart(event) {
+        // A pan or zoom of one's own (an event, not a programmatic move) stops following.
+        if (event && view.following) view.follow(null);
+      },
+      onMove(_event, viewport) {
+        const rect = visibleRect(wrapper.current, viewport);
+        if (rect) session.setPresence({ view: rect });
+      },
+  };
+}

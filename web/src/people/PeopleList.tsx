@@ -1,0 +1,173 @@
+import { useBoardView, useBoardViewState } from "../boardView";
+import type { GuestInfo, Person } from "../protocol.gen";
+import { useRoom, useRoomClient } from "../roomClient";
+import "./people.css";
+
+const LEVELS = ["view", "edit", "trusted"] as const;
+type Level = (typeof LEVELS)[number];
+
+const ACCESS_WORDS: Record<Person["access"], string> = {
+  host: "host",
+  trusted: "trusted: runs things directly",
+  edit: "edit: asks the host to run things",
+  view: "view: watches",
+};
+
+/**
+ * Who is here, on every page: name, colour and access, and "Follow" to see what someone sees.
+ * The host also sets each guest's access, hands terminals over, sees latency and can remove a
+ * guest; guests who left stay listed for the host (they may come back with their access).
+ */
+export function PeopleList({ me }: { me: string | null }) {
+  const people = useRoom((s) => s.people);
+  const guests = useRoom((s) => s.guests);
+  const isHost = useRoom((s) => s.welcome?.access === "host");
+  const here = new Set(people.map((p) => p.peerId));
+  const away = guests?.guests.filter((g) => !here.has(`guest-${g.guestId}`)) ?? [];
+  return (
+    <section className="people" data-testid="people" aria-label="People">
+      <h2>People</h2>
+      {isHost && guests && <RoomDefault level={guests.defaultAccess} />}
+      <ul className="people-list" data-testid="guest-list">
+        {people.map((person) => (
+          <PersonRow
+            key={person.peerId}
+            person={person}
+            you={person.peerId === me}
+            guest={guests?.guests.find((g) => `guest-${g.guestId}` === person.peerId)}
+            defaultAccess={guests?.defaultAccess}
+          />
+        ))}
+        {away.map((guest) => (
+          <PersonRow
+            key={guest.guestId}
+            person={{ peerId: `guest-${guest.guestId}`, name: guest.name, color: guest.color, access: guest.access }}
+            you={false}
+            guest={guest}
+            defaultAccess={guests?.defaultAccess}
+            away
+          />
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function RoomDefault({ level }: { level: Level }) {
+  const client = useRoomClient();
+  return (
+    <label className="people-default">
+      New guests get{" "}
+      <select
+        data-testid="room-access"
+        value={level}
+        onChange={(e) => client.send({ t: "room-set-access", access: e.target.value as Level })}
+      >
+        {LEVELS.map((l) => (
+          <option key={l} value={l}>
+            {l}
+          </option>
+        ))}
+      </select>{" "}
+      access
+    </label>
+  );
+}
+
+function PersonRow({
+  person,
+  you,
+  guest,
+  defaultAccess,
+  away = false,
+}: {
+  person: Person;
+  you: boolean;
+  guest: GuestInfo | undefined;
+  defaultAccess: Level | undefined;
+  away?: boolean;
+}) {
+  const view = useBoardView();
+  const following = useBoardViewState((v) => v.following === person.peerId);
+  return (
+    <li
+      className={`person ${away ? "person-away" : ""}`}
+      data-testid={guest ? "guest" : "person"}
+      data-name={person.name}
+      data-access={person.access}
+    >
+      <div className="person-line">
+        <span className="person-dot" style={{ background: person.color }} aria-hidden="true" />
+        <span className="person-name" data-testid="person-name">
+          {person.name}
+          {you && " (you)"}
+        </span>
+        <span className="person-access">{away ? "left the room" : ACCESS_WORDS[person.access]}</span>
+        {guest?.latencyMs != null && !away && <span className="person-latency">{Math.round(guest.latencyMs)} ms</span>}
+        {!you && !away && (
+          <button
+            type="button"
+            className="person-follow"
+            data-testid="follow"
+            aria-pressed={following}
+            onClick={() => view.follow(following ? null : person.peerId)}
+          >
+            {following ? "Stop following" : "Follow"}
+          </button>
+        )}
+      </div>
+      {guest && defaultAccess && <GuestControls guest={guest} defaultAccess={defaultAccess} />}
+    </li>
+  );
+}
+
+/** The host's controls for one guest: its own access, the terminals it may type in, removal. */
+function GuestControls({ guest, defaultAccess }: { guest: GuestInfo; defaultAccess: Level }) {
+  const client = useRoomClient();
+  // A grant is for one running shell; it ends with it.
+  const running = useRoom((s) => s.terminals).filter((term) => term.running);
+  return (
+    <div className="person-controls">
+      <label>
+        Access{" "}
+        <select
+          aria-label={`Access for ${guest.name}`}
+          data-testid="guest-access"
+          value={guest.ownAccess ?? ""}
+          onChange={(e) =>
+            client.send({ t: "guest-set-access", guestId: guest.guestId, access: (e.target.value || null) as Level | null })
+          }
+        >
+          <option value="">room default ({defaultAccess})</option>
+          {LEVELS.map((level) => (
+            <option key={level} value={level}>
+              {level}
+            </option>
+          ))}
+        </select>
+      </label>
+      <button type="button" data-testid="kick" onClick={() => client.send({ t: "guest-kick", guestId: guest.guestId })}>
+        Remove from room
+      </button>
+      {guest.access === "edit" && running.length > 0 && (
+        <div className="terminal-grants" data-testid="terminal-grants">
+          Types in:{" "}
+          {running.map((term) => (
+            <label key={term.id}>
+              <input
+                type="checkbox"
+                data-testid="terminal-grant"
+                data-terminal={term.id}
+                checked={guest.grantedTerminals.includes(term.id)}
+                onChange={(e) =>
+                  client.send({ t: "terminal-grant", guestId: guest.guestId, terminalId: term.id, granted: e.target.checked })
+                }
+              />{" "}
+              {term.name}
+            </label>
+          ))}
+        </div>
+      )}
+    </div>
+  );
+}

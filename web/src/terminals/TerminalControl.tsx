@@ -1,0 +1,63 @@
+import { selectMayType, selectTerminal } from "../room/roomState";
+import { useAccess, useRoom, useRoomClient } from "../roomClient";
+
+/**
+ * Who types into a terminal, said on its frame: the host always (and trusted guests); an edit
+ * guest once the host hands it over. A guest asks for control here; the host hands it over or
+ * takes it back here too.
+ */
+export function TerminalControl({ id }: { id: string }) {
+  const client = useRoomClient();
+  const info = useRoom((s) => selectTerminal(s, id));
+  const access = useAccess();
+  const mayType = useRoom((s) => selectMayType(s, id));
+  const asked = useRoom((s) => s.requests.some((r) => r.ref === "term-control" && r.subject === id));
+  const guests = useRoom((s) => s.guests);
+  if (!info) return null;
+  const controllers = info.controllers;
+  const names = controllers.map((c) => c.name).join(", ");
+  const who = controllers.length ? `${names} ${controllers.length > 1 ? "have" : "has"} control` : "The host has control";
+  const grant = (guestId: string, granted: boolean) =>
+    client.send({ t: "terminal-grant", guestId, terminalId: id, granted });
+  const holds = (guestId: string) => controllers.some((c) => c.guestId === guestId);
+  const editGuests = guests?.guests.filter((g) => g.connected && g.access === "edit" && !holds(g.guestId)) ?? [];
+
+  return (
+    <div className="terminal-control" data-testid="terminal-control">
+      <span className="terminal-name">{info.name}</span>
+      <span className="terminal-controller" data-testid="terminal-controller">
+        {controllers.map((c) => (
+          <span key={c.guestId} className="person-dot" style={{ background: c.color }} aria-hidden="true" />
+        ))}
+        {who}
+        {!info.running && " · ended"}
+      </span>
+      {access === "host" && controllers.length > 0 && (
+        <button type="button" data-testid="take-back-control" onClick={() => controllers.forEach((c) => grant(c.guestId, false))}>
+          Take back control
+        </button>
+      )}
+      {access === "host" && controllers.length === 0 && editGuests.length > 0 && info.running && (
+        <select
+          aria-label={`Hand ${info.name} over to a guest`}
+          data-testid="give-control"
+          value=""
+          onChange={(e) => e.target.value && grant(e.target.value, true)}
+        >
+          <option value="">Hand over to…</option>
+          {editGuests.map((g) => (
+            <option key={g.guestId} value={g.guestId}>
+              {g.name}
+            </option>
+          ))}
+        </select>
+      )}
+      {access === "edit" && !mayType && info.running && (
+        <button type="button" data-testid="ask-control" disabled={asked} onClick={() => client.send({ t: "term-control", id })}>
+          {asked ? "Asked the host…" : "Ask for control"}
+        </button>
+      )}
+      {access === "edit" && mayType && <span className="terminal-you">You have control</span>}
+    </div>
+  );
+}
