@@ -5,8 +5,10 @@ Run `python -m canvasrelay.protocol.typescript [OUT]`; a test fails when the com
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, get_args
 
@@ -130,10 +132,12 @@ def generate() -> str:
     return "\n".join(out)
 
 
-def main(argv: list[str]) -> None:
-    out = Path(argv[0]) if argv else DEFAULT_OUT
-    out.write_text(generate(), encoding="utf-8")
+def write_generated(generate: Callable[[], str], default_out: Path, argv: list[str]) -> None:
+    """The generators' command line: `[OUT]`, and `--help` is help, not a file name."""
+    parser = argparse.ArgumentParser(description="Write the generated TypeScript to OUT.")
+    parser.add_argument("out", nargs="?", type=Path, default=default_out, metavar="OUT")
+    parser.parse_args(argv).out.write_text(generate(), encoding="utf-8")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    write_generated(generate, DEFAULT_OUT, sys.argv[1:])
