@@ -22,7 +22,7 @@ from canvasrelay.server.lan import interface_addresses
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
-    # as DESIGN says: no sandbox as root, and no background traffic on a closed network
+    # no sandbox as root, and no background traffic on a machine that reaches only package registries
     "--headless",
     "--no-sandbox",
     "--disable-gpu",

@@ -1,4 +1,4 @@
-"""DESIGN's access table, every access level against every action."""
+"""The access table (README, "Security model"): every access level against every action."""
 
 import pytest
 

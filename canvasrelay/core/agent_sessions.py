@@ -375,7 +375,7 @@ class Sessions:
         return [Send(read.peer_id, frame)]
 
     def joined(self, peer: Peer) -> list[AnyEffect]:
-        """Heads came with `welcome`; now the newest page of each history, shortest first (DESIGN)."""
+        """Heads came with `welcome`; now the newest page of each history, shortest first (ADR 0010)."""
         ordered = sorted(self.sessions.values(), key=lambda s: s.last_seq)
         return [ReadHistory(peer.id, session.id) for session in ordered if session.last_seq > 0]
 

@@ -1,4 +1,4 @@
-"""Who may do what: DESIGN's access table as one pure function.
+"""Who may do what: the access table (README, "Security model") as one pure function.
 
 Every frame names the action it asks for; the Room asks `decide` before any handler runs,
 so no guest frame reaches a shell, an agent or the board unless this table says so.

@@ -20,7 +20,7 @@ from playwright.async_api import Browser, Page, async_playwright
 from canvasrelay.server.transport_datachannel import HIGH_WATER
 from tests.support import CHROMIUM, CHROMIUM_ARGS
 
-# Real host addresses instead of mDNS names, which aiortc cannot resolve quickly (DESIGN).
+# Real host addresses instead of mDNS names, which aiortc waits ~1 s on (ADR 0004).
 HUB_ARGS = [*CHROMIUM_ARGS, "--disable-features=WebRtcHideLocalIpsWithMdns"]
 TICKS = os.sysconf("SC_CLK_TCK")
 
