@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from canvasrelay.core import session_log
+from tests.agent_support import config
 from tests.support import HostClient, ServerProcess
 from tests.test_agents_serve import create, events_until, prompt_and_answer
 
@@ -25,8 +26,8 @@ reason = "lock files are generated; change the manifest instead"
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     root = tmp_path / "project"
-    (root / ".canvas").mkdir(parents=True, mode=0o700)
-    (root / ".canvas" / "config.toml").write_text(RULES)
+    root.mkdir()
+    config(root, RULES)
     return root
 
 
