@@ -188,23 +188,17 @@ class Store:
         with self.db:
             self.db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
 
+    _SESSION_COLUMNS = "id, agent, title, agent_session_id, created, meta, head"
+
     def sessions(self) -> list[dict[str, Any]]:
         """Every session's row with its head: no event is read."""
-        rows = self.db.execute(
-            "SELECT id, agent, title, agent_session_id, created, meta, head FROM sessions ORDER BY created"
-        ).fetchall()
-        return [
-            {
-                "id": r[0],
-                "agent": r[1],
-                "title": r[2],
-                "agentSessionId": r[3],
-                "created": r[4],
-                "meta": json.loads(r[5]),
-                "head": {**session_log.empty_head(), **json.loads(r[6])},
-            }
-            for r in rows
-        ]
+        rows = self.db.execute(f"SELECT {self._SESSION_COLUMNS} FROM sessions ORDER BY created").fetchall()
+        return [_session_row(r) for r in rows]
+
+    def session(self, session_id: str) -> dict[str, Any] | None:
+        """One session's row with its head, or None."""
+        row = self.db.execute(f"SELECT {self._SESSION_COLUMNS} FROM sessions WHERE id = ?", (session_id,)).fetchone()
+        return None if row is None else _session_row(row)
 
     def append_event(
         self, session_id: str, seq: int, event: dict[str, Any], head: session_log.Head | None = None
@@ -371,3 +365,15 @@ def _within(rows: list[tuple[int, str]], max_chars: int) -> list[tuple[int, str]
 
 def open_store(canvas_dir: Path) -> Store:
     return Store(canvas_dir / DB_FILE)
+
+
+def _session_row(r: tuple[Any, ...]) -> dict[str, Any]:
+    return {
+        "id": r[0],
+        "agent": r[1],
+        "title": r[2],
+        "agentSessionId": r[3],
+        "created": r[4],
+        "meta": json.loads(r[5]),
+        "head": {**session_log.empty_head(), **json.loads(r[6])},
+    }

@@ -77,10 +77,10 @@ def session_out(row: dict[str, Any]) -> SessionOut:
 
 
 def find(server: CanvasServer, session_id: str) -> dict[str, Any]:
-    for row in server.store.sessions():
-        if row["id"] == session_id:
-            return row
-    raise not_found("session")
+    row = server.store.session(session_id)
+    if row is None:
+        raise not_found("session")
+    return row
 
 
 def operations(server: CanvasServer) -> list[Operation]:
