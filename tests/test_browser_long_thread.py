@@ -91,16 +91,19 @@ def test_scrolling_up_loads_older_pages_and_shows_the_whole_thread_in_order(
     assert all(p["events"] == newest[0]["events"] and p["after"] > 0 for p in newest)
 
     # Up to the top, again and again: each time an older page comes and its turns are drawn above.
+    # The reader keeps scrolling up while a page is on its way, as people do: a page that adds
+    # rows but no turn of its own leaves them a screen below the top, and they scroll on.
     tops = [drawn[0]]
     while tops[-1] != 0:
-        page.evaluate(DRAWN_TURNS, [handle, 0])
         page.wait_for_function(
             """([thread, above]) => {
+              thread.scrollTop = 0;
               const first = thread.querySelector(".agent-user > div");
               const turn = first && /^turn (\\d+)$/.exec(first.textContent);
               return turn && Number(turn[1]) < above;
             }""",
             arg=[handle, tops[-1]],
+            polling=100,
             timeout=TIMEOUT_MS,
         )
         tops.append(turns_of(page.evaluate(DRAWN_TURNS, [handle, 0]))[0])
