@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from canvasrelay.core.terminal_output import Output, OutputQueue, Scrollback
+from canvasrelay.server import pty_terminal
 from canvasrelay.server.pty_terminal import Terminal
 
 pytestmark = pytest.mark.timeout(30)
@@ -88,6 +89,25 @@ async def test_echo_round_trip(term: tuple[Terminal, Recorder]) -> None:
     # The quotes keep the typed command (echoed back by the tty) from matching.
     terminal.write("echo hel''lo-$((40+2))\n")
     await rec.until(r"hello-42")
+
+
+async def test_each_key_echoes_at_once_however_soon_after_the_last_output(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # With a gathering window of a minute, output soon after output waits that minute, unless it
+    # answers input: each key's echo (the line discipline's, under `cat`) must come at once.
+    monkeypatch.setattr(pty_terminal, "COALESCE_S", 60.0)
+    rec = Recorder()
+    terminal = Terminal(tmp_path, on_output=rec.on_output, shell="/bin/cat", env=SHELL_ENV)
+    await terminal.start(80, 24)
+    try:
+        typed = ""
+        for key in "abc":
+            terminal.write(key)
+            typed += key
+            await rec.until(re.escape(typed))
+    finally:
+        await asyncio.wait_for(terminal.close(), 10)
 
 
 async def test_runs_in_cwd_with_term(term: tuple[Terminal, Recorder], tmp_path: Path) -> None:

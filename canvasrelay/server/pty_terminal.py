@@ -49,7 +49,8 @@ class Terminal:
     """The user's shell in a PTY, in `cwd`, with coalesced output and a scrollback ring.
 
     `on_output` gets chunks of up to `COALESCE_BYTES`, gathered for up to `COALESCE_S` (the
-    first output after a quiet spell goes at once, so typing echoes without that delay);
+    first output after a quiet spell or after input goes at once, so typing echoes without
+    that delay, however fast the keys come);
     every chunk is in `scrollback` before `on_output` sees it. `on_exit` gets the shell's
     exit status (128 + n when killed by signal n), once, after the last output.
     """
@@ -78,6 +79,7 @@ class Terminal:
         self._out = bytearray()
         self._flush_handle: asyncio.TimerHandle | None = None
         self._last_flush = 0.0
+        self._answering_input = False
         self._in = bytearray()
         self._writing = False
         self._eof = asyncio.Event()
@@ -126,6 +128,7 @@ class Terminal:
             log.warning("terminal %s: input backlog full, dropping %d bytes", self.pid, len(raw))
             return False
         self._in += raw
+        self._answering_input = True
         self._drain_input()
         return True
 
@@ -219,9 +222,14 @@ class Terminal:
         self._out += data
         if len(self._out) >= COALESCE_BYTES:
             self._flush()
+        elif self._answering_input:
+            # A keystroke's echo: the person typing waits for it, however soon after the last
+            # output it comes.
+            self._answering_input = False
+            self._flush()
         elif self._flush_handle is None and self._loop is not None:
-            # Leading edge: output after a quiet spell (a keystroke's echo) goes at once;
-            # only what follows within COALESCE_S waits to be gathered.
+            # Leading edge: output after a quiet spell goes at once; only what follows within
+            # COALESCE_S waits to be gathered.
             if self._loop.time() - self._last_flush >= COALESCE_S:
                 self._flush()
             else:

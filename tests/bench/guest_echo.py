@@ -3,8 +3,8 @@
 Run: `python -m tests.bench.guest_echo [--keys 400]`.
 
 It starts `canvas serve` in its own process, opens one shell from a host socket, and types single
-keystrokes into it (a letter, then a backspace, in turn), each sent once the previous one's echo
-came back; the time from a key's send to the first `term-data` after it is that key's echo. First
+keystrokes into it (a letter, then a backspace, in turn), each sent `KEY_GAP_S` after the previous
+one's echo came back; the time from a key's send to the first `term-data` after it is that key's echo. First
 the host types over its WebSocket; then an aiortc edit guest, given control of that terminal by
 the host, types the same way through the hub's data channel. Both run on this machine's loopback, in
 the same run, with the load average printed so a reader can tell a noisy run.
@@ -29,6 +29,9 @@ TERMINAL = "echo"
 KEYS = ("a", "\x7f")
 """A letter and the backspace that takes it back: the shell's line stays short."""
 ECHO_TIMEOUT_S = 5.0
+KEY_GAP_S = 0.02
+"""50 keys a second: faster than a held key repeats (about 30), within a guest's inbound limit
+(100 frames a second, which a refused key would show as an error instead of its echo)."""
 
 
 async def echoes(
@@ -39,12 +42,15 @@ async def echoes(
     """Milliseconds from each keystroke's send to the first output of the terminal after it."""
     times: list[float] = []
     for n in range(keys):
+        await asyncio.sleep(KEY_GAP_S)
         start = time.perf_counter()
         await send({"t": "term-input", "id": TERMINAL, "data": KEYS[n % len(KEYS)]})
         while True:
             frame = await next_frame(ECHO_TIMEOUT_S)
             if frame.get("t") == "term-data" and frame.get("id") == TERMINAL and not frame.get("replay"):
                 break
+            if frame.get("t") == "error":
+                raise RuntimeError(f"key {n} refused: {frame.get('message')}")
         times.append((time.perf_counter() - start) * 1000)
     return times
 
