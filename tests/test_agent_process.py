@@ -16,7 +16,8 @@ import pytest
 import uvicorn
 from mcp.server.mcpserver import MCPServer
 
-from canvasrelay.server.agent_process import AgentError, AgentProcess
+from canvasrelay.server.agent_error import AgentError
+from canvasrelay.server.agent_process import AgentProcess
 
 REPO = str(Path(__file__).resolve().parent.parent)
 DEMO = [sys.executable, "-m", "canvasrelay.agents.demo"]

@@ -22,7 +22,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from canvasrelay.core.agent_sessions import (
     CancelTurn,
@@ -56,12 +56,16 @@ from canvasrelay.protocol.agents import (
 )
 from canvasrelay.protocol.core import ErrorFrame
 from canvasrelay.server.agent_catalog import AgentSpec, ProcessLimits
+from canvasrelay.server.agent_error import AgentError
 from canvasrelay.server.agent_files import AgentFiles
-from canvasrelay.server.agent_process import AgentError, AgentProcess
 from canvasrelay.server.board_mcp import BoardMcp
+from canvasrelay.server.deferred_imports import DeferredImports
 from canvasrelay.server.rule_book import RuleBook
 from canvasrelay.server.runtime import Runtime
 from canvasrelay.server.store import Store
+
+if TYPE_CHECKING:
+    from canvasrelay.server.agent_process import AgentProcess
 
 log = logging.getLogger(__name__)
 
@@ -94,9 +98,11 @@ class AgentHost:
         board: BoardMcp,
         root: Path,
         own_url: Callable[[], Awaitable[str]],
+        deferred: DeferredImports,
         limits: ProcessLimits | None = None,
     ) -> None:
         self.runtime = runtime
+        self.deferred = deferred
         self.store = store
         self.specs = specs
         self.rules = rules
@@ -197,7 +203,6 @@ class AgentHost:
 
     async def start(self) -> None:
         """Restore every session from its stored head (no log is read), then run queued prompts."""
-        await self.board.start()
         self._pump_task = asyncio.create_task(self._pump())
         restored: list[AnyEffect] = []
         for row in self.store.sessions():
@@ -302,6 +307,7 @@ class AgentHost:
             spec = self.specs.get(session.agent) if session else None
             if session is None or spec is None:
                 raise AgentError(f"agent {session.agent if session else '?'} is no longer on offer")
+            await self.deferred.ready()
             async with self._slots:
                 await self._make_place(session_id, take_place)
                 proc = self._new_process(session_id, spec)
@@ -315,6 +321,8 @@ class AgentHost:
             return proc, agent_id
 
     def _new_process(self, session_id: str, spec: AgentSpec) -> AgentProcess:
+        from canvasrelay.server.agent_process import AgentProcess
+
         return AgentProcess(
             spec.command,
             spec.args,

@@ -60,6 +60,7 @@ from acp.schema import (
 from pydantic import ValidationError
 
 from canvasrelay.core.permission_rules import Choice
+from canvasrelay.server.agent_error import AgentError
 from canvasrelay.server.agent_files import AgentFiles, FileRefused
 
 log = logging.getLogger(__name__)
@@ -88,17 +89,6 @@ LEGACY_METHODS = {"mode": "session/set_mode", "model": "session/set_model"}
 
 
 PermissionCallback = Callable[[dict[str, Any]], Awaitable[str | Choice | None]]
-
-
-class AgentError(Exception):
-    """The agent could not be started, broke the protocol, exited, or refused a request.
-
-    The message is for everyone who watches the session; ``stderr`` (the agent's last lines,
-    which may hold paths, tokens or an environment dump) is for the host alone."""
-
-    def __init__(self, message: str, stderr: Sequence[str] = ()) -> None:
-        super().__init__(message)
-        self.stderr = list(stderr)
 
 
 def plain_text(text: str, limit: int = ERROR_MAX) -> str:

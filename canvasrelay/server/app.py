@@ -28,6 +28,7 @@ from canvasrelay.server.api import mount_api
 from canvasrelay.server.board_host import BoardHost
 from canvasrelay.server.board_mcp import BoardMcp
 from canvasrelay.server.canvas_dir import FolderLock
+from canvasrelay.server.deferred_imports import DeferredImports
 from canvasrelay.server.file_host import FileHost
 from canvasrelay.server.http_log import one_line_refusals
 from canvasrelay.server.hub import Hub
@@ -104,7 +105,8 @@ class CanvasServer:
         """Set once the port is bound (and so `port` known)."""
         self.rules = RuleBook(self.store, self.root, load_user_rules(), project_rules(self.config))
         self.board = BoardHost(self.room, self.runtime, self.store)
-        self.board_mcp = BoardMcp(self.board.tools)
+        self.deferred = DeferredImports()
+        self.board_mcp = BoardMcp(self.board.tools, self.deferred)
         self.board_mcp.install(self.app)
         self.agents = AgentHost(
             self.room,
@@ -115,6 +117,7 @@ class CanvasServer:
             self.board_mcp,
             self.root,
             self._own_url,
+            self.deferred,
             process_limits(self.config),
         )
         self.terminals = TerminalHost(self.runtime, TerminalRoom(self.room, self.guests), self.root)
@@ -158,6 +161,7 @@ class CanvasServer:
             relay_only=self.options.relay_only,
         )
         await self.hub.start()
+        self.deferred.start()
         return self.port
 
     @property

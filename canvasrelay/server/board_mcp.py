@@ -5,6 +5,8 @@ a request without a known secret never reaches the MCP server. The tools edit th
 board through `BoardTools`, so every change is stored and sent to every client at once.
 
 The MCP SDK serves ASGI; `_asgi` bridges one aiohttp request to it, so no second port opens.
+The server itself (`board_mcp_server`) is built on the first authorised request, once the
+deferred imports are in.
 """
 
 from __future__ import annotations
@@ -12,18 +14,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
-import json
 import secrets
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
-from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.transport_security import TransportSecuritySettings
 
-from canvasrelay.core.board_edits import BoardApiError, UnknownItemError, spot_beside
+from canvasrelay.server.deferred_imports import DeferredImports
 
 if TYPE_CHECKING:
+    from mcp.server.mcpserver import Context
+
     from canvasrelay.server.board_host import BoardTools
 
 PATH = "/mcp/board"
@@ -32,21 +32,15 @@ SERVER_NAME = "canvas-board"
 
 
 class BoardMcp:
-    def __init__(self, tools: BoardTools) -> None:
+    def __init__(self, tools: BoardTools, deferred: DeferredImports) -> None:
         self.tools = tools
+        self.deferred = deferred
         self._secrets: dict[str, str] = {}
         self._stop = asyncio.Event()
         self._ready = asyncio.Event()
         self._runner: asyncio.Task[None] | None = None
-        self.mcp = _server(tools, self._caller)
-        self.asgi = self.mcp.streamable_http_app(
-            streamable_http_path=PATH,
-            json_response=True,
-            stateless_http=True,
-            # The secret is checked before a request gets here; the host check would refuse
-            # agents that reach the server by another of its names.
-            transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
-        )
+        self._asgi: Any = None
+        self._building = asyncio.Lock()
 
     def secret_for(self, session_id: str) -> str:
         for secret, owner in self._secrets.items():
@@ -80,9 +74,18 @@ class BoardMcp:
             return False
         return any(hmac.compare_digest(token.strip(), secret) for secret in list(self._secrets))
 
-    async def start(self) -> None:
-        self._runner = asyncio.create_task(self._lifespan())
-        await self._ready.wait()
+    async def _app(self) -> Any:
+        """The MCP server's ASGI app, built and started the first time it is asked for."""
+        async with self._building:
+            if self._asgi is None:
+                await self.deferred.ready()
+                from canvasrelay.server.board_mcp_server import asgi_app
+
+                asgi = asgi_app(self.tools, self._caller, PATH)
+                self._runner = asyncio.create_task(self._lifespan(asgi))
+                await self._ready.wait()
+                self._asgi = asgi
+        return self._asgi
 
     async def stop(self) -> None:
         self._stop.set()
@@ -90,9 +93,9 @@ class BoardMcp:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._runner
 
-    async def _lifespan(self) -> None:
+    async def _lifespan(self, asgi: Any) -> None:
         # The SDK's task group must be entered and left by one task: this one.
-        async with self.asgi.router.lifespan_context(self.asgi):
+        async with asgi.router.lifespan_context(asgi):
             self._ready.set()
             await self._stop.wait()
 
@@ -104,7 +107,7 @@ class BoardMcp:
         body = await request.content.read(MAX_BODY + 1)
         if len(body) > MAX_BODY:
             return web.json_response({"error": "request too large"}, status=413)
-        return await _asgi(self.asgi, request, body)
+        return await _asgi(await self._app(), request, body)
 
     def install(self, app: web.Application) -> None:
         app.router.add_route("*", PATH, self.handle)
@@ -179,80 +182,3 @@ async def _asgi(asgi: Any, request: web.Request, body: bytes) -> web.StreamRespo
     if response is None:
         return web.json_response({"error": "the board tools gave no answer"}, status=500)
     return response
-
-
-def _server(tools: BoardTools, caller: Callable[[Context], str | None]) -> MCPServer:
-    # WARNING: the SDK configures the root logger at this level (INFO would echo every request).
-    mcp = MCPServer(
-        SERVER_NAME,
-        instructions="Read and edit the shared canvas board that everyone in the room sees.",
-        log_level="WARNING",
-    )
-
-    def out(value: Any) -> str:
-        return json.dumps(value, ensure_ascii=False)
-
-    async def edit(call: Any) -> str:
-        try:
-            result = await call
-        except (BoardApiError, UnknownItemError) as exc:
-            raise ValueError(str(exc)) from None
-        return out({"id": result.id, "removed": list(result.removed)})
-
-    @mcp.tool()
-    def list_items() -> str:
-        """Every item on the board (notes, text, shapes, arrows, strokes, frames), back to front, as JSON."""
-        return out(tools.list_items())
-
-    @mcp.tool()
-    def read_item(item_id: str) -> str:
-        """One board item by id, as JSON."""
-        try:
-            return out(tools.read_item(item_id))
-        except UnknownItemError as exc:
-            raise ValueError(str(exc)) from None
-
-    @mcp.tool()
-    async def add_note(
-        ctx: Context, text: str, x: float | None = None, y: float | None = None, color: str | None = None
-    ) -> str:
-        """Add a sticky note; without x and y it goes beside your own frame, or right of everything. Returns its id."""
-        session = caller(ctx)
-        if x is None and y is None and session is not None:
-            x, y = spot_beside(tools.board, session) or (None, None)
-        return await edit(tools.add_note(text, x, y, color))
-
-    @mcp.tool()
-    async def add_text(text: str, x: float | None = None, y: float | None = None, color: str | None = None) -> str:
-        """Add a free text label. Returns its id."""
-        return await edit(tools.add_text(text, x, y, color))
-
-    @mcp.tool()
-    async def add_shape(
-        shape: str = "rect",
-        text: str = "",
-        x: float | None = None,
-        y: float | None = None,
-        w: float | None = None,
-        h: float | None = None,
-        color: str | None = None,
-    ) -> str:
-        """Add a shape ("rect" or "ellipse") with optional text. Returns its id."""
-        return await edit(tools.add_shape(shape, text, x, y, w, h, color))
-
-    @mcp.tool()
-    async def add_arrow(from_id: str, to_id: str, color: str | None = None) -> str:
-        """Connect two items with an arrow. Returns its id."""
-        return await edit(tools.connect(from_id, to_id, color))
-
-    @mcp.tool()
-    async def move_item(item_id: str, x: float, y: float) -> str:
-        """Move an item so its top-left corner is at (x, y)."""
-        return await edit(tools.move(item_id, x, y))
-
-    @mcp.tool()
-    async def delete_item(item_id: str) -> str:
-        """Delete an item (and the arrows attached to it)."""
-        return await edit(tools.delete(item_id))
-
-    return mcp

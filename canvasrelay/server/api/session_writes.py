@@ -26,8 +26,8 @@ from canvasrelay.protocol.agents import (
     HostAnswer,
 )
 from canvasrelay.protocol.core import ErrorFrame, ErrorKind
+from canvasrelay.server.agent_error import AgentError
 from canvasrelay.server.agent_host import AgentHost, Ordered
-from canvasrelay.server.agent_process import AgentError
 from canvasrelay.server.api.errors import ApiError, invalid, not_found
 from canvasrelay.server.api.models import ApiModel, RequestModel, SessionOut
 from canvasrelay.server.api.openapi import Call, Operation

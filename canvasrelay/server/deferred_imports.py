@@ -1,0 +1,36 @@
+"""Libraries that take seconds to import, imported in a worker thread once the server is up.
+
+The ACP SDK's schema and the MCP SDK are thousands of pydantic models: importing them took 3 of
+the 4.4 s before `canvas serve` printed its links, and nothing needs them until an agent starts or
+calls a board tool. The server starts the import when it is up; whoever needs one of these modules
+awaits `ready()` first, so the event loop never waits on the import lock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+from collections.abc import Sequence
+
+AGENT_MODULES = ("canvasrelay.server.agent_process", "canvasrelay.server.board_mcp_server")
+
+
+class DeferredImports:
+    def __init__(self, modules: Sequence[str] = AGENT_MODULES) -> None:
+        self.modules = tuple(modules)
+        self._done: asyncio.Future[None] | None = None
+
+    def start(self) -> None:
+        """Begin importing, once (later calls do nothing)."""
+        if self._done is None:
+            self._done = asyncio.ensure_future(asyncio.to_thread(self._import_all))
+
+    async def ready(self) -> None:
+        """Until every module is imported (an import that failed raises here, each time)."""
+        self.start()
+        assert self._done is not None
+        await asyncio.shield(self._done)
+
+    def _import_all(self) -> None:
+        for name in self.modules:
+            importlib.import_module(name)
