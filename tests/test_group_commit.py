@@ -79,6 +79,31 @@ class ClosingRecorder(Recorder):
         self.sent.append((f"closed {code}", self.store.db.in_transaction))
 
 
+async def test_what_an_adapter_heard_before_the_stop_goes_out_before_the_restart_notice(tmp_path: Path) -> None:
+    store = Store(tmp_path / "canvas.db")
+    room = Room(RoomInfo(room_id="r", key="k", host_public_key="h", cwd="/"))
+    runtime = Runtime(room, commit=store.commit)
+    order: list[str] = []
+
+    async def quiet() -> None:
+        # As the agents host carries out the chunk it read just before the signal.
+        order.append("quiet")
+        await runtime.run([Broadcast(Pong())])
+
+    async def interrupt() -> None:
+        order.append("interrupt")
+
+    runtime.on_stopping(interrupt, quiet=quiet)
+    recorder = ClosingRecorder(store)
+    await runtime.connect(Peer("p", Access.HOST), recorder)
+    recorder.sent.clear()
+
+    await runtime.stopping()
+    assert order == ["quiet", "interrupt"]
+    assert [json.loads(text)["t"] for text, _ in recorder.sent] == ["pong", "restarting"]
+    store.close()
+
+
 async def test_a_stopping_server_sends_its_last_frames_only_once_their_rows_commit(tmp_path: Path) -> None:
     store = Store(tmp_path / "canvas.db")
     room = Room(RoomInfo(room_id="r", key="k", host_public_key="h", cwd="/"))

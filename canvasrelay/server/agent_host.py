@@ -161,7 +161,7 @@ class AgentHost:
         runtime.handle(ResolvePermission, self._resolve)
         runtime.handle(RecordAnswer, self._record_answer)
         runtime.handle(StopSession, self._stop_session)
-        runtime.on_stopping(self.interrupt)
+        runtime.on_stopping(self.interrupt, quiet=self.quiet)
         runtime.on_close(self.close)
 
     def _ordered(self, handler: Any) -> Any:
@@ -212,6 +212,11 @@ class AgentHost:
         for session_id in list(self.core.sessions):
             restored += self.core.next_queued(session_id)
         await self.run(restored)
+
+    async def quiet(self) -> None:
+        """Hear the agents no more, and carry out what was heard from them already."""
+        self.shutting_down = True
+        await self.run([])
 
     async def interrupt(self) -> None:
         """End every running turn as interrupted while the peers are still there to see it."""

@@ -51,6 +51,7 @@ class Runtime:
         self._handlers: dict[type[Effect], Callable[[Any], Awaitable[None]]] = {}
         self._closers: list[Callable[[], Awaitable[None]]] = []
         self._broadcast_listeners: list[Callable[[ServerFrame], None]] = []
+        self._quieting_hooks: list[Callable[[], Awaitable[None]]] = []
         self._stopping_hooks: list[Callable[[], Awaitable[None]]] = []
         self.closing = False
         """Set once the server starts to stop: a peer connecting now is not let in."""
@@ -94,9 +95,14 @@ class Runtime:
     def on_close(self, closer: Callable[[], Awaitable[None]]) -> None:
         self._closers.append(closer)
 
-    def on_stopping(self, hook: Callable[[], Awaitable[None]]) -> None:
+    def on_stopping(
+        self, hook: Callable[[], Awaitable[None]], quiet: Callable[[], Awaitable[None]] | None = None
+    ) -> None:
         """Run `hook` when the server starts to stop, while every peer is still connected (to tell
-        them what it interrupts)."""
+        them what it interrupts). `quiet` runs before the restart notice: it stops hearing what the
+        adapter runs and carries out what it already heard, so nothing of that follows the notice."""
+        if quiet is not None:
+            self._quieting_hooks.append(quiet)
         self._stopping_hooks.append(hook)
 
     def on_broadcast(self, listener: Callable[[ServerFrame], None]) -> Callable[[], None]:
@@ -177,9 +183,10 @@ class Runtime:
                 self._out(transport.send, text)
 
     async def stopping(self) -> None:
-        """The server stops: every peer hears it first, then what was running is interrupted (and
-        said so) by the stopping hooks, all at once."""
+        """The server stops: the adapters fall quiet, every peer hears it, then what was running is
+        interrupted (and said so) by the stopping hooks, all at once."""
         self.closing = True
+        await _all(self._quieting_hooks)
         await self.run([Broadcast(Restarting())])
         await _all(self._stopping_hooks)
 
