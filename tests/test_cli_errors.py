@@ -50,7 +50,8 @@ def assert_one_line(code: int, stderr: str, elapsed: float, words: str, module: 
     assert code == 2, stderr
     assert stderr.endswith("\n") and stderr.count("\n") == 1, stderr
     assert stderr.startswith("canvas: ") and words in stderr, stderr
-    assert elapsed < PROMPT_S + startup_seconds(module), f"took {elapsed:.1f} s"
+    # Twice the import as measured now: the machine's load may change between the two runs.
+    assert elapsed < PROMPT_S + 2 * startup_seconds(module), f"took {elapsed:.1f} s"
 
 
 @pytest.fixture
