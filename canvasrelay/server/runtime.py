@@ -39,7 +39,8 @@ class Transport(Protocol):
         ...
 
     async def flush(self) -> None:
-        """Write what `send` queued, if this transport writes inline; called once per batch."""
+        """Write what `send` queued, if this transport writes inline; called after each batch that
+        leaves it a `backlog`."""
 
     async def close(self, code: int, reason: str) -> None: ...
 
@@ -146,7 +147,8 @@ class Runtime:
             self._waiters.append(waiter)
             await waiter
         for transport in list(self.transports.values()):
-            await transport.flush()
+            if transport.backlog:
+                await transport.flush()
 
     async def _carry_out(self, effect: AnyEffect) -> None:
         if isinstance(effect, Send):
