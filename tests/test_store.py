@@ -175,3 +175,18 @@ async def test_the_history_reader_reads_pages_in_its_own_thread(tmp_path: Path) 
     assert page == HistoryPage([_turn(1)], 0, 1)
     assert threads and threads[0].startswith("canvas-history")
     store.close()
+
+
+def test_a_v3_stores_board_rows_keep_their_ids_and_a_commit_writes_no_sequence(tmp_path: Path) -> None:
+    db = sqlite3.connect(tmp_path / "canvas.db")
+    migrate(db, MIGRATIONS[:3])
+    db.executemany("INSERT INTO board_updates (data) VALUES (?)", [(b"a",), (b"b",), (b"c",)])
+    db.commit()
+    db.close()
+    store = Store(tmp_path / "canvas.db")
+    store.checkpoint_board(b"AB", 2)
+    assert store.append_board_update(b"d") == 4
+    assert store.board_updates() == [b"AB", b"c", b"d"]
+    sequence = store.db.execute("SELECT seq FROM sqlite_sequence WHERE name = 'board_updates'").fetchone()
+    assert sequence is None
+    store.close()

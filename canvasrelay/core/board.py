@@ -91,9 +91,22 @@ class Board:
     def __init__(self) -> None:
         self.doc: Doc[Map] = Doc()
         self.items: Map = self.doc.get(ITEMS, type=Map)
-        self._shadow: Doc[Map] = Doc()
-        self._shadow.get(ITEMS, type=Map)
+        self._removed: list[str] = []
+        """The item ids the last update tried on the shadow removed (its observer fills this)."""
+        self._new_shadow(None)
         self.updates_since_checkpoint = 0
+
+    def _new_shadow(self, state: bytes | None) -> None:
+        # Observed once for its life, not per update: subscribing costs more than applying. The
+        # subscription lives as long as the Map object that made it, so that is kept too.
+        self._shadow: Doc[Map] = Doc()
+        self._shadow_items = self._shadow.get(ITEMS, type=Map)
+        if state is not None:
+            self._shadow.apply_update(state)
+        self._shadow_items.observe(self._note_removals)
+
+    def _note_removals(self, event: Any) -> None:
+        self._removed.extend(_deleted_keys(event))
 
     @classmethod
     def from_updates(cls, updates: Iterable[bytes]) -> Board:
@@ -124,20 +137,19 @@ class Board:
             if not (isinstance(error, Exception) or _is_panic(error)):
                 raise
             raise BoardUpdateError(f"board update does not decode: {error}") from None
-        removed: list[str] = []
-        items = self._shadow.get(ITEMS, type=Map)
-        watch = items.observe(lambda event: removed.extend(_deleted_keys(event)))
+        removed = self._removed = []
         try:
-            self._shadow.apply_update(update)
+            # One transaction for the update and the state vector read after it.
+            with self._shadow.transaction():
+                self._shadow.apply_update(update)
+                state = self._shadow.get_state()
             # Structs the shadow could not integrate are still "missing" from its state vector.
-            leftover = missing_from(update, self._shadow.get_state())
+            leftover = missing_from(update, state)
         except BaseException as error:
             if not (isinstance(error, Exception) or _is_panic(error)):
                 raise
             self._resync_shadow()
             raise BoardUpdateError(f"board update cannot be applied: {error}") from None
-        finally:
-            items.unobserve(watch)
         if leftover[:1] != b"\x00":
             self._resync_shadow()
             raise BoardUpdateError("board update depends on changes the board does not have")
@@ -151,9 +163,7 @@ class Board:
         self.updates_since_checkpoint += 1
 
     def _resync_shadow(self) -> None:
-        self._shadow = Doc()
-        self._shadow.get(ITEMS, type=Map)
-        self._shadow.apply_update(self.doc.get_update())
+        self._new_shadow(self.doc.get_update())
 
     @contextmanager
     def change(self, origin: str = LOCAL_ORIGIN) -> Iterator[LocalChange]:

@@ -150,10 +150,14 @@ class FileWatcher:
         commit would otherwise wake this watcher (and its thread) for nothing.
         """
         done = asyncio.Event()
+        # Each watcher's thread wakes every `step` to look for changes and for `done`, also in a
+        # room where nothing changes: at the debounce (150 ms, not watchfiles' 50) that is a
+        # third of the wake-ups, and a change still reaches readers within two steps.
+        step = int(self._debounce_s * 1000)
         options: dict[str, Any] = {
             "watch_filter": self._wanted,
-            "debounce": int(self._debounce_s * 1000),
-            "step": 50,
+            "debounce": step,
+            "step": step,
             "stop_event": done,
         }
         watchers = [awatch(self._root, recursive=False, **options)]

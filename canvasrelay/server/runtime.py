@@ -39,7 +39,8 @@ class Transport(Protocol):
         ...
 
     async def flush(self) -> None:
-        """Write what `send` queued, if this transport writes inline; called once per batch."""
+        """Write what `send` queued, if this transport writes inline; called after each batch that
+        leaves it a `backlog`."""
 
     async def close(self, code: int, reason: str) -> None: ...
 
@@ -56,20 +57,22 @@ class Runtime:
         self.closing = False
         """Set once the server starts to stop: a peer connecting now is not let in."""
         self._commit = commit
-        self._committed: asyncio.Future[None] | None = None
+        self._pending = False
         """Set while rows wait for their commit: what is sent meanwhile waits in `_held`."""
         self._held: list[tuple[Callable[[Any], None], Any]] = []
+        self._waiters: list[asyncio.Future[None]] = []
+        """One per batch waiting for the commit, so a cancelled batch cancels only its own."""
 
     def staged(self) -> None:
         """A row was written and not committed: hold every frame until the commit this schedules."""
-        if self._committed is None:
-            loop = asyncio.get_running_loop()
-            self._committed = loop.create_future()
-            loop.call_soon(self._commit_staged)
+        if not self._pending:
+            self._pending = True
+            asyncio.get_running_loop().call_soon(self._commit_staged)
 
     def _commit_staged(self) -> None:
-        committed, self._committed = self._committed, None
+        self._pending = False
         held, self._held = self._held, []
+        waiters, self._waiters = self._waiters, []
         try:
             if self._commit is not None:
                 self._commit()
@@ -77,17 +80,20 @@ class Runtime:
             # Not sent, then: a client must never hold what the store lost.
             log.exception("the store failed to commit; %d frames that followed its rows are dropped", len(held))
             held = []
+        # The batches wake before the transports' own writers would (both are scheduled from
+        # here, in this order), so they write what is queued below inline, without a task switch.
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
         for send, what in held:
             send(what)
-        if committed is not None:
-            committed.set_result(None)
 
     def _out(self, send: Callable[[Any], None], what: Any) -> None:
         """`send(what)` now, or after the commit that rows staged before it wait for."""
-        if self._committed is None:
-            send(what)
-        else:
+        if self._pending:
             self._held.append((send, what))
+        else:
+            send(what)
 
     def handle(self, effect_type: type[E], handler: Callable[[E], Awaitable[None]]) -> None:
         self._handlers[effect_type] = handler
@@ -142,10 +148,13 @@ class Runtime:
         await self._flush()
 
     async def _flush(self) -> None:
-        if self._committed is not None:
-            await asyncio.shield(self._committed)
+        if self._pending:
+            waiter = asyncio.get_running_loop().create_future()
+            self._waiters.append(waiter)
+            await waiter
         for transport in list(self.transports.values()):
-            await transport.flush()
+            if transport.backlog:
+                await transport.flush()
 
     async def _carry_out(self, effect: AnyEffect) -> None:
         if isinstance(effect, Send):

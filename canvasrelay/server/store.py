@@ -98,7 +98,31 @@ def _v3_session_heads(db: sqlite3.Connection) -> None:
         db.execute("UPDATE sessions SET head = ? WHERE id = ?", (_json(head), session_id))
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2_session_rules, _v3_session_heads]
+def _v4_board_rows_without_autoincrement(db: sqlite3.Connection) -> None:
+    """Board rows numbered by plain rowid: AUTOINCREMENT wrote a second page (sqlite_sequence) in
+    every commit. Ids still only grow, since the newest row is never deleted (a checkpoint takes
+    the id of the last row it replaces)."""
+    _statements(
+        db,
+        """
+        CREATE TABLE board_rows (
+            id INTEGER PRIMARY KEY,
+            data BLOB NOT NULL,
+            checkpoint INTEGER NOT NULL DEFAULT 0
+        );
+        INSERT INTO board_rows (id, data, checkpoint) SELECT id, data, checkpoint FROM board_updates;
+        DROP TABLE board_updates;
+        ALTER TABLE board_rows RENAME TO board_updates
+        """,
+    )
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
+    _v1,
+    _v2_session_rules,
+    _v3_session_heads,
+    _v4_board_rows_without_autoincrement,
+]
 
 
 def schema_version(db: sqlite3.Connection) -> int:

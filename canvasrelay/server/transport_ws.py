@@ -38,6 +38,34 @@ INLINE_WRITE_LIMIT = 32 << 10
 _peer_numbers = itertools.count(1)
 
 
+class SocketGroup:
+    """What the host sockets of one server share, since a broadcast hands the same text to each:
+    one wake-up per loop turn for all sockets with frames queued (not one each), and the UTF-8
+    of the frame being written (encoded once, not once per socket)."""
+
+    def __init__(self) -> None:
+        self._queued: list[WebSocketTransport] = []
+        self._text = ""
+        self._data = b""
+
+    def queued(self, transport: WebSocketTransport) -> None:
+        """`transport` has frames: if nothing writes them this turn (a runtime batch does, inline),
+        its writer task will, at the next turn."""
+        if not self._queued:
+            asyncio.get_running_loop().call_soon(self._kick)
+        self._queued.append(transport)
+
+    def _kick(self) -> None:
+        queued, self._queued = self._queued, []
+        for transport in queued:
+            transport.kick()
+
+    def utf8(self, text: str) -> bytes:
+        if text is not self._text:
+            self._text, self._data = text, text.encode("utf-8")
+        return self._data
+
+
 class WebSocketTransport:
     """Frames queue here; the runtime flushes them inline after each batch of effects.
 
@@ -46,9 +74,10 @@ class WebSocketTransport:
     runtime wait; what is still unsent a moment later is written by that task too.
     """
 
-    def __init__(self, ws: web.WebSocketResponse, socket: asyncio.BaseTransport | None) -> None:
+    def __init__(self, ws: web.WebSocketResponse, socket: asyncio.BaseTransport | None, group: SocketGroup) -> None:
         self.ws = ws
         self.socket = socket
+        self.group = group
         self.queue: deque[str] = deque()
         self.backlog = 0
         self._kick_scheduled = False
@@ -70,9 +99,9 @@ class WebSocketTransport:
         self.queue.append(text)
         if not self._kick_scheduled:
             self._kick_scheduled = True
-            asyncio.get_running_loop().call_soon(self._kick)
+            self.group.queued(self)
 
-    def _kick(self) -> None:
+    def kick(self) -> None:
         self._kick_scheduled = False
         if self.queue:
             self._wake.set()
@@ -97,7 +126,7 @@ class WebSocketTransport:
     async def _send_next(self) -> None:
         text = self.queue.popleft()
         self.backlog -= len(text)
-        await self.ws.send_str(text)
+        await self.ws.send_frame(self.group.utf8(text), WSMsgType.TEXT)
 
     async def _write(self) -> None:
         while True:
@@ -135,6 +164,8 @@ async def _authenticate(ws: web.WebSocketResponse, token_matches: Callable[[str]
 
 
 def host_socket(runtime: Runtime, token_matches: Callable[[str], bool], own_origins: set[str]):
+    group = SocketGroup()
+
     async def handler(request: web.Request) -> web.WebSocketResponse:
         # No per-message deflate: it would compress every broadcast once per peer, on a local link.
         ws = web.WebSocketResponse(heartbeat=HEARTBEAT, max_msg_size=MAX_MESSAGE_BYTES, compress=False)
@@ -147,7 +178,7 @@ def host_socket(runtime: Runtime, token_matches: Callable[[str], bool], own_orig
             await ws.close(code=GOING_AWAY, message=b"server stopping")
             return ws
         peer = Peer(id=f"host-{next(_peer_numbers)}", access=Access.HOST, name="host")
-        transport = WebSocketTransport(ws, request.transport)
+        transport = WebSocketTransport(ws, request.transport, group)
         await runtime.connect(peer, transport)
         try:
             async for msg in ws:

@@ -12,6 +12,13 @@ p50/p99 delivery latency (sent → received by another client), and for canvas t
 against the sum of the updates (before and after the compaction at shutdown). The ratio is
 pycrdt-websocket's CPU per update over canvas's: above 1.0, canvas sustains more updates per core.
 
+Each server's idle cost is measured in the same run: started on its own, no client, for the same
+`--seconds` (after a second to settle), giving its idle CPU per second (timers, keepalives, a
+file watcher). Every figure is printed twice: raw, and per update with that server's own idle
+rate times the run's duration subtracted. The idle-corrected ratio is the one that compares the
+per-update paths; the raw ratio is what a machine running the server pays in all. `/proc`'s CPU
+clock ticks every 10 ms, so short runs at N = 1 are coarse: use `--seconds 20` or more.
+
 pycrdt-websocket and y-websocket run with no store (they would write in the background, after
 sending), while canvas commits every update to SQLite before it sends it on (in groups: one
 commit per turn of its event loop). The machine's load average is printed beside the figures.
@@ -34,6 +41,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 import aiohttp
 from pycrdt import Decoder, Doc, Map, Text, TransactionEvent, create_update_message
@@ -42,6 +50,7 @@ from canvasrelay.core.board import read_var_uint
 from canvasrelay.server.store import open_store
 from tests.support import ServerProcess
 
+T = TypeVar("T")
 TICK = os.sysconf("SC_CLK_TCK")
 DRAIN_TIMEOUT = 15.0
 Y_WEBSOCKET = Path(__file__).parent / "yjs" / "node_modules" / "y-websocket" / "bin" / "server.js"
@@ -104,6 +113,13 @@ class Results:
     elapsed: float = 0.0
     store_before: int = 0
     store_after: int = 0
+    idle_rate: float = 0.0
+    """The server's CPU seconds per second with no client, measured in the same run."""
+
+    @property
+    def busy_cpu(self) -> float:
+        """CPU beyond what the server spends idle over the same time."""
+        return max(self.cpu - self.idle_rate * self.elapsed, 0.0)
 
 
 class Client:
@@ -278,14 +294,18 @@ def percentile(values: list[float], p: float) -> float:
 
 def report(name: str, n: int, r: Results) -> None:
     per_update = r.cpu / r.updates * 1e6
+    busy_per_update = r.busy_cpu / r.updates * 1e6
     per_delivery = r.cpu / (r.updates * (n - 1)) * 1e6 if n > 1 else float("nan")
     p50, p99 = percentile(r.latencies, 50) * 1e3, percentile(r.latencies, 99) * 1e3
-    line = (
-        f"  {name:<18} N={n:<3} updates={r.updates:<5} cpu={r.cpu:6.2f}s  "
+    print(
+        f"  {name:<18} N={n:<3} updates={r.updates:<5} cpu={r.cpu:6.2f}s in {r.elapsed:5.1f}s  "
         f"cpu/update={per_update:8.1f}µs  cpu/update/client={per_update / n:7.1f}µs  "
         f"cpu/delivery={per_delivery:7.1f}µs  p50={p50:6.2f}ms  p99={p99:6.2f}ms"
     )
-    print(line)
+    print(
+        f"  {'':<18} idle {r.idle_rate * 1e3:5.2f} ms/s over {r.elapsed:4.1f}s = {r.idle_rate * r.elapsed:5.2f}s; "
+        f"idle-corrected cpu/update={busy_per_update:8.1f}µs"
+    )
     if r.store_before or r.store_after:
         print(
             f"  {'':<18} store: {r.store_before} B before compaction, {r.store_after} B after; "
@@ -307,21 +327,74 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-async def run_reference(command: list[str], env: dict[str, str], ready: str, n: int, rate: float, seconds: float):  # type: ignore[no-untyped-def]
-    """Start a Yjs server process, wait for its `ready` line (which holds its port), run the workload."""
-    peer = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env={**os.environ, **env})
-    try:
-        assert peer.stdout is not None
-        line = peer.stdout.readline()
-        while ready not in line:
+IDLE_SETTLE_S = 1.0
+
+
+async def idle_rate(pid: int, seconds: float) -> float:
+    """CPU seconds per second a started server spends with no client, after it settled."""
+    await asyncio.sleep(IDLE_SETTLE_S)
+    start = cpu_seconds(pid)
+    began = time.perf_counter()
+    await asyncio.sleep(seconds)
+    return (cpu_seconds(pid) - start) / (time.perf_counter() - began)
+
+
+async def canvas_idle(seconds: float) -> float:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "project"
+        root.mkdir()
+        canvas = ServerProcess(root).start()
+        try:
+            return await idle_rate(canvas.proc.pid, seconds)  # type: ignore[union-attr]
+        finally:
+            canvas.stop()
+
+
+async def run_canvas(n: int, rate: float, seconds: float) -> Results:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "project"
+        root.mkdir()
+        canvas = ServerProcess(root).start()
+        try:
+            ours = await run_workload(canvas_transport(canvas), n, rate, seconds, canvas.proc.pid)  # type: ignore[union-attr]
+            ours.store_before = store_size(root)
+        finally:
+            canvas.stop()
+        ours.store_after = store_size(root)
+    return ours
+
+
+@dataclass
+class Reference:
+    """A Yjs server run as a process of its own, which prints a `ready` line holding its port."""
+
+    name: str
+    command: list[str]
+    env: dict[str, str]
+    ready: str
+
+    async def serve(self, use: Callable[[str, int], Awaitable[T]]) -> T:
+        """Start it, call `use(its url, its pid)`, stop it."""
+        env = {**self.env, "PORT": str(free_port())} if "PORT" in self.env else self.env
+        peer = subprocess.Popen(self.command, stdout=subprocess.PIPE, text=True, env={**os.environ, **env})
+        try:
+            assert peer.stdout is not None
             line = peer.stdout.readline()
-            if not line:
-                raise RuntimeError(f"{command[0]} did not start")
-        port = env.get("PORT") or line.split()[1]
-        return await run_workload(pycrdt_transport(f"ws://127.0.0.1:{port}/bench"), n, rate, seconds, peer.pid)
-    finally:
-        peer.terminate()
-        peer.wait(timeout=10)
+            while self.ready not in line:
+                line = peer.stdout.readline()
+                if not line:
+                    raise RuntimeError(f"{self.name} did not start")
+            port = env.get("PORT") or line.split()[1]
+            return await use(f"ws://127.0.0.1:{port}/bench", peer.pid)
+        finally:
+            peer.terminate()
+            peer.wait(timeout=10)
+
+    async def idle(self, seconds: float) -> float:
+        return await self.serve(lambda _url, pid: idle_rate(pid, seconds))
+
+    async def run(self, n: int, rate: float, seconds: float) -> Results:
+        return await self.serve(lambda url, pid: run_workload(pycrdt_transport(url), n, rate, seconds, pid))
 
 
 def load() -> str:
@@ -330,43 +403,44 @@ def load() -> str:
 
 async def bench(ns: list[int], rate: float, seconds: float) -> None:
     print(f"board_fanout: {rate:g} updates/s per client for {seconds:g} s; CPU is the server process's; {load()}")
+    references = [Reference("pycrdt-websocket", [sys.executable, "-c", PYCRDT_WEBSOCKET_SERVER], {}, "PORT")]
     node = shutil.which("node")
-    with_yjs = node is not None and Y_WEBSOCKET.exists()
-    if not with_yjs:
+    if node is not None and Y_WEBSOCKET.exists():
+        references.append(
+            Reference("y-websocket", [node, str(Y_WEBSOCKET)], {"HOST": "127.0.0.1", "PORT": ""}, "running at")
+        )
+    else:
         print("  (y-websocket skipped: run `npm ci` in tests/bench/yjs)")
-    ratios: dict[str, list[float]] = {"pycrdt-websocket": [], "y-websocket": []}
+    idle = {"canvas": await canvas_idle(seconds)}
+    for reference in references:
+        idle[reference.name] = await reference.idle(seconds)
+    print("  idle, no client, " + ", ".join(f"{name} {r * 1e3:.2f} ms CPU/s" for name, r in idle.items()))
+    ratios: dict[str, dict[str, list[float]]] = {r.name: {"raw": [], "idle-corrected": []} for r in references}
     for n in ns:
-        with tempfile.TemporaryDirectory() as tmp:
-            root = Path(tmp) / "project"
-            root.mkdir()
-            canvas = ServerProcess(root).start()
-            try:
-                ours = await run_workload(canvas_transport(canvas), n, rate, seconds, canvas.proc.pid)  # type: ignore[union-attr]
-                ours.store_before = store_size(root)
-            finally:
-                canvas.stop()
-            ours.store_after = store_size(root)
-        others = {
-            "pycrdt-websocket": await run_reference(
-                [sys.executable, "-c", PYCRDT_WEBSOCKET_SERVER], {}, "PORT", n, rate, seconds
-            )
-        }
-        if with_yjs:
-            port = str(free_port())
-            others["y-websocket"] = await run_reference(
-                [str(node), str(Y_WEBSOCKET)], {"HOST": "127.0.0.1", "PORT": port}, "running at", n, rate, seconds
-            )
+        ours = await run_canvas(n, rate, seconds)
+        ours.idle_rate = idle["canvas"]
+        others = {}
+        for reference in references:
+            others[reference.name] = await reference.run(n, rate, seconds)
+            others[reference.name].idle_rate = idle[reference.name]
         report("canvas", n, ours)
         for name, theirs in others.items():
             report(name, n, theirs)
-            ratio = (theirs.cpu / theirs.updates) / (ours.cpu / ours.updates) if ours.cpu else float("inf")
-            ratios[name].append(ratio)
-            print(f"  ratio N={n}: {name} CPU per update / canvas CPU per update = {ratio:.2f}")
+            raw = _ratio(theirs.cpu / theirs.updates, ours.cpu / ours.updates)
+            corrected = _ratio(theirs.busy_cpu / theirs.updates, ours.busy_cpu / ours.updates)
+            ratios[name]["raw"].append(raw)
+            ratios[name]["idle-corrected"].append(corrected)
+            print(f"  ratio N={n}: {name} CPU per update / canvas's = {raw:.2f} raw, {corrected:.2f} idle-corrected")
         print(f"  ({load()})")
-    for name, values in ratios.items():
-        if values:
-            print(f"ratios against {name}:", ", ".join(f"N={n}: {r:.2f}" for n, r in zip(ns, values, strict=True)))
-            print(f"  geometric mean: {statistics.geometric_mean(values):.2f}")
+    for name, kinds in ratios.items():
+        for kind, values in kinds.items():
+            figures = ", ".join(f"N={n}: {r:.2f}" for n, r in zip(ns, values, strict=True))
+            print(f"ratios against {name}, {kind}: {figures}; geometric mean {statistics.geometric_mean(values):.2f}")
+    print(f"({load()})")
+
+
+def _ratio(theirs: float, ours: float) -> float:
+    return theirs / ours if ours else float("inf")
 
 
 def main() -> None:
