@@ -490,7 +490,8 @@ class Hub:
         beats = 0
         while True:
             await asyncio.sleep(1.0)
-            await self.runtime.run(self.guests.expire())
+            if expired := self.guests.expire():
+                await self.runtime.run(expired)
             beats += 1
             if beats % int(LATENCY_EVERY) == 0 and self.live:
                 # A comprehension, not a loop: a loop's variable would keep the last guest (its
