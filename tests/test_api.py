@@ -94,6 +94,8 @@ def test_schemathesis_over_the_whole_api_finds_nothing_and_leaves_nothing(tmp_pa
         result = subprocess.run(
             [
                 str(SCHEMATHESIS),
+                "--config-file",
+                str(Path(__file__).with_name("schemathesis.toml")),
                 "run",
                 f"{server.base_url}/api/openapi.json",
                 "--header",
