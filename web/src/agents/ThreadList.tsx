@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from "react";
-import { anchorAt, follows, RowHeights, scrollTopFor, visibleRange, type Anchor } from "./windowing";
+import { anchorAt, atBottom, RowHeights, scrollTopFor, visibleRange, type Anchor } from "./windowing";
 
 /** A first guess for a row never drawn; measured rows replace it. */
 const ESTIMATED_ROW = 48;
@@ -124,14 +124,10 @@ export function ThreadList<T>({
     if (container.current) nearTop(container.current);
   }, [nearTop, hasOlder, loadingOlder, items, viewport]);
 
-  const lastTop = useRef(0);
   const onScroll = useCallback(() => {
     const element = container.current;
     if (!element) return;
-    const { scrollTop, scrollHeight, clientHeight } = element;
-    const last = lastTop.current;
-    lastTop.current = scrollTop;
-    setFollowing((was) => follows(was, scrollTop, last, scrollHeight, clientHeight));
+    setFollowing(atBottom(element.scrollTop, element.scrollHeight, element.clientHeight));
     const at = anchorAt(offsetsRef.current, element.scrollTop);
     anchor.current = { ...at, key: keysRef.current[at.index], count: keysRef.current.length };
     setScrollTop(element.scrollTop);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { anchorAt, atBottom, follows, RowHeights, rowAt, scrollTopFor, visibleRange } from "./windowing";
+import { anchorAt, atBottom, RowHeights, rowAt, scrollTopFor, visibleRange } from "./windowing";
 
 const keys = (n: number): string[] => Array.from({ length: n }, (_, i) => `k${i}`);
 
@@ -80,13 +80,5 @@ describe("anchoring", () => {
     expect(atBottom(900, 1500, 600)).toBe(true);
     expect(atBottom(895, 1500, 600)).toBe(true);
     expect(atBottom(800, 1500, 600)).toBe(false);
-  });
-
-  it("keeps following when the content grows below, and stops only when the reader scrolls up", () => {
-    // At the bottom (900 of 1500, 600 shown), then a row grows by 200 before the list scrolls on.
-    expect(follows(true, 900, 900, 1700, 600)).toBe(true);
-    expect(follows(true, 700, 900, 1500, 600)).toBe(false);
-    expect(follows(false, 800, 700, 1500, 600)).toBe(false);
-    expect(follows(false, 900, 700, 1500, 600)).toBe(true);
   });
 });

@@ -92,20 +92,3 @@ export function scrollTopFor(offsets: ArrayLike<number>, anchor: Anchor): number
 export function atBottom(scrollTop: number, scrollHeight: number, clientHeight: number, slack = 8): boolean {
   return scrollHeight - scrollTop - clientHeight <= slack;
 }
-
-/**
- * Whether the list follows new content after a scroll to `scrollTop` from `lastTop`. Reaching the
- * bottom follows; only a move up leaves it. Content that grows below (a row streaming, a card
- * appearing) moves the bottom away without the reader moving, and a scroll event that reads the
- * grown height before the list catches up must not stop the following.
- */
-export function follows(
-  following: boolean,
-  scrollTop: number,
-  lastTop: number,
-  scrollHeight: number,
-  clientHeight: number,
-): boolean {
-  if (atBottom(scrollTop, scrollHeight, clientHeight)) return true;
-  return following && scrollTop >= lastTop - 1;
-}
