@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import re
 import signal
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -113,6 +116,19 @@ class ServerProcess:
         if self.proc is not None and self.proc.stdout is not None:
             self.output.append(self.proc.stdout.read())
             self.proc.stdout.close()
+
+
+@contextlib.contextmanager
+def serving_an_empty_project() -> Iterator[ServerProcess]:
+    """`canvas serve` in a fresh, empty project folder; stopped, and the folder gone, afterwards."""
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder) / "project"
+        root.mkdir()
+        server = ServerProcess(root).start()
+        try:
+            yield server
+        finally:
+            server.stop()
 
 
 class HostClient:

@@ -16,14 +16,12 @@ import argparse
 import asyncio
 import os
 import statistics
-import tempfile
 import time
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import Any
 
 from canvasrelay.client.guest import Guest
-from tests.support import HostClient, ServerProcess
+from tests.support import HostClient, serving_an_empty_project
 
 TERMINAL = "echo"
 KEYS = ("a", "\x7f")
@@ -70,28 +68,22 @@ def figures(name: str, times: list[float]) -> str:
 
 
 async def run(keys: int) -> None:
-    with tempfile.TemporaryDirectory() as folder:
-        root = Path(folder) / "project"
-        root.mkdir()
-        server = ServerProcess(root).start()
-        try:
-            host = await HostClient.connect(server)
-            await host.send({"t": "term-open", "id": TERMINAL, "cols": 80, "rows": 24})
-            await quiet(host.next_frame)
-            by_host = await echoes(host.send, host.next_frame, keys)
+    with serving_an_empty_project() as server:
+        host = await HostClient.connect(server)
+        await host.send({"t": "term-open", "id": TERMINAL, "cols": 80, "rows": 24})
+        await quiet(host.next_frame)
+        by_host = await echoes(host.send, host.next_frame, keys)
 
-            guest = await Guest(server.room_link, name="Echo").connect()
-            await guest.expect("access")
-            await host.send({"t": "guest-set-access", "guestId": guest.guest_id, "access": "edit"})
-            await guest.expect("access", access="edit")
-            await host.send({"t": "terminal-grant", "guestId": guest.guest_id, "terminalId": TERMINAL, "granted": True})
-            await guest.send({"t": "term-open", "id": TERMINAL, "cols": 80, "rows": 24})
-            await quiet(guest.next_frame)
-            by_guest = await echoes(guest.send, guest.next_frame, keys)
-            await guest.close()
-            await host.close()
-        finally:
-            server.stop()
+        guest = await Guest(server.room_link, name="Echo").connect()
+        await guest.expect("access")
+        await host.send({"t": "guest-set-access", "guestId": guest.guest_id, "access": "edit"})
+        await guest.expect("access", access="edit")
+        await host.send({"t": "terminal-grant", "guestId": guest.guest_id, "terminalId": TERMINAL, "granted": True})
+        await guest.send({"t": "term-open", "id": TERMINAL, "cols": 80, "rows": 24})
+        await quiet(guest.next_frame)
+        by_guest = await echoes(guest.send, guest.next_frame, keys)
+        await guest.close()
+        await host.close()
     print(f"keystroke echo, {keys} keys each, load average {os.getloadavg()[0]:.2f}")
     print(figures("host (WebSocket)", by_host))
     print(figures("guest (data channel)", by_guest))
