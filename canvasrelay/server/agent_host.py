@@ -219,8 +219,8 @@ class AgentHost:
         await self.run([])
 
     async def interrupt(self) -> None:
-        """End every running turn as interrupted while the peers are still there to see it."""
-        self.shutting_down = True
+        """End every running turn as interrupted while the peers are still there to see it (after
+        `quiet`, so the agents are heard no more)."""
         await self.run(self.core.interrupt())
 
     async def close(self) -> None:
