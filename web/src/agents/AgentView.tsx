@@ -9,6 +9,7 @@ import { type Item, shownStatus } from "./sessionLog";
 import { contentKeys } from "../keys";
 import { renderMarkdown } from "./markdown";
 import { olderPage, type Session } from "./sessions";
+import { toolKindWord, toolStatusWord, toolTitle } from "./toolWords";
 import { ThreadList } from "./ThreadList";
 import "./agents.css";
 
@@ -269,8 +270,9 @@ const ThreadItem = memo(function ThreadItem({
     case "tool":
       return (
         <div className={`agent-tool agent-tool-${item.status}`} data-testid="agent-tool">
-          <span className="agent-tool-kind">{item.kind}</span> {item.title || item.toolCallId}
-          <span className="agent-tool-status">{item.status}</span>
+          {toolKindWord(item.kind) && <span className="agent-tool-kind">{toolKindWord(item.kind)}</span>}{" "}
+          {toolTitle(item.title)}
+          <span className="agent-tool-status">{toolStatusWord(item.status)}</span>
         </div>
       );
     case "plan": {

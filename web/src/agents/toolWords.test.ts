@@ -1,0 +1,18 @@
+import { describe, expect, it } from "vitest";
+import { toolKindWord, toolStatusWord, toolTitle } from "./toolWords";
+
+describe("tool call words", () => {
+  it("says kinds and statuses in words, and nothing for what it does not know", () => {
+    expect(toolKindWord("execute")).toBe("Run");
+    expect(toolKindWord("other")).toBe("");
+    expect(toolKindWord(undefined)).toBe("");
+    expect(toolStatusWord("in_progress")).toBe("running");
+    expect(toolStatusWord("completed")).toBe("done");
+    expect(toolStatusWord("made_up")).toBe("");
+  });
+
+  it("never falls back to the call's id", () => {
+    expect(toolTitle("Add a note")).toBe("Add a note");
+    expect(toolTitle("")).toBe("A tool call");
+  });
+});
