@@ -7,12 +7,12 @@ import sys
 
 import pytest
 
-from canvasrelay.server.deferred_imports import AGENT_MODULES, DeferredImports
+from canvasrelay.server.deferred_imports import AGENT_MODULES, WEBRTC_MODULES, DeferredImports
 
-HEAVY = ("acp", "mcp")
+HEAVY = ("acp", "mcp", "aiortc", "av")
 
 
-def test_the_server_starts_without_the_acp_and_mcp_sdks() -> None:
+def test_the_server_starts_without_the_acp_mcp_and_webrtc_libraries() -> None:
     # In a fresh interpreter: this process has long imported both.
     script = (
         "import sys, canvasrelay.server.app, canvasrelay.cli.main\n"
@@ -22,10 +22,18 @@ def test_the_server_starts_without_the_acp_and_mcp_sdks() -> None:
     assert loaded.stdout.strip() == ""
 
 
-async def test_ready_imports_the_agent_modules() -> None:
-    deferred = DeferredImports()
-    await deferred.ready()
-    assert all(name in sys.modules for name in AGENT_MODULES)
+@pytest.mark.parametrize("modules", [AGENT_MODULES, WEBRTC_MODULES])
+def test_ready_imports_them_in_a_fresh_interpreter(modules: tuple[str, ...]) -> None:
+    script = (
+        "import asyncio, sys\n"
+        "from canvasrelay.server.deferred_imports import DeferredImports\n"
+        f"modules = {modules!r}\n"
+        "before = [m for m in modules if m in sys.modules]\n"
+        "asyncio.run(DeferredImports(modules).ready())\n"
+        "print(before, all(m in sys.modules for m in modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=60)
+    assert done.stdout.strip() == "[] True"
 
 
 async def test_an_import_that_fails_fails_each_wait() -> None:

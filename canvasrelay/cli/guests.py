@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 from canvasrelay.cli.usage import UsageError, check_port, colour, guest_name, listen_error, port
-from canvasrelay.protocol.words import request_noun
 
 COMMANDS = ("signal", "join")
 REDIS_START_WAIT = 3.0
@@ -152,6 +151,8 @@ OUTCOMES = {
 def _summary(frame: dict[str, Any], names: dict[str, str]) -> str | None:
     """One readable line for a frame, or None for frames a reader does not need to see.
     `names` are the sessions' and terminals' human names, by id."""
+    from canvasrelay.protocol.words import request_noun
+
     kind = frame.get("t")
     if kind == "welcome":
         return f"joined {frame.get('project')} with {frame.get('access')} access"

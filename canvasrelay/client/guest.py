@@ -26,7 +26,8 @@ from aiortc import RTCDataChannel, RTCPeerConnection, RTCSessionDescription
 from canvasrelay.protocol import signal_crypto
 from canvasrelay.protocol.encoding import b64url, b64url_decode
 from canvasrelay.protocol.framing import Reassembler, chunks, parse_stream_message
-from canvasrelay.protocol.ice import TurnClient, has_relay, rtc_configuration, signal_url_for, signal_urls
+from canvasrelay.protocol.ice import TurnClient, servers_to_use, signal_url_for, signal_urls
+from canvasrelay.protocol.rtc_configuration import rtc_configuration
 
 log = logging.getLogger(__name__)
 
@@ -199,10 +200,11 @@ class Guest:
         self._dropped.clear()
         signal_url = self.rendezvous[self._using]
         async with aiohttp.ClientSession() as session:
-            config = rtc_configuration(self.link.ice, await self.turn.fetch(session, signal_url), self.relay_only)
-            if self.relay_only and not has_relay(config):
+            servers = servers_to_use(self.link.ice, await self.turn.fetch(session, signal_url), self.relay_only)
+            if self.relay_only and not servers:
                 raise ConnectionError("relay-only, but the rendezvous offers no TURN relay and the link names none")
-            await self._handshake(RTCPeerConnection(config), session, signal_url, attempt)
+            pc = RTCPeerConnection(rtc_configuration(servers, self.relay_only))
+            await self._handshake(pc, session, signal_url, attempt)
 
     async def _handshake(
         self, pc: RTCPeerConnection, session: aiohttp.ClientSession, signal_url: str, attempt: int

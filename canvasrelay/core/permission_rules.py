@@ -63,7 +63,7 @@ class RulesError(ConfigError):
 
 
 class Rule(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     permission: Permission | Literal["*"] = Field(description="An ACP tool kind, or * for every kind.")
     pattern: str = Field(default="*", min_length=1, max_length=PATTERN_MAX, description="A glob on path or command.")
@@ -149,7 +149,8 @@ def _matches_command(pattern: str, command: str) -> bool:
     return _regex(pattern, crosses_slash=True).fullmatch(command.strip()) is not None
 
 
-DEFAULT_RULES: tuple[Rule, ...] = (Rule(permission="*", pattern="*", action="ask"),)
+# Constructed, not validated: validating would build the model at import, half of it pydantic's plugin scan.
+DEFAULT_RULES: tuple[Rule, ...] = (Rule.model_construct(permission="*", pattern="*", action="ask", reason=None),)
 
 
 # -- tool calls -----------------------------------------------------------------------------

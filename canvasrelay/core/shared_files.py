@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import TypeAdapter
+from pydantic import ConfigDict, TypeAdapter
 
 from canvasrelay.core.effects import AnyEffect, Broadcast, Effect, Send
 from canvasrelay.core.policy import Request
@@ -20,7 +20,7 @@ from canvasrelay.protocol.access import Access, Action
 from canvasrelay.protocol.core import ErrorFrame
 from canvasrelay.protocol.files import DeniedFile, File, FileClose, FileContent, FileOpen, Tree, TreeWatch
 
-_content = TypeAdapter[FileContent](FileContent)
+_content = TypeAdapter[FileContent](FileContent, config=ConfigDict(defer_build=True))
 
 MAX_OPEN_PER_PEER = 64
 """Files one peer holds open at once; opening another closes the one it opened longest ago."""

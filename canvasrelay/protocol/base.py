@@ -41,6 +41,8 @@ class Model(BaseModel):
         populate_by_name=True,
         extra="forbid",
         json_schema_serialization_defaults_required=True,
+        # Each model's validator is built when first used, a few ms, not all at start-up.
+        defer_build=True,
     )
 
 

@@ -1,7 +1,9 @@
 """ICE server lists, the rendezvous URLs and TURN credentials, as the room link and `--ice-server` give them.
 
 Hub and guests share this: both ask the rendezvous for short-lived TURN credentials before each
-ICE start (`TurnClient`), and put them first, since aiortc uses only the first TURN server.
+ICE start (`TurnClient`), and put them first, since aiortc uses only the first TURN server. The
+servers are plain data here; only `rtc_configuration` turns them into aiortc's, so the server
+can start without importing aiortc (half a second) and load it once it is up.
 """
 
 from __future__ import annotations
@@ -13,7 +15,6 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import aiohttp
-from aiortc import RTCConfiguration, RTCIceServer, RTCIceTransportPolicy
 
 from canvasrelay.protocol import signal_crypto
 
@@ -23,7 +24,20 @@ TURN_FETCH_TIMEOUT = 3.0
 MAX_TURN_SERVERS = 4
 
 
-def ice_servers(urls: list[str]) -> list[RTCIceServer]:
+@dataclass(frozen=True)
+class IceServer:
+    """One STUN or TURN server, with its credentials if it has any."""
+
+    urls: tuple[str, ...]
+    username: str | None = None
+    credential: str | None = None
+
+    @property
+    def is_relay(self) -> bool:
+        return all(url.startswith("turn") for url in self.urls)
+
+
+def ice_servers(urls: list[str]) -> list[IceServer]:
     """`--ice-server` values: `stun:host:port`, or `turn:user:pass@host:port` with credentials."""
     servers = []
     for url in urls:
@@ -31,30 +45,17 @@ def ice_servers(urls: list[str]) -> list[RTCIceServer]:
         if "@" in rest:
             creds, _, where = rest.rpartition("@")
             user, _, password = creds.partition(":")
-            servers.append(RTCIceServer(f"{scheme}:{where}", username=unquote(user), credential=unquote(password)))
+            servers.append(IceServer((f"{scheme}:{where}",), username=unquote(user), credential=unquote(password)))
         else:
-            servers.append(RTCIceServer(url))
+            servers.append(IceServer((url,)))
     return servers
 
 
-def rtc_configuration(
-    urls: list[str], turn: list[RTCIceServer] | None = None, relay_only: bool = False
-) -> RTCConfiguration:
-    servers = [*(turn or []), *ice_servers(urls)]
-    if not relay_only:
-        # An empty list, not None: aiortc's default is a public STUN server, which we must not call unasked.
-        return RTCConfiguration(iceServers=servers)
-    # With a STUN server configured, aiortc still gathers server-reflexive candidates: give it none.
-    relays = [server for server in servers if all(url.startswith("turn") for url in _urls(server))]
-    return RTCConfiguration(iceServers=relays, iceTransportPolicy=RTCIceTransportPolicy.RELAY)
-
-
-def has_relay(config: RTCConfiguration) -> bool:
-    return any(url.startswith("turn") for server in config.iceServers or [] for url in _urls(server))
-
-
-def _urls(server: RTCIceServer) -> list[str]:
-    return [server.urls] if isinstance(server.urls, str) else list(server.urls)
+def servers_to_use(urls: list[str], turn: list[IceServer], relay_only: bool) -> list[IceServer]:
+    """The rendezvous's TURN servers first, then `--ice-server`'s; relay-only keeps the TURN ones alone,
+    since with a STUN server configured aiortc still gathers server-reflexive candidates."""
+    servers = [*turn, *ice_servers(urls)]
+    return [server for server in servers if server.is_relay] if relay_only else servers
 
 
 def signal_urls(value: str) -> list[str]:
@@ -85,10 +86,10 @@ class TurnClient:
 
     room_id: str
     room_key: str
-    servers: list[RTCIceServer] = field(default_factory=list)
+    servers: list[IceServer] = field(default_factory=list)
     fresh_until: float = 0.0
 
-    async def fetch(self, session: aiohttp.ClientSession, signal_url: str) -> list[RTCIceServer]:
+    async def fetch(self, session: aiohttp.ClientSession, signal_url: str) -> list[IceServer]:
         """The rendezvous's TURN servers with credentials, or none if it has none or cannot be asked."""
         if time.monotonic() < self.fresh_until:
             return self.servers
@@ -110,7 +111,7 @@ class TurnClient:
         return self.servers
 
 
-def _parse_servers(answer: Any) -> list[RTCIceServer]:
+def _parse_servers(answer: Any) -> list[IceServer]:
     listed = answer.get("iceServers") if isinstance(answer, dict) else None
     servers = []
     for item in listed[:MAX_TURN_SERVERS] if isinstance(listed, list) else []:
@@ -121,5 +122,5 @@ def _parse_servers(answer: Any) -> list[RTCIceServer]:
             continue
         username, credential = item.get("username"), item.get("credential")
         if isinstance(username, str) and isinstance(credential, str):
-            servers.append(RTCIceServer(urls=urls, username=username, credential=credential))
+            servers.append(IceServer(tuple(urls), username=username, credential=credential))
     return servers

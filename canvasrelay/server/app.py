@@ -28,7 +28,7 @@ from canvasrelay.server.api import mount_api
 from canvasrelay.server.board_host import BoardHost
 from canvasrelay.server.board_mcp import BoardMcp
 from canvasrelay.server.canvas_dir import FolderLock
-from canvasrelay.server.deferred_imports import DeferredImports
+from canvasrelay.server.deferred_imports import AGENT_MODULES, WEBRTC_MODULES, DeferredImports
 from canvasrelay.server.file_host import FileHost
 from canvasrelay.server.http_log import one_line_refusals
 from canvasrelay.server.hub import Hub
@@ -105,7 +105,8 @@ class CanvasServer:
         """Set once the port is bound (and so `port` known)."""
         self.rules = RuleBook(self.store, self.root, load_user_rules(), project_rules(self.config))
         self.board = BoardHost(self.room, self.runtime, self.store)
-        self.deferred = DeferredImports()
+        self.deferred = DeferredImports(AGENT_MODULES)
+        self.webrtc = DeferredImports(WEBRTC_MODULES)
         self.board_mcp = BoardMcp(self.board.tools, self.deferred)
         self.board_mcp.install(self.app)
         self.agents = AgentHost(
@@ -157,11 +158,13 @@ class CanvasServer:
             self.guests,
             self.secrets,
             signal,
+            self.webrtc,
             ice_urls=self.options.ice_servers,
             relay_only=self.options.relay_only,
         )
         await self.hub.start()
         self.deferred.start()
+        self.webrtc.start()
         return self.port
 
     @property

@@ -2,8 +2,10 @@
 
 The ACP SDK's schema and the MCP SDK are thousands of pydantic models: importing them took 3 of
 the 4.4 s before `canvas serve` printed its links, and nothing needs them until an agent starts or
-calls a board tool. The server starts the import when it is up; whoever needs one of these modules
-awaits `ready()` first, so the event loop never waits on the import lock.
+calls a board tool. aiortc (with PyAV, which it imports for media the room never sends) took
+another half second, and nothing needs it until a guest's offer is answered. The server starts
+the import when it is up; whoever needs one of these modules awaits `ready()` first, so the event
+loop never waits on the import lock.
 """
 
 from __future__ import annotations
@@ -13,10 +15,11 @@ import importlib
 from collections.abc import Sequence
 
 AGENT_MODULES = ("canvasrelay.server.agent_process", "canvasrelay.server.board_mcp_server")
+WEBRTC_MODULES = ("aiortc", "canvasrelay.protocol.rtc_configuration")
 
 
 class DeferredImports:
-    def __init__(self, modules: Sequence[str] = AGENT_MODULES) -> None:
+    def __init__(self, modules: Sequence[str]) -> None:
         self.modules = tuple(modules)
         self._done: asyncio.Future[None] | None = None
 

@@ -19,10 +19,9 @@ import contextlib
 import logging
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import aiohttp
-from aiortc import RTCDataChannel, RTCPeerConnection, RTCSessionDescription
 
 from canvasrelay.core.guests import Guests, peer_id_of
 from canvasrelay.core.rate_limit import BucketPerKey, InboundGate, SeenOnce, TokenBucket
@@ -32,11 +31,15 @@ from canvasrelay.protocol.core import ErrorFrame
 from canvasrelay.protocol.encoding import b64url, b64url_decode
 from canvasrelay.protocol.framing import Reassembler
 from canvasrelay.protocol.guests import Bye, GuestJoin, HubProof, StreamGap
-from canvasrelay.protocol.ice import TurnClient, has_relay, rtc_configuration, signal_urls
+from canvasrelay.protocol.ice import TurnClient, servers_to_use, signal_urls
 from canvasrelay.server.background import cancelled
+from canvasrelay.server.deferred_imports import DeferredImports
 from canvasrelay.server.room_secrets import RoomSecrets
 from canvasrelay.server.runtime import Runtime
 from canvasrelay.server.transport_datachannel import GuestStream
+
+if TYPE_CHECKING:
+    from aiortc import RTCDataChannel, RTCPeerConnection
 
 log = logging.getLogger(__name__)
 
@@ -90,6 +93,8 @@ class Hub:
     guests: Guests
     secrets: RoomSecrets
     signal_url: str
+    webrtc: DeferredImports
+    """aiortc, imported after start-up: the hub listens from the start, and answers offers once it is in."""
     ice_urls: list[str] = field(default_factory=list)
     max_guests: int = MAX_GUESTS
     relay_only: bool = False
@@ -256,11 +261,16 @@ class Hub:
         try:
             assert self._session is not None
             turn = await self.turn.fetch(self._session, self._using)
-            config = rtc_configuration(self.ice_urls, turn, self.relay_only)
-            if self.relay_only and not has_relay(config):
+            servers = servers_to_use(self.ice_urls, turn, self.relay_only)
+            if self.relay_only and not servers:
                 log.warning("relay-only, but no TURN relay is configured or offered: no guest can connect")
                 return
-            await self._handshake(RTCPeerConnection(config), offer)
+            await self.webrtc.ready()
+            from aiortc import RTCPeerConnection
+
+            from canvasrelay.protocol.rtc_configuration import rtc_configuration
+
+            await self._handshake(RTCPeerConnection(rtc_configuration(servers, self.relay_only)), offer)
         finally:
             self.handshakes.pop(offer, None)
 
@@ -272,6 +282,8 @@ class Hub:
         def _on_channel(channel: RTCDataChannel) -> None:
             if not opened.done():
                 opened.set_result(channel)
+
+        from aiortc import RTCSessionDescription
 
         try:
             await pc.setRemoteDescription(RTCSessionDescription(offer.sdp, "offer"))

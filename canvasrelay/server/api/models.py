@@ -25,6 +25,8 @@ class ApiModel(BaseModel):
         validate_by_alias=True,
         serialize_by_alias=True,
         extra="forbid",
+        # Each model's validator is built when first used, a few ms, not all at start-up.
+        defer_build=True,
     )
 
 

@@ -1,0 +1,15 @@
+"""The ICE servers as aiortc takes them, for whoever makes a peer connection (and so imports aiortc)."""
+
+from __future__ import annotations
+
+from aiortc import RTCConfiguration, RTCIceServer, RTCIceTransportPolicy
+
+from canvasrelay.protocol.ice import IceServer
+
+
+def rtc_configuration(servers: list[IceServer], relay_only: bool) -> RTCConfiguration:
+    ice = [RTCIceServer(list(s.urls), username=s.username, credential=s.credential) for s in servers]
+    if not relay_only:
+        # An empty list, not None: aiortc's default is a public STUN server, which we must not call unasked.
+        return RTCConfiguration(iceServers=ice)
+    return RTCConfiguration(iceServers=ice, iceTransportPolicy=RTCIceTransportPolicy.RELAY)
