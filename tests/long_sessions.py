@@ -14,6 +14,7 @@ from typing import Any
 
 from canvasrelay.core import board_edits, session_log
 from canvasrelay.core.board import Board
+from canvasrelay.server.board_log import BOARD_LOG, BoardLog
 from canvasrelay.server.store import Store, open_store
 
 WORDS = ["the", "parser", "reads", "each", "line", "and", "keeps", "the", "tokens", "it", "needs", "for", "the"]
@@ -74,18 +75,20 @@ def session_events(count: int) -> list[dict[str, Any]]:
 def write_sessions(root: Path, sessions: int, events: int, on_board: bool = True) -> list[str]:
     """`sessions` sessions of `events` events each in `root`'s store, each in a frame on the board."""
     store = open_store(root / ".canvas")
+    board_log = BoardLog(root / ".canvas" / BOARD_LOG)
     try:
-        board = Board.from_updates(store.board_updates())
+        board = Board.from_updates(board_log.updates())
         ids = []
         for n in range(sessions):
             session_id = f"long{n}"
             write_log(store, session_id, session_events(events), created=1_700_000_000 + n)
             if on_board:
                 edit = board_edits.add_frame(board, "agent", session_id, x=n * 520.0, y=0.0, w=500.0, h=640.0)
-                store.append_board_update(edit.update)
+                board_log.append(edit.update)
             ids.append(session_id)
         return ids
     finally:
+        board_log.close()
         store.close()
 
 

@@ -26,7 +26,7 @@ from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.board import MAX_DRAGGING, MAX_SELECTION, AwarenessOut, BoardSync, BoardUpdateOut
 from canvasrelay.protocol.core import ErrorFrame
 from canvasrelay.server.board_host import BoardStore
-from canvasrelay.server.store import Store
+from canvasrelay.server.board_log import BOARD_LOG, BoardLog
 
 
 class Clock:
@@ -224,8 +224,8 @@ def test_a_peer_sending_presence_fast_is_relayed_at_most_every_interval_latest_f
 
 
 def test_compaction_by_count_and_when_idle(tmp_path: Path) -> None:
-    store = Store(tmp_path / "canvas.db")
-    adapter = BoardStore.load(store, store.commit)
+    board_log = BoardLog(tmp_path / BOARD_LOG)
+    adapter = BoardStore.load(board_log)
     room = Room(RoomInfo(room_id="r", key="k", host_public_key="h", cwd="/"))
     clock = Clock()
     board_room = BoardRoom(adapter.board, clock=clock, compact_every=5)
@@ -236,19 +236,19 @@ def test_compaction_by_count_and_when_idle(tmp_path: Path) -> None:
     for i in range(12):
         for effect in room.receive("a", frame("board-update", update=b64(note_update(doc, f"n{i}", "x" * i)))):
             if isinstance(effect, Store_):
-                store.append_board_update(effect.update)
+                board_log.append(effect.update)
             elif isinstance(effect, CompactBoard):
                 compactions += 1
-                store.checkpoint_board(adapter.board.checkpoint(), store.board_last_id() or 0)
+                board_log.replace(adapter.board.checkpoint())
     assert compactions == 2
-    assert len(store.board_updates()) == 1 + 2
+    assert len(board_log.updates()) == 1 + 2
     assert board_room.tick() == []
     clock.now += IDLE_COMPACT_S
     assert board_room.tick() == [CompactBoard()]
-    store.checkpoint_board(adapter.board.checkpoint(), store.board_last_id() or 0)
-    assert len(store.board_updates()) == 1
-    assert Board.from_updates(store.board_updates()).to_json() == adapter.board.to_json()
-    store.close()
+    board_log.replace(adapter.board.checkpoint())
+    assert len(board_log.updates()) == 1
+    assert Board.from_updates(board_log.updates()).to_json() == adapter.board.to_json()
+    board_log.close()
 
 
 def test_only_the_host_takes_a_running_sessions_frame_off_the_board() -> None:

@@ -12,7 +12,7 @@ from typing import Any
 from pycrdt import Doc, Map, Text
 
 from canvasrelay.core.board import Board
-from canvasrelay.server.store import open_store
+from canvasrelay.server.board_log import BOARD_LOG, read_updates
 from tests.support import HostClient, ServerProcess
 
 
@@ -82,11 +82,7 @@ def note(text: str, x: float = 0.0) -> Map:
 
 
 def stored_board(root: Path) -> dict[str, Any]:
-    store = open_store(root / ".canvas")
-    try:
-        return Board.from_updates(store.board_updates()).to_json()
-    finally:
-        store.close()
+    return Board.from_updates(read_updates(root / ".canvas" / BOARD_LOG)).to_json()
 
 
 async def test_an_item_added_by_one_host_reaches_the_other_and_not_back(server: ServerProcess) -> None:

@@ -33,33 +33,54 @@ class Recorder:
         pass
 
 
-class StageUpdate(Effect):
-    def __init__(self, data: bytes) -> None:
-        self.data = data
+class StageEvent(Effect):
+    """A session event to store, as the agents host stages one per update it hears."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+def opened(path: Path) -> Store:
+    store = Store(path)
+    store.create_session("s", "demo")
+    return store
+
+
+def stage_in(store: Store, effect: StageEvent) -> None:
+    # The store's own connection sees its staged rows: the next seq follows them.
+    store.stage_event("s", len(store.events("s")) + 1, {"text": effect.text})
+
+
+def stored(path: Path) -> list[str]:
+    store = Store(path)
+    try:
+        return [event["text"] for event in store.events("s")]
+    finally:
+        store.close()
 
 
 async def test_rows_staged_in_one_turn_commit_once_and_frames_wait_for_it(tmp_path: Path) -> None:
-    store = Store(tmp_path / "canvas.db")
+    store = opened(tmp_path / "canvas.db")
     commits: list[int] = []
 
     def commit() -> None:
-        commits.append(len(store.board_updates()))
+        commits.append(len(store.events("s")))
         store.commit()
 
     room = Room(RoomInfo(room_id="r", key="k", host_public_key="h", cwd="/"))
     runtime = Runtime(room, commit=commit)
 
-    async def stage(effect: StageUpdate) -> None:
-        store.stage_board_update(effect.data)
+    async def stage(effect: StageEvent) -> None:
+        stage_in(store, effect)
         runtime.staged()
 
-    runtime.handle(StageUpdate, stage)
+    runtime.handle(StageEvent, stage)
     recorder = Recorder(store)
     await runtime.connect(Peer("p", Access.HOST), recorder)
     recorder.sent.clear()
 
     await asyncio.gather(
-        *(runtime.run([StageUpdate(bytes([n])), Broadcast(Pong())]) for n in range(5)),
+        *(runtime.run([StageEvent(str(n)), Broadcast(Pong())]) for n in range(5)),
     )
     assert commits == [5]
     assert len(recorder.sent) == 5 and not any(uncommitted for _, uncommitted in recorder.sent)
@@ -67,9 +88,7 @@ async def test_rows_staged_in_one_turn_commit_once_and_frames_wait_for_it(tmp_pa
     await runtime.run([Broadcast(Pong())])
     assert commits == [5] and len(recorder.sent) == 6
     store.close()
-    again = Store(tmp_path / "canvas.db")
-    assert again.board_updates() == [bytes([n]) for n in range(5)]
-    again.close()
+    assert stored(tmp_path / "canvas.db") == [str(n) for n in range(5)]
 
 
 class ClosingRecorder(Recorder):
@@ -105,19 +124,19 @@ async def test_what_an_adapter_heard_before_the_stop_goes_out_before_the_restart
 
 
 async def test_a_stopping_server_sends_its_last_frames_only_once_their_rows_commit(tmp_path: Path) -> None:
-    store = Store(tmp_path / "canvas.db")
+    store = opened(tmp_path / "canvas.db")
     room = Room(RoomInfo(room_id="r", key="k", host_public_key="h", cwd="/"))
     runtime = Runtime(room, commit=store.commit)
 
-    async def stage(effect: StageUpdate) -> None:
-        store.stage_board_update(effect.data)
+    async def stage(effect: StageEvent) -> None:
+        stage_in(store, effect)
         runtime.staged()
 
     async def interrupt() -> None:
         # As the agents host ends a running turn: a stored row, then the frame that tells it.
-        await runtime.run([StageUpdate(b"turn-end"), Broadcast(Pong())])
+        await runtime.run([StageEvent("turn-end"), Broadcast(Pong())])
 
-    runtime.handle(StageUpdate, stage)
+    runtime.handle(StageEvent, stage)
     runtime.on_stopping(interrupt)
     recorder = ClosingRecorder(store)
     await runtime.connect(Peer("p", Access.HOST), recorder)
@@ -129,12 +148,10 @@ async def test_a_stopping_server_sends_its_last_frames_only_once_their_rows_comm
         ("pong", False),
     ]
     # A row staged as the transports close: its frame still leaves, committed, before the goodbye.
-    store.stage_board_update(b"late")
+    stage_in(store, StageEvent("late"))
     runtime.staged()
     runtime.multicast(Pong(), ["p"])
     await runtime.close()
     assert recorder.sent[2:] == [(encode(Pong()), False), ("closed 1001", False)]
     store.close()
-    again = Store(tmp_path / "canvas.db")
-    assert again.board_updates() == [b"turn-end", b"late"]
-    again.close()
+    assert stored(tmp_path / "canvas.db") == ["turn-end", "late"]

@@ -10,6 +10,7 @@ import pytest
 from canvasrelay.core import session_log
 from canvasrelay.core.agent_sessions import HistoryPage
 from canvasrelay.server import store as store_module
+from canvasrelay.server.board_log import BOARD_LOG, read_updates
 from canvasrelay.server.store import MIGRATIONS, Store, migrate, schema_version
 
 
@@ -18,7 +19,7 @@ def test_fresh_store_is_migrated_to_latest_in_wal_mode(tmp_path: Path) -> None:
     assert schema_version(store.db) == len(MIGRATIONS)
     assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     tables = {r[0] for r in store.db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    assert {"sessions", "session_events", "board_updates", "audit"} <= tables
+    assert {"sessions", "session_events", "audit"} <= tables
     assert stat.S_IMODE((tmp_path / "canvas.db").stat().st_mode) == 0o600
     store.close()
 
@@ -57,24 +58,12 @@ def test_data_survives_reopening(tmp_path: Path) -> None:
     store = Store(tmp_path / "canvas.db")
     store.create_session("s1", "demo", "first")
     store.append_event("s1", 1, {"kind": "turn", "text": "hi"})
-    store.append_board_update(b"\x01\x02")
     store.audit("host", "test", {"n": 1})
     store.close()
     again = Store(tmp_path / "canvas.db")
     assert [s["id"] for s in again.sessions()] == ["s1"]
     assert again.events("s1") == [{"kind": "turn", "text": "hi"}]
-    assert again.board_updates() == [b"\x01\x02"]
     assert again.audit_log()[0]["action"] == "test"
-
-
-def test_board_checkpoint_replaces_older_updates(tmp_path: Path) -> None:
-    store = Store(tmp_path / "canvas.db")
-    first = store.append_board_update(b"a")
-    second = store.append_board_update(b"b")
-    store.append_board_update(b"c")
-    store.checkpoint_board(b"AB", second)
-    assert first < second
-    assert store.board_updates() == [b"AB", b"c"]
 
 
 def _turn(seq: int, text: str = "hi") -> dict[str, object]:
@@ -177,16 +166,15 @@ async def test_the_history_reader_reads_pages_in_its_own_thread(tmp_path: Path) 
     store.close()
 
 
-def test_a_v3_stores_board_rows_keep_their_ids_and_a_commit_writes_no_sequence(tmp_path: Path) -> None:
+def test_a_v4_stores_board_rows_move_to_the_board_log(tmp_path: Path) -> None:
     db = sqlite3.connect(tmp_path / "canvas.db")
-    migrate(db, MIGRATIONS[:3])
+    migrate(db, MIGRATIONS[:4])
     db.executemany("INSERT INTO board_updates (data) VALUES (?)", [(b"a",), (b"b",), (b"c",)])
     db.commit()
     db.close()
     store = Store(tmp_path / "canvas.db")
-    store.checkpoint_board(b"AB", 2)
-    assert store.append_board_update(b"d") == 4
-    assert store.board_updates() == [b"AB", b"c", b"d"]
-    sequence = store.db.execute("SELECT seq FROM sqlite_sequence WHERE name = 'board_updates'").fetchone()
-    assert sequence is None
+    tables = {r[0] for r in store.db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert "board_updates" not in tables
     store.close()
+    assert read_updates(tmp_path / BOARD_LOG) == [b"a", b"b", b"c"]
+    assert stat.S_IMODE((tmp_path / BOARD_LOG).stat().st_mode) == 0o600

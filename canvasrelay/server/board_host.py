@@ -13,36 +13,32 @@ from canvasrelay.core.board_edits import Edit
 from canvasrelay.core.board_room import TICK_S, AwarenessDue, BoardRoom, CompactBoard, StoreBoardUpdate
 from canvasrelay.core.room import Room
 from canvasrelay.server.background import Background, cancelled
+from canvasrelay.server.board_log import BoardLog
 from canvasrelay.server.runtime import Runtime
-from canvasrelay.server.store import Store
 
 log = logging.getLogger(__name__)
 
 
 class BoardStore:
-    """Carries out the board's store effects. An update is staged and the runtime commits it with
-    whatever else this turn of the event loop staged, before sending anything on."""
+    """Carries out the board's store effects: an update is in the log before it is sent on."""
 
-    def __init__(self, store: Store, board: Board, staged: Callable[[], None]) -> None:
-        self.store = store
+    def __init__(self, board_log: BoardLog, board: Board) -> None:
+        self.log = board_log
         self.board = board
-        self.staged = staged
 
     @classmethod
-    def load(cls, store: Store, staged: Callable[[], None]) -> BoardStore:
-        return cls(store, Board.from_updates(store.board_updates()), staged)
+    def load(cls, board_log: BoardLog) -> BoardStore:
+        return cls(board_log, Board.from_updates(board_log.updates()))
 
     async def append(self, effect: StoreBoardUpdate) -> None:
-        self.store.stage_board_update(effect.update)
-        self.staged()
+        self.log.append(effect.update)
 
     async def compact(self, _effect: CompactBoard | None = None) -> None:
-        last = self.store.board_last_id()
-        if last is None or self.board.updates_since_checkpoint == 0:
+        if self.board.updates_since_checkpoint == 0:
             return
         # The board holds every stored update (they are applied before they are stored), so its
-        # state can replace all rows up to the last one.
-        self.store.checkpoint_board(self.board.checkpoint(), last)
+        # state can replace them all.
+        self.log.replace(self.board.checkpoint())
 
 
 P = ParamSpec("P")
@@ -94,9 +90,9 @@ class BoardTools:
 class BoardHost:
     """The board feature, wired: its handlers on the Room, its store effects, its tick."""
 
-    def __init__(self, room: Room, runtime: Runtime, store: Store) -> None:
+    def __init__(self, room: Room, runtime: Runtime, board_log: BoardLog) -> None:
         self.runtime = runtime
-        self.adapter = BoardStore.load(store, runtime.staged)
+        self.adapter = BoardStore.load(board_log)
         self.board_room = BoardRoom(self.adapter.board)
         self.board_room.install(room)
         runtime.handle(StoreBoardUpdate, self.adapter.append)
@@ -133,3 +129,4 @@ class BoardHost:
         await cancelled(self._ticker)
         await self._flushes.close()
         await self.adapter.compact()
+        self.adapter.log.close()

@@ -164,12 +164,7 @@ class Runtime:
         elif isinstance(effect, Broadcast):
             for listener in list(self._broadcast_listeners):
                 self._out(listener, effect.frame)
-            text = encode(effect.frame)
-            for peer_id, transport in list(self.transports.items()):
-                peer = self.room.peers.get(peer_id)
-                if peer_id == effect.exclude or peer is None or peer.access.rank < effect.min_access.rank:
-                    continue
-                self._out(transport.send, text)
+            self.multicast(effect.frame, [peer_id for peer_id in list(self.transports) if self._hears(peer_id, effect)])
         elif isinstance(effect, Multicast):
             self.multicast(effect.frame, effect.to)
         elif isinstance(effect, Close):
@@ -181,6 +176,10 @@ class Runtime:
             if handler is None:
                 raise LookupError(f"no handler for {type(effect).__name__}")
             await handler(effect)
+
+    def _hears(self, peer_id: str, broadcast: Broadcast) -> bool:
+        peer = self.room.peers.get(peer_id)
+        return peer_id != broadcast.exclude and peer is not None and peer.access.rank >= broadcast.min_access.rank
 
     def multicast(self, frame: ServerFrame, peers: Iterable[str]) -> None:
         """Queue one frame, encoded once, for each of `peers` that is connected."""

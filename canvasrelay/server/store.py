@@ -2,9 +2,10 @@
 
 Every write commits before the caller sends anything on, so whatever a client was sent
 survives a crash of the server process (WAL with synchronous=NORMAL is durable against that).
-The hot writes (board updates, session events) are staged instead: the runtime commits them
-in groups, once per turn of the event loop, and holds every frame until then. History pages are
-read by a second connection in a thread of its own (`HistoryReader`).
+The hot writes (session events) are staged instead: the runtime commits them in groups, once
+per turn of the event loop, and holds every frame until then. The board's updates are in a file
+of their own (`board_log`). History pages are read by a second connection in a thread of its
+own (`HistoryReader`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 
 from canvasrelay.core import session_log
 from canvasrelay.core.agent_sessions import HistoryPage
+from canvasrelay.server.board_log import BOARD_LOG, write_log
 from canvasrelay.server.canvas_dir import create_private
 
 DB_FILE = "canvas.db"
@@ -117,11 +119,22 @@ def _v4_board_rows_without_autoincrement(db: sqlite3.Connection) -> None:
     )
 
 
+def _v5_board_in_a_file_of_its_own(db: sqlite3.Connection) -> None:
+    """The board's updates move to `board.log` beside the store (see `board_log`). The log is
+    written whole before the table goes, so a crash in between leaves the rows, and this step
+    runs again."""
+    rows = [bytes(row[0]) for row in db.execute("SELECT data FROM board_updates ORDER BY id")]
+    store_file = db.execute("PRAGMA database_list").fetchone()[2]
+    write_log(Path(store_file).with_name(BOARD_LOG), rows)
+    db.execute("DROP TABLE board_updates")
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _v1,
     _v2_session_rules,
     _v3_session_heads,
     _v4_board_rows_without_autoincrement,
+    _v5_board_in_a_file_of_its_own,
 ]
 
 
@@ -289,36 +302,6 @@ class Store:
                     "DELETE FROM session_rules WHERE session_id = ? AND id = ?", (session_id, rule_id)
                 )
         return cur.rowcount
-
-    # board
-
-    def append_board_update(self, data: bytes) -> int:
-        row = self.stage_board_update(data)
-        self.commit()
-        return row
-
-    def stage_board_update(self, data: bytes) -> int:
-        """Write one update, to be committed by `commit`; returns its row id."""
-        cur = self.db.execute("INSERT INTO board_updates (data) VALUES (?)", (data,))
-        return int(cur.lastrowid or 0)
-
-    def board_updates(self) -> list[bytes]:
-        """The checkpoint (if any) first, then every update after it, in order."""
-        return [bytes(r[0]) for r in self.db.execute("SELECT data FROM board_updates ORDER BY id")]
-
-    def checkpoint_board(self, state: bytes, upto_id: int) -> None:
-        """Replace every update up to `upto_id` by one checkpoint holding the state they made."""
-        with self.db:
-            self.db.execute("DELETE FROM board_updates WHERE id <= ?", (upto_id,))
-            self.db.execute("INSERT INTO board_updates (id, data, checkpoint) VALUES (?, ?, 1)", (upto_id, state))
-
-    def board_last_id(self) -> int | None:
-        """The id of the newest row, which a checkpoint of the whole board may replace everything up to."""
-        row = self.db.execute("SELECT MAX(id) FROM board_updates").fetchone()
-        return None if row[0] is None else int(row[0])
-
-    def board_size(self) -> int:
-        return int(self.db.execute("SELECT COALESCE(SUM(LENGTH(data)), 0) FROM board_updates").fetchone()[0])
 
     # audit
 
