@@ -81,16 +81,15 @@ class BoardLog:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._fd = -1
-        self._open()
-
-    def _open(self) -> None:
-        self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, FILE_MODE)
-        raw = self.path.read_bytes()
+        self._open_for_appending()
+        raw = path.read_bytes()
         _, self._end = _records(raw)
         if self._end < len(raw):
             log.warning("the board log ended in a torn record (%d bytes), cut off", len(raw) - self._end)
             os.ftruncate(self._fd, self._end)
+
+    def _open_for_appending(self) -> None:
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, FILE_MODE)
 
     def updates(self) -> list[bytes]:
         return read_updates(self.path)
@@ -109,11 +108,11 @@ class BoardLog:
     def replace(self, state: bytes) -> None:
         """Compaction: the board's state, as one record, in place of everything so far."""
         os.close(self._fd)
-        self._fd = -1
         try:
             write_log(self.path, [state])
+            self._end = HEADER.size + len(state)
         finally:
-            self._open()
+            self._open_for_appending()
 
     def size(self) -> int:
         return self._end
