@@ -47,10 +47,10 @@ from pycrdt import Decoder, Doc, Map, Text, TransactionEvent, create_update_mess
 
 from canvasrelay.core.board import read_var_uint
 from canvasrelay.server.board_log import BOARD_LOG
+from tests.bench.process_cpu import cpu_seconds, settled
 from tests.support import ServerProcess, serving_an_empty_project
 
 T = TypeVar("T")
-TICK = os.sysconf("SC_CLK_TCK")
 DRAIN_TIMEOUT = 15.0
 Y_WEBSOCKET = Path(__file__).parent / "yjs" / "node_modules" / "y-websocket" / "bin" / "server.js"
 
@@ -95,11 +95,6 @@ async def main():
 
 asyncio.run(main())
 """
-
-
-def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICK
 
 
 @dataclass
@@ -321,22 +316,6 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
-
-
-SETTLE_WINDOW_S = 0.5
-SETTLE_LIMIT_S = 20.0
-
-
-async def settled(pid: int) -> None:
-    """Until a started server spends less than one CPU tick in half a second: canvas imports its
-    agents' SDKs in the background for a few seconds after it prints its links."""
-    deadline = time.perf_counter() + SETTLE_LIMIT_S
-    while time.perf_counter() < deadline:
-        start = cpu_seconds(pid)
-        await asyncio.sleep(SETTLE_WINDOW_S)
-        if cpu_seconds(pid) - start < 1 / TICK:
-            return
-    print(f"  (pid {pid} never settled within {SETTLE_LIMIT_S:.0f} s; figures include its start)")
 
 
 async def idle_rate(pid: int, seconds: float) -> float:
