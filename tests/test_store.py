@@ -178,3 +178,17 @@ def test_a_v4_stores_board_rows_move_to_the_board_log(tmp_path: Path) -> None:
     store.close()
     assert read_updates(tmp_path / BOARD_LOG) == [b"a", b"b", b"c"]
     assert stat.S_IMODE((tmp_path / BOARD_LOG).stat().st_mode) == 0o600
+
+
+def test_the_write_ahead_log_is_checkpointed_in_the_readers_thread(tmp_path: Path) -> None:
+    store = Store(tmp_path / "canvas.db")
+    assert store.db.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0
+    store.create_session("s", "demo")
+    for seq in range(1, store_module.CHECKPOINT_EVERY + 1):
+        store.stage_event("s", seq, {"kind": "turn", "text": "x" * 500})
+        store.commit()
+    assert store.checkpointing is not None
+    busy, frames, copied = store.checkpointing.result(timeout=30)
+    assert busy == 0 and frames >= store_module.CHECKPOINT_EVERY and copied == frames
+    store.close()
+    assert len(Store(tmp_path / "canvas.db").events("s")) == store_module.CHECKPOINT_EVERY
