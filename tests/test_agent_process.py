@@ -109,11 +109,13 @@ async def test_plain_prompt_streams_plan_then_chunks_in_order(root: Path) -> Non
         session = await agent.new_session()
         assert await agent.prompt(session, "hello there, demo agent") == "end_turn"
     kinds = recorder.kinds()
-    assert kinds[0] == "plan"
+    assert kinds[0] == "plan" and kinds[-1] == "plan"
     assert len(recorder.updates[0][1]["entries"]) == 3
-    assert kinds[1:] == ["agent_message_chunk"] * (len(kinds) - 1)
-    assert len(kinds) - 1 >= 3
+    assert kinds[1:-1] == ["agent_message_chunk"] * (len(kinds) - 2)
+    assert len(kinds) - 2 >= 3
     assert recorder.text() == "You said: hello there, demo agent"
+    # The plan ends done: a person reads a plan left half done as work that stopped.
+    assert [entry["status"] for entry in recorder.updates[-1][1]["entries"]] == ["completed"] * 3
     assert {sid for sid, _ in recorder.updates} == {session}
 
 

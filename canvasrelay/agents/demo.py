@@ -77,6 +77,7 @@ from acp.schema import (
     McpCapabilities,
     McpServerStdio,
     PermissionOption,
+    PlanEntryStatus,
     ResourceContentBlock,
     SessionConfigOptionBoolean,
     SessionConfigOptionSelect,
@@ -362,17 +363,22 @@ class _Turn:
         await self.send(update_tool_call(tool_call_id, status=status, content=content))
 
     async def answer(self, text: str) -> None:
+        await self.plan(composing="in_progress", sending="pending")
+        for chunk in _word_chunks(_reply(text, self.session.mode)):
+            await self.say(chunk)
+        # A plan left half done reads to a person as work that stopped.
+        await self.plan(composing="completed", sending="completed")
+
+    async def plan(self, composing: PlanEntryStatus, sending: PlanEntryStatus) -> None:
         await self.send(
             update_plan(
                 [
                     plan_entry("Read the message", priority="high", status="completed"),
-                    plan_entry("Compose a reply", status="in_progress"),
-                    plan_entry("Send the reply", priority="low"),
+                    plan_entry("Compose a reply", status=composing),
+                    plan_entry("Send the reply", priority="low", status=sending),
                 ]
             )
         )
-        for chunk in _word_chunks(_reply(text, self.session.mode)):
-            await self.say(chunk)
 
     async def slow(self, text: str) -> None:
         match = re.fullmatch(r"/slow\s+(\d+)", text)
