@@ -92,6 +92,20 @@ def serious_violations(page: Any) -> list[str]:
     ]
 
 
+def _luminance(css: str) -> float:
+    channels = [int(c) / 255 for c in css[css.index("(") + 1 : css.index(")")].split(",")[:3]]
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def text_contrast(element: Any) -> float:
+    """WCAG contrast of an element's text on its own (opaque) background. axe leaves elements
+    inside the board's transformed nodes unjudged, so a control there is checked this way."""
+    colour, background = element.evaluate("e => [getComputedStyle(e).color, getComputedStyle(e).backgroundColor]")
+    light, dark = sorted((_luminance(colour), _luminance(background)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
 def add_agent(host: Any) -> Any:
     """Adds a demo agent's frame from the board's toolbar; returns the frame's view once it is ready."""
     host.get_by_role("button", name="Add agent").click()

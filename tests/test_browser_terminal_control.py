@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser_pages import assert_plain, edit_guest, open_host, wait_waiting
+from tests.browser_pages import assert_plain, edit_guest, open_host, text_contrast, wait_waiting
 from tests.support import ServerProcess
 from tests.test_browser_guests import TIMEOUT_MS
 
@@ -36,6 +36,11 @@ def test_a_guest_asks_for_control_gets_it_and_the_host_takes_it_back(browser: An
     ada = edit_guest(browser, server, host, "Ada")
     for page in (host, ada):
         controller(page, "Terminal 1", "The host has control")
+    # The control bar is dark in both themes: its button must read on it.
+    for scheme in ("light", "dark"):
+        ada.emulate_media(color_scheme=scheme)
+        ada.wait_for_function("s => document.documentElement.dataset.theme === s", arg=scheme, timeout=TIMEOUT_MS)
+        assert text_contrast(terminal(ada, "Terminal 1").get_by_test_id("ask-control")) >= 4.5, scheme
 
     terminal(ada, "Terminal 1").get_by_test_id("ask-control").click()
     terminal(ada, "Terminal 1").get_by_test_id("ask-control").filter(has_text="Asked the host").wait_for(
