@@ -75,9 +75,9 @@ def session_events(count: int) -> list[dict[str, Any]]:
 def write_sessions(root: Path, sessions: int, events: int, on_board: bool = True) -> list[str]:
     """`sessions` sessions of `events` events each in `root`'s store, each in a frame on the board."""
     store = open_store(root / ".canvas")
-    board_log = BoardLog(root / ".canvas" / BOARD_LOG)
+    board_log, updates = BoardLog.open(root / ".canvas" / BOARD_LOG)
     try:
-        board = Board.from_updates(board_log.updates())
+        board = Board.from_updates(updates)
         ids = []
         for n in range(sessions):
             session_id = f"long{n}"

@@ -12,21 +12,23 @@ from canvasrelay.server.board_log import BOARD_LOG, BoardLog, read_updates
 
 
 def test_updates_come_back_in_order_after_reopening(tmp_path: Path) -> None:
-    log = BoardLog(tmp_path / BOARD_LOG)
+    log, _ = BoardLog.open(tmp_path / BOARD_LOG)
     for data in (b"\x01\x02", b"", b"x" * 70_000):
         log.append(data)
     log.close()
-    assert BoardLog(tmp_path / BOARD_LOG).updates() == [b"\x01\x02", b"", b"x" * 70_000]
+    again, updates = BoardLog.open(tmp_path / BOARD_LOG)
+    again.close()
+    assert updates == [b"\x01\x02", b"", b"x" * 70_000]
     assert stat.S_IMODE((tmp_path / BOARD_LOG).stat().st_mode) == 0o600
 
 
 def test_compaction_replaces_everything_and_appending_goes_on(tmp_path: Path) -> None:
-    log = BoardLog(tmp_path / BOARD_LOG)
+    log, _ = BoardLog.open(tmp_path / BOARD_LOG)
     for data in (b"a", b"b", b"c"):
         log.append(data)
     log.replace(b"ABC")
     log.append(b"d")
-    assert log.updates() == [b"ABC", b"d"]
+    assert read_updates(tmp_path / BOARD_LOG) == [b"ABC", b"d"]
     assert log.size() == (tmp_path / BOARD_LOG).stat().st_size
     assert sorted(p.name for p in tmp_path.iterdir()) == [BOARD_LOG]
     assert stat.S_IMODE((tmp_path / BOARD_LOG).stat().st_mode) == 0o600
@@ -36,7 +38,7 @@ def test_compaction_replaces_everything_and_appending_goes_on(tmp_path: Path) ->
 @pytest.mark.parametrize("damage", ["half a header", "half an update", "a flipped byte"])
 def test_a_torn_tail_is_cut_off_and_the_records_before_it_are_kept(tmp_path: Path, damage: str) -> None:
     path = tmp_path / BOARD_LOG
-    log = BoardLog(path)
+    log, _ = BoardLog.open(path)
     log.append(b"kept")
     whole = path.stat().st_size
     log.append(b"torn in the crash")
@@ -49,7 +51,8 @@ def test_a_torn_tail_is_cut_off_and_the_records_before_it_are_kept(tmp_path: Pat
     else:
         path.write_bytes(raw[:-1] + bytes([raw[-1] ^ 1]))
     assert read_updates(path) == [b"kept"]
-    log = BoardLog(path)
+    log, updates = BoardLog.open(path)
+    assert updates == [b"kept"]
     assert path.stat().st_size == whole
     log.append(b"after")
     log.close()
@@ -60,7 +63,7 @@ FULL_DISK = """
 import resource, signal, sys
 from pathlib import Path
 from canvasrelay.server.board_log import BoardLog
-log = BoardLog(Path(sys.argv[1]))
+log, _ = BoardLog.open(Path(sys.argv[1]))
 log.append(b"before")
 # As a full disk would: the file takes part of the record, then the write fails.
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)

@@ -27,7 +27,7 @@ from canvasrelay.protocol import signal_crypto
 from canvasrelay.protocol.encoding import b64url, b64url_decode
 from canvasrelay.protocol.framing import Reassembler, chunks, parse_stream_message
 from canvasrelay.protocol.ice import TurnClient, servers_to_use, signal_url_for, signal_urls
-from canvasrelay.protocol.rtc_configuration import rtc_configuration
+from canvasrelay.protocol.rtc_configuration import peer_connection
 
 log = logging.getLogger(__name__)
 
@@ -203,8 +203,7 @@ class Guest:
             servers = servers_to_use(self.link.ice, await self.turn.fetch(session, signal_url), self.relay_only)
             if self.relay_only and not servers:
                 raise ConnectionError("relay-only, but the rendezvous offers no TURN relay and the link names none")
-            pc = RTCPeerConnection(rtc_configuration(servers, self.relay_only))
-            await self._handshake(pc, session, signal_url, attempt)
+            await self._handshake(peer_connection(servers, self.relay_only), session, signal_url, attempt)
 
     async def _handshake(
         self, pc: RTCPeerConnection, session: aiohttp.ClientSession, signal_url: str, attempt: int

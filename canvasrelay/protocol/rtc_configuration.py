@@ -1,8 +1,8 @@
-"""The ICE servers as aiortc takes them, for whoever makes a peer connection (and so imports aiortc)."""
+"""A peer connection with the ICE servers as aiortc takes them, for the hub and the guests (importing aiortc)."""
 
 from __future__ import annotations
 
-from aiortc import RTCConfiguration, RTCIceServer, RTCIceTransportPolicy
+from aiortc import RTCConfiguration, RTCIceServer, RTCIceTransportPolicy, RTCPeerConnection
 
 from canvasrelay.protocol.ice import IceServer
 
@@ -13,3 +13,7 @@ def rtc_configuration(servers: list[IceServer], relay_only: bool) -> RTCConfigur
         # An empty list, not None: aiortc's default is a public STUN server, which we must not call unasked.
         return RTCConfiguration(iceServers=ice)
     return RTCConfiguration(iceServers=ice, iceTransportPolicy=RTCIceTransportPolicy.RELAY)
+
+
+def peer_connection(servers: list[IceServer], relay_only: bool) -> RTCPeerConnection:
+    return RTCPeerConnection(rtc_configuration(servers, relay_only))

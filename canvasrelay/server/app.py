@@ -26,7 +26,7 @@ from canvasrelay.server.agent_catalog import AgentSpec, discover, load_config, p
 from canvasrelay.server.agent_host import AgentHost
 from canvasrelay.server.api import mount_api
 from canvasrelay.server.board_host import BoardHost
-from canvasrelay.server.board_log import BOARD_LOG, BoardLog
+from canvasrelay.server.board_log import BOARD_LOG
 from canvasrelay.server.board_mcp import BoardMcp
 from canvasrelay.server.canvas_dir import FolderLock
 from canvasrelay.server.deferred_imports import AGENT_MODULES, WEBRTC_MODULES, DeferredImports
@@ -105,7 +105,7 @@ class CanvasServer:
         self.listening = asyncio.Event()
         """Set once the port is bound (and so `port` known)."""
         self.rules = RuleBook(self.store, self.root, load_user_rules(), project_rules(self.config))
-        self.board = BoardHost(self.room, self.runtime, BoardLog(self.canvas_dir / BOARD_LOG))
+        self.board = BoardHost(self.room, self.runtime, self.canvas_dir / BOARD_LOG)
         self.deferred = DeferredImports(AGENT_MODULES)
         self.webrtc = DeferredImports(WEBRTC_MODULES)
         self.board_mcp = BoardMcp(self.board.tools, self.deferred)

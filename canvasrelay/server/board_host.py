@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any, Concatenate, ParamSpec
 
 from canvasrelay.core import board_edits as board_api
@@ -27,8 +28,9 @@ class BoardStore:
         self.board = board
 
     @classmethod
-    def load(cls, board_log: BoardLog) -> BoardStore:
-        return cls(board_log, Board.from_updates(board_log.updates()))
+    def load(cls, path: Path) -> BoardStore:
+        board_log, updates = BoardLog.open(path)
+        return cls(board_log, Board.from_updates(updates))
 
     async def append(self, effect: StoreBoardUpdate) -> None:
         self.log.append(effect.update)
@@ -90,7 +92,7 @@ class BoardTools:
 class BoardHost:
     """The board feature, wired: its handlers on the Room, its store effects, its tick."""
 
-    def __init__(self, room: Room, runtime: Runtime, board_log: BoardLog) -> None:
+    def __init__(self, room: Room, runtime: Runtime, board_log: Path) -> None:
         self.runtime = runtime
         self.adapter = BoardStore.load(board_log)
         self.board_room = BoardRoom(self.adapter.board)

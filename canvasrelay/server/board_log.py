@@ -79,20 +79,25 @@ def _write_all(fd: int, data: bytes) -> None:
 class BoardLog:
     """The log, open for appending. One writer: the server's event loop."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, end: int) -> None:
+        """Open for appending after the `end` bytes of whole records (`open` finds them)."""
         self.path = path
+        self._end = end
         self._open_for_appending()
-        raw = path.read_bytes()
-        _, self._end = _records(raw)
-        if self._end < len(raw):
-            log.warning("the board log ended in a torn record (%d bytes), cut off", len(raw) - self._end)
-            os.ftruncate(self._fd, self._end)
+
+    @classmethod
+    def open(cls, path: Path) -> tuple[BoardLog, list[bytes]]:
+        """The log, and the updates it holds (read once, for the board to load)."""
+        raw = path.read_bytes() if path.exists() else b""
+        updates, end = _records(raw)
+        board_log = cls(path, end)
+        if end < len(raw):
+            log.warning("the board log ended in a torn record (%d bytes), cut off", len(raw) - end)
+            os.ftruncate(board_log._fd, end)
+        return board_log, updates
 
     def _open_for_appending(self) -> None:
         self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, FILE_MODE)
-
-    def updates(self) -> list[bytes]:
-        return read_updates(self.path)
 
     def append(self, data: bytes) -> None:
         """Durable against a crash of this process once it returns. A write that fails is taken

@@ -266,11 +266,9 @@ class Hub:
                 log.warning("relay-only, but no TURN relay is configured or offered: no guest can connect")
                 return
             await self.webrtc.ready()
-            from aiortc import RTCPeerConnection
+            from canvasrelay.protocol.rtc_configuration import peer_connection
 
-            from canvasrelay.protocol.rtc_configuration import rtc_configuration
-
-            await self._handshake(RTCPeerConnection(rtc_configuration(servers, self.relay_only)), offer)
+            await self._handshake(peer_connection(servers, self.relay_only), offer)
         finally:
             self.handshakes.pop(offer, None)
 
