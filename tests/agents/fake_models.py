@@ -16,8 +16,14 @@ model call the agent's own tool for it, found by name among the tools the agent 
     ACTION: fail                an HTTP 400 answer
 
 Once the tool's result comes back the model answers `Done. The tool said: <result>`. Without
-an action it answers `Fake model says: <prompt>`. Every request and every tool result is kept
-(`requests`, `tool_results`), so a test can read what the model was told.
+an action it answers `Fake model says: <prompt>`. A request that asks for JSON (Gemini CLI's
+side questions: `responseMimeType` or a schema) is answered with JSON of that schema, as the real
+API does. Every request and every tool result is kept (`requests`, `tool_results`), so a test
+can read what the model was told.
+
+A request the fake does not understand (an unknown path, a body that is not JSON, an action it
+has no tool for) is answered 400, which no agent retries, and kept in `misunderstood`; `stop()`
+then fails the test naming them, rather than letting an agent retry for minutes.
 """
 
 from __future__ import annotations
@@ -51,6 +57,8 @@ class Plan:
     arguments: dict[str, Any] = field(default_factory=dict)
     slow: bool = False
     fail: bool = False
+    misunderstood: str = ""
+    """What the fake cannot do for this request, when it cannot."""
 
 
 @dataclass
@@ -64,7 +72,7 @@ class FakeModels:
     def __init__(self) -> None:
         self.requests: list[Seen] = []
         self.tool_results: list[str] = []
-        self.unknown: list[str] = []
+        self.misunderstood: list[str] = []
         self.port = 0
         self._runner: web.AppRunner | None = None
 
@@ -86,27 +94,40 @@ class FakeModels:
     async def stop(self) -> None:
         if self._runner is not None:
             await self._runner.cleanup()
+        if self.misunderstood:
+            raise AssertionError(f"the fake models did not understand: {self.misunderstood}")
+
+    def _refuse(self, what: str) -> web.Response:
+        self.misunderstood.append(what)
+        error = {"type": "invalid_request_error", "message": f"the test's fake model does not understand {what}"}
+        return web.json_response({"type": "error", "error": error}, status=400)
 
     # -- routing -----------------------------------------------------------------------------
 
     async def _route(self, request: web.Request) -> web.StreamResponse:
         path = request.path
-        body: dict[str, Any] = {}
+        body: Any = {}
         if request.can_read_body:
             try:
                 body = await request.json()
             except ValueError:
-                body = {}
+                return self._refuse(f"a body that is not JSON on {request.method} {path}")
+        if request.method == "HEAD":
+            return web.Response()  # Claude Code's check that the API is reachable
         if request.method == "GET" and path.rstrip("/").endswith("/models"):
             return web.json_response({"object": "list", "data": [{"id": "fake-model", "object": "model"}]})
         if path.endswith("/count_tokens") or path.endswith(":countTokens"):
             return web.json_response({"input_tokens": 10, "totalTokens": 10})
         api = _api_of(path)
         if api is None or request.method != "POST":
-            self.unknown.append(f"{request.method} {path}")
-            return web.json_response({"error": {"message": f"the fake has no {path}"}}, status=404)
+            return self._refuse(f"{request.method} {path}")
+        if not isinstance(body, dict):
+            return self._refuse(f"a body that is not a JSON object on {path}")
         self.requests.append(Seen(api, path, body))
-        plan = self.plan(api, body)
+        json_schema = _json_asked(api, body)
+        plan = Plan(text=json.dumps(_from_schema(json_schema))) if json_schema is not None else self.plan(api, body)
+        if plan.misunderstood:
+            return self._refuse(plan.misunderstood)
         if plan.fail:
             error = {"type": "invalid_request_error", "message": "the fake model refuses: bad request"}
             return web.json_response({"type": "error", "error": error}, status=400)
@@ -261,7 +282,7 @@ def _first(tools: list[str], *names: str) -> str | None:
 def _tool_plan(verb: str, argument: str, tools: list[str]) -> Plan:
     if verb == "note":
         name = next((t for t in tools if t.endswith("add_note")), None)
-        return Plan(tool=name, arguments={"text": argument}) if name else Plan(text="no board tool offered")
+        return Plan(tool=name, arguments={"text": argument}) if name else _no_tool("the board's add_note", tools)
     if verb == "write":
         path, _, text = argument.partition(" ")
         name = _first(tools, "write", "write_file")
@@ -276,13 +297,21 @@ def _tool_plan(verb: str, argument: str, tools: list[str]) -> Plan:
         return _shell_plan(tools, f"cat {shlex.quote(argument)}")
     if verb == "run":
         return _shell_plan(tools, argument)
-    return Plan(text=f"the fake knows no action {verb}")
+    return Plan(misunderstood=f"the action {verb!r}")
+
+
+def _no_tool(wanted: str, tools: list[str]) -> Plan:
+    """An action needs a tool the request does not offer: a side request (a title, a summary) offers
+    none and is answered in words; a turn that offers tools but not this one is the test's mistake."""
+    if not tools:
+        return Plan(text="No tools here.")
+    return Plan(misunderstood=f"an action that needs {wanted}, among the tools {tools}")
 
 
 def _shell_plan(tools: list[str], command: str) -> Plan:
     name = _first(tools, "bash", "run_shell_command", "shell", "shell_command", "exec_command")
     if name is None:
-        return Plan(text=f"no shell tool among {tools}")
+        return _no_tool("a shell", tools)
     if name.lower() == "bash":
         return Plan(tool=name, arguments={"command": command, "description": "Run a command"})
     if name == "shell":
@@ -517,7 +546,7 @@ class _Gemini:
     def whole(cls, plan: Plan, body: dict[str, Any]) -> dict[str, Any]:
         if plan.tool:
             return cls._chunk([{"functionCall": {"name": plan.tool, "args": plan.arguments}}], "STOP")
-        return cls._chunk([{"text": plan.text or _json_answer(body)}], "STOP")
+        return cls._chunk([{"text": plan.text}], "STOP")
 
     @classmethod
     async def stream(cls, plan: Plan, body: dict[str, Any]) -> AsyncIterator[str]:
@@ -534,12 +563,16 @@ class _Gemini:
             yield _sse(None, cls._chunk([{"text": chunk}], "STOP" if i == len(chunks) - 1 else None))
 
 
-def _json_answer(body: dict[str, Any]) -> str:
-    """Gemini CLI's side questions (how complex is this, who speaks next) want JSON of a schema."""
+def _json_asked(api: str, body: dict[str, Any]) -> dict[str, Any] | None:
+    """The schema of the JSON a Gemini request asks for (its side questions: how complex is this,
+    who speaks next), `{}` for JSON of no schema, or None when it asks for words."""
+    if api != "gemini":
+        return None
     config = body.get("generationConfig") or {}
-    if config.get("responseMimeType") != "application/json":
-        return "ok"
-    return json.dumps(_from_schema(config.get("responseJsonSchema") or config.get("responseSchema") or {}))
+    schema = config.get("responseJsonSchema") or config.get("responseSchema")
+    if schema is None and config.get("responseMimeType") != "application/json":
+        return None
+    return schema if isinstance(schema, dict) else {}
 
 
 def _from_schema(schema: dict[str, Any], name: str = "") -> Any:

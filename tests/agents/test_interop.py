@@ -36,10 +36,10 @@ reason = "no denied files here"
 AGENT_TIMEOUT = 180.0
 """A real agent's first turn includes its start-up (tens of seconds on a loaded machine)."""
 CORE_ONLY = {"gemini"}
-"""Gemini CLI takes a minute a turn on a loaded machine: it runs the core (no reject, canvas
-always or board note, which the others cover) to keep CI's time in bounds. (Run by hand, its
-canvas "always" asks the host again: it names a command only in its title, which may refuse but
-never allow.)"""
+"""Gemini CLI runs the core (no reject, canvas always or board note, which the others cover): its
+canvas "always" asks the host again, as it names a command only in its title, which may refuse
+but never allow. (Its turns once took a minute and a half: the fake answered its JSON side
+questions in words and it retried them with backoff; the fake now answers JSON.)"""
 REASON_REACHES_THE_MODEL = {"claude"}
 """Claude's agent tells its model an error answer's message; Codex ends the turn on a refusal,
 and Gemini CLI and opencode tell their model a refusal of their own words."""
