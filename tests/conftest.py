@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import os
 import shutil
+import tempfile
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -8,8 +10,45 @@ from typing import Any
 
 import pytest
 
-from tests.services import Coturn, RedisServer, SignalInstance, require
-from tests.support import CHROMIUM, CHROMIUM_ARGS, HostClient, InProcessServer, ServerProcess
+from tests.services import Coturn, RedisServer, SignalInstance
+from tests.support import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    MISSING,
+    HostClient,
+    InProcessServer,
+    ServerProcess,
+    missing,
+    require,
+)
+
+_RUN_TMP = "CANVAS_TEST_RUN_TMP"
+"""The run's own temporary folder, named in the environment so xdist's workers inherit it."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Everything the run writes to a temporary folder (pytest's tmp_path, Chromium's profiles,
+    `canvas serve` and the agents it starts) goes under one folder of this run's, removed at its
+    end: a run leaves nothing in /tmp. `--basetemp DIR` keeps the files, in DIR."""
+    if os.environ.get(_RUN_TMP) or config.option.basetemp:
+        return
+    folder = tempfile.mkdtemp(prefix="canvas-tests-")
+    os.environ[_RUN_TMP] = os.environ["TMPDIR"] = tempfile.tempdir = folder
+    config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """One line per thing a test lacked, with how to install it (CI=1 fails those tests instead)."""
+    lacking: dict[str, str] = {}
+    for outcome in ("skipped", "failed", "error"):
+        for report in terminalreporter.stats.get(outcome, []):
+            text = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr or "")
+            for match in MISSING.finditer(text):
+                lacking.setdefault(match["thing"], match["install"].strip())
+    if lacking:
+        terminalreporter.section("missing here: tests that need these were skipped", yellow=True)
+        for thing, install in sorted(lacking.items()):
+            terminalreporter.write_line(f"{thing}: {install}")
 
 
 @pytest.fixture
@@ -38,8 +77,8 @@ async def host(server: ServerProcess) -> AsyncIterator[HostClient]:
 def browser() -> Iterator[Any]:
     """Chromium for one module's sync tests. Not session-wide: while Playwright's sync API runs it
     holds an event loop on the main thread, and every async test after it would fail."""
-    if not Path(CHROMIUM).exists() or shutil.which("chromium") is None:
-        pytest.skip("Debian's chromium is not installed (apt-get install -y chromium)")
+    if not Path(CHROMIUM).exists():
+        missing("chromium", "apt-get install -y chromium")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:

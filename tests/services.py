@@ -6,7 +6,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-import shutil
 import signal
 import socket
 import subprocess
@@ -29,13 +28,6 @@ def free_port(kind: int = socket.SOCK_STREAM) -> int:
     with socket.socket(socket.AF_INET, kind) as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
-
-
-def require(program: str, package: str) -> None:
-    import pytest
-
-    if shutil.which(program) is None:
-        pytest.skip(f"{program} is not installed (apt-get install -y {package})")
 
 
 def link_via(room_link: str, *signal_urls: str) -> RoomLink:

@@ -7,6 +7,7 @@ import contextlib
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -35,6 +36,24 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+MISSING = re.compile(r"(?P<thing>\S+) is missing here; install it: (?P<install>.+)")
+"""How a test says what it lacks; the run's summary lists each once (see conftest)."""
+
+
+def missing(thing: str, install: str) -> None:
+    """Skip the test for lack of `thing`; with CI set, fail it: CI installs everything."""
+    reason = f"{thing} is missing here; install it: {install}"
+    if os.environ.get("CI"):
+        pytest.fail(reason, pytrace=False)
+    pytest.skip(reason)
+
+
+def require(program: str, package: str) -> None:
+    """The Debian program a test drives, or a skip (a failure in CI) naming its package."""
+    if shutil.which(program) is None:
+        missing(program, f"apt-get install -y {package}")
+
+
 LINK = re.compile(r"^(Host|Room) link[^:]*: (\S+)$")
 START_TIMEOUT = 30.0
 FRAME_TIMEOUT = 10.0

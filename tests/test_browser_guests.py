@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from tests.support import ServerProcess
+
+pytestmark = pytest.mark.browser
 
 TIMEOUT_MS = 20_000
 

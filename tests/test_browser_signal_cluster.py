@@ -6,10 +6,14 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
+import pytest
+
 from canvasrelay.client.guest import RoomLink
 from tests.conftest import Cluster
 from tests.services import Coturn, SignalInstance
 from tests.support import ServerProcess
+
+pytestmark = [pytest.mark.browser, pytest.mark.services]
 
 TIMEOUT_MS = 20_000
 

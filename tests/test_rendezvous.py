@@ -49,7 +49,13 @@ async def _alone() -> AsyncIterator[Layout]:
     await runner.cleanup()
 
 
-@pytest.fixture(params=["alone", "one instance", "two instances"])
+@pytest.fixture(
+    params=[
+        "alone",
+        pytest.param("one instance", marks=pytest.mark.services),
+        pytest.param("two instances", marks=pytest.mark.services),
+    ]
+)
 async def layout(request: pytest.FixtureRequest) -> AsyncIterator[Layout]:
     if request.param == "alone":
         async for alone in _alone():

@@ -17,8 +17,10 @@ from canvasrelay.client.guest import Guest
 from canvasrelay.protocol import signal_crypto
 from canvasrelay.server.rendezvous_redis import CHANNEL_PREFIX
 from tests.conftest import Cluster
-from tests.services import RedisServer, SignalInstance, link_via, require
-from tests.support import HostClient, ServerProcess
+from tests.services import RedisServer, SignalInstance, link_via
+from tests.support import HostClient, ServerProcess, require
+
+pytestmark = pytest.mark.services
 
 JOIN_AFTER_RESTART = 10.0
 

@@ -31,6 +31,8 @@ from tests.conftest import Cluster
 from tests.services import Coturn, link_via
 from tests.support import HostClient, ServerProcess
 
+pytestmark = pytest.mark.services
+
 TIMEOUT = 20.0
 
 

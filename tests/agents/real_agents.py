@@ -2,7 +2,7 @@
 to a custom endpoint (here the fake models) with a dummy key, in a temporary HOME.
 
 `setup(name, fake_url, home, root)` writes the agent's own config files and returns its entry for
-`.canvas/config.toml`; `missing(name)` says why an agent cannot run on this machine, or None.
+`.canvas/config.toml`; `lacking(name)` says what an agent lacks to run on this machine, or None.
 """
 
 from __future__ import annotations
@@ -34,24 +34,30 @@ COMMANDS = {
 }
 
 
-def missing(name: str) -> str | None:
+def lacking(name: str) -> tuple[str, str] | None:
+    """What this machine lacks to run the agent, and how to install it; None when it can run."""
     if shutil.which("node") is None:
-        return "node is not installed"
+        return "node", "apt-get install -y nodejs npm"
     binary = BIN / COMMANDS[name].command
     if not binary.exists():
-        return f"{binary} is missing: run `npm ci` in {HERE}"
+        return binary.name, f"cd {HERE} && npm ci"
     return None
 
 
 def setup(name: str, fake_url: str, home: Path, root: Path) -> str:
     """The `[agents.<name>]` table for `.canvas/config.toml`, with the agent's files written."""
     home.mkdir(parents=True, exist_ok=True)
+    tmp = home / "tmp"
+    tmp.mkdir(exist_ok=True)
     env = {
         "HOME": str(home),
         "XDG_CONFIG_HOME": str(home / ".config"),
         "XDG_DATA_HOME": str(home / ".local" / "share"),
         "XDG_STATE_HOME": str(home / ".local" / "state"),
         "XDG_CACHE_HOME": str(home / ".cache"),
+        # Its temporary files (Bun's libraries, Claude Code's shell snapshots) stay in the test's folder.
+        "TMPDIR": str(tmp),
+        "CLAUDE_CODE_TMPDIR": str(tmp),
         "NO_COLOR": "1",
     }
     env.update(_SETUPS[name](fake_url, home, root))
