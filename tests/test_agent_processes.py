@@ -30,6 +30,7 @@ SESSIONS = 40
 CAP = 3
 
 
+@pytest.mark.paced
 async def test_forty_sessions_run_at_most_the_cap_and_each_answers(project: Path) -> None:
     config(project, f"[agent_processes]\nmax_running = {CAP}\n")
     async with (

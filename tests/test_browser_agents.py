@@ -3,6 +3,7 @@
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.support import ServerProcess
 
@@ -23,7 +24,8 @@ def test_prompt_the_demo_agent_and_approve_a_write(browser: Any, server: ServerP
         composer.press("Enter")
         view.get_by_test_id("agent-message").filter(has_text="You said: hello from chromium").wait_for(timeout=20_000)
         assert view.locator(".agent-message strong").first.inner_text() == "chromium"
-        assert view.get_by_test_id("agent-status").inner_text() == "idle"
+        # The answer shows before its turn ends: wait for the end rather than read the status at once.
+        expect(view.get_by_test_id("agent-status")).to_have_text("idle", timeout=20_000)
 
         composer.fill("/write from-browser.txt approved in chromium")
         composer.press("Enter")

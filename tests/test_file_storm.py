@@ -27,7 +27,7 @@ from canvasrelay.server.app import CanvasServer, ServeOptions
 from canvasrelay.server.file_host import FileHost
 from tests.support import HostClient, InProcessServer, open_paced
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = [pytest.mark.paced, pytest.mark.timeout(300)]
 
 REAL = 500
 MISSING = 3000

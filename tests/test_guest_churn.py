@@ -26,7 +26,7 @@ from canvasrelay.server.app import CanvasServer, ServeOptions
 from canvasrelay.server.terminal_host import TerminalHost
 from tests.support import HostClient, InProcessServer
 
-pytestmark = pytest.mark.timeout(600)
+pytestmark = [pytest.mark.paced, pytest.mark.timeout(600)]
 
 GUESTS = 200
 GRACE_S = 0.3

@@ -147,6 +147,7 @@ async def test_an_offer_sealed_anew_holds_one_handshake_at_most(served: CanvasSe
     await real.close()
 
 
+@pytest.mark.paced
 async def test_one_identity_churning_cannot_lock_the_room(served: CanvasServer) -> None:
     hub = hub_of(served)
     churner = Guest(served.room_link, name="Churn")
