@@ -18,6 +18,7 @@ from tests.support import (
     HostClient,
     InProcessServer,
     ServerProcess,
+    ServerThread,
     missing,
     require,
 )
@@ -60,10 +61,13 @@ def project(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def server(project: Path) -> Iterator[ServerProcess]:
-    proc = ServerProcess(project).start()
-    yield proc
-    proc.stop()
+def server(project: Path, request: pytest.FixtureRequest) -> Iterator[ServerProcess]:
+    """The project served: in the test's process, or for a test marked `serve_subprocess` as a
+    real `canvas serve` subprocess."""
+    kind = ServerProcess if request.node.get_closest_marker("serve_subprocess") else ServerThread
+    served = kind(project).start()
+    yield served
+    served.stop()
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -135,6 +136,46 @@ class ServerProcess:
         if self.proc is not None and self.proc.stdout is not None:
             self.output.append(self.proc.stdout.read())
             self.proc.stdout.close()
+
+
+@dataclass
+class ServerThread(ServerProcess):
+    """The same server as `canvas serve`, started in a thread of the test's process with an event
+    loop of its own: for tests that reach it only by its links (pages, sockets, HTTP), it saves a
+    subprocess's second of start and stop. Tests of the process itself (its output, signals,
+    restarts) ask for `ServerProcess` (the `serve_subprocess` marker)."""
+
+    server: Any = None
+    loop: asyncio.AbstractEventLoop | None = None
+    thread: threading.Thread | None = None
+
+    def start(self, *more_args: str) -> ServerThread:
+        assert not (self.extra_args or more_args or self.env or self.cwd), "options need a ServerProcess"
+        from canvasrelay.server.app import CanvasServer, ServeOptions
+
+        async def start() -> Any:
+            server = CanvasServer(ServeOptions(root=self.root))
+            await server.start()
+            return server
+
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name="canvas serve", daemon=True)
+        self.thread.start()
+        self.server = asyncio.run_coroutine_threadsafe(start(), self.loop).result(START_TIMEOUT)
+        self.host_link, self.room_link = self.server.host_link, self.server.room_link
+        return self
+
+    def stop(self, timeout: float = 15.0) -> int:
+        if self.loop is None or self.thread is None:
+            return 0
+        try:
+            asyncio.run_coroutine_threadsafe(self.server.stop(), self.loop).result(timeout)
+        finally:
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self.thread.join(timeout)
+            self.loop.close()
+            self.loop = self.thread = None
+        return 0
 
 
 @contextlib.contextmanager

@@ -177,6 +177,7 @@ async def test_bad_frames_get_errors_and_the_socket_stays(host: HostClient) -> N
 
 
 @pytest.mark.parametrize("agent", ["missing", "garbage"])
+@pytest.mark.serve_subprocess
 async def test_broken_agents_are_error_events(server: ServerProcess, host: HostClient, agent: str) -> None:
     session_id = await create(host, agent)
     end = (await events_until(host, session_id, "turn-end"))[-1]

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from pycrdt import Doc, Map, Text
 
 from canvasrelay.core.board import Board
@@ -101,6 +102,7 @@ async def test_an_item_added_by_one_host_reaches_the_other_and_not_back(server: 
         await b.close()
 
 
+@pytest.mark.serve_subprocess
 async def test_a_restart_keeps_the_board(server: ServerProcess) -> None:
     a = await BoardClient.connect(server)
     await a.edit(lambda items: items.__setitem__("n1", note("kept")))
@@ -144,6 +146,7 @@ async def test_a_bad_update_gets_an_error_and_changes_nothing(server: ServerProc
         await b.close()
 
 
+@pytest.mark.serve_subprocess
 async def test_kill9_right_after_an_update_was_sent_on_keeps_it(server: ServerProcess) -> None:
     a, b = await BoardClient.connect(server), await BoardClient.connect(server)
     await a.edit(lambda items: items.__setitem__("n1", note("survives a crash")))

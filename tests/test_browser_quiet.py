@@ -14,6 +14,7 @@ from tests.test_browser_guests import TIMEOUT_MS, open_guest
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(240)]
 
 
+@pytest.mark.serve_subprocess
 def test_a_view_guest_hears_nothing_it_did_not_ask_for_after_a_restart(browser: Any, server: ServerProcess) -> None:
     host = open_host(browser, server)
     host.get_by_role("button", name="Add file").click()

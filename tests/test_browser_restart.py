@@ -10,6 +10,7 @@ from tests.support import ServerProcess
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(150)]
 
 
+@pytest.mark.serve_subprocess
 def test_the_host_page_shows_the_restart_and_the_interrupted_turn(browser: Any, server: ServerProcess) -> None:
     page = browser.new_page(viewport={"width": 390, "height": 844})
     try:

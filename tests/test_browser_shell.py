@@ -30,6 +30,7 @@ def test_a_wrong_token_says_so(browser: Any, server: ServerProcess) -> None:
         page.close()
 
 
+@pytest.mark.serve_subprocess
 def test_the_page_reconnects_after_a_restart(browser: Any, server: ServerProcess) -> None:
     page = browser.new_page()
     try:

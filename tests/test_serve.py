@@ -102,6 +102,7 @@ async def test_twenty_bad_frames_each_get_an_error_and_the_socket_stays(host: Ho
         await host.expect("pong")
 
 
+@pytest.mark.serve_subprocess
 async def test_the_token_never_reaches_the_output(server: ServerProcess, host: HostClient) -> None:
     await host.send({"t": "ping"})
     await host.expect("pong")
@@ -184,6 +185,7 @@ def test_version_and_help() -> None:
     assert helped.returncode == 0 and "--new-room" in helped.stdout
 
 
+@pytest.mark.serve_subprocess
 def test_ctrl_c_stops_cleanly(server: ServerProcess) -> None:
     assert server.stop() == 0
     assert "stopping" in "".join(server.output)

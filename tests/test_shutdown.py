@@ -61,6 +61,7 @@ def history_events(frames: list[dict[str, Any]], session_id: str) -> list[dict[s
     return [e for f in frames if f.get("t") == "agent-history" and f["sessionId"] == session_id for e in f["events"]]
 
 
+@pytest.mark.serve_subprocess
 async def test_sigterm_during_a_turn(server: ServerProcess) -> None:
     host = await HostClient.connect(server)
     guest = await Guest(server.room_link, name="Ada", color="#3366aa").connect()

@@ -278,6 +278,7 @@ def peak_rss_kb(pid: int) -> int:
     raise LookupError("no VmHWM")
 
 
+@pytest.mark.serve_subprocess
 async def test_a_stalled_client_skips_ahead_and_memory_stays_bounded(server: ServerProcess, host: HostClient) -> None:
     assert server.proc is not None
     stalled = await HostClient.connect(server)
