@@ -34,6 +34,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if os.environ.get(_RUN_TMP) or config.option.basetemp:
         return
     folder = tempfile.mkdtemp(prefix="canvas-tests-")
+    os.chmod(folder, 0o755)  # as /tmp lets them: tests that run canvas as another user reach their folders
     os.environ[_RUN_TMP] = os.environ["TMPDIR"] = tempfile.tempdir = folder
     config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
 

@@ -145,6 +145,10 @@ def test_a_grant_ends_with_its_shell() -> None:
 # -- real shells through the real server ------------------------------------------------------
 
 
+PROMPT_AFTER = r"{}\r\n(?s:.*)[#$] $"
+"""A line of output, then the shell's next prompt as the last thing shown."""
+
+
 class Screen:
     """What one client's terminal shows: the `term-data` of one terminal, from its last replay."""
 
@@ -201,19 +205,20 @@ async def test_stty_size_follows_the_last_resize(host: HostClient) -> None:
 async def test_a_late_client_sees_what_an_early_one_saw(server: ServerProcess, host: HostClient) -> None:
     early = await open_terminal(host, "t1")
     await host.send({"t": "term-input", "id": "t1", "data": "for i in $(seq 1 300); do echo line$i; done\r"})
-    await early.until("line300\r\n")
-    seen = await early.settle()
+    # The shell's prompt after a line ends its output: wait for it, not for a quiet spell.
+    await early.until(PROMPT_AFTER.format("line300"))
+    seen = early.text
     late_client = await HostClient.connect(server)
     try:
         assert any(t["id"] == "t1" for t in (await late_client.expect("terminals"))["terminals"])
         late = await open_terminal(late_client, "t1")
-        replayed = await late.settle()
-        assert replayed == seen and "line1\r\n" in replayed
+        await late.until(PROMPT_AFTER.format("line300"))
+        assert late.text == seen and "line1\r\n" in late.text
         # From then on both see the same live output.
         await late_client.send({"t": "term-input", "id": "t1", "data": "echo after$((1+1))\r"})
-        await late.until("after2")
-        await early.until("after2")
-        assert await late.settle() == await early.settle()
+        await late.until(PROMPT_AFTER.format("after2"))
+        await early.until(PROMPT_AFTER.format("after2"))
+        assert late.text == early.text
     finally:
         await late_client.close()
 
