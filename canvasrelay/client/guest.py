@@ -228,15 +228,7 @@ class Guest:
                 await pc.setRemoteDescription(RTCSessionDescription(answer, "answer"))
                 await opened.wait()
                 self._check_proof(await raw.get(), nonce, offer, answer)
-                join = {
-                    "t": "guest-join",
-                    "guestId": self.guest_id,
-                    "secret": self.secret,
-                    "name": self.name,
-                    "color": self.color,
-                    "lastSeq": self.last_seq,
-                }
-                channel.send(json.dumps(join))
+                channel.send(self.join_frame())
                 first = await raw.get()
         except BaseException:
             await pc.close()
@@ -260,6 +252,18 @@ class Guest:
                 self._lost(pc)
 
         channel.on("close", lambda: self._lost(pc))
+
+    def join_frame(self) -> str | bytes:
+        """The first frame on a new channel: who this guest is, and where its stream left off."""
+        join = {
+            "t": "guest-join",
+            "guestId": self.guest_id,
+            "secret": self.secret,
+            "name": self.name,
+            "color": self.color,
+            "lastSeq": self.last_seq,
+        }
+        return json.dumps(join)
 
     def _lost(self, pc: RTCPeerConnection) -> None:
         if pc is self.pc and not self._closing and self.state == "connected":

@@ -283,6 +283,7 @@ class Hub:
 
         from aiortc import RTCSessionDescription
 
+        join: GuestJoin | str | None
         try:
             await pc.setRemoteDescription(RTCSessionDescription(offer.sdp, "offer"))
             await pc.setLocalDescription(await pc.createAnswer())
@@ -298,31 +299,36 @@ class Hub:
         except (TimeoutError, ValueError, signal_crypto.SignalError) as exc:
             log.info("guest handshake failed: %s", type(exc).__name__)
             join = None
+        except Exception:
+            # A bug here must not leave the peer connection open outside the handshake slots.
+            log.exception("guest handshake failed")
+            join = None
         finally:
             self._answering.discard(pc)
         if join is None:
             await pc.close()
-            return
-        await self._admit(pc, channel, join)
+        elif isinstance(join, str):
+            await self._refuse(pc, channel, join)
+        else:
+            await self._admit(pc, channel, join)
 
-    async def _await_join(self, channel: RTCDataChannel) -> GuestJoin | None:
-        first: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+    async def _await_join(self, channel: RTCDataChannel) -> GuestJoin | str:
+        """The guest's `guest-join`, or why its first frame is refused (its connection then closes)."""
+        first: asyncio.Future[str | bytes] = asyncio.get_running_loop().create_future()
 
         @channel.on("message")
         def _first(message: str | bytes) -> None:
             if not first.done():
-                first.set_result(message if isinstance(message, str) else "")
+                first.set_result(message)
 
         raw = await asyncio.wait_for(first, JOIN_TIMEOUT)
         channel.remove_all_listeners("message")
         try:
             frame = parse_client_frame(raw, max_bytes=4096)
         except FrameError as exc:
-            channel.send(encode(ErrorFrame(message=str(exc), ref="guest-join")))
-            return None
+            return str(exc)
         if not isinstance(frame, GuestJoin):
-            channel.send(encode(ErrorFrame(message="the first frame must be guest-join", ref=frame.t)))
-            return None
+            return "the first frame must be guest-join"
         return frame
 
     async def _admit(self, pc: RTCPeerConnection, channel: RTCDataChannel, join: GuestJoin) -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-import json
 import secrets
 import time
 from collections import OrderedDict
@@ -23,6 +22,7 @@ from pathlib import Path
 from aiohttp import web
 
 from canvasrelay.core.rate_limit import InboundGate
+from canvasrelay.protocol.base import FrameError, load_bounded
 from canvasrelay.protocol.encoding import b64url
 from canvasrelay.protocol.signal_crypto import turn_verifier
 from canvasrelay.server.rendezvous_metrics import RendezvousMetrics
@@ -153,8 +153,8 @@ def _parse(body: bytes) -> tuple[str | None, str | None]:
     if len(body) > MAX_REQUEST_BYTES:
         return None, None
     try:
-        data = json.loads(body)
-    except ValueError:
+        data = load_bounded(body)
+    except FrameError:
         return None, None
     if not isinstance(data, dict):
         return None, None
