@@ -254,7 +254,7 @@ async def test_a_guest_whose_first_frame_is_deep_utf16_is_refused_and_its_connec
     hub: Any = served.server.hub
     guest = FirstFrameIn(served.room_link, name="Mallory", reconnect=False)
     guest.encoding = encoding
-    with pytest.raises(HubRefused, match="not JSON|too deep|UTF-8|too large"):
+    with pytest.raises(HubRefused, match=r"not JSON|too deep|UTF-8|too large"):
         await guest.connect()
     await guest.close()
     # The hub lets its refusal leave, then closes: its handshake ends with the peer connection.
@@ -278,12 +278,12 @@ async def test_deep_bodies_in_utf16_and_utf32_on_the_api_are_a_400(served: InPro
         assert health.status == 200
 
 
-@pytest.mark.parametrize(
-    "header", [b"Bearer \xff\xfe", b"Bearer \xed\xa0\x80", "Bearer caf\u00e9".encode("latin-1")]
-)
+@pytest.mark.parametrize("header", [b"Bearer \xff\xfe", b"Bearer \xed\xa0\x80", "Bearer caf\u00e9".encode("latin-1")])
 async def test_a_malformed_credential_is_a_401(served: InProcessServer, header: bytes) -> None:
     reader, writer = await asyncio.open_connection("127.0.0.1", served.server.port)
-    writer.write(b"GET /api/sessions HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: " + header + b"\r\n\r\n")
+    writer.write(
+        b"GET /api/sessions HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: " + header + b"\r\n\r\n"
+    )
     await writer.drain()
     status_line = await reader.readline()
     writer.close()

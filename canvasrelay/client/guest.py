@@ -24,6 +24,7 @@ import aiohttp
 from aiortc import RTCDataChannel, RTCPeerConnection, RTCSessionDescription
 
 from canvasrelay.protocol import signal_crypto
+from canvasrelay.protocol.board_parts import BoardAssembly
 from canvasrelay.protocol.encoding import b64url, b64url_decode
 from canvasrelay.protocol.framing import Reassembler, chunks, parse_stream_message
 from canvasrelay.protocol.ice import TurnClient, servers_to_use, signal_url_for, signal_urls
@@ -108,6 +109,9 @@ class Guest:
         self.frames: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.seen: list[dict[str, Any]] = []
         self.listeners: list[Callable[[dict[str, Any]], None]] = []
+        self.board = BoardAssembly()
+        """The board's state as the welcome and its parts bring it (`board.complete` once whole)."""
+        self.board_loaded = asyncio.Event()
         self.pc: RTCPeerConnection | None = None
         self.channel: RTCDataChannel | None = None
         self.connections = 0
@@ -253,6 +257,14 @@ class Guest:
 
         channel.on("close", lambda: self._lost(pc))
 
+    def _board_step(self, more: dict[str, Any] | None) -> None:
+        if more is not None and self.channel is not None and self.channel.readyState == "open":
+            self.channel.send(json.dumps(more))
+        if self.board.complete:
+            self.board_loaded.set()
+        else:
+            self.board_loaded.clear()
+
     def join_frame(self) -> str | bytes:
         """The first frame on a new channel: who this guest is, and where its stream left off."""
         join = {
@@ -346,6 +358,9 @@ class Guest:
         kind = frame.get("t")
         if kind == "welcome":
             self.welcome = frame
+            self._board_step(self.board.welcome(frame))
+        elif kind == "board-part":
+            self._board_step(self.board.part(frame))
         elif kind == "bye" or (kind == "error" and frame.get("ref") == "guest-join"):
             self.state = "refused"
             self._refusal = str(frame.get("reason") or frame.get("message"))
