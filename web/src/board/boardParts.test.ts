@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { BoardPart, Welcome } from "../protocol.gen";
+import { welcomeFrame } from "../room/testing";
 import { toBase64 } from "./model";
 import { BoardParts } from "./boardParts";
 
@@ -7,7 +8,7 @@ const state = Uint8Array.from({ length: 1000 }, (_, i) => i % 251);
 const PART = 300;
 
 function welcome(version: number): Welcome {
-  return { t: "welcome", board: toBase64(state.subarray(0, PART)), boardSize: state.length, boardVersion: version } as Welcome;
+  return welcomeFrame({ board: toBase64(state.subarray(0, PART)), boardSize: state.length, boardVersion: version });
 }
 
 function part(version: number, offset: number, ask: boolean): BoardPart {
