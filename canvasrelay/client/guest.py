@@ -88,9 +88,12 @@ class Guest:
         reconnect: bool = True,
         record: bool = True,
         relay_only: bool | None = None,
+        local_address: str | None = None,
     ) -> None:
         self.link = link if isinstance(link, RoomLink) else RoomLink.parse(link)
         self.relay_only = self.link.relay if relay_only is None else relay_only
+        self.local_address = local_address
+        """The address to reach the rendezvous from (one of this machine's), if not the default."""
         self.rendezvous = signal_urls(self.link.signal)
         self._using = 0
         self.turn = TurnClient(self.link.room_id, self.link.key)
@@ -203,7 +206,8 @@ class Guest:
     async def _connect_once(self, attempt: int = 0) -> None:
         self._dropped.clear()
         signal_url = self.rendezvous[self._using]
-        async with aiohttp.ClientSession() as session:
+        connector = aiohttp.TCPConnector(local_addr=(self.local_address, 0)) if self.local_address else None
+        async with aiohttp.ClientSession(connector=connector) as session:
             servers = servers_to_use(self.link.ice, await self.turn.fetch(session, signal_url), self.relay_only)
             if self.relay_only and not servers:
                 raise ConnectionError("relay-only, but the rendezvous offers no TURN relay and the link names none")
@@ -301,7 +305,7 @@ class Guest:
         self, session: aiohttp.ClientSession, signal_url: str, message: dict[str, Any], reply_kind: str
     ) -> dict[str, Any]:
         """Seal `message` to the hub through the rendezvous at `signal_url`; its reply of `reply_kind` to us."""
-        url = f"{signal_url}?topic={signal_crypto.topic(self.link.room_id)}"
+        url = f"{signal_url}?topic={signal_crypto.topic(self.link.key)}"
         async with session.ws_connect(url) as ws:
             sealed = signal_crypto.seal(self.key, message)
             await ws.send_str(sealed)

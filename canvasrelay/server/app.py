@@ -34,6 +34,7 @@ from canvasrelay.server.file_host import FileHost
 from canvasrelay.server.http_log import one_line_refusals
 from canvasrelay.server.hub import Hub
 from canvasrelay.server.lan import link_hosts, url_host
+from canvasrelay.server.rendezvous import Rendezvous
 from canvasrelay.server.rendezvous import add_routes as add_rendezvous
 from canvasrelay.server.rule_book import RuleBook, load_user_rules, project_rules
 from canvasrelay.server.runtime import Runtime
@@ -139,7 +140,8 @@ class CanvasServer:
         origins = _LateOrigins(self)
         self.app.router.add_get("/ws", host_socket(self.runtime, self.secrets.token_matches, origins))
         if self.options.signal_url is None:
-            add_rendezvous(self.app)
+            pages = [self.options.base_url] if self.options.base_url else []
+            add_rendezvous(self.app, Rendezvous(origins=[*pages, *self.options.extra_origins]))
         add_static_routes(self.app, WEB_DIST)
 
     async def start(self) -> int:
