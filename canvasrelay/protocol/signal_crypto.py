@@ -1,10 +1,11 @@
 """Signalling crypto: the rendezvous topic, sealed envelopes, and the hub's proof of the host key.
 
-The rendezvous sees only `topic(room_key)` (a hash the room id alone cannot name) and ciphertext. Envelopes are AES-256-GCM under a key
-derived from the room key, so only holders of the room link can read or forge signalling. Once
-a data channel opens, the hub signs the guest's nonce together with both DTLS fingerprints; a
-signature bound to the fingerprints cannot be replayed by a man in the middle who holds the room
-key but not the host key, because his DTLS fingerprint would differ.
+The rendezvous sees only `topic(room_key)` (which the room id alone cannot name) and ciphertext.
+Envelopes are AES-256-GCM under a key derived from the room key, so only holders of the room
+link can read or forge signalling. Once a data channel opens, the hub signs the guest's nonce
+together with both DTLS fingerprints; a signature bound to the fingerprints cannot be replayed
+by a man in the middle who holds the room key but not the host key, because his DTLS fingerprint
+would differ.
 """
 
 from __future__ import annotations

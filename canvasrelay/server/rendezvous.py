@@ -17,8 +17,8 @@ import asyncio
 import contextlib
 import hmac
 import re
-import secrets
 import resource
+import secrets
 import socket as sockets
 from collections import Counter, deque
 from collections.abc import Callable, Collection

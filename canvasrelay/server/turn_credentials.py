@@ -143,7 +143,6 @@ class TurnIssuer:
         return _answer(status, {"error": message})
 
 
-
 def _parse(body: bytes) -> tuple[str | None, str | None]:
     if len(body) > MAX_REQUEST_BYTES:
         return None, None
