@@ -42,6 +42,7 @@ from canvasrelay.protocol.guests import (
     YourAccess,
 )
 from canvasrelay.protocol.terminals import Controller
+from canvasrelay.protocol.visible_text import visible
 from canvasrelay.protocol.words import request_noun
 
 APPROVAL_TTL = 120.0
@@ -237,6 +238,7 @@ class Guests:
             what=approval.frame.t,
             text=approval.text,
             length=len(approval.text),
+            escaped=visible(approval.text)[1],
             sha256=approval.sha256,
             subject=subject_of(approval.frame),
             expires_in_ms=max(0, int((approval.expires_at - self.clock()) * 1000)),

@@ -222,6 +222,7 @@ export interface ApprovalRequest {
   what: string;
   text: string;
   length: number;
+  escaped: number;
   sha256: string;
   subject: string | null;
   expiresInMs: number;
