@@ -24,7 +24,7 @@ TRY_SOCKET = """async (url) => await new Promise((resolve) => {
 
 
 class _Page(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:  # noqa: N802 (the standard library's name)
+    def do_GET(self) -> None:
         body = b"<!doctype html><title>another site</title><p>another site"
         self.send_response(200)
         self.send_header("Content-Type", "text/html")
