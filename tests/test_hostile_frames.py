@@ -14,7 +14,7 @@ from typing import Any, ClassVar, Literal
 import aiohttp
 import pytest
 
-from canvasrelay.client.guest import Guest
+from canvasrelay.client.guest import Guest, HubRefused
 from canvasrelay.core.effects import AnyEffect
 from canvasrelay.core.room import Peer
 from canvasrelay.protocol import CLIENT_FRAMES, ClientFrame
@@ -205,3 +205,94 @@ async def test_presence_sent_fast_or_fat_costs_the_others_the_same(served: InPro
     assert len(relayed) <= elapsed / 0.05 + 2 and -1 not in relayed, relayed
     await sender.close()
     await watcher.close()
+
+
+ENCODINGS = ["utf-16-le", "utf-16-be", "utf-16", "utf-32"]
+"""`json.loads` reads each of these from bytes by itself; the server reads only UTF-8."""
+
+
+def deep_in(encoding: str, depth: int = 3000) -> bytes:
+    return nested(depth).encode(encoding)
+
+
+async def refused_as_not_utf8_or_too_deep(client: HostClient | Guest) -> None:
+    error = await client.expect("error")
+    assert "too deep" in error["message"] or "not JSON" in error["message"] or "UTF-8" in error["message"], error
+    await client.send({"t": "ping"})
+    await client.expect("pong")
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+async def test_deep_frames_in_utf16_and_utf32_on_the_host_socket_get_an_error(
+    served: InProcessServer, host_client: HostClient, encoding: str
+) -> None:
+    await host_client.ws.send_bytes(deep_in(encoding))
+    await refused_as_not_utf8_or_too_deep(host_client)
+
+
+async def test_deep_frames_in_utf16_and_utf32_on_a_guest_channel_get_an_error(served: InProcessServer) -> None:
+    guest = await joined_guest(served)
+    assert guest.channel is not None
+    for encoding in ENCODINGS:
+        guest.channel.send(deep_in(encoding))
+        await refused_as_not_utf8_or_too_deep(guest)
+    await guest.close()
+
+
+class FirstFrameIn(Guest):
+    encoding = "utf-16"
+
+    def join_frame(self) -> str | bytes:
+        # Deep enough for the parser's recursion limit, small enough for the join's 4 KiB in UTF-16.
+        return deep_in(self.encoding, 1000)
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+async def test_a_guest_whose_first_frame_is_deep_utf16_is_refused_and_its_connection_closed(
+    served: InProcessServer, encoding: str
+) -> None:
+    hub: Any = served.server.hub
+    guest = FirstFrameIn(served.room_link, name="Mallory", reconnect=False)
+    guest.encoding = encoding
+    with pytest.raises(HubRefused, match=r"not JSON|too deep|UTF-8|too large"):
+        await guest.connect()
+    await guest.close()
+    # The hub lets its refusal leave, then closes: its handshake ends with the peer connection.
+    async with asyncio.timeout(5):
+        while hub.handshakes:
+            await asyncio.sleep(0.01)
+    assert not hub._answering and not hub.live
+    # The room still takes an honest guest.
+    honest = await joined_guest(served)
+    await honest.close()
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+async def test_deep_bodies_in_utf16_and_utf32_on_the_api_are_a_400(served: InProcessServer, encoding: str) -> None:
+    headers = {"Authorization": f"Bearer {served.token}", "Content-Type": "application/json"}
+    async with aiohttp.ClientSession() as session:
+        async with session.post(f"{served.base_url}/api/sessions", data=deep_in(encoding), headers=headers) as response:
+            assert response.status == 400, await response.text()
+            assert "not JSON" in (await response.json())["error"]["message"]
+        health = await session.get(f"{served.base_url}/api/health")
+        assert health.status == 200
+
+
+@pytest.mark.parametrize("header", [b"Bearer \xff\xfe", b"Bearer \xed\xa0\x80", "Bearer caf\u00e9".encode("latin-1")])
+async def test_a_malformed_credential_is_a_401(served: InProcessServer, header: bytes) -> None:
+    reader, writer = await asyncio.open_connection("127.0.0.1", served.server.port)
+    writer.write(
+        b"GET /api/sessions HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: " + header + b"\r\n\r\n"
+    )
+    await writer.drain()
+    status_line = await reader.readline()
+    writer.close()
+    assert status_line.split()[1] == b"401", status_line
+
+
+async def test_a_lone_surrogate_in_the_socket_token_is_only_unauthorized(served: InProcessServer) -> None:
+    async with aiohttp.ClientSession() as session:
+        ws = await session.ws_connect(served.ws_url, headers={"Origin": served.base_url})
+        await ws.send_str('{"t":"auth","token":"\\ud800"}')
+        msg = await ws.receive(timeout=10)
+        assert msg.type is aiohttp.WSMsgType.CLOSE and ws.close_code == CLOSE_UNAUTHORIZED

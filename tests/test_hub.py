@@ -229,7 +229,7 @@ async def test_the_join_page_learns_whose_room_it_is_and_who_is_there(served: Se
 
 async def test_wrong_keys_and_a_blind_rendezvous(served: Served) -> None:
     link = RoomLink.parse(served.room_link)
-    spy_url = f"{link.signal}?topic={signal_crypto.topic(link.room_id)}"
+    spy_url = f"{link.signal}?topic={signal_crypto.topic(link.key)}"
     async with aiohttp.ClientSession() as session, session.ws_connect(spy_url) as spy:
         relayed: list[str] = []
         refusals: list[str] = []

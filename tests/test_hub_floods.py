@@ -96,7 +96,7 @@ class Spy:
 async def spying(server: CanvasServer) -> AsyncIterator[Spy]:
     link = RoomLink.parse(server.room_link)
     key = signal_crypto.signal_key(link.key)
-    url = f"{link.signal}?topic={signal_crypto.topic(link.room_id)}"
+    url = f"{link.signal}?topic={signal_crypto.topic(link.key)}"
     async with aiohttp.ClientSession() as session, session.ws_connect(url) as ws:
         first = await join_in_time(server.room_link, "Ada")
         async with asyncio.timeout(10):
@@ -155,12 +155,15 @@ async def test_one_identity_churning_cannot_lock_the_room(served: CanvasServer) 
     outcomes: list[str] = []
 
     async def once() -> None:
-        guest = Guest(served.room_link, name="Churn", reconnect=False, **identity)
+        # From an address of its own: the rendezvous bounds what one address holds on a topic.
+        guest = Guest(served.room_link, name="Churn", reconnect=False, local_address="127.0.0.2", **identity)
         try:
             await guest.connect()
             outcomes.append("joined")
         except HubRefused as exc:
             outcomes.append(str(exc))
+        except aiohttp.WSServerHandshakeError as exc:
+            outcomes.append(f"the rendezvous refused it ({exc.status}): too many sockets from its address")
         except (TimeoutError, ConnectionError) as exc:
             outcomes.append(type(exc).__name__)
         finally:
@@ -186,7 +189,9 @@ async def test_one_identity_churning_cannot_lock_the_room(served: CanvasServer) 
     print(f"churn: {Counter(outcomes)}; real guests joined {real_joins} times, each within {JOIN_WITHIN} s")
     assert len(outcomes) == 200 and real_joins >= 10
     assert "joined" in outcomes and hub.refusals["joining too often"] > 0
-    assert all(o == "joined" or "too often" in o for o in outcomes), set(outcomes)
+    # Past its address's share of offers (3 a second) a churner's offer goes unanswered: it times out.
+    allowed = ("joined", "too often", "too many sockets", "TimeoutError")
+    assert all(any(word in o for word in allowed) for o in outcomes), set(outcomes)
     assert len(hub.live) <= 1 + real_joins
 
 

@@ -41,7 +41,7 @@ def test_good_frames_parse() -> None:
         ('{"t": "auth", "token": 5}', "token"),
         ('{"t": "auth", "token": "a", "extra": 1}', "extra"),
         (json.dumps({"t": "auth", "token": "a" * 1000}), "token"),
-        (b"\xff\xfe", "not JSON"),
+        (b"\xff\xfe", "not UTF-8"),
         ('{"t": "ping", "t2": 1}', "t2"),
     ],
 )

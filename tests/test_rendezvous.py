@@ -123,9 +123,17 @@ async def test_a_flooding_socket_is_cut_off(layout: Layout, session: aiohttp.Cli
     await listener.close()
 
 
+def from_address(last: int) -> aiohttp.ClientSession:
+    """A client at another loopback address (127.0.0.`last`): Linux routes all of 127/8 to itself."""
+    return aiohttp.ClientSession(connector=aiohttp.TCPConnector(local_addr=(f"127.0.0.{last}", 0), limit=0))
+
+
 async def test_sockets_per_topic_are_bounded_per_instance(layout: Layout, session: aiohttp.ClientSession) -> None:
     topic = base64.urlsafe_b64encode(os.urandom(32)).decode().rstrip("=")
-    held = [await session.ws_connect(f"{layout.second}?topic={topic}") for _ in range(rendezvous.MAX_SOCKETS_PER_TOPIC)]
+    share = rendezvous.SOCKETS_PER_ADDRESS_ON_TOPIC
+    # Each address may hold only its share of a topic: it takes several to fill one.
+    clients = [from_address(10 + n) for n in range(rendezvous.MAX_SOCKETS_PER_TOPIC // share)]
+    held = [await client.ws_connect(f"{layout.second}?topic={topic}") for client in clients for _ in range(share)]
     one_more = await session.ws_connect(f"{layout.second}?topic={topic}")
     msg = await one_more.receive(timeout=RECEIVE_TIMEOUT)
     assert msg.type is aiohttp.WSMsgType.CLOSE and msg.data == rendezvous.CLOSE_FULL
@@ -136,6 +144,8 @@ async def test_sockets_per_topic_are_bounded_per_instance(layout: Layout, sessio
         await elsewhere.close()
     for ws in held:
         await ws.close()
+    for client in clients:
+        await client.close()
 
 
 async def _never_reads(url: str) -> socket.socket:

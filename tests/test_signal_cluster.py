@@ -70,7 +70,7 @@ async def test_a_redis_restart_mid_handshake_delays_the_join_only_briefly(
     link = link_via(served.room_link, cluster.b.url)
     watcher = aioredis.from_url(cluster.redis.url)
     pubsub = watcher.pubsub()
-    await pubsub.subscribe(CHANNEL_PREFIX + signal_crypto.topic(link.room_id))
+    await pubsub.subscribe(CHANNEL_PREFIX + signal_crypto.topic(link.key))
     guest = Guest(link, name="Rae")
     joining = asyncio.get_running_loop().create_task(guest.connect())
     # The first envelope on the room's channel is the guest's offer, crossing from B to A: cut Redis now.
@@ -166,7 +166,7 @@ async def test_rendezvous_and_redis_see_only_ciphertext_and_topics_stay_apart(
     await monitor_client.aclose()
 
     published = [c.split(" ", 3) for c in commands if c.startswith("PUBLISH " + CHANNEL_PREFIX)]
-    room_channel = CHANNEL_PREFIX + signal_crypto.topic(link.room_id)
+    room_channel = CHANNEL_PREFIX + signal_crypto.topic(link.key)
     envelopes = [parts[3] for parts in published if parts[1] == room_channel]
     assert len(envelopes) >= 2, "the offer and the answer crossed Redis"
     kinds = {signal_crypto.open_envelope(key, envelope)["kind"] for envelope in envelopes}

@@ -12,6 +12,7 @@ from canvasrelay.server.room_secrets import RoomSecrets
 
 FP_A = ":".join(["AB"] * 32)
 FP_B = ":".join(["0c"] * 32)
+TOPIC_OF_SAMPLE_KEY = "QIyUshETROiBHGrNIhBH33fhu7XMxL_GBgfLwVKjf7A"
 
 
 def test_envelope_round_trip_and_tamper() -> None:
@@ -37,9 +38,14 @@ def test_stale_envelopes_are_refused() -> None:
         sc.open_envelope(key, sealed, now=1000.0 + sc.MAX_AGE_SECONDS + 1)
 
 
-def test_topic_hides_the_room_id() -> None:
-    topic = sc.topic("room-abc")
-    assert "room-abc" not in topic and len(topic) == 43 and topic == sc.topic("room-abc") != sc.topic("room-abd")
+def test_the_topic_derives_from_the_key_through_the_verifier() -> None:
+    key, other = RoomSecrets.generate().room_key, RoomSecrets.generate().room_key
+    topic = sc.topic(key)
+    assert len(topic) == 43 and topic == sc.topic(key) != sc.topic(other)
+    # The rendezvous checks a host's registration: the verifier names the topic it is for.
+    assert sc.topic_of_verifier(sc.turn_verifier(sc.turn_proof(key))) == topic
+    # The same figure the web app derives (web/src/join/signalCrypto.test.ts), from the key 00 01 02 … 1f.
+    assert sc.topic("AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8") == TOPIC_OF_SAMPLE_KEY
 
 
 def test_proof_is_raw_rs_and_binds_fingerprints() -> None:

@@ -50,7 +50,7 @@ async def allocate(coturn: Coturn, username: str, password: str) -> None:
 
 async def test_credentials_go_to_holders_of_the_room_link_only(turn_cluster: Cluster, coturn: Coturn) -> None:
     room = RoomSecrets.generate()
-    topic = signal_crypto.topic(room.room_id)
+    topic = signal_crypto.topic(room.room_key)
     proof = signal_crypto.turn_proof(room.room_key)
     stranger = signal_crypto.turn_proof(RoomSecrets.generate().room_key)
     async with aiohttp.ClientSession() as session:
@@ -151,7 +151,7 @@ async def test_a_relay_only_guest_streams_a_terminal_through_coturn(
 async def test_strangers_cannot_spend_a_rooms_budget(in_process_turn: tuple[str, rendezvous.Rendezvous]) -> None:
     http, relay = in_process_turn
     room = RoomSecrets.generate()
-    topic = signal_crypto.topic(room.room_id)
+    topic = signal_crypto.topic(room.room_key)
     proof = signal_crypto.turn_proof(room.room_key)
     await relay.verifiers.add(topic, signal_crypto.turn_verifier(proof))
     wrong = json.dumps({"topic": topic, "proof": signal_crypto.turn_proof(RoomSecrets.generate().room_key)})

@@ -56,7 +56,15 @@ def add_commands(commands: Any) -> None:
     sig.add_argument(
         "--forwarded-for",
         action="store_true",
-        help="behind a load balancer: rate-limit by the address it puts last in X-Forwarded-For",
+        help="behind a load balancer (at a loopback or private address): count by the address it puts last"
+        " in X-Forwarded-For",
+    )
+    sig.add_argument(
+        "--page-origin",
+        action="append",
+        default=[],
+        metavar="URL",
+        help="a guest page elsewhere that may open /signal (repeatable; this server's own page always may)",
     )
     join = commands.add_parser("join", help="join a room from its link, as a guest in this terminal")
     join.add_argument("link", help="the room link (…#room=…&key=…&host=…)")
@@ -111,7 +119,7 @@ async def _signal(args: argparse.Namespace) -> int:
     bus = None
     if args.redis:
         bus = rendezvous_redis.RedisBus(args.redis)
-    relay = rendezvous.Rendezvous(bus, bus.verifiers if bus else None, turn, args.forwarded_for)
+    relay = rendezvous.Rendezvous(bus, bus.verifiers if bus else None, turn, args.forwarded_for, args.page_origin)
     app = web.Application()
     rendezvous.add_routes(app, relay)
     rendezvous.add_ops_routes(app, relay)

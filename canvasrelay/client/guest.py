@@ -24,6 +24,7 @@ import aiohttp
 from aiortc import RTCDataChannel, RTCPeerConnection, RTCSessionDescription
 
 from canvasrelay.protocol import signal_crypto
+from canvasrelay.protocol.board_parts import BoardAssembly
 from canvasrelay.protocol.encoding import b64url, b64url_decode
 from canvasrelay.protocol.framing import Reassembler, chunks, parse_stream_message
 from canvasrelay.protocol.ice import TurnClient, servers_to_use, signal_url_for, signal_urls
@@ -87,9 +88,12 @@ class Guest:
         reconnect: bool = True,
         record: bool = True,
         relay_only: bool | None = None,
+        local_address: str | None = None,
     ) -> None:
         self.link = link if isinstance(link, RoomLink) else RoomLink.parse(link)
         self.relay_only = self.link.relay if relay_only is None else relay_only
+        self.local_address = local_address
+        """The address to reach the rendezvous from (one of this machine's), if not the default."""
         self.rendezvous = signal_urls(self.link.signal)
         self._using = 0
         self.turn = TurnClient(self.link.room_id, self.link.key)
@@ -108,6 +112,9 @@ class Guest:
         self.frames: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.seen: list[dict[str, Any]] = []
         self.listeners: list[Callable[[dict[str, Any]], None]] = []
+        self.board = BoardAssembly()
+        """The board's state as the welcome and its parts bring it (`board.complete` once whole)."""
+        self.board_loaded = asyncio.Event()
         self.pc: RTCPeerConnection | None = None
         self.channel: RTCDataChannel | None = None
         self.connections = 0
@@ -199,7 +206,8 @@ class Guest:
     async def _connect_once(self, attempt: int = 0) -> None:
         self._dropped.clear()
         signal_url = self.rendezvous[self._using]
-        async with aiohttp.ClientSession() as session:
+        connector = aiohttp.TCPConnector(local_addr=(self.local_address, 0)) if self.local_address else None
+        async with aiohttp.ClientSession(connector=connector) as session:
             servers = servers_to_use(self.link.ice, await self.turn.fetch(session, signal_url), self.relay_only)
             if self.relay_only and not servers:
                 raise ConnectionError("relay-only, but the rendezvous offers no TURN relay and the link names none")
@@ -228,15 +236,7 @@ class Guest:
                 await pc.setRemoteDescription(RTCSessionDescription(answer, "answer"))
                 await opened.wait()
                 self._check_proof(await raw.get(), nonce, offer, answer)
-                join = {
-                    "t": "guest-join",
-                    "guestId": self.guest_id,
-                    "secret": self.secret,
-                    "name": self.name,
-                    "color": self.color,
-                    "lastSeq": self.last_seq,
-                }
-                channel.send(json.dumps(join))
+                channel.send(self.join_frame())
                 first = await raw.get()
         except BaseException:
             await pc.close()
@@ -260,6 +260,26 @@ class Guest:
                 self._lost(pc)
 
         channel.on("close", lambda: self._lost(pc))
+
+    def _board_step(self, more: dict[str, Any] | None) -> None:
+        if more is not None and self.channel is not None and self.channel.readyState == "open":
+            self.channel.send(json.dumps(more))
+        if self.board.complete:
+            self.board_loaded.set()
+        else:
+            self.board_loaded.clear()
+
+    def join_frame(self) -> str | bytes:
+        """The first frame on a new channel: who this guest is, and where its stream left off."""
+        join = {
+            "t": "guest-join",
+            "guestId": self.guest_id,
+            "secret": self.secret,
+            "name": self.name,
+            "color": self.color,
+            "lastSeq": self.last_seq,
+        }
+        return json.dumps(join)
 
     def _lost(self, pc: RTCPeerConnection) -> None:
         if pc is self.pc and not self._closing and self.state == "connected":
@@ -285,7 +305,7 @@ class Guest:
         self, session: aiohttp.ClientSession, signal_url: str, message: dict[str, Any], reply_kind: str
     ) -> dict[str, Any]:
         """Seal `message` to the hub through the rendezvous at `signal_url`; its reply of `reply_kind` to us."""
-        url = f"{signal_url}?topic={signal_crypto.topic(self.link.room_id)}"
+        url = f"{signal_url}?topic={signal_crypto.topic(self.link.key)}"
         async with session.ws_connect(url) as ws:
             sealed = signal_crypto.seal(self.key, message)
             await ws.send_str(sealed)
@@ -342,6 +362,9 @@ class Guest:
         kind = frame.get("t")
         if kind == "welcome":
             self.welcome = frame
+            self._board_step(self.board.welcome(frame))
+        elif kind == "board-part":
+            self._board_step(self.board.part(frame))
         elif kind == "bye" or (kind == "error" and frame.get("ref") == "guest-join"):
             self.state = "refused"
             self._refusal = str(frame.get("reason") or frame.get("message"))

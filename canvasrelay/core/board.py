@@ -6,6 +6,7 @@ acceptable and keeps the document. Schema: adr/0003-board-schema.md.
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -22,8 +23,28 @@ LOCAL_ORIGIN = "server"
 EMPTY_UPDATE = b"\x00\x00"
 
 
+MAX_BOARD_BYTES = 12 << 20
+"""The board's state, in bytes of its Yjs encoding: what every page that opens the room loads."""
+MAX_BOARD_ITEMS = 20_000
+COMPACT_BYTES = 8 << 20
+"""Bytes of updates after the checkpoint before the store is compacted, whatever their count."""
+
+
+@dataclass(frozen=True)
+class BoardBounds:
+    """What the board may hold; a peer's update that would take it past either is refused."""
+
+    max_bytes: int = MAX_BOARD_BYTES
+    max_items: int = MAX_BOARD_ITEMS
+
+
 class BoardUpdateError(ValueError):
     """An update or state vector from a peer that the board refuses; the board is unchanged."""
+
+
+class BoardFullError(BoardUpdateError):
+    """An update that would take the board past its bound: sound, but not taken (a client keeps it
+    to itself rather than sending it again)."""
 
 
 RemovalGuard = Callable[[list[str]], str | None]
@@ -35,6 +56,10 @@ class LocalChange:
     """Filled in when a `Board.change()` block ends: the exact update to store and broadcast."""
 
     update: bytes = EMPTY_UPDATE
+
+
+def _mb(size: int) -> str:
+    return f"{size / (1 << 20):.1f} MiB"
 
 
 def read_var_uint(data: bytes, pos: int) -> tuple[int, int]:
@@ -88,13 +113,21 @@ class Board:
     updates the shadow accepted, which apply identically because both hold the same state.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, bounds: BoardBounds | None = None) -> None:
         self.doc: Doc[Map] = Doc()
         self.items: Map = self.doc.get(ITEMS, type=Map)
+        self.bounds = bounds or BoardBounds()
         self._removed: list[str] = []
         """The item ids the last update tried on the shadow removed (its observer fills this)."""
         self._new_shadow(None)
         self.updates_since_checkpoint = 0
+        self.bytes_since_checkpoint = 0
+        self.version = secrets.randbits(40)
+        """Counts the changes: a state taken at one version is the same bytes for every reader. It
+        starts anywhere, so a client never takes a restarted server's state for the one it had."""
+        self._size_at_most = 0
+        """The state's bytes, or more: the last exact figure plus every update since. An update
+        adds at most its own length to the state, so only near the bound is the state measured."""
 
     def _new_shadow(self, state: bytes | None) -> None:
         # Observed once for its life, not per update: subscribing costs more than applying. The
@@ -109,21 +142,69 @@ class Board:
         self._removed.extend(_deleted_keys(event))
 
     @classmethod
-    def from_updates(cls, updates: Iterable[bytes]) -> Board:
+    def from_updates(cls, updates: Iterable[bytes], bounds: BoardBounds | None = None) -> Board:
         """Rebuild from the store's rows: the checkpoint (or first update) and the updates after it.
+        Raises BoardUpdateError at a row that cannot be applied (`load` sets such rows aside)."""
+        board, unusable = cls.load(updates, bounds)
+        if unusable:
+            raise BoardUpdateError(f"stored update {unusable[0]} cannot be applied")
+        return board
 
+    @classmethod
+    def load(cls, updates: Iterable[bytes], bounds: BoardBounds | None = None) -> tuple[Board, list[int]]:
+        """Rebuild from the store's rows, and say which rows (by position) could not be applied:
+        those are left out and the rest loads, so no stored row can keep the room from opening.
+
+        Stored rows pass no bound: what an older version (or a larger bound) stored still loads.
         `updates_since_checkpoint` becomes the number of rows after the first, so a compaction
         (one checkpoint row) resets it to 0.
         """
-        board = cls()
+        board = cls(bounds)
         rows = 0
-        for update in updates:
-            board.apply_update(update, origin="store")
+        unusable: list[int] = []
+        for index, update in enumerate(updates):
+            try:
+                board.apply_update(update, origin="store", bounded=False)
+            except BoardUpdateError:
+                unusable.append(index)
+                continue
             rows += 1
-        board.updates_since_checkpoint = max(rows - 1, 0)
-        return board
+        board.updates_since_checkpoint = max(rows - 1, 0) + len(unusable)
+        board.bytes_since_checkpoint = 0
+        board.size()
+        return board, unusable
 
-    def apply_update(self, update: bytes, origin: str, guard: RemovalGuard | None = None) -> None:
+    def size(self) -> int:
+        """The state's bytes, measured (a few ms for megabytes)."""
+        self._size_at_most = len(self.doc.get_update())
+        return self._size_at_most
+
+    def over_bounds(self) -> str | None:
+        """How the board exceeds its bounds, if it does (a store written under a larger bound)."""
+        size, items = self.size(), len(self.items)
+        if size > self.bounds.max_bytes:
+            return f"the board holds {_mb(size)} (its bound is {_mb(self.bounds.max_bytes)})"
+        if items > self.bounds.max_items:
+            return f"the board holds {items} items (its bound is {self.bounds.max_items})"
+        return None
+
+    def _check_bounds(self, update: bytes, items_before: int) -> None:
+        """Refuse an update the shadow took that would grow the board past a bound; one that
+        shrinks a board already past it (a store from a larger bound) passes, so it can be cleared."""
+        items = len(self._shadow_items)
+        if items > self.bounds.max_items and items > items_before:
+            raise BoardFullError(
+                f"the board is full: it holds at most {self.bounds.max_items} items; remove some first"
+            )
+        if self._size_at_most + len(update) <= self.bounds.max_bytes:
+            return
+        after = len(self._shadow.get_update())
+        if after > self.bounds.max_bytes and after > self.size():
+            raise BoardFullError(
+                f"the board is full: it holds at most {_mb(self.bounds.max_bytes)}; remove some items first"
+            )
+
+    def apply_update(self, update: bytes, origin: str, guard: RemovalGuard | None = None, bounded: bool = True) -> None:
         """Apply a peer's update, or raise BoardUpdateError and leave the board as it was.
 
         Refused: bytes that do not decode, updates yrs fails to integrate, updates that
@@ -138,6 +219,7 @@ class Board:
                 raise
             raise BoardUpdateError(f"board update does not decode: {error}") from None
         removed = self._removed = []
+        items_before = len(self._shadow_items)
         try:
             # One transaction for the update and the state vector read after it.
             with self._shadow.transaction():
@@ -157,10 +239,22 @@ class Board:
         if refusal is not None:
             self._resync_shadow()
             raise BoardUpdateError(refusal)
+        if bounded:
+            try:
+                self._check_bounds(update, items_before)
+            except BoardUpdateError:
+                self._resync_shadow()
+                raise
         # The origin marks the peer, so observers can avoid echoing its own update back to it.
         with self.doc.transaction(origin=origin):
             self.doc.apply_update(update)
+        self._changed(update)
+
+    def _changed(self, update: bytes) -> None:
         self.updates_since_checkpoint += 1
+        self.bytes_since_checkpoint += len(update)
+        self._size_at_most += len(update)
+        self.version += 1
 
     def _resync_shadow(self) -> None:
         self._new_shadow(self.doc.get_update())
@@ -182,7 +276,7 @@ class Board:
             self.doc.unobserve(subscription)
             if result.update != EMPTY_UPDATE:
                 self._shadow.apply_update(result.update)
-                self.updates_since_checkpoint += 1
+                self._changed(result.update)
 
     def state(self) -> bytes:
         """The whole board as one update: what a new client gets, and the compaction checkpoint."""
@@ -199,13 +293,18 @@ class Board:
         except Exception as error:
             raise BoardUpdateError(f"bad state vector: {error}") from None
 
-    def needs_compaction(self, count_threshold: int) -> bool:
-        return self.updates_since_checkpoint >= count_threshold
+    def needs_compaction(self, count_threshold: int, bytes_threshold: int = COMPACT_BYTES) -> bool:
+        """Enough updates since the checkpoint, or enough bytes of them (churn that adds and
+        deletes leaves a small board behind a long log)."""
+        return self.updates_since_checkpoint >= count_threshold or self.bytes_since_checkpoint >= bytes_threshold
 
     def checkpoint(self) -> bytes:
-        """The state to store as the new checkpoint (replacing all older rows); resets the counter."""
+        """The state to store as the new checkpoint (replacing all older rows); resets the counters."""
         self.updates_since_checkpoint = 0
-        return self.state()
+        self.bytes_since_checkpoint = 0
+        state = self.state()
+        self._size_at_most = len(state)
+        return state
 
     def to_json(self) -> dict[str, object]:
         """The items as plain JSON-able data (numbers as floats, texts as str)."""

@@ -9,19 +9,25 @@ from __future__ import annotations
 
 import base64
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from pycrdt import Map
 
-from canvasrelay.core.board import Board, BoardUpdateError
+from canvasrelay.core.board import Board, BoardFullError, BoardUpdateError
 from canvasrelay.core.effects import AnyEffect, Broadcast, Effect, Send
+from canvasrelay.core.rate_limit import BucketPerKey
 from canvasrelay.core.room import Peer, Room, error
 from canvasrelay.protocol.board import (
+    BOARD_PART_BYTES,
+    BOARD_PARTS_PER_ASK,
     Awareness,
     AwarenessOut,
     AwarenessState,
+    BoardMore,
+    BoardPart,
     BoardSync,
     BoardSyncRequest,
     BoardUpdate,
@@ -36,6 +42,11 @@ AWARENESS_TIMEOUT_S = 30.0
 AWARENESS_INTERVAL_S = 0.05
 """A peer's presence goes out at most this often, its latest state only, however often it sends."""
 TICK_S = 2.0
+GUEST_WRITE_RATE, GUEST_WRITE_BURST = float(256 << 10), float(2 << 20)
+"""Bytes of board updates a second one guest may write on average, and at once."""
+WRITERS_MAX = 4096
+SNAPSHOTS_KEPT = 2
+"""Board states kept for joins under way: the latest, and the one before it."""
 LIVE_FRAME = "That frame shows a session or terminal that is still running: only the host can remove it."
 
 
@@ -80,24 +91,71 @@ class BoardRoom:
         self.unsent: set[str] = set()
         """Peers whose latest presence waits for its turn."""
         self.flush_due = False
+        self.writes = BucketPerKey(GUEST_WRITE_RATE, GUEST_WRITE_BURST, WRITERS_MAX, clock)
+        self.snapshots: OrderedDict[int, bytes] = OrderedDict()
+        """The board's state by version, for the joins that fetch it in parts."""
+        self.warning: str | None = None
+        """What the host is told at each welcome about the stored board (past its bound, rows set aside)."""
 
     def install(self, room: Room) -> None:
         self.room = room
         room.route(BoardUpdate, self.on_update)
         room.route(BoardSyncRequest, self.on_sync)
+        room.route(BoardMore, self.on_more)
         room.route(Awareness, self.on_awareness)
         room.add_welcome_part(self.welcome)
         room.on_join(self.joined)
         room.on_leave(self.left)
 
-    def welcome(self, _peer: Peer) -> dict[str, Any]:
-        return {"board": b64(self.board.state())}
+    def welcome(self, peer: Peer) -> dict[str, Any]:
+        version, state = self._snapshot()
+        fields: dict[str, Any] = {
+            "board": b64(state[:BOARD_PART_BYTES]),
+            "board_size": len(state),
+            "board_version": version,
+        }
+        if peer.is_host and self.warning is not None:
+            fields["board_warning"] = self.warning
+        return fields
+
+    def _snapshot(self, version: int | None = None) -> tuple[int, bytes]:
+        """The state at `version` if it is still kept, else the latest (taken once per version)."""
+        if version is not None and version in self.snapshots:
+            return version, self.snapshots[version]
+        latest = self.board.version
+        if latest not in self.snapshots:
+            self.snapshots[latest] = self.board.state()
+            while len(self.snapshots) > SNAPSHOTS_KEPT:
+                self.snapshots.popitem(last=False)
+        return latest, self.snapshots[latest]
+
+    def on_more(self, peer: Peer, frame: BoardMore) -> list[AnyEffect]:
+        """The next parts of a state a peer is putting together; a state no longer kept is
+        replaced by the latest, from its start (the part's version says so)."""
+        version, state = self._snapshot(frame.version)
+        offset = frame.offset if version == frame.version else 0
+        if offset >= len(state) and len(state) > 0:
+            return [error(peer.id, "there is no more of the board to send", frame.t)]
+        effects: list[AnyEffect] = []
+        for index in range(BOARD_PARTS_PER_ASK):
+            start = offset + index * BOARD_PART_BYTES
+            end = min(start + BOARD_PART_BYTES, len(state))
+            last = index == BOARD_PARTS_PER_ASK - 1 or end >= len(state)
+            part = BoardPart(version=version, offset=start, size=len(state), data=b64(state[start:end]), ask=last)
+            effects.append(Send(peer.id, part))
+            if last:
+                break
+        return effects
 
     def on_update(self, peer: Peer, frame: BoardUpdate) -> list[AnyEffect]:
         update = base64.b64decode(frame.update)
+        if not peer.is_host and not self.writes.take(peer.id, len(update)):
+            return [error(peer.id, "you are changing the board too fast: wait a moment", frame.t, kind="conflict")]
         guard = None if peer.is_host else self._keep_live_frames
         try:
             self.board.apply_update(update, origin=peer.id, guard=guard)
+        except BoardFullError as exc:
+            return [error(peer.id, str(exc), frame.t, kind="conflict")]
         except BoardUpdateError as exc:
             return [error(peer.id, str(exc), frame.t)]
         return self.applied(update, exclude=peer.id, encoded=frame.update)
@@ -127,6 +185,9 @@ class BoardRoom:
             missing = self.board.diff(base64.b64decode(frame.state_vector))
         except BoardUpdateError as exc:
             return [error(peer.id, str(exc), frame.t)]
+        if len(missing) > BOARD_PART_BYTES:
+            # Too much for one frame: the whole state in parts instead, then the client syncs again.
+            return self.on_more(peer, BoardMore(version=self.board.version, offset=0))
         reply = BoardSync(update=b64(missing), state_vector=b64(self.board.state_vector()))
         return [Send(peer.id, reply)]
 

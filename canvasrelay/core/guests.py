@@ -42,11 +42,17 @@ from canvasrelay.protocol.guests import (
     YourAccess,
 )
 from canvasrelay.protocol.terminals import Controller
+from canvasrelay.protocol.visible_text import visible
 from canvasrelay.protocol.words import request_noun
 
 APPROVAL_TTL = 120.0
 MAX_PENDING_PER_GUEST = 8
-"""A guest cannot bury the host in requests."""
+"""A guest cannot bury the host in requests…"""
+PENDING_CHARS_PER_GUEST = 400_000
+"""…nor in text: what one guest's waiting requests hold in all (four prompts of the largest size)…"""
+PENDING_CHARS = 2_000_000
+"""…and what all of them hold: every waiting request is in a host's welcome, which must stay well
+under what a socket may hold back for a page (so a reload always loads)."""
 CLOSE_KICKED = 4403
 PEER_PREFIX = "guest-"
 FORGET_AFTER = 60.0
@@ -208,6 +214,11 @@ class Guests:
                 )
             ]
         text = describe(frame)
+        held = sum(len(a.text) for a in self.pending.values() if a.guest_id == guest_id)
+        if held + len(text) > PENDING_CHARS_PER_GUEST:
+            return [error(peer.id, "your requests waiting for the host are too long in all: ask again later.", frame.t)]
+        if sum(len(a.text) for a in self.pending.values()) + len(text) > PENDING_CHARS:
+            return [error(peer.id, "the host has too much waiting for an answer: ask again later.", frame.t)]
         expires_at = self.clock() + self.approval_ttl
         approval = Approval(f"a{next(self._ids)}", guest_id, peer.id, frame, expires_at, text, text_sha256(text))
         self.pending[approval.id] = approval
@@ -227,6 +238,7 @@ class Guests:
             what=approval.frame.t,
             text=approval.text,
             length=len(approval.text),
+            escaped=visible(approval.text)[1],
             sha256=approval.sha256,
             subject=subject_of(approval.frame),
             expires_in_ms=max(0, int((approval.expires_at - self.clock()) * 1000)),

@@ -96,7 +96,7 @@ class BucketPerKey:
         self.clock = clock
         self.buckets: dict[Hashable, TokenBucket] = {}
 
-    def take(self, key: Hashable) -> bool:
+    def take(self, key: Hashable, cost: float = 1.0) -> bool:
         bucket = self.buckets.get(key)
         if bucket is None:
             if len(self.buckets) >= self.max_keys:
@@ -104,7 +104,7 @@ class BucketPerKey:
                 if len(self.buckets) >= self.max_keys:
                     return False
             bucket = self.buckets[key] = TokenBucket(self.rate, self.burst, self.clock)
-        return bucket.take()
+        return bucket.take(cost)
 
 
 class SeenOnce:

@@ -117,14 +117,29 @@ def check_structure(data: bytes, max_depth: int = MAX_DEPTH, max_elements: int =
         raise FrameError(f"frame nested too deep (limit {max_depth} levels)")
 
 
+def utf8(raw: str | bytes) -> tuple[str, bytes]:
+    """Untrusted input as text and as its UTF-8, strictly: bytes that are not UTF-8, and text holding
+    a lone surrogate, are refused. `json.loads` would guess UTF-16 or UTF-32 from bytes by itself,
+    so bounds checked on the bytes as UTF-8 would not bound what it parses: it only ever gets the text."""
+    try:
+        if isinstance(raw, str):
+            return raw, raw.encode("utf-8")
+        return raw.decode("utf-8"), raw
+    except UnicodeError:
+        raise FrameError("frame is not UTF-8 text") from None
+
+
 def load_bounded(raw: str | bytes, max_depth: int = MAX_DEPTH, max_elements: int = MAX_ELEMENTS) -> Any:
     """`json.loads` for untrusted text, its structure bounded first; raises only `FrameError`."""
-    data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
+    return _load(*utf8(raw), max_depth, max_elements)
+
+
+def _load(text: str, data: bytes, max_depth: int = MAX_DEPTH, max_elements: int = MAX_ELEMENTS) -> Any:
     check_structure(data, max_depth, max_elements)
     try:
-        return json.loads(data)
-    except ValueError as exc:
-        raise FrameError(f"frame is not JSON: {exc}") from None
+        return json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise FrameError(f"frame is not JSON: {str(exc)[:200]}") from None
 
 
 def _describe(error: ValidationError) -> str:
@@ -136,10 +151,10 @@ def _describe(error: ValidationError) -> str:
 
 
 def parse_client_frame(raw: str | bytes, max_bytes: int = MAX_FRAME_BYTES) -> ClientFrame:
-    encoded = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
+    text, encoded = utf8(raw)
     if len(encoded) > max_bytes:
         raise FrameError(f"frame too large: {len(encoded)} bytes (limit {max_bytes})")
-    data: Any = load_bounded(encoded)
+    data: Any = _load(text, encoded)
     if not isinstance(data, dict):
         raise FrameError("frame must be a JSON object")
     kind = data.get("t")

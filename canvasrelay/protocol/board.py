@@ -27,6 +27,11 @@ MAX_SELECTION = 8
 drag is shown by its first items (the board itself still gets every position)."""
 MAX_DRAGGING = 8
 COLOR_PATTERN = r"^#[0-9a-fA-F]{6}$"
+BOARD_PART_BYTES = 160 * 1024
+"""The board's state travels in parts of this many bytes (base64 adds a third): the welcome holds
+the first, and the client asks for the rest, so no frame or backlog ever holds the whole board."""
+BOARD_PARTS_PER_ASK = 6
+"""Parts sent for one `board-more`: about 1 MiB in flight, never a backlog's worth."""
 
 
 def _base64(value: str, what: str) -> str:
@@ -82,6 +87,33 @@ class BoardSync(ServerFrame):
     t: Literal["board-sync"] = "board-sync"
     update: str
     state_vector: str
+
+
+@client_frame
+class BoardMore(ClientFrame):
+    """The next parts of the board's state taken at `version`, from byte `offset`: asked after the
+    welcome, and again after each answer's last part, so a join resumes where it stopped."""
+
+    action: ClassVar[Action] = Action.READ
+
+    t: Literal["board-more"] = "board-more"
+    version: int = Field(ge=0)
+    offset: int = Field(ge=0)
+
+
+@server_frame
+class BoardPart(ServerFrame):
+    """Part of the board's state taken at `version` (`size` bytes in all), from byte `offset`.
+    A part of another version than the one being put together starts it anew from 0."""
+
+    t: Literal["board-part"] = "board-part"
+    version: int
+    offset: int
+    size: int
+    data: str
+    """base64 of the bytes from `offset`."""
+    ask: bool
+    """The last part of this answer: ask for more from where it ends, if the state goes on."""
 
 
 class Point(Model):

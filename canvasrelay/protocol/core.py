@@ -75,7 +75,13 @@ class Welcome(ServerFrame):
     peer_id: str
     agents: list[AgentInfo] = Field(default_factory=list)
     board: str = ""
-    """The board's full state: a base64 Yjs update."""
+    """The board's state, a base64 Yjs update: whole, or its first part when `board_size` is larger."""
+    board_size: int = 0
+    """The state's bytes; when `board` holds fewer, the rest comes as `board-part`s (ask with `board-more`)."""
+    board_version: int = 0
+    board_warning: str | None = None
+    """To hosts: why the stored board is past its bound (stored by another version or bound), or
+    what of the store could not be loaded."""
     sessions: list[dict[str, Any]] = Field(default_factory=list)
     approvals: list[ApprovalRequest] = Field(default_factory=list)
     """To hosts: the guests' requests still waiting for an answer, so a reloaded page shows them."""

@@ -113,6 +113,9 @@ class ApprovalRequest(ServerFrame):
     otherwise its fields. This is exactly what runs when the host approves."""
     length: int
     """`text`'s length in characters."""
+    escaped: int = 0
+    """How many of them the server shows as escapes (protocol/visible_text.py): a page that shows
+    a different number does not claim to show it all."""
     sha256: str
     """SHA-256 of `text` as UTF-8, hex. A prompt's turn carries the same digest."""
     subject: str | None = None

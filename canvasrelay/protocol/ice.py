@@ -93,7 +93,7 @@ class TurnClient:
         """The rendezvous's TURN servers with credentials, or none if it has none or cannot be asked."""
         if time.monotonic() < self.fresh_until:
             return self.servers
-        body = {"topic": signal_crypto.topic(self.room_id), "proof": signal_crypto.turn_proof(self.room_key)}
+        body = {"topic": signal_crypto.topic(self.room_key), "proof": signal_crypto.turn_proof(self.room_key)}
         try:
             async with session.post(
                 turn_endpoint_for(signal_url), json=body, timeout=aiohttp.ClientTimeout(total=TURN_FETCH_TIMEOUT)

@@ -1,10 +1,11 @@
 """Signalling crypto: the rendezvous topic, sealed envelopes, and the hub's proof of the host key.
 
-The rendezvous sees only `topic(room_id)` and ciphertext. Envelopes are AES-256-GCM under a key
-derived from the room key, so only holders of the room link can read or forge signalling. Once
-a data channel opens, the hub signs the guest's nonce together with both DTLS fingerprints; a
-signature bound to the fingerprints cannot be replayed by a man in the middle who holds the room
-key but not the host key, because his DTLS fingerprint would differ.
+The rendezvous sees only `topic(room_key)` (which the room id alone cannot name) and ciphertext.
+Envelopes are AES-256-GCM under a key derived from the room key, so only holders of the room
+link can read or forge signalling. Once a data channel opens, the hub signs the guest's nonce
+together with both DTLS fingerprints; a signature bound to the fingerprints cannot be replayed
+by a man in the middle who holds the room key but not the host key, because his DTLS fingerprint
+would differ.
 """
 
 from __future__ import annotations
@@ -48,8 +49,15 @@ class SealedForAnotherKey(SignalError):
     """A well-formed envelope that this key does not open: its sender holds another room key."""
 
 
-def topic(room_id: str) -> str:
-    return b64url(hashlib.sha256(TOPIC_PREFIX + room_id.encode("utf-8")).digest())
+def topic(room_key: str) -> str:
+    """The room's topic on the rendezvous: derived from the key through the TURN verifier, so the
+    room id alone names no topic, and the rendezvous can check that a host registering a verifier
+    registers it for its own topic (adr/0014-topic-admission.md)."""
+    return topic_of_verifier(turn_verifier(turn_proof(room_key)))
+
+
+def topic_of_verifier(verifier: str) -> str:
+    return b64url(hashlib.sha256(TOPIC_PREFIX + b64url_decode(verifier)).digest())
 
 
 def _derive(room_key: str, info: bytes) -> bytes:

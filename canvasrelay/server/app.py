@@ -25,7 +25,7 @@ from canvasrelay.server import canvas_dir, room_secrets
 from canvasrelay.server.agent_catalog import AgentSpec, discover, load_config, process_limits
 from canvasrelay.server.agent_host import AgentHost
 from canvasrelay.server.api import mount_api
-from canvasrelay.server.board_host import BoardHost
+from canvasrelay.server.board_host import BoardHost, board_bounds
 from canvasrelay.server.board_log import BOARD_LOG
 from canvasrelay.server.board_mcp import BoardMcp
 from canvasrelay.server.canvas_dir import FolderLock
@@ -34,6 +34,7 @@ from canvasrelay.server.file_host import FileHost
 from canvasrelay.server.http_log import one_line_refusals
 from canvasrelay.server.hub import Hub
 from canvasrelay.server.lan import link_hosts, url_host
+from canvasrelay.server.rendezvous import Rendezvous
 from canvasrelay.server.rendezvous import add_routes as add_rendezvous
 from canvasrelay.server.rule_book import RuleBook, load_user_rules, project_rules
 from canvasrelay.server.runtime import Runtime
@@ -82,6 +83,7 @@ class CanvasServer:
             self.secrets = room_secrets.load_or_create(self.canvas_dir, rotate=options.new_room)
             self.config = load_config(self.canvas_dir)
             self.agent_specs: dict[str, AgentSpec] = discover(self.config)
+            bounds = board_bounds(self.config)
             self.store: Store = open_store(self.canvas_dir)
         except BaseException:
             self.lock.release()
@@ -105,7 +107,7 @@ class CanvasServer:
         self.listening = asyncio.Event()
         """Set once the port is bound (and so `port` known)."""
         self.rules = RuleBook(self.store, self.root, load_user_rules(), project_rules(self.config))
-        self.board = BoardHost(self.room, self.runtime, self.canvas_dir / BOARD_LOG)
+        self.board = BoardHost(self.room, self.runtime, self.canvas_dir / BOARD_LOG, bounds)
         self.deferred = DeferredImports(AGENT_MODULES)
         self.webrtc = DeferredImports(WEBRTC_MODULES)
         self.board_mcp = BoardMcp(self.board.tools, self.deferred)
@@ -138,7 +140,8 @@ class CanvasServer:
         origins = _LateOrigins(self)
         self.app.router.add_get("/ws", host_socket(self.runtime, self.secrets.token_matches, origins))
         if self.options.signal_url is None:
-            add_rendezvous(self.app)
+            pages = [self.options.base_url] if self.options.base_url else []
+            add_rendezvous(self.app, Rendezvous(origins=[*pages, *self.options.extra_origins]))
         add_static_routes(self.app, WEB_DIST)
 
     async def start(self) -> int:

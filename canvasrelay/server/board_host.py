@@ -9,28 +9,57 @@ from pathlib import Path
 from typing import Any, Concatenate, ParamSpec
 
 from canvasrelay.core import board_edits as board_api
-from canvasrelay.core.board import EMPTY_UPDATE, Board
+from canvasrelay.core.board import EMPTY_UPDATE, Board, BoardBounds
 from canvasrelay.core.board_edits import Edit
 from canvasrelay.core.board_room import TICK_S, AwarenessDue, BoardRoom, CompactBoard, StoreBoardUpdate
 from canvasrelay.core.room import Room
 from canvasrelay.server.background import Background, cancelled
-from canvasrelay.server.board_log import BoardLog
+from canvasrelay.server.board_log import BoardLog, set_aside
 from canvasrelay.server.runtime import Runtime
 
 log = logging.getLogger(__name__)
 
 
+def board_bounds(config: dict[str, Any]) -> BoardBounds:
+    """`[board] max_bytes` and `max_items` from `.canvas/config.toml`; the defaults otherwise."""
+    table = config.get("board", {})
+    table = table if isinstance(table, dict) else {}
+    defaults = BoardBounds()
+    values = {}
+    for name in ("max_bytes", "max_items"):
+        value = table.get(name, getattr(defaults, name))
+        if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+            raise ValueError(f"[board] {name} in .canvas/config.toml must be a positive whole number")
+        values[name] = value
+    return BoardBounds(**values)
+
+
 class BoardStore:
     """Carries out the board's store effects: an update is in the log before it is sent on."""
 
-    def __init__(self, board_log: BoardLog, board: Board) -> None:
+    def __init__(self, board_log: BoardLog, board: Board, warning: str | None = None) -> None:
         self.log = board_log
         self.board = board
+        self.warning = warning
+        """What the host should know about what was loaded: rows set aside, a board past its bound."""
 
     @classmethod
-    def load(cls, path: Path) -> BoardStore:
+    def load(cls, path: Path, bounds: BoardBounds | None = None) -> BoardStore:
+        """The stored board, whatever the log holds: a row that cannot be applied is kept aside
+        (in `board.log.unusable`) and the rest loads; a board past its bound loads as it is."""
         board_log, updates = BoardLog.open(path)
-        return cls(board_log, Board.from_updates(updates))
+        board, unusable = Board.load(updates, bounds)
+        notes = []
+        if unusable:
+            aside = set_aside(path, [updates[index] for index in unusable])
+            log.warning("%d board update(s) could not be applied and were set aside in %s", len(unusable), aside)
+            notes.append(
+                f"{len(unusable)} stored board change(s) could not be loaded; they were kept in .canvas/{aside.name}"
+            )
+        if (over := board.over_bounds()) is not None:
+            log.warning("the stored board is past its bound: %s", over)
+            notes.append(f"{over}: new items are refused until some are removed")
+        return cls(board_log, board, "; ".join(notes) or None)
 
     async def append(self, effect: StoreBoardUpdate) -> None:
         self.log.append(effect.update)
@@ -92,10 +121,11 @@ class BoardTools:
 class BoardHost:
     """The board feature, wired: its handlers on the Room, its store effects, its tick."""
 
-    def __init__(self, room: Room, runtime: Runtime, board_log: Path) -> None:
+    def __init__(self, room: Room, runtime: Runtime, board_log: Path, bounds: BoardBounds | None = None) -> None:
         self.runtime = runtime
-        self.adapter = BoardStore.load(board_log)
+        self.adapter = BoardStore.load(board_log, bounds)
         self.board_room = BoardRoom(self.adapter.board)
+        self.board_room.warning = self.adapter.warning
         self.board_room.install(room)
         runtime.handle(StoreBoardUpdate, self.adapter.append)
         runtime.handle(CompactBoard, self.adapter.compact)

@@ -76,6 +76,19 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
+def set_aside(path: Path, records: list[bytes]) -> Path:
+    """Keep `records` (updates that could not be applied) in a side file next to the log, appended
+    to what an earlier start set aside: the next compaction leaves them out of the log."""
+    aside = path.with_name(path.name + ".unusable")
+    fd = os.open(aside, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, FILE_MODE)
+    try:
+        _write_all(fd, b"".join(_record(data) for data in records))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return aside
+
+
 class BoardLog:
     """The log, open for appending. One writer: the server's event loop."""
 

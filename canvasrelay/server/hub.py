@@ -57,6 +57,14 @@ SEEN_WINDOW = 2 * signal_crypto.MAX_AGE_SECONDS
 SEEN_MAX = 16_384
 OFFER_RATE, OFFER_BURST = 10.0, 20.0
 """New handshakes a second the hub starts, in total (copies of an offer do not count)."""
+ABOUT_RATE, ABOUT_BURST = 5.0, 10.0
+"""Answers a second to join pages asking what room this is."""
+SENDER_OFFER_RATE, SENDER_OFFER_BURST = 3.0, 10.0
+"""Offers a second from one sender (as the rendezvous tags it: an address): a flood from one link
+holder spends its own share, and the rest of `OFFER_RATE` is left to everyone else."""
+SENDER_ABOUT_RATE, SENDER_ABOUT_BURST = 1.0, 10.0
+HANDSHAKES_PER_SENDER = 6
+"""Handshakes under way from one sender: ten guests behind one address join in two rounds."""
 JOIN_RATE, JOIN_BURST = 0.5, 6.0
 """Joins a second one guest identity may make, and at once: a reconnecting guest never notices."""
 JOIN_IDENTITIES_MAX = 4096
@@ -107,6 +115,13 @@ class Hub:
     """Offers and joins turned away, by reason: what an operator (or a test) looks at in a flood."""
     _seen: SeenOnce = field(default_factory=lambda: SeenOnce(SEEN_WINDOW, SEEN_MAX))
     _offers: TokenBucket = field(default_factory=lambda: TokenBucket(OFFER_RATE, OFFER_BURST))
+    _abouts: TokenBucket = field(default_factory=lambda: TokenBucket(ABOUT_RATE, ABOUT_BURST))
+    _sender_offers: BucketPerKey = field(
+        default_factory=lambda: BucketPerKey(SENDER_OFFER_RATE, SENDER_OFFER_BURST, JOIN_IDENTITIES_MAX)
+    )
+    _sender_abouts: BucketPerKey = field(
+        default_factory=lambda: BucketPerKey(SENDER_ABOUT_RATE, SENDER_ABOUT_BURST, JOIN_IDENTITIES_MAX)
+    )
     _joins: BucketPerKey = field(default_factory=lambda: BucketPerKey(JOIN_RATE, JOIN_BURST, JOIN_IDENTITIES_MAX))
     _tasks: set[asyncio.Task[Any]] = field(default_factory=set)
     _ws: aiohttp.ClientWebSocketResponse | None = None
@@ -117,7 +132,7 @@ class Hub:
 
     def __post_init__(self) -> None:
         self.key = signal_crypto.signal_key(self.secrets.room_key)
-        self.topic = signal_crypto.topic(self.secrets.room_id)
+        self.topic = signal_crypto.topic(self.secrets.room_key)
         self.turn = TurnClient(self.secrets.room_id, self.secrets.room_key)
         self._rendezvous = signal_urls(self.signal_url)
         """`--signal` may name several; the hub uses one until it fails, then the next."""
@@ -181,20 +196,22 @@ class Hub:
             attempt += 1
             await asyncio.sleep(min(SIGNAL_RETRY_MAX, 0.25 * 2**attempt))
 
-    def _on_envelope(self, envelope: str) -> None:
-        offer = self._offer_of(envelope)
+    def _on_envelope(self, text: str) -> None:
+        # The rendezvous puts its sender's tag in front (an address's, blind): each spends its own share.
+        sender, _, envelope = text.rpartition(" ")
+        offer = self._offer_of(envelope, sender)
         if offer is None:
             return
         sources = (offer.fingerprint, f"conn:{offer.conn}")
-        refusal = self._offer_refusal(offer, sources)
+        refusal = self._offer_refusal(offer, sources, sender)
         if refusal is not None:
             self._refused(refusal)
             return
         # Registered before any await, so the next envelope already sees this handshake.
-        self.handshakes[offer] = sources
+        self.handshakes[offer] = (*sources, f"sender:{sender}")
         self._spawn(self._answer(offer))
 
-    def _offer_of(self, envelope: str) -> _Offer | None:
+    def _offer_of(self, envelope: str, sender: str) -> _Offer | None:
         try:
             message = signal_crypto.open_envelope(self.key, envelope)
         except signal_crypto.SealedForAnotherKey:
@@ -204,8 +221,8 @@ class Hub:
         except signal_crypto.SignalError:
             return None
         if message.get("kind") == "about":
-            # Paced like offers: a link holder may ask often, but not flood the rendezvous with answers.
-            if self._offers.take():
+            # Paced on a bucket of their own: a flood of questions spends no guest's offer.
+            if self._sender_abouts.take(sender) and self._abouts.take():
                 self._spawn(self._tell_about(message.get("from")))
             return None
         if message.get("kind") != "offer":
@@ -224,15 +241,19 @@ class Hub:
             return None
         return _Offer(conn, sdp, nonce_bytes, fingerprint)
 
-    def _offer_refusal(self, offer: _Offer, sources: tuple[str, ...]) -> str | None:
+    def _offer_refusal(self, offer: _Offer, sources: tuple[str, ...], sender: str) -> str | None:
         """Why this offer gets no handshake, if it does not. Cheapest first: a copy costs nothing."""
         if not self._seen.first_sight(offer.nonce):
             return "a replayed offer"
         running = Counter(source for held in self.handshakes.values() for source in held)
         if any(running[source] >= HANDSHAKES_PER_SOURCE for source in sources):
             return "a handshake from the same source is under way"
+        if running[f"sender:{sender}"] >= HANDSHAKES_PER_SENDER:
+            return "too many handshakes from one sender at once"
         if len(self.handshakes) >= MAX_HANDSHAKES:
             return "too many handshakes at once"
+        if not self._sender_offers.take(sender):
+            return "too many offers a second from one sender"
         if not self._offers.take():
             return "too many offers a second"
         return None
@@ -283,6 +304,7 @@ class Hub:
 
         from aiortc import RTCSessionDescription
 
+        join: GuestJoin | str | None
         try:
             await pc.setRemoteDescription(RTCSessionDescription(offer.sdp, "offer"))
             await pc.setLocalDescription(await pc.createAnswer())
@@ -298,31 +320,36 @@ class Hub:
         except (TimeoutError, ValueError, signal_crypto.SignalError) as exc:
             log.info("guest handshake failed: %s", type(exc).__name__)
             join = None
+        except Exception:
+            # A bug here must not leave the peer connection open outside the handshake slots.
+            log.exception("guest handshake failed")
+            join = None
         finally:
             self._answering.discard(pc)
         if join is None:
             await pc.close()
-            return
-        await self._admit(pc, channel, join)
+        elif isinstance(join, str):
+            await self._refuse(pc, channel, join)
+        else:
+            await self._admit(pc, channel, join)
 
-    async def _await_join(self, channel: RTCDataChannel) -> GuestJoin | None:
-        first: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+    async def _await_join(self, channel: RTCDataChannel) -> GuestJoin | str:
+        """The guest's `guest-join`, or why its first frame is refused (its connection then closes)."""
+        first: asyncio.Future[str | bytes] = asyncio.get_running_loop().create_future()
 
         @channel.on("message")
         def _first(message: str | bytes) -> None:
             if not first.done():
-                first.set_result(message if isinstance(message, str) else "")
+                first.set_result(message)
 
         raw = await asyncio.wait_for(first, JOIN_TIMEOUT)
         channel.remove_all_listeners("message")
         try:
             frame = parse_client_frame(raw, max_bytes=4096)
         except FrameError as exc:
-            channel.send(encode(ErrorFrame(message=str(exc), ref="guest-join")))
-            return None
+            return str(exc)
         if not isinstance(frame, GuestJoin):
-            channel.send(encode(ErrorFrame(message="the first frame must be guest-join", ref=frame.t)))
-            return None
+            return "the first frame must be guest-join"
         return frame
 
     async def _admit(self, pc: RTCPeerConnection, channel: RTCDataChannel, join: GuestJoin) -> None:

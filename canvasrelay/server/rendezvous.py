@@ -15,15 +15,23 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hmac
 import re
+import resource
+import secrets
 import socket as sockets
 from collections import Counter, deque
 from collections.abc import Callable, Collection
-from typing import Protocol
+from dataclasses import dataclass
+from typing import Protocol, TypeVar
+from urllib.parse import urlsplit
 
 from aiohttp import WSMsgType, web
 
 from canvasrelay.core.rate_limit import InboundGate
+from canvasrelay.protocol.encoding import b64url
+from canvasrelay.protocol.signal_crypto import topic_of_verifier
+from canvasrelay.server.client_address import client_address
 from canvasrelay.server.rendezvous_metrics import RendezvousMetrics
 from canvasrelay.server.turn_credentials import TurnConfig, TurnIssuer
 
@@ -33,6 +41,18 @@ RATE_PER_SECOND = 20.0
 BURST = 40.0
 MAX_SOCKETS_PER_TOPIC = 64
 MAX_TOPICS = 10_000
+SOCKETS_PER_ADDRESS = 64
+"""Sockets one address may hold in all: a household or an office behind one address, joining rooms…"""
+SOCKETS_PER_ADDRESS_ON_TOPIC = 16
+"""…and on one topic: a link holder's share of a room's topic, never the whole of it."""
+FD_RESERVE = 256
+"""File descriptors the rendezvous leaves to the rest of the process (the host's page, the API,
+agents, guests' connections): it holds at most the soft limit less this many sockets."""
+FIRST_WORD_S = 10.0
+"""A socket that sends nothing this long after it opened is closed…"""
+IDLE_S = 30.0
+"""…and so is one silent this long since its last envelope: a guest's socket lives for one
+handshake. A host's (registered with its verifier) stays: it waits for guests."""
 OUTBOX_BYTES = 1024 * 1024
 """What may wait to be written to one socket; past it the socket is cut off."""
 SEND_BUFFER_BYTES = 256 * 1024
@@ -41,8 +61,10 @@ HEARTBEAT = 20.0
 CLOSE_POLICY = 4408
 CLOSE_BAD_TOPIC = 4400
 CLOSE_FULL = 4429
+CLOSE_IDLE = 4000
 CLOSE_GOING_AWAY = 1001
 
+K = TypeVar("K")
 _TOPIC = re.compile(r"^[A-Za-z0-9_-]{43}$")
 
 Deliver = Callable[[str, str], None]
@@ -97,6 +119,8 @@ class _Socket:
     def __init__(self, ws: web.WebSocketResponse, request: web.Request) -> None:
         self.ws = ws
         self.request = request
+        self.hears_sources = False
+        """A host's socket: each envelope comes to it with its sender's source tag in front."""
         self.queue: deque[str] = deque()
         self.queued = 0
         self.wake = asyncio.Event()
@@ -143,6 +167,26 @@ class _Socket:
             self.request.transport.abort()
 
 
+@dataclass(frozen=True)
+class Limits:
+    per_address: int = SOCKETS_PER_ADDRESS
+    per_address_on_topic: int = SOCKETS_PER_ADDRESS_ON_TOPIC
+    sockets: int = 0
+    """In all; 0 takes the file-descriptor limit less `FD_RESERVE`."""
+    first_word_s: float = FIRST_WORD_S
+    idle_s: float = IDLE_S
+
+    def total(self) -> int:
+        if self.sockets:
+            return self.sockets
+        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+        return max(16, soft - FD_RESERVE) if soft != resource.RLIM_INFINITY else 1 << 20
+
+
+def origin_netloc(url: str) -> str:
+    return urlsplit(url).netloc.lower()
+
+
 class Rendezvous:
     def __init__(
         self,
@@ -150,8 +194,19 @@ class Rendezvous:
         verifiers: Verifiers | None = None,
         turn: TurnConfig | None = None,
         forwarded_for: bool = False,
+        origins: Collection[str] = (),
+        limits: Limits | None = None,
     ) -> None:
         self.topics: dict[str, set[_Socket]] = {}
+        self.forwarded_for = forwarded_for
+        self.origins = {origin_netloc(origin) for origin in origins}
+        """Where pages that may open a socket come from, besides this server's own origin."""
+        self.limits = limits or Limits()
+        self._tag_key = secrets.token_bytes(32)
+        self.max_sockets = self.limits.total()
+        self.sockets = 0
+        self.per_address: Counter[str] = Counter()
+        self.per_address_topic: Counter[tuple[str, str]] = Counter()
         self.bus = bus
         self.verifiers: Verifiers = verifiers or LocalVerifiers()
         self.metrics = RendezvousMetrics()
@@ -177,11 +232,32 @@ class Rendezvous:
         open_sockets = [socket.ws for peers in self.topics.values() for socket in peers]
         await asyncio.gather(*(ws.close(code=CLOSE_GOING_AWAY, message=b"stopping") for ws in open_sockets))
 
-    async def handler(self, request: web.Request) -> web.WebSocketResponse:
-        ws = web.WebSocketResponse(heartbeat=HEARTBEAT, max_msg_size=MAX_ENVELOPE_BYTES)
+    def _refusal(self, request: web.Request, address: str, name: str) -> web.Response | None:
+        """An HTTP answer (and the connection closed) for a socket refused before it opens."""
+        origin = request.headers.get("Origin")
+        # `canvas join` sends none; a browser always does, and a page from elsewhere gets nothing.
+        if origin is not None and origin_netloc(origin) not in self.origins | {request.host.lower()}:
+            return _closing(403, "this page's origin may not use this rendezvous")
+        if self.sockets >= self.max_sockets:
+            return _closing(503, "the rendezvous is full")
+        if self.per_address[address] >= self.limits.per_address:
+            return _closing(429, "too many sockets from your address")
+        if self.per_address_topic[address, name] >= self.limits.per_address_on_topic:
+            return _closing(429, "too many sockets from your address on this topic")
+        return None
+
+    async def handler(self, request: web.Request) -> web.StreamResponse:
+        address = client_address(request, self.forwarded_for)
         name = request.query.get("topic", "")
+        refusal = self._refusal(request, address, name)
+        if refusal is not None:
+            self.metrics.drops.labels("refused").inc()
+            return refusal
+        ws = web.WebSocketResponse(heartbeat=HEARTBEAT, max_msg_size=MAX_ENVELOPE_BYTES)
         verifier = request.query.get("turn")
-        if not _TOPIC.match(name) or (verifier is not None and not _TOPIC.match(verifier)):
+        # A verifier is registered only for the topic it derives: a host's for its own room's.
+        registers = verifier is not None and _TOPIC.match(verifier) and topic_of_verifier(verifier) == name
+        if not _TOPIC.match(name) or (verifier is not None and not registers):
             await ws.prepare(request)
             await ws.close(code=CLOSE_BAD_TOPIC, message=b"bad topic")
             return ws
@@ -193,7 +269,9 @@ class Rendezvous:
             return ws
         peers = self.topics.setdefault(name, set())
         socket = _Socket(ws, request)
+        socket.hears_sources = verifier is not None
         peers.add(socket)
+        self._hold(address, name, 1)
         self._count()
         try:
             if self.bus is not None and len(peers) == 1:
@@ -203,10 +281,11 @@ class Rendezvous:
                 await self.verifiers.add(name, verifier)
             await ws.prepare(request)
             socket.start()
-            await self._relay(name, socket)
+            await self._relay(name, socket, self._tag(address), waits=verifier is not None)
         finally:
             await socket.stop()
             peers.discard(socket)
+            self._hold(address, name, -1)
             if verifier is not None:
                 await self.verifiers.remove(name, verifier)
             if not peers and self.topics.get(name) is peers:
@@ -216,34 +295,60 @@ class Rendezvous:
             self._count()
         return ws
 
-    async def _relay(self, name: str, socket: _Socket) -> None:
+    def _hold(self, address: str, name: str, change: int) -> None:
+        self.sockets += change
+        _count_in(self.per_address, address, change)
+        _count_in(self.per_address_topic, (address, name), change)
+
+    def _tag(self, address: str) -> str:
+        """Who sent an envelope, as a host may count it: the same for every socket from one
+        address, and telling nothing of the address."""
+        return b64url(hmac.digest(self._tag_key, address.encode("utf-8", "replace"), "sha256")[:9])
+
+    async def _relay(self, name: str, socket: _Socket, tag: str, waits: bool) -> None:
+        """Relay what `socket` sends; a socket that is not a host's and falls silent is closed."""
         bucket = InboundGate(RATE_PER_SECOND, BURST)
-        async for msg in socket.ws:
+        silence = self.limits.first_word_s
+        while True:
+            try:
+                msg = await socket.ws.receive(timeout=None if waits else silence)
+            except TimeoutError:
+                self.metrics.drops.labels("idle").inc()
+                await socket.stop()
+                await socket.ws.close(code=CLOSE_IDLE, message=b"idle")
+                return
+            if msg.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED, WSMsgType.ERROR):
+                return
             if msg.type is not WSMsgType.TEXT:
                 continue
+            silence = self.limits.idle_s
             if not bucket.admit():
                 # A flooding socket is cut off rather than slowed, so it cannot crowd the topic.
                 self.metrics.drops.labels("rate").inc()
                 await socket.stop()
                 await socket.ws.close(code=CLOSE_POLICY, message=b"too many envelopes")
                 return
-            self._deliver(name, msg.data, "local", sender=socket)
+            tagged = f"{tag} {msg.data}"
+            self._deliver(name, tagged, "local", sender=socket)
             if self.bus is not None:
-                if self.bus.publish(name, msg.data):
+                if self.bus.publish(name, tagged):
                     self.metrics.published.inc()
                 else:
                     self.metrics.drops.labels("redis").inc()
             # Let the writers run between envelopes, or a burst overruns even a reader that keeps up.
             await asyncio.sleep(0)
 
-    def deliver_remote(self, topic: str, envelope: str) -> None:
-        self._deliver(topic, envelope, "redis", sender=None)
+    def deliver_remote(self, topic: str, tagged: str) -> None:
+        self._deliver(topic, tagged if " " in tagged else f" {tagged}", "redis", sender=None)
 
-    def _deliver(self, topic: str, envelope: str, source: str, sender: _Socket | None) -> None:
+    def _deliver(self, topic: str, tagged: str, source: str, sender: _Socket | None) -> None:
+        """Hand `tagged` ("<source tag> <envelope>") to the topic's other sockets: whole to a host's,
+        the envelope alone to the rest (an envelope is base64url: it holds no space)."""
+        envelope = tagged.partition(" ")[2]
         for other in list(self.topics.get(topic, ())):
             if other is sender or other.dead or other.ws.closed:
                 continue
-            if other.offer(envelope):
+            if other.offer(tagged if other.hears_sources else envelope):
                 self.metrics.relayed.labels(source).inc()
             else:
                 self.metrics.drops.labels("slow-socket").inc()
@@ -252,6 +357,20 @@ class Rendezvous:
     def _count(self) -> None:
         self.metrics.topics.set(len(self.topics))
         self.metrics.sockets.set(sum(len(peers) for peers in self.topics.values()))
+
+
+def _count_in(counter: Counter[K], key: K, change: int) -> None:
+    """Counters keep no zeros: an address that left holds no memory."""
+    counter[key] += change
+    if counter[key] <= 0:
+        del counter[key]
+
+
+def _closing(status: int, reason: str) -> web.Response:
+    response = web.Response(status=status, text=reason + "\n")
+    # Answered and closed: a refused socket must not keep its connection (and its descriptor).
+    response.force_close()
+    return response
 
 
 def add_routes(app: web.Application, rendezvous: Rendezvous | None = None) -> Rendezvous:

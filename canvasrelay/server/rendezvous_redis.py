@@ -190,6 +190,8 @@ class RedisBus:
                         self._up.set()
                         if failures:
                             log.warning("Redis is reachable again; carrying on")
+                            # A restarted Redis lost the verifiers: the others must see ours at once.
+                            self.verifiers.refresh_now()
                         failures = 0
                     self._on_message(message)
             except (RedisError, OSError) as exc:
@@ -225,6 +227,7 @@ class RedisVerifiers:
         self.instance = instance
         self.local: Counter[tuple[str, str]] = Counter()
         self._refresher: asyncio.Task[None] | None = None
+        self._due = asyncio.Event()
 
     def start(self) -> None:
         self._refresher = asyncio.get_running_loop().create_task(self._refresh())
@@ -266,9 +269,14 @@ class RedisVerifiers:
                     pipe.expire(_key(topic, verifier), VERIFIER_TTL)
                 await pipe.execute()
 
+    def refresh_now(self) -> None:
+        self._due.set()
+
     async def _refresh(self) -> None:
         while True:
-            await asyncio.sleep(VERIFIER_TTL / 3)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._due.wait(), VERIFIER_TTL / 3)
+            self._due.clear()
             await self._store(list(self.local))
 
 

@@ -37,7 +37,12 @@ class RoomSecrets:
         return b64url(point)
 
     def token_matches(self, candidate: str) -> bool:
-        return hmac.compare_digest(candidate.encode("utf-8"), self.token.encode("utf-8"))
+        try:
+            given = candidate.encode("utf-8")
+        except UnicodeEncodeError:
+            # A lone surrogate (from a JSON escape, or a header's undecodable byte) is no token.
+            return False
+        return hmac.compare_digest(given, self.token.encode("utf-8"))
 
     def room_fragment(self) -> str:
         return f"room={self.room_id}&key={self.room_key}&host={self.host_public_key}"

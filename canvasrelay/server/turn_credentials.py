@@ -12,7 +12,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-import json
 import secrets
 import time
 from collections import OrderedDict
@@ -23,8 +22,10 @@ from pathlib import Path
 from aiohttp import web
 
 from canvasrelay.core.rate_limit import InboundGate
+from canvasrelay.protocol.base import FrameError, load_bounded
 from canvasrelay.protocol.encoding import b64url
-from canvasrelay.protocol.signal_crypto import turn_verifier
+from canvasrelay.protocol.signal_crypto import topic_of_verifier, turn_verifier
+from canvasrelay.server.client_address import client_address
 from canvasrelay.server.rendezvous_metrics import RendezvousMetrics
 
 LIFETIME_SECONDS = 600
@@ -116,13 +117,14 @@ class TurnIssuer:
         topic, proof = _parse(body)
         if topic is None or proof is None:
             return self._refuse(400, "expected a JSON body with the room's topic and proof")
-        if not self.per_source.admit(self._source(request)):
+        if not self.per_source.admit(client_address(request, self.forwarded_for)):
             return self._throttle()
         try:
             verifier = turn_verifier(proof)
         except ValueError:
             return self._refuse(403, "this proof does not open TURN credentials here")
-        if not await self.holds(topic, verifier):
+        # Only for the topic the proof derives (a room's own), and only once its host registered it.
+        if topic != topic_of_verifier(verifier) or not await self.holds(topic, verifier):
             return self._refuse(403, "this proof does not open TURN credentials here")
         # Counted only for proven requests, so strangers who know a topic cannot spend its budget.
         if not self.per_topic.admit(topic):
@@ -140,21 +142,13 @@ class TurnIssuer:
         self.metrics.turn.labels("refused").inc()
         return _answer(status, {"error": message})
 
-    def _source(self, request: web.Request) -> str:
-        if self.forwarded_for:
-            # The load balancer appends the address it saw; earlier entries are the client's to invent.
-            hops = [hop.strip() for hop in request.headers.get("X-Forwarded-For", "").split(",")]
-            if hops[-1]:
-                return hops[-1]
-        return request.remote or ""
-
 
 def _parse(body: bytes) -> tuple[str | None, str | None]:
     if len(body) > MAX_REQUEST_BYTES:
         return None, None
     try:
-        data = json.loads(body)
-    except ValueError:
+        data = load_bounded(body)
+    except FrameError:
         return None, None
     if not isinstance(data, dict):
         return None, None

@@ -222,6 +222,7 @@ export interface ApprovalRequest {
   what: string;
   text: string;
   length: number;
+  escaped: number;
   sha256: string;
   subject: string | null;
   expiresInMs: number;
@@ -273,6 +274,21 @@ export interface AwarenessStateOutput {
 export interface BinaryFile {
   kind: "binary";
   size: number;
+}
+
+export interface BoardMore {
+  t: "board-more";
+  version: number;
+  offset: number;
+}
+
+export interface BoardPart {
+  t: "board-part";
+  version: number;
+  offset: number;
+  size: number;
+  data: string;
+  ask: boolean;
 }
 
 export interface BoardSync {
@@ -577,6 +593,9 @@ export interface Welcome {
   peerId: string;
   agents: AgentInfo[];
   board: string;
+  boardSize: number;
+  boardVersion: number;
+  boardWarning: string | null;
   sessions: Record<string, unknown>[];
   approvals: ApprovalRequest[];
 }
@@ -587,8 +606,8 @@ export interface YourAccess {
   grantedTerminals: string[];
 }
 
-export type ClientFrame = AgentCancel | AgentConfig | AgentCreate | AgentHistoryRequest | AgentPermission | AgentPrompt | AgentRename | ApprovalAnswer | Auth | Awareness | BoardSyncRequest | BoardUpdate | FileClose | FileOpen | GuestJoin | GuestKick | GuestSetAccess | HostProfile | Ping | RoomSetAccess | TermClose | TermControl | TermDetach | TermInput | TermList | TermOpen | TermRename | TermResize | TerminalGrant | TreeWatch;
+export type ClientFrame = AgentCancel | AgentConfig | AgentCreate | AgentHistoryRequest | AgentPermission | AgentPrompt | AgentRename | ApprovalAnswer | Auth | Awareness | BoardMore | BoardSyncRequest | BoardUpdate | FileClose | FileOpen | GuestJoin | GuestKick | GuestSetAccess | HostProfile | Ping | RoomSetAccess | TermClose | TermControl | TermDetach | TermInput | TermList | TermOpen | TermRename | TermResize | TerminalGrant | TreeWatch;
 
-export type ServerFrame = AgentCompacted | AgentEvent | AgentHistory | AgentMeta | AgentOptions | AgentRemoved | ApprovalRequest | ApprovalResolved | AwarenessOut | BoardSync | BoardUpdateOut | Bye | ErrorFrame | File | GuestList | HubProof | People | Pong | RequestPending | Restarting | StreamGap | TermData | TermExit | Terminals | Tree | Welcome | YourAccess;
+export type ServerFrame = AgentCompacted | AgentEvent | AgentHistory | AgentMeta | AgentOptions | AgentRemoved | ApprovalRequest | ApprovalResolved | AwarenessOut | BoardPart | BoardSync | BoardUpdateOut | Bye | ErrorFrame | File | GuestList | HubProof | People | Pong | RequestPending | Restarting | StreamGap | TermData | TermExit | Terminals | Tree | Welcome | YourAccess;
 
 export type ServerFrameOf<T extends ServerFrame["t"]> = Extract<ServerFrame, { t: T }>;

@@ -3,7 +3,6 @@ version header, the document and its docs page."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -12,6 +11,7 @@ from aiohttp import web
 from pydantic import BaseModel, ValidationError
 
 from canvasrelay import __version__
+from canvasrelay.protocol.base import MAX_ELEMENTS, FrameError, load_bounded
 from canvasrelay.server.api.errors import ApiError, Handler, error_response, errors_middleware, invalid
 from canvasrelay.server.api.openapi import VERSION_HEADER, Call, Operation, spec
 
@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 DOCS_PAGE = Path(__file__).with_name("docs.html")
 CORS_MAX_AGE = "600"
 CORS_HEADERS = "Authorization, Content-Type, Last-Event-ID"
+BODY_ELEMENTS = 10 * MAX_ELEMENTS
+"""Values in one request body: bodies are bounded by their size and their models; this bounds the parse."""
 
 
 def _bearer(request: web.Request) -> str | None:
@@ -56,9 +58,9 @@ def wrap(op: Operation, server: CanvasServer) -> Handler:
         if op.body is not None:
             raw = await request.read()
             try:
-                data = json.loads(raw) if raw else None
-            except (ValueError, UnicodeDecodeError):
-                raise ApiError(400, "the body is not JSON") from None
+                data = load_bounded(raw, max_elements=BODY_ELEMENTS) if raw else None
+            except FrameError as exc:
+                raise ApiError(400, f"the body is not JSON: {exc}") from None
             if data is None and not raw:
                 raise ApiError(400, "a JSON body is required")
             body = _parse(op.body, data, "body")

@@ -2,9 +2,14 @@ import type { ApprovalRequest } from "../protocol.gen";
 import type { RoomState } from "../room/roomState";
 import { useRoom } from "../roomClient";
 import { Visible } from "../guests/Visible";
-import { visible } from "../guests/visibleText";
+import { visible, visiblePieces } from "../guests/visibleText";
 
 export type ApprovalAnswer = "approve" | "deny" | "trust";
+
+/** The page escapes as many characters as the server did: what it shows is the whole text. */
+function allShown(approval: ApprovalRequest): boolean {
+  return visiblePieces(approval.text).filter((piece) => piece.escaped).length === approval.escaped;
+}
 
 /**
  * A guest's request, as the host decides on it: who asks, what exactly will run (a prompt's
@@ -26,7 +31,11 @@ export function ApprovalCard({
           <blockquote className="approval-text" data-testid="approval-text">
             <Visible text={approval.text} />
           </blockquote>
-          <small className="approval-length">{approval.length.toLocaleString()} characters, all shown above</small>
+          <small className="approval-length" data-testid="approval-length">
+            {allShown(approval)
+              ? `${approval.length.toLocaleString()} characters, all shown above`
+              : `${approval.length.toLocaleString()} characters; this page may not show all of them: deny it, or ask for plain text`}
+          </small>
         </>
       ) : (
         detail && <p className="approval-detail">{detail}</p>

@@ -5,6 +5,7 @@ import type { RoomClient } from "../roomClient";
 import { addItem, fromBase64, readItems, toBase64 } from "./model";
 import { AWARENESS_MAX_DRAGGING, AWARENESS_MAX_SELECTION } from "../protocol.gen";
 import { BoardSession, withinLimits } from "./sync";
+import { welcomeFrame } from "../room/testing";
 
 class FakeClient implements RoomClient {
   sent: ClientFrame[] = [];
@@ -29,20 +30,7 @@ class FakeClient implements RoomClient {
 }
 
 function welcome(board: Y.Doc, access: Welcome["access"] = "host"): Welcome {
-  return {
-    t: "welcome",
-    roomId: "r",
-    key: "k",
-    hostPublicKey: "h",
-    project: "p",
-    cwd: "/p",
-    access,
-    peerId: "p",
-    agents: [],
-    board: toBase64(Y.encodeStateAsUpdate(board)),
-    sessions: [],
-    approvals: [],
-  } as Welcome;
+  return welcomeFrame({ access, board: toBase64(Y.encodeStateAsUpdate(board)) });
 }
 
 const sessions: BoardSession[] = [];

@@ -13,8 +13,10 @@ import {
   AWARENESS_MAX_SELECTION,
   type AwarenessStateInput,
   type AwarenessStateOutput,
+  type BoardMore,
   type ServerFrame,
 } from "../protocol.gen";
+import { BoardParts } from "./boardParts";
 import { Listeners } from "../listeners";
 import type { RoomClient } from "../roomClient";
 import { fromBase64, ITEMS, LOCAL, rateLimit, REMOTE, toBase64 } from "./model";
@@ -42,6 +44,9 @@ export class BoardSession {
   private refresh: ReturnType<typeof setInterval> | null = null;
   private offFrame: (() => void) | null = null;
   private unsent = false;
+  private readonly parts = new BoardParts();
+  /** The version of the server's state last applied, so a welcome seen twice loads it once. */
+  private loaded = -1;
 
   constructor(
     private readonly client: RoomClient,
@@ -52,7 +57,7 @@ export class BoardSession {
     this.undo = this.newUndoManager();
     // Loaded here, not only in start(), so the canvas's first render already has the board: it
     // fits the view to a board that has items, and never jumps later when the first one appears.
-    if (client.welcome?.board) Y.applyUpdate(this.doc, fromBase64(client.welcome.board), REMOTE);
+    if (client.welcome && !this.parts.welcome(client.welcome)) this.loadParts();
     this.doc.on("update", (update: Uint8Array, origin: unknown) => {
       // If the socket is down this update is not lost: the sync after the next welcome resends it.
       if (origin !== REMOTE && !this.client.send({ t: "board-update", update: toBase64(update) })) this.unsent = true;
@@ -109,11 +114,13 @@ export class BoardSession {
   receive(frame: ServerFrame): void {
     switch (frame.t) {
       case "welcome":
-        if (frame.board) Y.applyUpdate(this.doc, fromBase64(frame.board), REMOTE);
         this.peers.clear();
         this.notifyPeers();
-        this.client.send({ t: "board-sync", stateVector: toBase64(Y.encodeStateVector(this.doc)) });
         this.pushAwareness();
+        this.nextPart(this.parts.welcome(frame));
+        break;
+      case "board-part":
+        this.nextPart(this.parts.part(frame));
         break;
       case "board-update":
         Y.applyUpdate(this.doc, fromBase64(frame.update), REMOTE);
@@ -136,11 +143,30 @@ export class BoardSession {
         break;
       case "error":
         // A refused update (e.g. it raced a server restart): ask again what the server lacks.
-        if (frame.ref === "board-update" && !this.readOnly) {
+        // Not when the board is full or the update came too fast: sent again, it would be refused again.
+        if (frame.ref === "board-update" && frame.kind !== "conflict" && !this.readOnly) {
           this.client.send({ t: "board-sync", stateVector: toBase64(Y.encodeStateVector(this.doc)) });
         }
         break;
     }
+  }
+
+  /** Asks for the next parts, or, once the state is whole, loads it and syncs (after every welcome). */
+  private nextPart(more: BoardMore | null): void {
+    if (more) {
+      this.client.send(more);
+      return;
+    }
+    if (!this.parts.complete) return;
+    this.loadParts();
+    this.client.send({ t: "board-sync", stateVector: toBase64(Y.encodeStateVector(this.doc)) });
+  }
+
+  private loadParts(): void {
+    if (this.loaded === this.parts.version) return;
+    this.loaded = this.parts.version;
+    const state = this.parts.take();
+    if (state.length) Y.applyUpdate(this.doc, state, REMOTE);
   }
 
   setPresence(patch: Partial<AwarenessStateInput>): void {

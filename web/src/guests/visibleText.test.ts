@@ -1,5 +1,19 @@
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { sha256Hex, visible, visiblePieces } from "./visibleText";
+
+const VECTORS = join(dirname(fileURLToPath(import.meta.url)), "../../../tests/vectors/visible_text.json");
+type Vector = { name: string; text: string; shown: string; escaped: number };
+
+describe("the shared escape vectors (the server runs the same)", () => {
+  const vectors = JSON.parse(readFileSync(VECTORS, "utf-8")) as Vector[];
+  it.each(vectors.map((v) => [v.name, v] as const))("%s", (_name, vector) => {
+    expect(visible(vector.text)).toBe(vector.shown);
+    expect(visiblePieces(vector.text).filter((piece) => piece.escaped)).toHaveLength(vector.escaped);
+  });
+});
 
 describe("visible", () => {
   it("shows ANSI sequences and control characters as escapes", () => {

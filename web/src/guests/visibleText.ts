@@ -1,12 +1,15 @@
 /**
- * Text a guest wrote, made safe to read before approving it: every character that would act
- * instead of show — control characters (so ANSI sequences), bidi overrides and isolates,
- * zero-width and other format characters, line and paragraph separators — becomes a visible
- * escape such as `\x1b` or `\u202e`. Newlines and tabs stay what they are.
+ * Text a guest wrote, made safe to read before approving it: every character that would act or
+ * hide instead of show — control characters (so ANSI sequences), bidi overrides and isolates,
+ * zero-width and other format characters, line and paragraph separators, and every default
+ * ignorable code point (variation selectors, the combining grapheme joiner, Hangul fillers,
+ * Mongolian and Khmer invisibles, tags) — becomes a visible escape such as `\x1b` or `\u202e`.
+ * Newlines and tabs stay what they are. The server escapes the same set
+ * (canvasrelay/protocol/visible_text.py); both run tests/vectors/visible_text.json.
  */
 export type Piece = { text: string; escaped: boolean };
 
-const HIDDEN = /[^\n\t\P{Cc}]|\p{Cf}|\p{Zl}|\p{Zp}/gu;
+const HIDDEN = /[^\n\t\P{Cc}]|\p{Cf}|\p{Zl}|\p{Zp}|\p{Default_Ignorable_Code_Point}/gu;
 
 export function escapeChar(char: string): string {
   const code = char.codePointAt(0)!;

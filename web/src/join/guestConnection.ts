@@ -79,7 +79,7 @@ async function turnServers(link: RoomLinkParams, signal: string): Promise<RTCIce
         method: "POST",
         // text/plain keeps it a simple request: no preflight when the rendezvous is on another origin.
         headers: { "Content-Type": "text/plain" },
-        body: JSON.stringify({ topic: await topic(link.roomId), proof: await turnProof(link.key) }),
+        body: JSON.stringify({ topic: await topic(link.key), proof: await turnProof(link.key) }),
       }),
       TURN_FETCH_MS,
     );
@@ -245,7 +245,7 @@ export class GuestConnection implements Connection<GuestState> {
   }
 
   private async signal(url: string, key: CryptoKey, offer: Record<string, unknown>): Promise<string> {
-    const reply = await askHub(url, this.link.roomId, key, offer, "answer");
+    const reply = await askHub(url, this.link.key, key, offer, "answer");
     if (typeof reply.sdp !== "string") throw new Error("the hub's answer carries no session description");
     return reply.sdp;
   }
@@ -307,7 +307,7 @@ export async function fetchAbout(link: RoomLinkParams): Promise<About> {
   // Each rendezvous of the link in turn, as the handshake tries them.
   for (const url of link.signals) {
     try {
-      const reply = await askHub(url, link.roomId, key, { kind: "about", from }, "about");
+      const reply = await askHub(url, link.key, key, { kind: "about", from }, "about");
       return {
         project: String(reply.project ?? ""),
         host: typeof reply.host === "string" ? reply.host : null,
@@ -323,14 +323,14 @@ export async function fetchAbout(link: RoomLinkParams): Promise<About> {
 /** Seals `message` to the hub through the rendezvous at `url` and waits for its reply of `kind` to us. */
 function askHub(
   url: string,
-  roomId: string,
+  roomKey: string,
   key: CryptoKey,
   message: Record<string, unknown>,
   kind: string,
 ): Promise<Record<string, unknown>> {
   return withTimeout(
     new Promise<Record<string, unknown>>((resolve, reject) => {
-      void topic(roomId).then((name) => {
+      void topic(roomKey).then((name) => {
         const ws = new WebSocket(`${url}?topic=${name}`);
         ws.onopen = () => void seal(key, message).then((text) => ws.send(text));
         ws.onmessage = (event) =>

@@ -18,8 +18,11 @@ function concat(...parts: Uint8Array[]): Uint8Array<ArrayBuffer> {
   return out;
 }
 
-export async function topic(roomId: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", concat(enc.encode("canvas/topic/v1:"), enc.encode(roomId)));
+/** The room's topic on the rendezvous: from the key, through the TURN verifier (ADR 0014), so the
+ *  room id alone names no topic. */
+export async function topic(roomKey: string): Promise<string> {
+  const verifier = await crypto.subtle.digest("SHA-256", b64urlDecode(await turnProof(roomKey)));
+  const digest = await crypto.subtle.digest("SHA-256", concat(enc.encode("canvas/topic/v1:"), new Uint8Array(verifier)));
   return b64url(new Uint8Array(digest));
 }
 

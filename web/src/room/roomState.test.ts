@@ -145,6 +145,7 @@ describe("the host's approvals", () => {
     what: "agent-prompt",
     text,
     length: text.length,
+    escaped: 0,
     sha256: "",
     subject: "s1",
     expiresInMs: 120_000,

@@ -114,13 +114,15 @@ export function withConnection<S extends string>(state: RoomState<S>, connection
 export function receive<S extends string>(before: RoomState<S>, frame: ServerFrame): RoomState<S> {
   const state = before.asks.length ? { ...before, asks: NO_ASKS } : before;
   switch (frame.t) {
-    case "welcome":
+    case "welcome": {
       // A resync withdraws what was waiting (ADR 0004); the open files come again after it.
       // So do the terminals: views attach to the ones the server lists, not to remembered ones.
-      return withSessions(
+      const next = withSessions(
         { ...state, restarting: false, welcome: frame, requests: [], approvals: frame.approvals, files: new Map(), terminals: [] },
         frame,
       );
+      return frame.boardWarning ? notice(next, `The board: ${frame.boardWarning}.`) : next;
+    }
     case "restarting":
       return { ...state, restarting: true };
     case "people":
