@@ -36,6 +36,8 @@ def agents_config(state: Path) -> str:
     return f"""
 [agents.legacy]
 {DEMO}, "--legacy", "--state", "{state}"]
+# A confined agent writes only in the project and its own home: its state is kept there.
+env = {{ HOME = "{state}" }}
 
 [agents.strict]
 {DEMO}, "--strict-load"]
