@@ -173,3 +173,30 @@ def test_confinement_is_per_agent_in_the_config() -> None:
     assert found["demo"].command == sys.executable
     with pytest.raises(ConfigError, match="confine must be true or false"):
         discover({"agents": {"mine": {"command": "sh", "confine": "no"}}})
+
+
+async def _serve_with_agents(project: Path) -> ServerProcess:
+    server = ServerProcess(project).start()
+    host = await HostClient.connect(server)
+    session_id = await create(host)
+    await host.send({"t": "agent-prompt", "sessionId": session_id, "text": "/slow 200"})
+    await host.expect("agent-event", timeout=TURN_TIMEOUT, sessionId=session_id)
+    await host.close()
+    assert marked(project)
+    return server
+
+
+async def test_closing_the_terminal_stops_canvas_and_its_agents(project: Path) -> None:
+    server = await _serve_with_agents(project)
+    assert server.proc is not None
+    server.proc.send_signal(signal.SIGHUP)
+    assert await asyncio.to_thread(server.proc.wait, 60) == 0
+    assert marked(project) == []
+
+
+async def test_losing_stdout_stops_canvas_and_its_agents(project: Path) -> None:
+    server = await _serve_with_agents(project)
+    assert server.proc is not None and server.proc.stdout is not None
+    server.proc.stdout.close()  # as a `| tee` that died
+    assert await asyncio.to_thread(server.proc.wait, 60) == 0
+    assert marked(project) == []
