@@ -24,7 +24,7 @@ from typing import Any
 from canvasrelay.core import session_log
 from canvasrelay.core.effects import AnyEffect, Broadcast, Effect, Send
 from canvasrelay.core.permission_preview import preview
-from canvasrelay.core.permission_rules import Choice, option_for
+from canvasrelay.core.permission_rules import Choice, merge_announced, named, option_for, subject_of
 from canvasrelay.core.room import Peer, error
 from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.agents import (
@@ -334,6 +334,15 @@ class Sessions:
                     "conflict",
                 )
             ]
+        if frame.answer in ("always", "never") and not named(subject_of(pending.tool_call)):
+            return [
+                error(
+                    peer.id,
+                    f"The agent did not say which file or command this is, so “{frame.answer}” would cover "
+                    "every such call: answer Allow once or Reject.",
+                    frame.t,
+                )
+            ]
         option_id = frame.option_id
         if frame.answer is not None and option_id is None:
             option_id = option_for(pending.options, frame.answer)
@@ -410,7 +419,7 @@ class Sessions:
         session = self.sessions[session_id]
         self._requests += 1
         request_id = f"p{self._requests}-{session.last_seq + 1}"
-        tool_call = dict(request.get("toolCall") or {})
+        tool_call = merge_announced(announced or {}, request.get("toolCall") or {})
         options = list(request.get("options") or [])
         session.pending[request_id] = Pending(tool_call, options)
         event = {
@@ -419,7 +428,7 @@ class Sessions:
             "toolCallId": tool_call.get("toolCallId"),
             "title": tool_call.get("title") or "",
             "options": options,
-            "preview": preview({**(announced or {}), **tool_call}, self.root),
+            "preview": preview(tool_call, self.root),
         }
         return request_id, self._append(session, event)
 

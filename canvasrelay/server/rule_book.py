@@ -21,6 +21,7 @@ from canvasrelay.core.permission_rules import (
     RulesError,
     Subject,
     decide,
+    merge_announced,
     option_for,
     parse_rules,
     rule_for_answer,
@@ -73,17 +74,17 @@ class RuleBook:
         if not isinstance(tool_call_id, str):
             return
         calls = self._announced.setdefault(session_id, {})
-        fields = {k: v for k, v in update.items() if k in ("kind", "locations", "rawInput") and v is not None}
+        fields = {k: v for k, v in update.items() if k in ("kind", "locations", "rawInput")}
         if update.get("content"):
             # The diff a write shows, for the host's preview; an update without content keeps it.
             fields["content"] = update["content"]
-        calls[tool_call_id] = {**calls.pop(tool_call_id, {}), **fields}
+        calls[tool_call_id] = merge_announced(calls.pop(tool_call_id, {}), fields)
         while len(calls) > ANNOUNCED_MAX:
             del calls[next(iter(calls))]
 
     def full_tool_call(self, session_id: str, tool_call: Mapping[str, Any]) -> dict[str, Any]:
         announced = self._announced.get(session_id, {}).get(str(tool_call.get("toolCallId")), {})
-        return {**announced, **{k: v for k, v in tool_call.items() if v is not None}}
+        return merge_announced(announced, tool_call)
 
     def session_rules(self, session_id: str) -> list[tuple[int, Rule]]:
         if session_id not in self._session:
