@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from canvasrelay.core.agent_notices import control_notice
 from canvasrelay.core.agent_sessions import (
     CancelTurn,
     CompactTurn,
@@ -298,7 +299,7 @@ class AgentHost:
             return
         except AgentError as exc:
             self._report(session_id, exc)
-            self.pump(self.core.failed(session_id, str(exc)))
+            self.pump(self.core.failed(session_id, str(exc), exc.detail))
         else:
             self._idle_later(session_id)
 
@@ -468,7 +469,8 @@ class AgentHost:
             return
         update = self.paths.value(update)
         self.rules.seen(session_id, update)
-        self.pump(self.core.update(session_id, update))
+        notice = control_notice(update)
+        self.pump(self.core.notice(session_id, notice) if notice else self.core.update(session_id, update))
 
     def _on_options(self, session_id: str, options: list[dict[str, Any]]) -> None:
         # While the agent starts, its options are told once it is ready (after re-applying).
@@ -521,7 +523,7 @@ class AgentHost:
                     # The next prompt starts the agent again (and reloads its session).
                     self._drop(session_id)
                 self._report(session_id, exc)
-                self._end_turn(session_id, error_text=str(exc))
+                self._end_turn(session_id, error_text=str(exc), error_detail=exc.detail)
             return
         except asyncio.CancelledError:
             if self.turns.get(session_id) is me:
@@ -530,9 +532,11 @@ class AgentHost:
         if self.turns.get(session_id) is me:
             self._end_turn(session_id, cancelled=reason == "cancelled")
 
-    def _end_turn(self, session_id: str, error_text: str | None = None, cancelled: bool = False) -> None:
+    def _end_turn(
+        self, session_id: str, error_text: str | None = None, cancelled: bool = False, error_detail: str | None = None
+    ) -> None:
         self.turns.pop(session_id, None)
-        self.pump(self.core.turn_ended(session_id, error_text=error_text, cancelled=cancelled))
+        self.pump(self.core.turn_ended(session_id, error_text, cancelled, error_detail))
         self._idle_later(session_id)
 
     async def _cancel_turn(self, effect: CancelTurn) -> None:
@@ -566,7 +570,7 @@ class AgentHost:
             await self.configure(effect.session_id, effect.config_id, effect.value)
         except AgentError as exc:
             self._report(effect.session_id, exc)
-            self.pump(self.core.failed(effect.session_id, f"The agent could not change that setting: {exc}"))
+            self.pump(self.core.failed(effect.session_id, str(exc), exc.detail))
 
     async def configure(self, session_id: str, config_id: str, value: str | bool) -> list[dict[str, Any]]:
         """Set one option and tell everyone the agent's options; raises `AgentError`."""

@@ -183,9 +183,8 @@ class RuleBook:
         subject = subject_of(self.full_tool_call(session_id, tool_call))
         if option_kind in ("allow_always", "reject_always"):
             title = str(tool_call.get("title") or subject.command or ", ".join(subject.paths) or subject.kind)
-            verb = "always allow" if option_kind == "allow_always" else "always reject"
             remembered = self._agent_remembers.setdefault(session_id, {})
-            remembered[(option_kind, title)] = f"the agent remembers: {verb} {title}"
+            remembered[(option_kind, title)] = agent_always_words(option_kind, subject.kind, title)
         rule = rule_for_answer(subject, answer, self.root) if answer is not None else None
         detail = {
             "session": session_id,
@@ -220,3 +219,14 @@ def _audit_detail(
         "reason": decision.reason,
         "by": "rules",
     }
+
+
+def agent_always_words(option_kind: str, kind: str, title: str) -> str:
+    """The agent's own "always", for what it is: the agent decides how wide it reaches (Claude's
+    covers every later edit after one "always allow Write x"), and canvas cannot narrow it."""
+    if option_kind == "allow_always":
+        return (
+            f"the agent's own rule, from “{title}”: it may now {kind} without asking, "
+            "as widely as it decides, until it stops (canvas's rules cannot narrow it)"
+        )
+    return f"the agent's own rule, from “{title}”: it refuses such calls itself until it stops"
