@@ -2,7 +2,8 @@ import { boardActions } from "../board/actions";
 import { newId } from "../board/model";
 import { Dialog } from "../Dialog";
 import type { FramePickerProps } from "../frames";
-import type { Access, AgentInfo } from "../protocol.gen";
+import type { AgentInfo } from "../protocol.gen";
+import type { Access } from "../room/roomState";
 import { useAccess, useRoom, useRoomClient } from "../roomClient";
 import "./agentMenu.css";
 
