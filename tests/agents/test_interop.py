@@ -251,3 +251,64 @@ def test_in_ci_at_least_one_real_agent_can_run() -> None:
     reasons = {agent: missing(agent) for agent in AGENTS}
     if os.environ.get("CI") and all(reasons.values()):
         pytest.fail(f"no real agent can run here: {reasons}")
+
+
+ENV_SECRET = "ENV-SECRET-5d1e"
+READ_RULE = """
+[[permissions]]
+permission = "read"
+pattern = "secret.txt"
+action = "deny"
+reason = "not that file"
+"""
+ASKS_BEFORE_READING = {"opencode"}
+"""Agents that ask before reading inside the project, so a read rule decides for them (opencode
+announces the path, then asks with empty locations and raw input)."""
+
+
+@pytest.mark.interop
+@pytest.mark.parametrize("agent", AGENTS)
+async def test_a_confined_agent_cannot_read_the_rooms_secrets(agent: str, tmp_path: Path) -> None:
+    """Whatever tool the agent reads with, `.canvas/secrets.json` and `.env` reach neither the
+    thread nor the model; a read rule decides for agents that ask; a crash reads in words."""
+    reason = missing(agent)
+    if reason is not None:
+        pytest.skip(reason)
+    fake = await FakeModels().start()
+    root = project_for(tmp_path, agent, fake)
+    (root / ".env").write_text(f"TOKEN={ENV_SECRET}\n")
+    (root / "secret.txt").write_text("rule-protected\n")
+    with (root / ".canvas" / "config.toml").open("a") as file:
+        file.write(READ_RULE)
+    try:
+        async with serving(root) as served:
+            info = {a.id: a for a in served.server.room.agents}
+            assert info[agent].confined
+            token = served.token
+            host = await HostClient.connect(served)
+            session_id = await create(host, agent, options=False)
+            run = Run(host, session_id)
+            events = await run.turn("ACTION: read .env")
+            events += await run.turn("ACTION: read .canvas/secrets.json")
+            events += await run.turn("ACTION: run cat .env .canvas/secrets.json")
+            told = repr([seen.body for seen in fake.requests]) + repr(fake.tool_results)
+            shown = repr(events)
+            for secret in (ENV_SECRET, token):
+                assert secret not in shown and secret not in told
+
+            read = await run.turn("ACTION: read secret.txt")
+            if agent in ASKS_BEFORE_READING:
+                decided = resolved(read)
+                assert [r["by"] for r in decided] == ["rules"], read
+                assert "rule-protected" not in repr(fake.tool_results)
+
+            # a crash of the agent, in words
+            await host.send({"t": "agent-prompt", "sessionId": session_id, "text": "ACTION: slow"})
+            while "slow chunk" not in said(await events_until(host, session_id, "chunk")):
+                pass
+            os.killpg(served.server.agents.procs[session_id].pid, 9)
+            ended = (await events_until(host, session_id, "turn-end"))[-1]
+            assert ended["error"].startswith("The agent stopped before it could finish its answer"), ended
+            await host.close()
+    finally:
+        await fake.stop()
