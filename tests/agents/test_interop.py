@@ -257,13 +257,13 @@ ENV_SECRET = "ENV-SECRET-5d1e"
 READ_RULE = """
 [[permissions]]
 permission = "read"
-pattern = "secret.txt"
+pattern = ".env.local"
 action = "deny"
 reason = "not that file"
 """
 ASKS_BEFORE_READING = {"opencode"}
-"""Agents that ask before reading inside the project, so a read rule decides for them (opencode
-announces the path, then asks with empty locations and raw input)."""
+"""Agents that ask before some reads inside the project (opencode, for `.env*` files), so a read
+rule decides for them: opencode announces the path, then asks with empty locations and raw input."""
 
 
 @pytest.mark.interop
@@ -277,7 +277,7 @@ async def test_a_confined_agent_cannot_read_the_rooms_secrets(agent: str, tmp_pa
     fake = await FakeModels().start()
     root = project_for(tmp_path, agent, fake)
     (root / ".env").write_text(f"TOKEN={ENV_SECRET}\n")
-    (root / "secret.txt").write_text("rule-protected\n")
+    (root / ".env.local").write_text("rule-protected\n")
     with (root / ".canvas" / "config.toml").open("a") as file:
         file.write(READ_RULE)
     try:
@@ -296,7 +296,7 @@ async def test_a_confined_agent_cannot_read_the_rooms_secrets(agent: str, tmp_pa
             for secret in (ENV_SECRET, token):
                 assert secret not in shown and secret not in told
 
-            read = await run.turn("ACTION: read secret.txt")
+            read = await run.turn("ACTION: read .env.local")
             if agent in ASKS_BEFORE_READING:
                 decided = resolved(read)
                 assert [r["by"] for r in decided] == ["rules"], read
