@@ -106,9 +106,15 @@ def text_contrast(element: Any) -> float:
     return (light + 0.05) / (dark + 0.05)
 
 
+def start_agent(page: Any, agent: str = "demo") -> None:
+    """The board's Agent button, then the agent picked in its menu."""
+    page.get_by_role("button", name="Add agent").click()
+    page.get_by_test_id("agent-menu").get_by_test_id(f"agent-start-{agent}").click()
+
+
 def add_agent(host: Any) -> Any:
     """Adds a demo agent's frame from the board's toolbar; returns the frame's view once it is ready."""
-    host.get_by_role("button", name="Add agent").click()
+    start_agent(host)
     view = host.get_by_test_id("agent-view")
     view.get_by_test_id("agent-config-mode").wait_for(timeout=TIMEOUT_MS)
     return view

@@ -36,6 +36,8 @@ def agents_config(state: Path) -> str:
     return f"""
 [agents.legacy]
 {DEMO}, "--legacy", "--state", "{state}"]
+# A confined agent writes only in the project and its own home: its state is kept there.
+env = {{ HOME = "{state}" }}
 
 [agents.strict]
 {DEMO}, "--strict-load"]
@@ -236,7 +238,9 @@ async def test_the_agents_own_always_is_shown_as_the_agents_rule(project: Path) 
         assert not any(e["kind"] == "permission" for e in events)
         rules = await rules_of(served, session_id)
         assert rules["session"] == []
-        assert [r["text"] for r in rules["agent"]] == ["the agent remembers: always allow Write a.txt"]
+        [remembered] = [r["text"] for r in rules["agent"]]
+        assert "the agent's own rule, from “Write a.txt”" in remembered
+        assert "as widely as it decides" in remembered
 
         # canvas's own "always" is a canvas rule for a.txt; the agent keeps asking for other files
         other = await create(host)

@@ -195,8 +195,9 @@ async def test_config_option_changes_the_reply(root: Path) -> None:
         assert agent.config_options(session) == options
         await agent.prompt(session, "hi")
         assert "deterministically" in recorder.text()
-        with pytest.raises(AgentError, match="Invalid params"):
+        with pytest.raises(AgentError, match="could not change that setting") as info:
             await agent.set_config(session, "mode", "loud")
+        assert info.value.detail is not None and "Invalid params" in info.value.detail
 
 
 async def test_load_session_keeps_state_and_drops_replayed_history(root: Path) -> None:
@@ -259,7 +260,8 @@ async def test_garbage_on_stdout_fails_fast(root: Path) -> None:
     with pytest.raises(AgentError) as info:
         await agent.start()
     assert time.monotonic() - started < 5
-    assert "garbage" in str(info.value)
+    assert "broke off talking to canvas" in str(info.value)
+    assert info.value.detail is not None and "garbage" in info.value.detail
     # stderr is the host's alone: kept apart from the message everyone sees
     assert "oops" in info.value.stderr
     assert "oops" not in str(info.value)

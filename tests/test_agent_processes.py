@@ -99,6 +99,8 @@ STUBBORN = f"""
 [agents.stubborn]
 command = "sh"
 args = ['-c', '{SCRIPT}', '{sys.executable}']
+# Unconfined, so the pids it prints are the host's (a confined agent has a pid namespace of its own).
+confine = false
 """
 
 

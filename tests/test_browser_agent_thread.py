@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 import pytest
 
+from tests.browser_pages import start_agent
 from tests.support import HostClient, ServerProcess
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(240)]
@@ -76,7 +77,7 @@ def page(browser: Any, server: ServerProcess) -> Iterator[Any]:
 def add_agent(page: Any, server: ServerProcess) -> Any:
     page.goto(server.host_link)
     page.get_by_test_id("connection-state").filter(has_text="Connected").wait_for(timeout=TIMEOUT_MS)
-    page.get_by_role("button", name="Add agent").click()
+    start_agent(page)
     view = page.get_by_test_id("agent-view")
     view.get_by_test_id("agent-config-mode").wait_for(timeout=TIMEOUT_MS)
     return view

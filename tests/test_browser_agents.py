@@ -5,6 +5,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser_pages import start_agent
 from tests.support import ServerProcess
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
@@ -15,7 +16,7 @@ def test_prompt_the_demo_agent_and_approve_a_write(browser: Any, server: ServerP
     try:
         page.goto(server.host_link)
         page.get_by_test_id("connection-state").filter(has_text="Connected").wait_for(timeout=15_000)
-        page.get_by_role("button", name="Add agent").click()
+        start_agent(page)
         view = page.get_by_test_id("agent-view")
         view.wait_for(timeout=15_000)
         view.get_by_test_id("agent-config-mode").wait_for(timeout=15_000)

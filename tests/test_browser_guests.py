@@ -28,6 +28,7 @@ def host_with_an_agent_and_an_edit_guest(browser: Any, server: ServerProcess, na
     host.goto(server.host_link)
     host.get_by_test_id("connection-state").filter(has_text="Connected").wait_for(timeout=TIMEOUT_MS)
     host.get_by_role("button", name="Add agent").click()
+    host.get_by_test_id("agent-menu").get_by_test_id("agent-start-demo").click()
     host.get_by_test_id("agent-view").get_by_test_id("agent-config-mode").wait_for(timeout=TIMEOUT_MS)
     guest = open_guest(browser, server, name)
     host.locator(f'[data-testid="guest"][data-name="{name}"] [data-testid="guest-access"]').select_option("edit")

@@ -5,6 +5,7 @@ from typing import Any
 
 import pytest
 
+from tests.browser_pages import start_agent
 from tests.support import ServerProcess
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(150)]
@@ -17,7 +18,7 @@ def test_the_host_page_shows_the_restart_and_the_interrupted_turn(browser: Any, 
         page.goto(server.host_link)
         pill = page.get_by_test_id("connection-state")
         pill.filter(has_text="Connected").wait_for(timeout=15_000)
-        page.get_by_role("button", name="Add agent").click()
+        start_agent(page)
         view = page.get_by_test_id("agent-view")
         view.get_by_test_id("agent-config-mode").wait_for(timeout=15_000)
         composer = view.get_by_test_id("agent-input")

@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import signal
 import sys
 from pathlib import Path
 from typing import Any
 
+from canvasrelay.cli.stopping import stop_event
 from canvasrelay.cli.usage import UsageError, check_port, colour, guest_name, listen_error, port
 
 COMMANDS = ("signal", "join")
@@ -80,15 +80,6 @@ async def run(args: argparse.Namespace) -> int:
     if args.command == "signal":
         return await _signal(args)
     return await _join(args)
-
-
-def stop_event() -> asyncio.Event:
-    """An event set by Ctrl-C or SIGTERM."""
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, stop.set)
-    return stop
 
 
 async def _until_stopped() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
 import logging
 import os
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from canvasrelay import __version__
 from canvasrelay.cli import guests as cli_guests
+from canvasrelay.cli.stopping import say, stop_event
 from canvasrelay.cli.usage import EXIT_USAGE, Parser, UsageError, check_port, listen_error, port
 from canvasrelay.core.errors import ConfigError
 from canvasrelay.server.canvas_dir import FolderInUse
@@ -56,7 +58,7 @@ async def _serve(args: argparse.Namespace) -> None:
     # Before anything starts: a port that cannot be had is said at once, not after the agents load.
     check_port(args.host, args.port)
     # Handlers go in before the links are printed: whoever reads them may press Ctrl-C at once.
-    stop = cli_guests.stop_event()
+    stop = stop_event()
     # Start-up makes some 65,000 objects that live as long as the server: collecting among them
     # while they are made cost a sixth of the start-up, and frozen they are not scanned again in
     # every full collection (100 ms each) for the server's life.
@@ -70,7 +72,7 @@ async def _serve(args: argparse.Namespace) -> None:
     if not args.no_open:
         webbrowser.open(server.host_link)
     await stop.wait()
-    print("canvas: stopping", flush=True)
+    say("canvas: stopping")
     await server.stop()
 
 
@@ -101,25 +103,26 @@ async def _start(args: argparse.Namespace, root: Path) -> CanvasServer:
 
 
 def _print_links(server: CanvasServer, root: Path) -> None:
-    print(f"canvas {__version__} serving {root}")
-    print(f"Host link (keep it to yourself): {server.host_link}")
-    print(f"Room link (share it with guests): {server.room_link}")
+    say(f"canvas {__version__} serving {root}")
+    say(f"Host link (keep it to yourself): {server.host_link}")
+    say(f"Room link (share it with guests): {server.room_link}")
     others = server.link_hosts[1:]
     if others:
-        print(f"The links also work with {', '.join(others)} in place of {server.link_hosts[0]}")
+        say(f"The links also work with {', '.join(others)} in place of {server.link_hosts[0]}")
     if sys.stdout.isatty():
         import segno
 
-        segno.make(server.room_link, error="l").terminal(compact=True)
-    sys.stdout.flush()
+        with contextlib.suppress(OSError):
+            segno.make(server.room_link, error="l").terminal(compact=True)
 
 
 def _exit_now(code: int) -> NoReturn:
     """Exit without the interpreter's teardown: the server has stopped every process and flushed
     the store, and freeing its modules' objects one by one takes seconds on a busy machine."""
     logging.shutdown()
-    sys.stdout.flush()
-    sys.stderr.flush()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
     os._exit(code)
 
 
@@ -131,6 +134,8 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     # Warnings and errors only: libraries' INFO lines (ICE checks, requests) are noise at best.
     logging.basicConfig(level=logging.WARNING, format="canvas: %(levelname)s %(name)s: %(message)s")
+    # A log line with nobody left on stderr is dropped, not reported (on stderr).
+    logging.raiseExceptions = False
     try:
         if args.command == "serve":
             asyncio.run(_serve(args))

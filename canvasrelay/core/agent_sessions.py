@@ -24,7 +24,7 @@ from typing import Any
 from canvasrelay.core import session_log
 from canvasrelay.core.effects import AnyEffect, Broadcast, Effect, Send
 from canvasrelay.core.permission_preview import preview
-from canvasrelay.core.permission_rules import Choice, option_for
+from canvasrelay.core.permission_rules import Choice, merge_announced, named, option_for, subject_of
 from canvasrelay.core.room import Peer, error
 from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.agents import (
@@ -165,6 +165,12 @@ class StopSession(Effect):
 
 
 # -- state -----------------------------------------------------------------------------------
+
+
+REFUSED = (
+    "A permission rule refused this call{because}. Each agent takes a refusal its own way: "
+    "some end the turn, some say it was cancelled by the user."
+)
 
 
 @dataclass
@@ -334,6 +340,15 @@ class Sessions:
                     "conflict",
                 )
             ]
+        if frame.answer in ("always", "never") and not named(subject_of(pending.tool_call)):
+            return [
+                error(
+                    peer.id,
+                    f"The agent did not say which file or command this is, so “{frame.answer}” would cover "
+                    "every such call: answer Allow once or Reject.",
+                    frame.t,
+                )
+            ]
         option_id = frame.option_id
         if frame.answer is not None and option_id is None:
             option_id = option_for(pending.options, frame.answer)
@@ -410,7 +425,7 @@ class Sessions:
         session = self.sessions[session_id]
         self._requests += 1
         request_id = f"p{self._requests}-{session.last_seq + 1}"
-        tool_call = dict(request.get("toolCall") or {})
+        tool_call = merge_announced(announced or {}, request.get("toolCall") or {})
         options = list(request.get("options") or [])
         session.pending[request_id] = Pending(tool_call, options)
         event = {
@@ -419,7 +434,7 @@ class Sessions:
             "toolCallId": tool_call.get("toolCallId"),
             "title": tool_call.get("title") or "",
             "options": options,
-            "preview": preview({**(announced or {}), **tool_call}, self.root),
+            "preview": preview(tool_call, self.root),
         }
         return request_id, self._append(session, event)
 
@@ -433,7 +448,15 @@ class Sessions:
         """The rules answered without the host: the log still shows the question and the answer."""
         request_id, effects = self.ask(session_id, request, announced)
         session = self.sessions[session_id]
-        return effects + self._resolve(session, request_id, choice.option_id if choice else None, RULES_BY, choice)
+        effects += self._resolve(session, request_id, choice.option_id if choice else None, RULES_BY, choice)
+        kind = next(
+            (o.get("kind") for o in request.get("options") or () if choice and o.get("optionId") == choice.option_id),
+            "",
+        )
+        if choice is None or str(kind).startswith("reject"):
+            because = f" ({choice.reason})" if choice and choice.reason else ""
+            effects += self._append(session, {"kind": "notice", "text": REFUSED.format(because=because)})
+        return effects
 
     def abandon(self, session_id: str, request_id: str) -> list[AnyEffect]:
         """The agent stopped waiting (its turn ended or it died): the request resolves as cancelled."""
@@ -449,16 +472,16 @@ class Sessions:
             return []
         return self._append(session, {"kind": "notice", "text": text})
 
-    def turn_ended(self, session_id: str, error_text: str | None = None, cancelled: bool = False) -> list[AnyEffect]:
+    def turn_ended(
+        self, session_id: str, error_text: str | None = None, cancelled: bool = False, error_detail: str | None = None
+    ) -> list[AnyEffect]:
         session = self.sessions.get(session_id)
         if session is None or not session.turn_open:
             return []
         effects: list[AnyEffect] = []
         for request_id in list(session.pending):
             effects += self._resolve(session, request_id, None, "cancelled")
-        event: dict[str, Any] = {"kind": "turn-end"}
-        if error_text:
-            event["error"] = error_text
+        event: dict[str, Any] = {"kind": "turn-end", **_error(error_text, error_detail)}
         if cancelled:
             event["cancelled"] = True
         effects += self._append(session, event)
@@ -487,7 +510,7 @@ class Sessions:
                 session.turn_from = None
         return effects
 
-    def failed(self, session_id: str, error_text: str) -> list[AnyEffect]:
+    def failed(self, session_id: str, error_text: str, error_detail: str | None = None) -> list[AnyEffect]:
         """The agent failed outside a turn (starting at create, or a config change): the log shows
         it as an ended turn with the error, the one place every screen shows errors; during a turn
         the hosts get an `error` instead, since the turn goes on."""
@@ -495,7 +518,7 @@ class Sessions:
         if session is None:
             return []
         if not session.turn_open:
-            return self._append(session, {"kind": "turn-end", "error": error_text})
+            return self._append(session, {"kind": "turn-end", **_error(error_text, error_detail)})
         return [Broadcast(ErrorFrame(message=error_text, ref="agent-config"), min_access=Access.HOST)]
 
     # -- removing ----------------------------------------------------------------------------
@@ -575,3 +598,10 @@ class RecordAnswer(Effect):
 
 def _unknown(peer: Peer, session_id: str, ref: str) -> Send:
     return error(peer.id, "There is no such session: it was deleted, or never started.", ref, "not-found")
+
+
+def _error(text: str | None, detail: str | None) -> dict[str, str]:
+    """An ended turn's error in words, and the agent's own words behind "Details"."""
+    if not text:
+        return {}
+    return {"error": text, "errorDetail": detail} if detail else {"error": text}

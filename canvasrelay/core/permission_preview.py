@@ -15,7 +15,7 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
-from canvasrelay.core.permission_rules import COMMAND_KEYS, rule_for_answer, subject_of
+from canvasrelay.core.permission_rules import COMMAND_KEYS, named, rule_for_answer, subject_of
 from canvasrelay.protocol.agents import HostAnswer
 
 MAX_COMMAND_CHARS = 16_000
@@ -26,7 +26,9 @@ MAX_CHANGES = 8
 
 
 def preview(tool_call: Mapping[str, Any], root: str) -> dict[str, Any]:
-    """`{kind, paths, command, changes, rules}` for one tool call; every piece bounded."""
+    """`{kind, paths, command, changes, rules, named}` for one tool call; every piece bounded.
+    `named` is false when the agent said neither a path nor a command: "always" and "never" are
+    then refused, and the host is told the call is not named."""
     subject = subject_of(tool_call)
     root = posixpath.normpath(root) if root else ""
     rules = {}
@@ -43,6 +45,7 @@ def preview(tool_call: Mapping[str, Any], root: str) -> dict[str, Any]:
         "commandChars": len(command) if command is not None else None,
         "changes": _changes(tool_call.get("content"), root),
         "rules": rules,
+        "named": named(subject),
     }
 
 

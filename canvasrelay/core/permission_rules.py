@@ -56,6 +56,9 @@ PATH_KEYS = ("path", "file_path", "filePath", "abs_path", "absPath", "notebook_p
 COMMAND_KEYS = ("command", "cmd")
 ANNOUNCED_MAX = 256
 """Tool calls remembered per session, to complete permission requests."""
+ANNOUNCED_KEEP = ("locations", "rawInput")
+"""Fields a later, emptier message does not erase: opencode names the file when it announces a
+call, then asks with `locations: []` and `rawInput: {}`."""
 
 
 class RulesError(ConfigError):
@@ -154,6 +157,21 @@ DEFAULT_RULES: tuple[Rule, ...] = (Rule.model_construct(permission="*", pattern=
 
 
 # -- tool calls -----------------------------------------------------------------------------
+
+
+def merge_announced(announced: Mapping[str, Any], tool_call: Mapping[str, Any]) -> dict[str, Any]:
+    """The tool call as announced, updated by what a later message carries: a missing value, or an
+    empty `locations`/`rawInput`, keeps what was announced."""
+    return {
+        **announced,
+        **{k: v for k, v in tool_call.items() if v is not None and not (k in ANNOUNCED_KEEP and not v)},
+    }
+
+
+def named(subject: Subject) -> bool:
+    """Whether the call says what it touches (a path or a command): only then can an "always" or
+    "never" be a rule no wider than what the host saw."""
+    return bool(subject.paths) or (subject.command or subject.title if subject.kind == "execute" else None) is not None
 
 
 def subject_of(tool_call: Mapping[str, Any]) -> Subject:
@@ -296,10 +314,11 @@ def decide(
 
 def rule_for_answer(subject: Subject, answer: HostAnswer, root: str | Path = "") -> Rule | None:
     """The session rule a host's answer adds, if any: none for a call whose exact pattern is longer
-    than a rule may be (such an "always" or "never" holds for that one call only)."""
+    than a rule may be (such an "always" or "never" holds for that one call only), and none for a
+    call that names no path or command (the host is refused "always" and "never" for it)."""
     root_text = posixpath.normpath(str(root)) if str(root) else ""
     pattern = pattern_for(subject, root_text) if answer in ("always", "never") else "*"
-    if len(pattern) > PATTERN_MAX:
+    if len(pattern) > PATTERN_MAX or (answer in ("always", "never") and not named(subject)):
         return None
     if answer == "always":
         return Rule(permission=subject.kind, pattern=pattern, action="allow")  # type: ignore[arg-type]

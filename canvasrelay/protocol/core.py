@@ -59,6 +59,14 @@ class AgentInfo(Model):
     available: bool
     reason: str | None = None
     """Why it cannot start, when it cannot."""
+    state: Literal["ready", "not-installed", "needs-key"] = "ready"
+    install: str | None = None
+    """The command that installs it, when it is not installed."""
+    setup: str | None = None
+    """How to give it a key or log it in, when it needs one."""
+    confined: bool = False
+    confinement: str = ""
+    """Whether it runs confined to the room's view of the project, in words."""
 
 
 @server_frame

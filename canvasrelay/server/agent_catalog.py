@@ -7,6 +7,10 @@ User agents come from `<dir>/.canvas/config.toml`:
     args = ["--acp"]
     env = { MY_FLAG = "1" }
     label = "My agent"
+    confine = false        # run it unconfined (default: confined, see agent_sandbox)
+
+    [agents.claude]        # a known agent: only whether it is confined
+    confine = false
 
 and so do the bounds on running agent processes:
 
@@ -17,15 +21,17 @@ and so do the bounds on running agent processes:
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from canvasrelay.core.errors import ConfigError
 from canvasrelay.protocol.core import AgentInfo
+from canvasrelay.server import agent_sandbox
 
 CONFIG_FILE = "config.toml"
 
@@ -63,16 +69,35 @@ class AgentSpec:
     """The command that installs it, for a known agent."""
     keys: str | None = None
     """The environment variable(s) its API key is read from, in words."""
+    key_vars: tuple[str, ...] = ()
+    """Variables any one of which holds a key it reads."""
+    logins: tuple[str, ...] = ()
+    """Files under its home that a login leaves."""
+    login: str | None = None
+    """How to log it in, in words."""
     refusal_as_error: bool = False
     """The agent tells its model why a call was refused only from an error answer."""
+    confine: bool = True
+    """Run it confined to the room's view of the project (`confine = false` opts out)."""
 
     def resolve(self) -> str | None:
         return shutil.which(self.command)
 
     def info(self) -> AgentInfo:
-        found = self.resolve() is not None
-        reason = None if found else self.missing()
-        return AgentInfo(id=self.id, label=self.label, available=found, reason=reason)
+        confinement = agent_sandbox.confinement(self.confine)
+        common = {"id": self.id, "label": self.label, "confined": confinement.confined}
+        if self.resolve() is None:
+            return AgentInfo(
+                **common,
+                available=False,
+                reason=self.missing(),
+                state="not-installed",
+                install=self.install,
+                confinement=confinement.words,
+            )
+        setup = self.needs_key()
+        state = "needs-key" if setup else "ready"
+        return AgentInfo(**common, available=True, state=state, setup=setup, confinement=confinement.words)
 
     def missing(self) -> str:
         """Why it is not on offer, and what would make it so."""
@@ -83,12 +108,28 @@ class AgentSpec:
             reason += f"; it reads {self.keys}"
         return reason
 
+    def needs_key(self) -> str | None:
+        """How to give it a key or log it in, when neither its environment nor its home shows one."""
+        if not self.key_vars:
+            return None
+        env = {**os.environ, **self.env}
+        if any(env.get(name) for name in self.key_vars):
+            return None
+        home = Path(env.get("HOME") or Path.home())
+        if any((home / login).exists() for login in self.logins):
+            return None
+        how = f"set {self.keys} before `canvas serve`"
+        return f"{how}, or {self.login}" if self.login else how
+
 
 DEMO = AgentSpec("demo", "Demo agent (offline)", sys.executable, ("-m", "canvasrelay.agents.demo"))
 
 _CLAUDE: dict[str, Any] = {
     "install": "npm i -g @zed-industries/claude-agent-acp",
-    "keys": "ANTHROPIC_API_KEY (or a Claude login)",
+    "keys": "ANTHROPIC_API_KEY",
+    "key_vars": ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"),
+    "logins": (".claude/.credentials.json",),
+    "login": "log in once with `claude` (npm i -g @anthropic-ai/claude-code) and its /login",
     "refusal_as_error": True,
 }
 KNOWN: tuple[tuple[AgentSpec, ...], ...] = (
@@ -102,7 +143,10 @@ KNOWN: tuple[tuple[AgentSpec, ...], ...] = (
             "Codex",
             "codex-acp",
             install="npm i -g @zed-industries/codex-acp",
-            keys="OPENAI_API_KEY or CODEX_API_KEY (or a ChatGPT login)",
+            keys="OPENAI_API_KEY or CODEX_API_KEY",
+            key_vars=("OPENAI_API_KEY", "CODEX_API_KEY"),
+            logins=(".codex/auth.json",),
+            login="log in once with `codex login` (npm i -g @openai/codex)",
         ),
     ),
     (
@@ -112,7 +156,10 @@ KNOWN: tuple[tuple[AgentSpec, ...], ...] = (
             "gemini",
             ("--acp",),
             install="npm i -g @google/gemini-cli",
-            keys="GEMINI_API_KEY (or a Google login)",
+            keys="GEMINI_API_KEY",
+            key_vars=("GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI"),
+            logins=(".gemini/oauth_creds.json",),
+            login="log in once by running `gemini` and choosing Google login",
         ),
     ),
     (
@@ -122,7 +169,10 @@ KNOWN: tuple[tuple[AgentSpec, ...], ...] = (
             "opencode",
             ("acp",),
             install="npm i -g opencode-ai",
-            keys="its provider's key (ANTHROPIC_API_KEY, OPENAI_API_KEY…, or `opencode auth login`)",
+            keys="its provider's key (ANTHROPIC_API_KEY, OPENAI_API_KEY…)",
+            key_vars=("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY"),
+            logins=(".local/share/opencode/auth.json",),
+            login="log in once with `opencode auth login`",
         ),
     ),
 )
@@ -156,9 +206,34 @@ def _user_agents(config: dict[str, object]) -> list[AgentSpec]:
         # One of the known agents run from elsewhere keeps what canvas knows of its ways.
         known = next((c[0] for c in KNOWN if c[0].id == name), None)
         refusal_as_error = known.refusal_as_error if known else False
-        spec = AgentSpec(name, str(label), entry["command"], tuple(args), dict(env), refusal_as_error=refusal_as_error)
+        spec = AgentSpec(
+            name,
+            str(label),
+            entry["command"],
+            tuple(args),
+            dict(env),
+            refusal_as_error=refusal_as_error,
+            confine=_confine(name, entry),
+        )
         specs.append(spec)
     return specs
+
+
+def _confine(name: str, entry: dict[str, Any]) -> bool:
+    confine = entry.get("confine", True)
+    if not isinstance(confine, bool):
+        raise ConfigError(f"[agents.{name}].confine must be true or false")
+    return confine
+
+
+def _confinement_only(table: dict[str, Any], found: dict[str, AgentSpec]) -> set[str]:
+    """`[agents.<id>]` tables with only `confine`, for an agent canvas already knows; their names."""
+    names = set()
+    for name, entry in table.items():
+        if isinstance(entry, dict) and name in found and "command" not in entry and set(entry) <= {"confine"}:
+            found[name] = replace(found[name], confine=_confine(name, entry))
+            names.add(name)
+    return names
 
 
 def discover(config: dict[str, object]) -> dict[str, AgentSpec]:
@@ -168,6 +243,10 @@ def discover(config: dict[str, object]) -> dict[str, AgentSpec]:
         installed = [spec for spec in choices if spec.resolve() is not None]
         spec = installed[0] if installed else choices[0]
         found[spec.id] = spec
+    table = config.get("agents", {})
+    if isinstance(table, dict):
+        adjusted = _confinement_only(table, found)
+        config = {**config, "agents": {k: v for k, v in table.items() if k not in adjusted}}
     for spec in _user_agents(config):
         found[spec.id] = spec
     return found

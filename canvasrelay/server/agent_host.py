@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from canvasrelay.core.agent_notices import control_notice
 from canvasrelay.core.agent_sessions import (
     CancelTurn,
     CompactTurn,
@@ -55,6 +56,7 @@ from canvasrelay.protocol.agents import (
     AgentRename,
 )
 from canvasrelay.protocol.core import ErrorFrame
+from canvasrelay.server import agent_launch, agent_sandbox
 from canvasrelay.server.agent_catalog import AgentSpec, ProcessLimits
 from canvasrelay.server.agent_error import AgentError
 from canvasrelay.server.agent_files import AgentFiles
@@ -204,6 +206,8 @@ class AgentHost:
     async def start(self) -> None:
         """Restore every session from its stored head (no log is read), then run queued prompts."""
         self._pump_task = asyncio.create_task(self._pump())
+        # This server holds the folder: whatever carries its mark was left by an earlier one.
+        await asyncio.to_thread(agent_launch.end_leftovers, self.root)
         restored: list[AnyEffect] = []
         for row in self.store.sessions():
             if row.get("agentSessionId"):
@@ -234,6 +238,8 @@ class AgentHost:
         self.procs.clear()
         await asyncio.gather(*(p.close(grace=SHUTDOWN_GRACE) for p in procs), *self._stopping, return_exceptions=True)
         await asyncio.gather(*self.turns.values(), return_exceptions=True)
+        # What left its agent's group (setsid) and so outlived it.
+        agent_launch.end_leftovers(self.root)
         for task in list(self.tasks):
             task.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)
@@ -293,7 +299,7 @@ class AgentHost:
             return
         except AgentError as exc:
             self._report(session_id, exc)
-            self.pump(self.core.failed(session_id, str(exc)))
+            self.pump(self.core.failed(session_id, str(exc), exc.detail))
         else:
             self._idle_later(session_id)
 
@@ -313,9 +319,10 @@ class AgentHost:
             if session is None or spec is None:
                 raise AgentError(f"agent {session.agent if session else '?'} is no longer on offer")
             await self.deferred.ready()
+            launch = await self._launch(spec)
             async with self._slots:
                 await self._make_place(session_id, take_place)
-                proc = self._new_process(session_id, spec)
+                proc = self._new_process(session_id, spec, launch)
                 self.procs[session_id] = proc
             self._starting.add(session_id)
             try:
@@ -325,18 +332,35 @@ class AgentHost:
             self.pump(self.core.options(session_id, proc.config_options(agent_id)))
             return proc, agent_id
 
-    def _new_process(self, session_id: str, spec: AgentSpec) -> AgentProcess:
+    async def _launch(self, spec: AgentSpec) -> list[str]:
+        """The command line that starts the agent: confined unless it opted out or cannot be
+        (then the agents' list says so, and the log once per start)."""
+        command = spec.resolve()
+        if command is None:
+            raise AgentError(f"{spec.label} is not installed: {spec.missing()}")
+        confinement = agent_sandbox.confinement(spec.confine)
+        if spec.confine and not confinement.confined:
+            log.warning("%s runs %s", spec.label, confinement.words)
+        env = {**os.environ, **spec.env}
+        try:
+            return await asyncio.to_thread(
+                agent_launch.argv, command, list(spec.args), self.root, env, confinement.confined
+            )
+        except agent_sandbox.SandboxError as exc:
+            raise AgentError(f"{spec.label} was not started: {exc}") from None
+
+    def _new_process(self, session_id: str, spec: AgentSpec, launch: list[str]) -> AgentProcess:
         from canvasrelay.server.agent_process import AgentProcess
 
         return AgentProcess(
-            spec.command,
-            spec.args,
+            launch[0],
+            launch[1:],
             root=self.root,
             on_update=lambda _sid, update: self._on_update(session_id, update),
             on_permission=lambda request: self._on_permission(session_id, request),
             on_options=lambda _sid, options: self._on_options(session_id, options),
             on_stderr=lambda line: self.stderr_log.write(session_id, spec.id, line),
-            env=spec.env,
+            env={**spec.env, **agent_launch.marked(self.root)},
             files=self.files,
             refusal_as_error=spec.refusal_as_error,
         )
@@ -445,7 +469,8 @@ class AgentHost:
             return
         update = self.paths.value(update)
         self.rules.seen(session_id, update)
-        self.pump(self.core.update(session_id, update))
+        notice = control_notice(update)
+        self.pump(self.core.notice(session_id, notice) if notice else self.core.update(session_id, update))
 
     def _on_options(self, session_id: str, options: list[dict[str, Any]]) -> None:
         # While the agent starts, its options are told once it is ready (after re-applying).
@@ -498,7 +523,7 @@ class AgentHost:
                     # The next prompt starts the agent again (and reloads its session).
                     self._drop(session_id)
                 self._report(session_id, exc)
-                self._end_turn(session_id, error_text=str(exc))
+                self._end_turn(session_id, error_text=str(exc), error_detail=exc.detail)
             return
         except asyncio.CancelledError:
             if self.turns.get(session_id) is me:
@@ -507,9 +532,11 @@ class AgentHost:
         if self.turns.get(session_id) is me:
             self._end_turn(session_id, cancelled=reason == "cancelled")
 
-    def _end_turn(self, session_id: str, error_text: str | None = None, cancelled: bool = False) -> None:
+    def _end_turn(
+        self, session_id: str, error_text: str | None = None, cancelled: bool = False, error_detail: str | None = None
+    ) -> None:
         self.turns.pop(session_id, None)
-        self.pump(self.core.turn_ended(session_id, error_text=error_text, cancelled=cancelled))
+        self.pump(self.core.turn_ended(session_id, error_text, cancelled, error_detail))
         self._idle_later(session_id)
 
     async def _cancel_turn(self, effect: CancelTurn) -> None:
@@ -543,7 +570,7 @@ class AgentHost:
             await self.configure(effect.session_id, effect.config_id, effect.value)
         except AgentError as exc:
             self._report(effect.session_id, exc)
-            self.pump(self.core.failed(effect.session_id, f"The agent could not change that setting: {exc}"))
+            self.pump(self.core.failed(effect.session_id, str(exc), exc.detail))
 
     async def configure(self, session_id: str, config_id: str, value: str | bool) -> list[dict[str, Any]]:
         """Set one option and tell everyone the agent's options; raises `AgentError`."""

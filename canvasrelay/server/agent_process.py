@@ -60,7 +60,7 @@ from acp.schema import (
 from pydantic import ValidationError
 
 from canvasrelay.core.permission_rules import Choice
-from canvasrelay.server.agent_error import AgentError
+from canvasrelay.server.agent_error import AgentError, doing, exit_words
 from canvasrelay.server.agent_files import AgentFiles, FileRefused
 
 log = logging.getLogger(__name__)
@@ -458,24 +458,32 @@ class AgentProcess:
             try:
                 return task.result()
             except RequestError as exc:
-                detail = f" {json.dumps(exc.data)}" if exc.data is not None else ""
-                raise AgentError(plain_text(f"{what} failed: {exc}{detail}")) from exc
+                data = f" {json.dumps(exc.data, ensure_ascii=False)}" if exc.data is not None else ""
+                words = f"The agent could not {doing(what)}: it answered with an error."
+                raise AgentError(words, detail=plain_text(f"{exc}{data}")) from exc
             except ConnectionError:
                 raise await self._failure(what) from None
             except ValidationError as exc:
-                raise AgentError(f"{what}: the agent's answer is not valid ACP: {exc}") from exc
+                words = f"The agent could not {doing(what)}: its answer was not one canvas understands."
+                raise AgentError(words, detail=plain_text(str(exc))) from exc
         if dead in done:
             raise await self._failure(what)
-        raise AgentError(f"{what}: no answer from the agent within {timeout:g} s", self.stderr_tail)
+        raise AgentError(f"The agent did not {doing(what)} within {timeout:g} s.", self.stderr_tail)
 
     async def _failure(self, what: str) -> AgentError:
         if self._settling is None:
             self._settling = asyncio.ensure_future(self._settle())
         await asyncio.shield(self._settling)
         reason = self._death or "agent stopped"
-        if self._proc is not None and self._proc.returncode is not None and "exited" not in reason:
-            reason += f" (exit code {self._proc.returncode})"
-        return AgentError(f"{what}: {reason}", self.stderr_tail)
+        code = self._proc.returncode if self._proc is not None else None
+        if code is not None and "exited" not in reason:
+            reason += f" (exit code {code})"
+        words = f"The agent stopped before it could {doing(what)}: {exit_words(code)}."
+        if self._death == "agent closed":
+            words = f"The agent was stopped before it could {doing(what)}."
+        elif self._death and not self._death.startswith("agent exited"):
+            words = f"The agent could not {doing(what)}: it broke off talking to canvas."
+        return AgentError(words, self.stderr_tail, detail=plain_text(f"{what}: {reason}"))
 
     async def _settle(self) -> None:
         """The exit code and the last stderr lines explain a death; give them a moment to land."""

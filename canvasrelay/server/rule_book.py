@@ -21,6 +21,7 @@ from canvasrelay.core.permission_rules import (
     RulesError,
     Subject,
     decide,
+    merge_announced,
     option_for,
     parse_rules,
     rule_for_answer,
@@ -73,17 +74,17 @@ class RuleBook:
         if not isinstance(tool_call_id, str):
             return
         calls = self._announced.setdefault(session_id, {})
-        fields = {k: v for k, v in update.items() if k in ("kind", "locations", "rawInput") and v is not None}
+        fields = {k: v for k, v in update.items() if k in ("kind", "locations", "rawInput")}
         if update.get("content"):
             # The diff a write shows, for the host's preview; an update without content keeps it.
             fields["content"] = update["content"]
-        calls[tool_call_id] = {**calls.pop(tool_call_id, {}), **fields}
+        calls[tool_call_id] = merge_announced(calls.pop(tool_call_id, {}), fields)
         while len(calls) > ANNOUNCED_MAX:
             del calls[next(iter(calls))]
 
     def full_tool_call(self, session_id: str, tool_call: Mapping[str, Any]) -> dict[str, Any]:
         announced = self._announced.get(session_id, {}).get(str(tool_call.get("toolCallId")), {})
-        return {**announced, **{k: v for k, v in tool_call.items() if v is not None}}
+        return merge_announced(announced, tool_call)
 
     def session_rules(self, session_id: str) -> list[tuple[int, Rule]]:
         if session_id not in self._session:
@@ -182,9 +183,8 @@ class RuleBook:
         subject = subject_of(self.full_tool_call(session_id, tool_call))
         if option_kind in ("allow_always", "reject_always"):
             title = str(tool_call.get("title") or subject.command or ", ".join(subject.paths) or subject.kind)
-            verb = "always allow" if option_kind == "allow_always" else "always reject"
             remembered = self._agent_remembers.setdefault(session_id, {})
-            remembered[(option_kind, title)] = f"the agent remembers: {verb} {title}"
+            remembered[(option_kind, title)] = agent_always_words(option_kind, subject.kind, title)
         rule = rule_for_answer(subject, answer, self.root) if answer is not None else None
         detail = {
             "session": session_id,
@@ -219,3 +219,14 @@ def _audit_detail(
         "reason": decision.reason,
         "by": "rules",
     }
+
+
+def agent_always_words(option_kind: str, kind: str, title: str) -> str:
+    """The agent's own "always", for what it is: the agent decides how wide it reaches (Claude's
+    covers every later edit after one "always allow Write x"), and canvas cannot narrow it."""
+    if option_kind == "allow_always":
+        return (
+            f"the agent's own rule, from “{title}”: it may now {kind} without asking, "
+            "as widely as it decides, until it stops (canvas's rules cannot narrow it)"
+        )
+    return f"the agent's own rule, from “{title}”: it refuses such calls itself until it stops"

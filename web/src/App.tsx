@@ -2,6 +2,7 @@ import { useState } from "react";
 import { fragmentParams, HostConnection, type ConnectionState } from "./connection";
 import { RoomStore } from "./room/roomStore";
 import { useRoomState } from "./roomClient";
+import { AgentMenu } from "./agents/AgentMenu";
 import { Board } from "./board/Board";
 import { RoomLink } from "./RoomLink";
 import { RoomPage } from "./RoomPage";
@@ -61,15 +62,8 @@ function HostRoom({ store }: { store: RoomStore<ConnectionState> }) {
             <RoomList />
             <TerminalsPanel />
             <FilesPanel />
-            <h2 id="agents-heading">Agents</h2>
-            <ul className="agents" data-testid="agents" aria-labelledby="agents-heading">
-              {welcome.agents.map((agent) => (
-                <li key={agent.id} className={agent.available ? "available" : "unavailable"}>
-                  <strong>{agent.label}</strong>
-                  {!agent.available && <span className="reason"> — {agent.reason}</span>}
-                </li>
-              ))}
-            </ul>
+            <h2>Agents</h2>
+            <AgentMenu />
           </SidePanel>
         </main>
       )}

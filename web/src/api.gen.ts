@@ -12,7 +12,7 @@ export interface AgentRuleOut {
   title: string;
   /** The agent's option kind: allow_always or reject_always. */
   kind: string;
-  /** In words: "the agent remembers: always allow <title>". */
+  /** In words: the agent's own rule, the call it came from, and how far it reaches. */
   text: string;
 }
 

@@ -166,6 +166,11 @@ export interface AgentInfo {
   label: string;
   available: boolean;
   reason: string | null;
+  state: "ready" | "not-installed" | "needs-key";
+  install: string | null;
+  setup: string | null;
+  confined: boolean;
+  confinement: string;
 }
 
 export interface AgentMeta {

@@ -140,7 +140,7 @@ class RuleOut(ApiModel):
 class AgentRuleOut(ApiModel):
     title: str = Field(description="The tool call the host answered with the agent's own option.")
     kind: str = Field(description="The agent's option kind: allow_always or reject_always.")
-    text: str = Field(description='In words: "the agent remembers: always allow <title>".')
+    text: str = Field(description="In words: the agent's own rule, the call it came from, and how far it reaches.")
 
 
 class RulesOut(ApiModel):

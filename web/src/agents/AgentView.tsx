@@ -1,6 +1,6 @@
 import { lazy, memo, Suspense, useCallback, useState, type KeyboardEvent } from "react";
 import type { FrameContentProps } from "../frames";
-import type { AgentInfo, HostAnswer } from "../protocol.gen";
+import type { HostAnswer } from "../protocol.gen";
 import { RequestNotes } from "../attention/RequestNotes";
 import { PermissionCard } from "../attention/PermissionCard";
 import { selectSession } from "../room/roomState";
@@ -11,10 +11,10 @@ import { renderMarkdown } from "./markdown";
 import { olderPage, type Session } from "./sessions";
 import { toolKindWord, toolStatusWord, toolTitle } from "./toolWords";
 import { ThreadList } from "./ThreadList";
+import { AgentMenu } from "./AgentMenu";
 import "./agents.css";
 
 const NO_ITEMS: Item[] = [];
-const NO_AGENTS: AgentInfo[] = [];
 /** Only the host sees a session's rules: guests never load them. */
 const SessionRules = lazy(() => import("../rules/SessionRules").then((module) => ({ default: module.SessionRules })));
 
@@ -94,7 +94,7 @@ export function AgentView({ refId, width, height }: FrameContentProps) {
   if (!head) {
     return (
       <div className="agent-view agent-picker" data-testid="agent-picker">
-        <AgentPicker refId={refId} mayRun={mayRun} />
+        <AgentPicker refId={refId} />
         <RequestNotes subject={refId} />
       </div>
     );
@@ -182,24 +182,11 @@ export function AgentView({ refId, width, height }: FrameContentProps) {
   );
 }
 
-function AgentPicker({ refId, mayRun }: { refId: string; mayRun: boolean }) {
-  const client = useRoomClient();
-  const agents = useRoom((s) => s.welcome?.agents) ?? NO_AGENTS;
+function AgentPicker({ refId }: { refId: string }) {
   return (
     <>
       <p>No session here yet.</p>
-      {mayRun &&
-        agents.map((agent) => (
-          <button
-            key={agent.id}
-            type="button"
-            disabled={!agent.available}
-            title={agent.reason ?? ""}
-            onClick={() => client.send({ t: "agent-create", id: refId, agent: agent.id })}
-          >
-            Start {agent.label}
-          </button>
-        ))}
+      <AgentMenu refId={refId} />
     </>
   );
 }
@@ -296,7 +283,13 @@ const ThreadItem = memo(function ThreadItem({
     case "turn-end":
       return (
         <div className="agent-turn-end" data-testid="agent-turn-end">
-          {item.error ? `Error: ${item.error}` : item.cancelled ? "Cancelled" : "Interrupted (the server restarted)"}
+          {item.error ?? (item.cancelled ? "Cancelled" : "Interrupted (the server restarted)")}
+          {item.errorDetail && (
+            <details className="agent-error-detail">
+              <summary>Details</summary>
+              <pre>{item.errorDetail}</pre>
+            </details>
+          )}
         </div>
       );
     case "notice":

@@ -21,6 +21,8 @@ export interface PermissionPreview {
   commandChars: number | null;
   changes: { path: string; bytes: number; lines: number; diff?: string; head?: string; truncated: boolean }[];
   rules: Partial<Record<"always" | "never", { permission: string; pattern: string }>>;
+  /** False when the agent named no path or command: "always" and "never" are not offered. */
+  named?: boolean;
 }
 
 export interface PermissionOption {
@@ -53,7 +55,7 @@ export type Item =
       preview: PermissionPreview | null;
       resolution: { optionId: string | null; by: string | null; answer: string | null } | null;
     }
-  | { type: "turn-end"; seq: number; error: string | null; cancelled: boolean; interrupted: boolean }
+  | { type: "turn-end"; seq: number; error: string | null; errorDetail?: string; cancelled: boolean; interrupted: boolean }
   | { type: "notice"; seq: number; text: string };
 
 export interface Thread {
@@ -262,7 +264,7 @@ class Draft {
     const cancelled = Boolean(event.cancelled);
     const interrupted = Boolean(event.interrupted);
     if (error || cancelled || interrupted) {
-      this.push({ type: "turn-end", seq, error: error || null, cancelled, interrupted });
+      this.push({ type: "turn-end", seq, error: error || null, errorDetail: event.errorDetail || undefined, cancelled, interrupted });
     }
     this.turnOpen = false;
   }

@@ -28,6 +28,7 @@ export function PermissionCard({
   const captionId = useId();
   const always = item.preview?.rules.always;
   const never = item.preview?.rules.never;
+  const unnamed = item.preview?.named === false;
   return (
     <div className="permission-card">
       <div className="permission-title">
@@ -41,7 +42,7 @@ export function PermissionCard({
       ) : isHost ? (
         <>
           <div className="permission-buttons" role="group" aria-describedby={captionId}>
-            {ANSWERS.map(({ answer, label }) => (
+            {ANSWERS.filter(({ answer }) => !unnamed || answer === "once" || answer === "reject").map(({ answer, label }) => (
               <button
                 key={answer}
                 type="button"
@@ -53,7 +54,9 @@ export function PermissionCard({
             ))}
           </div>
           <small id={captionId} className="permission-rules">
-            {always && never
+            {unnamed
+              ? "The agent did not say which file or command this is, so “Always” and “Never” are not offered: they would cover every such call."
+              : always && never
               ? `“Always” and “Never” hold until this session ends: Always allows ${ruleWords(always)}; ` +
                 `Never refuses ${ruleWords(never)}.`
               : "This call is too long to remember as a rule: “Always” and “Never” answer this call only."}

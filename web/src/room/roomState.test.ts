@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ServerFrame, Welcome } from "../protocol.gen";
+import type { AgentInfo, ServerFrame, Welcome } from "../protocol.gen";
 import { outcomeText, requestVerb } from "./requests";
 import { welcomeFrame } from "./testing";
 import {
@@ -14,7 +14,9 @@ import {
   type RoomState,
 } from "./roomState";
 
-const DEMO = [{ id: "demo", label: "Demo agent", available: true, reason: null }];
+const DEMO: AgentInfo[] = [
+  { id: "demo", label: "Demo agent", available: true, reason: null, state: "ready", install: null, setup: null, confined: true, confinement: "confined" },
+];
 const welcome = (access: Welcome["access"] = "host") => welcomeFrame({ access, agents: DEMO });
 
 function fold(frames: ServerFrame[], start: RoomState = initialRoomState("connecting")): RoomState {

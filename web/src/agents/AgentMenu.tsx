@@ -1,0 +1,100 @@
+import { boardActions } from "../board/actions";
+import { newId } from "../board/model";
+import { Dialog } from "../Dialog";
+import type { FramePickerProps } from "../frames";
+import type { AgentInfo } from "../protocol.gen";
+import type { Access } from "../room/roomState";
+import { useAccess, useRoom, useRoomClient } from "../roomClient";
+import "./agentMenu.css";
+
+const NO_AGENTS: AgentInfo[] = [];
+
+/** Whether an agent can start, in words. */
+export function agentStateWords(agent: AgentInfo): string {
+  if (agent.state === "not-installed") return "Not installed.";
+  if (agent.state === "needs-key") return "Needs a key or a login.";
+  return "Ready.";
+}
+
+function startLabel(access: Access | null): string {
+  return access === "edit" ? "Ask to start" : "Start";
+}
+
+/**
+ * The agents on offer, each with its state in words (ready; not installed, and the command that
+ * installs it; needs a key or a login, and how) and whether it runs confined to the room's view of
+ * the project. Starting one sends `agent-create`: a guest with edit access asks the host, who
+ * approves it like any other request. `refId` starts the agent in a frame that has none yet;
+ * without it, a new session is made and shown on the board.
+ */
+export function AgentMenu({ refId, onStarted }: { refId?: string; onStarted?: (ref: string, label: string) => void }) {
+  const client = useRoomClient();
+  const access = useAccess();
+  const agents = useRoom((s) => s.welcome?.agents) ?? NO_AGENTS;
+  const mayStart = access !== null && access !== "view";
+
+  const start = (agent: AgentInfo) => {
+    const ref = refId ?? `session-${newId()}`;
+    if (!client.send({ t: "agent-create", id: ref, agent: agent.id })) return;
+    if (onStarted) onStarted(ref, agent.label);
+    else if (!refId) boardActions(client)?.showFrame("agent", ref, agent.label);
+  };
+
+  return (
+    <div className="agent-menu">
+      {!mayStart && <p className="agent-menu-note">Starting an agent needs edit access from the host.</p>}
+      {access === "edit" && <p className="agent-menu-note">The host approves each agent you start.</p>}
+      <ul className="agent-menu-list" aria-label="Agents on offer" data-testid="agents">
+        {agents.map((agent) => {
+          const wordsId = `agent-menu-${agent.id}`;
+          return (
+            <li key={agent.id} className={`agent-menu-item agent-menu-${agent.state}`} data-testid={`agent-offer-${agent.id}`}>
+              <div className="agent-menu-head">
+                <strong>{agent.label}</strong>
+                {mayStart && (
+                  <button
+                    type="button"
+                    disabled={!agent.available}
+                    aria-describedby={wordsId}
+                    data-testid={`agent-start-${agent.id}`}
+                    onClick={() => start(agent)}
+                  >
+                    {startLabel(access)}
+                    <span className="visually-hidden"> {agent.label}</span>
+                  </button>
+                )}
+              </div>
+              <div id={wordsId} className="agent-menu-words">
+                <span className="agent-menu-state">{agentStateWords(agent)}</span>
+                {agent.state === "not-installed" && agent.install && (
+                  <>
+                    {" "}
+                    Install it with <code>{agent.install}</code>, then restart canvas.
+                  </>
+                )}
+                {agent.state === "needs-key" && agent.setup && <> To use it, {agent.setup}.</>}
+                <span className={`agent-menu-confined${agent.confined ? "" : " agent-menu-unconfined"}`}>
+                  {" "}
+                  {capitalised(agent.confinement)}.
+                </span>
+              </div>
+            </li>
+          );
+        })}
+      </ul>
+    </div>
+  );
+}
+
+function capitalised(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** The toolbar's Agent button opens the menu: picking an agent starts it in a new frame. */
+export function AgentMenuDialog({ onPick, onClose }: FramePickerProps) {
+  return (
+    <Dialog title="Start an agent" onClose={onClose} className="agent-menu-dialog" testId="agent-menu">
+      <AgentMenu onStarted={onPick} />
+    </Dialog>
+  );
+}
