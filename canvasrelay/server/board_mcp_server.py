@@ -98,6 +98,44 @@ def _server(tools: BoardTools, caller: Callable[[Context], str | None]) -> MCPSe
         return await edit(tools.connect(from_id, to_id, color))
 
     @mcp.tool()
+    async def add_free_arrow(
+        x1: float | None = None,
+        y1: float | None = None,
+        x2: float | None = None,
+        y2: float | None = None,
+        from_id: str | None = None,
+        to_id: str | None = None,
+        bend: float = 0.0,
+        label: str = "",
+        color: str | None = None,
+    ) -> str:
+        """Draw an arrow whose ends are points (x1, y1 → x2, y2) or items (from_id, to_id; a bound end
+        follows its item), with an optional sideways bend of its middle and a label. Returns its id."""
+        return await edit(tools.add_free_arrow(x1, y1, x2, y2, from_id, to_id, bend, label, color))
+
+    @mcp.tool()
+    async def add_image_placeholder(
+        alt: str, x: float | None = None, y: float | None = None, w: float | None = None, h: float | None = None
+    ) -> str:
+        """Add an image placeholder that says (alt) what picture belongs there; people paste the image. Returns its id."""
+        return await edit(tools.add_image(alt, None, x, y, w, h))
+
+    @mcp.tool()
+    async def group_items(item_ids: list[str]) -> str:
+        """Group items so they are selected and moved together. Returns the group's id."""
+        return await edit(tools.group(item_ids))
+
+    @mcp.tool()
+    async def ungroup_items(group_id: str) -> str:
+        """Ungroup the items of a group (the id group_items returned, or an item's "group")."""
+        return await edit(tools.ungroup(group_id))
+
+    @mcp.tool()
+    async def lock_item(item_id: str, locked: bool = True) -> str:
+        """Lock an item (nobody moves, resizes, edits or deletes it) or unlock it with locked=false."""
+        return await edit(tools.set_locked(item_id, locked))
+
+    @mcp.tool()
     async def move_item(item_id: str, x: float, y: float) -> str:
         """Move an item so its top-left corner is at (x, y)."""
         return await edit(tools.move(item_id, x, y))
