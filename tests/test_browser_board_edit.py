@@ -142,7 +142,7 @@ def test_an_arrow_joins_two_notes_and_a_pen_stroke_is_kept(pages: Any, server: S
     two.get_by_test_id("board-arrow").wait_for(state="attached", timeout=WAIT_MS)
 
     one.get_by_test_id("board-tool-pen").click()
-    one.get_by_test_id("board-pen-layer").wait_for(timeout=WAIT_MS)
+    one.get_by_test_id("board-draw-layer").wait_for(timeout=WAIT_MS)
     drag(one, board_point(one, 300, 600), board_point(one, 600, 650))
     two.get_by_test_id("board-stroke").wait_for(timeout=WAIT_MS)
 
@@ -339,7 +339,7 @@ def test_a_page_opened_on_a_board_fits_its_items_in_view(browser: Any, pages: An
     note = add_note(one, 300, 300, "far away")
     # Zoomed out, the note is dropped far off where a fresh page's default view looks.
     for _ in range(4):
-        one.locator(".react-flow__controls-zoomout").click()
+        one.get_by_role("button", name="Zoom out").click()
     drag(one, centre(one, note), board_point(one, 880, 700))
     dropped = box(one, note)
     assert dropped["x"] > 1000

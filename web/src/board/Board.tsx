@@ -260,7 +260,9 @@ function Canvas({ session }: { session: BoardSession }) {
     (changes: { id: string; on: boolean }[]) => {
       setSelected((old) => {
         const next = new Set(old);
-        for (const { id, on } of changes) {
+        // Picking one member of a group picks the whole group, even as React Flow unpicks the others.
+        const ordered = [...changes.filter((c) => !c.on), ...changes.filter((c) => c.on)];
+        for (const { id, on } of ordered) {
           const group = byId.get(id)?.group;
           const members = group ? items.filter((item) => item.group === group).map((item) => item.id) : [id];
           for (const member of members) {
