@@ -258,11 +258,12 @@ function movedEnds(item: NewItem, offset: { x: number; y: number }): Partial<New
 
 /** Copies items offset by `offset`, with arrows between copied items re-pointed; returns the new ids. */
 export function duplicateItems(items: Y.Map<unknown>, ids: Iterable<string>, offset = 24): string[] {
-  const clip = clipItems(items, ids);
-  // A duplicate's arrows join copies only, as before: one to an item left behind is not copied.
-  const copied = new Set(clip.map((item) => item.id));
-  const joined = clip.filter((item) => item.kind !== "arrow" || [item.from, item.to].every((end) => end === undefined || copied.has(end)));
-  return pasteItems(items, joined, { x: offset, y: offset });
+  // A duplicate takes the arrows between the items it copies, and none to an item left behind.
+  const picked = new Set(ids);
+  const chosen = new Set([...picked].filter((id) => readItem(id, items.get(id))?.kind !== "arrow"));
+  const joins = (item: Item) => [item.from, item.to].every((end) => end === undefined || chosen.has(end));
+  const arrows = readItems(items).filter((item) => item.kind === "arrow" && (picked.has(item.id) || item.from || item.to) && joins(item));
+  return pasteItems(items, clipItems(items, [...chosen, ...arrows.map((item) => item.id)]), { x: offset, y: offset });
 }
 
 /** New z values that bring `ids` to the front or send them to the back, keeping their order. */
