@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
 
 from canvasrelay.core.board_edits import BoardApiError, UnknownItemError, spot_beside
@@ -48,7 +49,9 @@ def _server(tools: BoardTools, caller: Callable[[Context], str | None]) -> MCPSe
         try:
             result = await call
         except (BoardApiError, UnknownItemError) as exc:
-            raise ValueError(str(exc)) from None
+            # A ToolError's message reaches the model (any other exception is only "Error executing
+            # tool"), so it can correct its call.
+            raise ToolError(str(exc)) from None
         return out({"id": result.id, "removed": list(result.removed)})
 
     @mcp.tool()
@@ -62,7 +65,7 @@ def _server(tools: BoardTools, caller: Callable[[Context], str | None]) -> MCPSe
         try:
             return out(tools.read_item(item_id))
         except UnknownItemError as exc:
-            raise ValueError(str(exc)) from None
+            raise ToolError(str(exc)) from None
 
     @mcp.tool()
     async def add_note(
