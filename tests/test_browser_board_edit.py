@@ -201,6 +201,7 @@ def test_several_notes_are_moved_duplicated_restacked_and_deleted_with_their_arr
     assert len(copies) == 2
 
     # The copies are selected after duplicating and drawn on top; send them behind everything.
+    one.get_by_test_id("board-arrange").click()
     one.get_by_test_id("board-back").click()
     two.wait_for_function(
         f"([copies, others]) => copies.every(c => others.every(o => ({NODE_BOX})(c).z < ({NODE_BOX})(o).z))",
@@ -211,6 +212,7 @@ def test_several_notes_are_moved_duplicated_restacked_and_deleted_with_their_arr
     one.mouse.click(*board_point(one, 150, 650))
     one.get_by_test_id("board-duplicate").and_(one.locator(":disabled")).wait_for(timeout=WAIT_MS)
     one.locator(f'.react-flow__node[data-id="{a}"]').click()
+    one.get_by_test_id("board-arrange").click()
     one.get_by_test_id("board-front").click()
     two.wait_for_function(
         f"([top, rest]) => rest.every(o => ({NODE_BOX})(o).z < ({NODE_BOX})(top).z)",

@@ -427,13 +427,13 @@ function Canvas({ session }: { session: BoardSession }) {
   const fit = useCallback(
     (ids?: Set<string>, duration = 200) => {
       const board = wrapper.current;
-      const shown = items.filter((item) => item.kind !== "arrow" && (!ids || ids.has(item.id)));
-      const box = bounds(shown);
+      const shown = nodes.filter((node) => !ids || ids.has(node.id));
+      const box = bounds(shown.map((node) => ({ ...node.position, w: node.width ?? 1, h: node.height ?? 1 })));
       if (!board || !box) return;
       const area = board.getBoundingClientRect();
       void flow.setViewport(viewFor(box, { w: area.width, h: area.height }, coveredInsets(board)), { duration });
     },
-    [flow, items],
+    [flow, nodes],
   );
 
   // The first view of a board fits what is on it into the part nothing floats over.

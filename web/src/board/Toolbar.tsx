@@ -18,8 +18,6 @@ export type ExportFormat = "png" | "svg";
 /** What the toolbar does to the selection: action, icon, title (with its keys), aria label. */
 const SELECTION_ACTIONS: [SelectionAction, IconName, string, string][] = [
   ["duplicate", "duplicate", "Duplicate (Ctrl+D)", "Duplicate"],
-  ["front", "front", "Bring to front", "Bring to front"],
-  ["back", "back", "Send to back", "Send to back"],
   ["delete", "delete", "Delete (Del)", "Delete"],
 ];
 
@@ -155,7 +153,13 @@ export function Toolbar(props: ToolbarProps) {
       >
         <Icon name="lock" />
       </button>
-      <Menu label="Arrange" icon="align" testId="board-arrange" disabled={count < 2}>
+      <Menu label="Arrange" icon="align" testId="board-arrange" disabled={count === 0}>
+        <button type="button" role="menuitem" data-testid="board-front" onClick={() => props.onSelection("front")}>
+          Bring to front
+        </button>
+        <button type="button" role="menuitem" data-testid="board-back" onClick={() => props.onSelection("back")}>
+          Send to back
+        </button>
         {ARRANGEMENTS.map(([how, label]) => (
           <button key={how} type="button" role="menuitem" data-testid={`board-arrange-${how}`} disabled={count < (how === "horizontal" || how === "vertical" ? 3 : 2)} onClick={() => props.onArrange(how)}>
             {label}
