@@ -142,7 +142,7 @@ def test_an_arrow_joins_two_notes_and_a_pen_stroke_is_kept(pages: Any, server: S
     two.get_by_test_id("board-arrow").wait_for(state="attached", timeout=WAIT_MS)
 
     one.get_by_test_id("board-tool-pen").click()
-    one.get_by_test_id("board-pen-layer").wait_for(timeout=WAIT_MS)
+    one.get_by_test_id("board-draw-layer").wait_for(timeout=WAIT_MS)
     drag(one, board_point(one, 300, 600), board_point(one, 600, 650))
     two.get_by_test_id("board-stroke").wait_for(timeout=WAIT_MS)
 
@@ -201,6 +201,7 @@ def test_several_notes_are_moved_duplicated_restacked_and_deleted_with_their_arr
     assert len(copies) == 2
 
     # The copies are selected after duplicating and drawn on top; send them behind everything.
+    one.get_by_test_id("board-arrange").click()
     one.get_by_test_id("board-back").click()
     two.wait_for_function(
         f"([copies, others]) => copies.every(c => others.every(o => ({NODE_BOX})(c).z < ({NODE_BOX})(o).z))",
@@ -211,6 +212,7 @@ def test_several_notes_are_moved_duplicated_restacked_and_deleted_with_their_arr
     one.mouse.click(*board_point(one, 150, 650))
     one.get_by_test_id("board-duplicate").and_(one.locator(":disabled")).wait_for(timeout=WAIT_MS)
     one.locator(f'.react-flow__node[data-id="{a}"]').click()
+    one.get_by_test_id("board-arrange").click()
     one.get_by_test_id("board-front").click()
     two.wait_for_function(
         f"([top, rest]) => rest.every(o => ({NODE_BOX})(o).z < ({NODE_BOX})(top).z)",
@@ -339,7 +341,7 @@ def test_a_page_opened_on_a_board_fits_its_items_in_view(browser: Any, pages: An
     note = add_note(one, 300, 300, "far away")
     # Zoomed out, the note is dropped far off where a fresh page's default view looks.
     for _ in range(4):
-        one.locator(".react-flow__controls-zoomout").click()
+        one.get_by_role("button", name="Zoom out").click()
     drag(one, centre(one, note), board_point(one, 880, 700))
     dropped = box(one, note)
     assert dropped["x"] > 1000

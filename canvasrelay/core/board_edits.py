@@ -17,7 +17,7 @@ from typing import Any
 from pycrdt import Array, Map, Text
 
 from canvasrelay.core.board import Board
-from canvasrelay.protocol.board_items import HOLDS_TYPES, KINDS, SHAPES
+from canvasrelay.protocol.board_items import HOLDS_TYPES, KINDS, MAX_IMAGE_SRC, SHAPES
 
 MAX_TEXT = 10_000
 MAX_TITLE = 200
@@ -33,7 +33,11 @@ DEFAULTS: dict[str, tuple[float, float, str]] = {
     "shape": (160.0, 100.0, "#4dabf7"),
     "arrow": (1.0, 1.0, "#495057"),
     "frame": (640.0, 480.0, "#868e96"),
+    "image": (320.0, 240.0, "#868e96"),
 }
+MAX_LABEL = 200
+MAX_GROUP = 500
+_IMAGE_SRC = re.compile(r"data:image/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/=]+")
 
 
 class BoardApiError(ValueError):
@@ -121,9 +125,21 @@ def _describe(item_id: str, item: Map) -> dict[str, Any]:
         out["text"] = str(text)
     if kind == "shape":
         out["shape"] = item.get("shape")
+    for key in ("group", "locked"):
+        if item.get(key) is not None:
+            out[key] = item.get(key)
     if kind == "arrow":
         out["from"] = item.get("from")
         out["to"] = item.get("to")
+        for key in ("x1", "y1", "x2", "y2", "bend"):
+            if isinstance(item.get(key), int | float):
+                out[key] = float(item.get(key))
+        label = item.get("label")
+        if isinstance(label, str) and label:
+            out["label"] = label
+    if kind == "image":
+        out["alt"] = item.get("alt") if isinstance(item.get("alt"), str) else ""
+        out["has_image"] = isinstance(item.get("src"), str)
     if kind == "stroke":
         points = item.get("points")
         numbers: Iterable[object] = points if isinstance(points, Array) else []
@@ -301,10 +317,110 @@ def add_frame(
     return _add(board, {**fields, "color": _color(color, "frame"), "holds": holds})
 
 
+def _end(board: Board, name: str, item_id: str | None, point: tuple[float, float] | None) -> dict[str, Any]:
+    """One end of an arrow: bound to an item (it follows the item) or free at a board point."""
+    if item_id is not None:
+        if _item(board, item_id).get("kind") == "arrow":
+            raise BoardApiError("an arrow connects items, not other arrows")
+        return {"from" if name == "1" else "to": item_id}
+    if point is None:
+        raise BoardApiError(f"give the arrow's {'start' if name == '1' else 'end'} as an item id or as a point")
+    return {f"x{name}": _number(f"x{name}", point[0], MAX_COORDINATE), f"y{name}": _number(f"y{name}", point[1], MAX_COORDINATE)}
+
+
+def add_free_arrow(
+    board: Board,
+    x1: float | None = None,
+    y1: float | None = None,
+    x2: float | None = None,
+    y2: float | None = None,
+    from_id: str | None = None,
+    to_id: str | None = None,
+    bend: float = 0.0,
+    label: str = "",
+    color: str | None = None,
+) -> Edit:
+    """An arrow from anywhere to anywhere: each end is an item (bound, it follows the item) or a
+    point; `bend` pushes its middle sideways (board units), `label` is written along it."""
+    start = _end(board, "1", from_id, None if x1 is None or y1 is None else (x1, y1))
+    end = _end(board, "2", to_id, None if x2 is None or y2 is None else (x2, y2))
+    if from_id is not None and from_id == to_id:
+        raise BoardApiError("an arrow needs two different items")
+    xs = [v for v in (start.get("x1"), end.get("x2")) if v is not None]
+    ys = [v for v in (start.get("y1"), end.get("y2")) if v is not None]
+    fields = {
+        "kind": "arrow",
+        **start,
+        **end,
+        "x": min(xs, default=0.0),
+        "y": min(ys, default=0.0),
+        "w": max(max(xs, default=1.0) - min(xs, default=0.0), 1.0),
+        "h": max(max(ys, default=1.0) - min(ys, default=0.0), 1.0),
+        "bend": _number("bend", bend, MAX_SIZE),
+        "label": _string("label", label, MAX_LABEL),
+    }
+    return _add(board, {**fields, "color": _color(color, "arrow")})
+
+
+def add_image(
+    board: Board,
+    alt: str,
+    src: str | None = None,
+    x: float | None = None,
+    y: float | None = None,
+    w: float | None = None,
+    h: float | None = None,
+) -> Edit:
+    """An image kept in the board (a data: URL of a PNG, JPEG, GIF or WebP within `MAX_IMAGE_SRC`),
+    or without `src` a placeholder that says what belongs there."""
+    words = _string("alt", alt, MAX_TITLE, allow_empty=False)
+    left, top, width, height = _place(board, "image", x, y, w, h)
+    fields: dict[str, Any] = {"kind": "image", "x": left, "y": top, "w": width, "h": height, "alt": words}
+    if src is not None:
+        if len(src) > MAX_IMAGE_SRC:
+            raise BoardApiError(f"the image is {len(src)} characters long; the limit is {MAX_IMAGE_SRC}")
+        if not _IMAGE_SRC.fullmatch(src):
+            raise BoardApiError("src must be a data: URL of a base64 PNG, JPEG, GIF or WebP image")
+        fields["src"] = src
+    return _add(board, {**fields, "color": _color(None, "image")})
+
+
+def group(board: Board, item_ids: list[str]) -> Edit:
+    """Group items: selecting one selects them all, and they move together. Returns the group's id."""
+    if not isinstance(item_ids, list) or not 2 <= len(set(item_ids)) <= MAX_GROUP:
+        raise BoardApiError(f"a group needs between 2 and {MAX_GROUP} different item ids")
+    items = [_item(board, item_id) for item_id in item_ids]
+    group_id = secrets.token_hex(6)
+    with board.change() as change:
+        for item in items:
+            item["group"] = group_id
+    return Edit(group_id, change.update)
+
+
+def ungroup(board: Board, group_id: str) -> Edit:
+    members = [item for item in board.items.values() if isinstance(item, Map) and item.get("group") == group_id]
+    if not members:
+        raise BoardApiError(f"no group with id {group_id!r} on the board")
+    with board.change() as change:
+        for item in members:
+            del item["group"]
+    return Edit(group_id, change.update)
+
+
+def set_locked(board: Board, item_id: str, locked: bool) -> Edit:
+    """A locked item cannot be moved, resized, edited or deleted until someone unlocks it."""
+    item = _item(board, item_id)
+    with board.change() as change:
+        item["locked"] = bool(locked)
+    return Edit(item_id, change.update)
+
+
 def move(board: Board, item_id: str, x: float, y: float) -> Edit:
     item = _item(board, item_id)
     if item.get("kind") == "arrow":
         raise BoardApiError("an arrow follows the items it connects; move those instead")
+    if item.get("locked") is True:
+        raise BoardApiError("that item is locked; unlock it first")
     left, top = _number("x", x, MAX_COORDINATE), _number("y", y, MAX_COORDINATE)
     with board.change() as change:
         item["x"] = left
@@ -314,7 +430,8 @@ def move(board: Board, item_id: str, x: float, y: float) -> Edit:
 
 def delete(board: Board, item_id: str) -> Edit:
     """Delete an item and the arrows attached to it, in one update."""
-    _item(board, item_id)
+    if _item(board, item_id).get("locked") is True:
+        raise BoardApiError("that item is locked; unlock it first")
     attached = [
         other_id
         for other_id, other in board.items.items()

@@ -8,7 +8,7 @@ from typing import Literal, get_args
 ITEMS = "items"
 """The document's one root: a map of item id to item."""
 
-ItemKind = Literal["note", "text", "shape", "arrow", "stroke", "frame"]
+ItemKind = Literal["note", "text", "shape", "arrow", "stroke", "frame", "image"]
 ShapeKind = Literal["rect", "ellipse"]
 HoldsType = Literal["agent", "terminal", "file"]
 """What a frame holds: an agent session, a terminal or a shared file."""
@@ -16,3 +16,11 @@ HoldsType = Literal["agent", "terminal", "file"]
 KINDS: tuple[str, ...] = get_args(ItemKind)
 SHAPES: tuple[str, ...] = get_args(ShapeKind)
 HOLDS_TYPES: tuple[str, ...] = get_args(HoldsType)
+DashKind = Literal["solid", "dashed", "dotted"]
+DASHES: tuple[str, ...] = get_args(DashKind)
+STROKE_WIDTHS = (1.0, 2.0, 4.0, 8.0)
+"""The style bar's widths, in board units: thin, normal, bold, extra bold."""
+FONT_SIZES = (12.0, 16.0, 24.0, 36.0)
+MAX_IMAGE_SRC = 400_000
+"""An image kept in the board is a data: URL of at most this many characters (about 300 KB), so
+one paste fits one board update frame and a board stays within its size bound."""

@@ -98,9 +98,12 @@ def _constants() -> list[str]:
         "AWARENESS_ID_MAX": AWARENESS_ID_MAX,
         "AWARENESS_MAX_SELECTION": MAX_SELECTION,
         "AWARENESS_MAX_DRAGGING": MAX_DRAGGING,
+        "MAX_IMAGE_SRC": board_items.MAX_IMAGE_SRC,
     }
     out = [f"export const {name} = {value};\n" for name, value in numbers.items()]
     out.append(f"export const BOARD_ITEMS = {json.dumps(board_items.ITEMS)};\n")
+    out.append(f"export const STROKE_WIDTHS = {json.dumps(board_items.STROKE_WIDTHS)};\n")
+    out.append(f"export const FONT_SIZES = {json.dumps(board_items.FONT_SIZES)};\n")
     out.append(f"export const REQUEST_WORDS = {json.dumps(words.REQUESTS, indent=2)} as const;\n")
     out.append(f"export const ANSWER_WORDS: Record<string, string> = {json.dumps(words.ANSWERS, indent=2)};\n")
     out.append(f"export const RULES_BY = {json.dumps(words.RULES_BY)};\n")
@@ -108,6 +111,7 @@ def _constants() -> list[str]:
         _literal("ItemKind", board_items.ItemKind),
         _literal("ShapeKind", board_items.ShapeKind),
         _literal("HoldsType", board_items.HoldsType),
+        _literal("DashKind", board_items.DashKind),
         _literal("HostAnswer", HostAnswer),
     ]
     return out

@@ -116,6 +116,11 @@ class BoardTools:
     add_frame = _tool(board_api.add_frame)
     move = _tool(board_api.move)
     delete = _tool(board_api.delete)
+    add_free_arrow = _tool(board_api.add_free_arrow)
+    add_image = _tool(board_api.add_image)
+    group = _tool(board_api.group)
+    ungroup = _tool(board_api.ungroup)
+    set_locked = _tool(board_api.set_locked)
 
 
 class BoardHost:

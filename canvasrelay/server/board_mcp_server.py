@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
 
 from canvasrelay.core.board_edits import BoardApiError, UnknownItemError, spot_beside
@@ -48,7 +49,9 @@ def _server(tools: BoardTools, caller: Callable[[Context], str | None]) -> MCPSe
         try:
             result = await call
         except (BoardApiError, UnknownItemError) as exc:
-            raise ValueError(str(exc)) from None
+            # A ToolError's message reaches the model (any other exception is only "Error executing
+            # tool"), so it can correct its call.
+            raise ToolError(str(exc)) from None
         return out({"id": result.id, "removed": list(result.removed)})
 
     @mcp.tool()
@@ -62,7 +65,7 @@ def _server(tools: BoardTools, caller: Callable[[Context], str | None]) -> MCPSe
         try:
             return out(tools.read_item(item_id))
         except UnknownItemError as exc:
-            raise ValueError(str(exc)) from None
+            raise ToolError(str(exc)) from None
 
     @mcp.tool()
     async def add_note(
@@ -96,6 +99,44 @@ def _server(tools: BoardTools, caller: Callable[[Context], str | None]) -> MCPSe
     async def add_arrow(from_id: str, to_id: str, color: str | None = None) -> str:
         """Connect two items with an arrow. Returns its id."""
         return await edit(tools.connect(from_id, to_id, color))
+
+    @mcp.tool()
+    async def add_free_arrow(
+        x1: float | None = None,
+        y1: float | None = None,
+        x2: float | None = None,
+        y2: float | None = None,
+        from_id: str | None = None,
+        to_id: str | None = None,
+        bend: float = 0.0,
+        label: str = "",
+        color: str | None = None,
+    ) -> str:
+        """Draw an arrow whose ends are points (x1, y1 → x2, y2) or items (from_id, to_id; a bound end
+        follows its item), with an optional sideways bend of its middle and a label. Returns its id."""
+        return await edit(tools.add_free_arrow(x1, y1, x2, y2, from_id, to_id, bend, label, color))
+
+    @mcp.tool()
+    async def add_image_placeholder(
+        alt: str, x: float | None = None, y: float | None = None, w: float | None = None, h: float | None = None
+    ) -> str:
+        """Add an image placeholder that says (alt) what picture belongs there; people paste the image. Returns its id."""
+        return await edit(tools.add_image(alt, None, x, y, w, h))
+
+    @mcp.tool()
+    async def group_items(item_ids: list[str]) -> str:
+        """Group items so they are selected and moved together. Returns the group's id."""
+        return await edit(tools.group(item_ids))
+
+    @mcp.tool()
+    async def ungroup_items(group_id: str) -> str:
+        """Ungroup the items of a group (the id group_items returned, or an item's "group")."""
+        return await edit(tools.ungroup(group_id))
+
+    @mcp.tool()
+    async def lock_item(item_id: str, locked: bool = True) -> str:
+        """Lock an item (nobody moves, resizes, edits or deletes it) or unlock it with locked=false."""
+        return await edit(tools.set_locked(item_id, locked))
 
     @mcp.tool()
     async def move_item(item_id: str, x: float, y: float) -> str:

@@ -12,7 +12,13 @@ export const AWARENESS_MAX_SELECTION = 8;
 
 export const AWARENESS_MAX_DRAGGING = 8;
 
+export const MAX_IMAGE_SRC = 400000;
+
 export const BOARD_ITEMS = "items";
+
+export const STROKE_WIDTHS = [1.0, 2.0, 4.0, 8.0];
+
+export const FONT_SIZES = [12.0, 16.0, 24.0, 36.0];
 
 export const REQUEST_WORDS = {
   "agent-prompt": {
@@ -106,11 +112,13 @@ export const ANSWER_WORDS: Record<string, string> = {
 
 export const RULES_BY = "rules";
 
-export type ItemKind = "note" | "text" | "shape" | "arrow" | "stroke" | "frame";
+export type ItemKind = "note" | "text" | "shape" | "arrow" | "stroke" | "frame" | "image";
 
 export type ShapeKind = "rect" | "ellipse";
 
 export type HoldsType = "agent" | "terminal" | "file";
+
+export type DashKind = "solid" | "dashed" | "dotted";
 
 export type HostAnswer = "once" | "reject" | "always" | "never" | "session";
 

@@ -8,10 +8,8 @@
 import {
   Background,
   ConnectionMode,
-  Controls,
   type Edge,
   type EdgeChange,
-  MarkerType,
   MiniMap,
   type NodeChange,
   ReactFlow,
@@ -21,33 +19,45 @@ import {
   ViewportPortal,
 } from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
-import { type KeyboardEvent, type PointerEvent, useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { type KeyboardEvent, type PointerEvent, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import type * as Y from "yjs";
 import { framePickers } from "../frames";
+import { AWARENESS_MAX_DRAGGING } from "../protocol.gen";
 import { useAccess, useRoomClient } from "../roomClient";
 import { useTheme } from "../theme";
+import { align, bounds, distribute, type Guide, inside, type Rect, snap } from "./arrange";
+import { arrowBox, arrowEnds, middle } from "./arrows";
 import "./board.css";
-import { colourEdits, INK, paint, type Style } from "./colours";
+import { INK, NO_STYLE, paint, type Style, styleEdits } from "./colours";
+import { type ArrowEnd, DrawLayer } from "./DrawLayer";
 import { EmptyHint } from "./EmptyHint";
+import { boardSvg, download, svgToPng, visibleText } from "./exportBoard";
 import { HelpSheet } from "./HelpSheet";
 import {
   addItem,
+  type ClipItem,
   DEFAULTS,
   deleteItems,
   duplicateItems,
   type HoldsType,
+  isBound,
   type Item,
   newId,
+  pasteItems,
   rateLimit,
+  readItem,
   readItems,
   reorder,
   strokeBox,
 } from "./model";
 import { useBoardLink } from "./link";
-import { type BoardNode, edgeTypes, itemLabel, nodeTypes, strokePath } from "./nodes";
+import { coveredInsets, MAX_ZOOM, MIN_ZOOM, viewFor, ZoomBar } from "./navigation";
+import { type ArrowEdgeData, type BoardNode, edgeTypes, itemLabel, nodeTypes } from "./nodes";
 import { BoardSession, type Peer } from "./sync";
-import { Toolbar } from "./Toolbar";
+import { type Arrangement, type ExportFormat, Toolbar } from "./Toolbar";
 import { placesOnClick, type Tool, toolForKey } from "./tools";
+import { useClipboard } from "./useClipboard";
+import { useItems } from "./useItems";
 import { ThreadSheet } from "./ThreadSheet";
 import { useMedia } from "./useMedia";
 import { useShowFrame } from "./useShowFrame";
@@ -55,14 +65,21 @@ import { loadView, saveView } from "./view";
 
 type Box = { x: number; y: number; w?: number; h?: number };
 /** What the board's keys read of a key press, from React's event or the document's. */
-type KeyEvent = Pick<KeyboardEvent, "key" | "ctrlKey" | "metaKey" | "altKey" | "shiftKey" | "preventDefault"> & {
+type KeyEvent = Pick<KeyboardEvent, "key" | "code" | "ctrlKey" | "metaKey" | "altKey" | "shiftKey" | "preventDefault"> & {
   target: EventTarget | null;
 };
 
 const DRAG_WRITE_MS = 50;
+/** A drawn box smaller than this (board units) on either side is taken as a click: the default size. */
+const MIN_DRAWN = 8;
+/** How close (screen pixels) an edge or centre must come to another's to snap to it. */
+const SNAP_PX = 6;
+/** Snapping looks at this many items on screen at most, and not when many items move at once. */
+const MAX_SNAP_TARGETS = 400;
+const MAX_SNAP_ITEMS = 50;
+const NUDGE: Record<string, [number, number]> = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
 /** Where the board's frames are too small to read: their thread opens in a sheet instead. */
 const PHONE = "(max-width: 640px)";
-const ARROW_COLOUR = "#495057";
 const PALETTE = ["#e03131", "#2f9e44", "#1971c2", "#f08c00", "#9c36b5", "#0c8599", "#c2255c", "#5c940d"];
 /** Keys typed here belong to what has focus (a terminal, a prompt, a field), not to the board. */
 const OWN_KEYS = "input, textarea, select, [contenteditable], .board-frame-body, dialog";
@@ -101,17 +118,6 @@ export function Board({ name, color }: { name?: string; color?: string }) {
   );
 }
 
-function useItems(session: BoardSession): Item[] {
-  const [items, setItems] = useState<Item[]>(() => readItems(session.items));
-  useEffect(() => {
-    const update = () => setItems(readItems(session.items));
-    update();
-    session.items.observeDeep(update);
-    return () => session.items.unobserveDeep(update);
-  }, [session]);
-  return items;
-}
-
 function usePeers(session: BoardSession): Map<string, Peer> {
   const [peers, setPeers] = useState(() => new Map(session.peers));
   useEffect(() => session.onPeers(() => setPeers(new Map(session.peers))), [session]);
@@ -139,27 +145,28 @@ function Canvas({ session }: { session: BoardSession }) {
   const [editing, setEditing] = useState<string | null>(null);
   const [overrides, setOverrides] = useState<Map<string, Box>>(new Map());
   const [measured, setMeasured] = useState<Map<string, { width: number; height: number }>>(new Map());
-  const [pen, setPen] = useState<number[] | null>(null);
   const [arrowFrom, setArrowFrom] = useState<string | null>(null);
-  const [style, setStyle] = useState<Style>({ stroke: null, fill: null });
+  const [style, setStyle] = useState<Style>(NO_STYLE);
+  const [guides, setGuides] = useState<Guide[]>([]);
   const [help, setHelp] = useState(false);
   const [picking, setPicking] = useState<HoldsType | null>(null);
   const [reading, setReading] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
   const boardId = roomClient.welcome?.roomId ?? "board";
   const [savedView] = useState(() => loadView(boardId));
   // Fitting an empty board would wait for the first item and then jump the view from under the
   // person who just placed it.
   const [fitOnLoad] = useState(() => items.length > 0 && savedView === null);
-  // Each drag event carries every dragged node, so the latest call's nodes are the ones to write.
+  const byId = useMemo(() => new Map(items.map((item) => [item.id, item])), [items]);
+  /** Where each item being dragged started, and the items a dragged frame carries along. */
+  const dragStart = useRef<{ origin: Map<string, { x: number; y: number }>; carried: string[] } | null>(null);
+
+  // Each drag event carries every dragged node, so the latest call's positions are the ones to write.
   const writePositions = useMemo(
     () =>
-      rateLimit((dragged: BoardNode[]) => {
+      rateLimit((moved: Map<string, { x: number; y: number }>) => {
         session.change(() => {
-          for (const node of dragged) {
-            const map = itemMap(session, node.id);
-            map?.set("x", node.position.x);
-            map?.set("y", node.position.y);
-          }
+          for (const [id, at] of moved) writePosition(session, id, at);
         });
       }, DRAG_WRITE_MS),
     [session],
@@ -183,24 +190,39 @@ function Canvas({ session }: { session: BoardSession }) {
     return colors;
   }, [peers]);
 
+  /** An item's box as drawn now: a local drag or resize, a peer's drag, or the doc. */
+  const boxOf = useCallback(
+    (id: string): Rect | undefined => {
+      const item = byId.get(id);
+      if (!item || item.kind === "arrow") return undefined;
+      const box = overrides.get(id) ?? remoteDrag.get(id);
+      return { id, x: box?.x ?? item.x, y: box?.y ?? item.y, w: box?.w ?? item.w, h: box?.h ?? item.h };
+    },
+    [byId, overrides, remoteDrag],
+  );
+
   const nodes: BoardNode[] = useMemo(
     () =>
-      items
-        .filter((item) => item.kind !== "arrow")
-        .map((item, index) => {
-          const box = overrides.get(item.id) ?? remoteDrag.get(item.id);
-          const width = box?.w ?? item.w;
-          const height = box?.h ?? item.h;
-          return {
+      items.flatMap((item, index): BoardNode[] => {
+        if (item.kind === "arrow" && isBound(item)) return [];
+        const ends = item.kind === "arrow" ? (arrowEnds(item, boxOf) ?? undefined) : undefined;
+        if (item.kind === "arrow" && !ends) return [];
+        const arrowAt = ends ? arrowBox(ends[0], ends[1], item.bend ?? 0) : undefined;
+        const box = arrowAt ? { ...arrowAt, ...overrides.get(item.id) } : boxOf(item.id)!;
+        const width = box.w ?? item.w;
+        const height = box.h ?? item.h;
+        return [
+          {
             id: item.id,
             type: item.kind,
-            position: { x: box?.x ?? item.x, y: box?.y ?? item.y },
+            position: { x: box.x, y: box.y },
             width,
             height,
             measured: measured.get(item.id) ?? { width, height },
-            zIndex: index,
+            // Frames that hold nothing lie under what is dropped on them.
+            zIndex: item.kind === "frame" && !item.holds ? index - items.length : index,
             selected: selected.has(item.id),
-            draggable: !readOnly && editing !== item.id && tool !== "arrow",
+            draggable: !readOnly && !item.locked && editing !== item.id && tool === "select",
             ariaLabel: itemLabel(item),
             className: arrowFrom === item.id ? "board-arrow-from" : undefined,
             data: {
@@ -210,52 +232,87 @@ function Canvas({ session }: { session: BoardSession }) {
               editing: editing === item.id,
               remoteColor: remoteSelection.get(item.id),
               onEditEnd: endEdit,
+              ends,
             },
-          };
-        }),
-    [items, overrides, remoteDrag, measured, selected, readOnly, editing, session, remoteSelection, endEdit, tool, arrowFrom],
+          },
+        ];
+      }),
+    [items, overrides, boxOf, measured, selected, readOnly, editing, session, remoteSelection, endEdit, tool, arrowFrom],
   );
 
-  const edges: Edge[] = useMemo(
+  const edges: Edge<ArrowEdgeData>[] = useMemo(
     () =>
       items
-        .filter((item) => item.kind === "arrow")
+        .filter((item) => item.kind === "arrow" && isBound(item))
         .map((item) => ({
           id: item.id,
           source: item.from!,
           target: item.to!,
           type: "arrow",
           selected: selected.has(item.id),
-          ariaLabel: "Arrow",
-          markerEnd: { type: MarkerType.ArrowClosed, color: paint(item.color), width: 18, height: 18 },
-          style: { stroke: paint(item.color) },
+          ariaLabel: item.label ? `Arrow: ${item.label}` : "Arrow",
+          data: { item, session, editable: !readOnly && !item.locked },
         })),
-    [items, selected],
+    [items, selected, session, readOnly],
   );
 
-  const select = useCallback((id: string, on: boolean) => {
-    setSelected((old) => {
-      if (old.has(id) === on) return old;
-      const next = new Set(old);
-      if (on) next.add(id);
-      else next.delete(id);
-      return next;
-    });
-  }, []);
+  const select = useCallback(
+    (changes: { id: string; on: boolean }[]) => {
+      setSelected((old) => {
+        const next = new Set(old);
+        // Picking one member of a group picks the whole group, even as React Flow unpicks the others.
+        const ordered = [...changes.filter((c) => !c.on), ...changes.filter((c) => c.on)];
+        for (const { id, on } of ordered) {
+          const group = byId.get(id)?.group;
+          const members = group ? items.filter((item) => item.group === group).map((item) => item.id) : [id];
+          for (const member of members) {
+            if (on) next.add(member);
+            else next.delete(member);
+          }
+        }
+        return next.size === old.size && [...next].every((id) => old.has(id)) ? old : next;
+      });
+    },
+    [byId, items],
+  );
+
+  /** Snaps the first dragged item to other items' edges and centres; every dragged item moves by the same shift. */
+  const snapped = useCallback(
+    (moves: Map<string, { x: number; y: number }>): Map<string, { x: number; y: number }> => {
+      const [first] = moves;
+      const item = first && byId.get(first[0]);
+      if (!item || moves.size > MAX_SNAP_ITEMS) {
+        setGuides([]);
+        return moves;
+      }
+      const view = flow.getViewport();
+      const moving = new Set(moves.keys());
+      const others = visibleBoxes(items, moving, boxOf, view, wrapper.current);
+      const size = boxOf(item.id) ?? { w: item.w, h: item.h };
+      const { dx, dy, guides: lines } = snap({ ...first[1], w: size.w, h: size.h }, others, SNAP_PX / view.zoom);
+      setGuides(lines);
+      if (!dx && !dy) return moves;
+      return new Map([...moves].map(([id, at]) => [id, { x: at.x + dx, y: at.y + dy }]));
+    },
+    [byId, boxOf, items, flow],
+  );
 
   const onNodesChange = useCallback(
     (changes: NodeChange<BoardNode>[]) => {
       const boxes = new Map<string, Partial<Box>>();
+      const moves = new Map<string, { x: number; y: number }>();
+      const picks: { id: string; on: boolean }[] = [];
       for (const change of changes) {
-        if (change.type === "select") select(change.id, change.selected);
-        else if (change.type === "position" && change.position && change.dragging) {
-          boxes.set(change.id, { ...boxes.get(change.id), ...change.position });
-        } else if (change.type === "dimensions" && change.dimensions) {
+        if (change.type === "select") picks.push({ id: change.id, on: change.selected });
+        else if (change.type === "position" && change.position && change.dragging) moves.set(change.id, change.position);
+        else if (change.type === "dimensions" && change.dimensions) {
           const size = change.dimensions;
           if (change.resizing) boxes.set(change.id, { ...boxes.get(change.id), ...position(change.id), w: size.width, h: size.height });
           else setMeasured((old) => new Map(old).set(change.id, size));
         }
       }
+      if (picks.length) select(picks);
+      for (const [id, at] of moves.size ? snapped(moves) : moves) boxes.set(id, { ...boxes.get(id), ...at });
       if (boxes.size === 0 || readOnly) return;
       setOverrides((old) => {
         const next = new Map(old);
@@ -270,30 +327,77 @@ function Canvas({ session }: { session: BoardSession }) {
         return node ? { x: node.position.x, y: node.position.y } : undefined;
       }
     },
-    [flow, select, readOnly],
+    [flow, select, readOnly, snapped],
+  );
+
+  const onNodeDragStart = useCallback(
+    (_: unknown, _node: BoardNode, dragged: BoardNode[]) => {
+      session.endStep();
+      const ids = new Set(dragged.map((node) => node.id));
+      const origin = new Map(dragged.map((node) => [node.id, { ...node.position }]));
+      const carried = carriedBy(items, ids, boxOf);
+      for (const id of carried) origin.set(id, { x: byId.get(id)!.x, y: byId.get(id)!.y });
+      dragStart.current = { origin, carried };
+    },
+    [session, items, boxOf, byId],
+  );
+
+  /** Where the dragged items are (as the overrides hold them, snapped), with what dragged frames carry. */
+  const dragPositions = useCallback(
+    (dragged: BoardNode[]): Map<string, { x: number; y: number }> => {
+      const moved = new Map<string, { x: number; y: number }>();
+      for (const node of dragged) {
+        const at = overrides.get(node.id);
+        moved.set(node.id, at ? { x: at.x, y: at.y } : node.position);
+      }
+      const start = dragStart.current;
+      const lead = dragged[0];
+      const from = lead && start?.origin.get(lead.id);
+      const to = lead && moved.get(lead.id);
+      if (start && from && to) {
+        for (const id of start.carried) {
+          const origin = start.origin.get(id)!;
+          moved.set(id, { x: origin.x + to.x - from.x, y: origin.y + to.y - from.y });
+        }
+      }
+      return moved;
+    },
+    [overrides],
   );
 
   const onNodeDrag = useCallback(
     (_: unknown, _node: BoardNode, dragged: BoardNode[]) => {
-      writePositions.call(dragged);
-      session.setPresence({ dragging: dragged.map((node) => ({ id: node.id, ...node.position })) });
+      const moved = dragPositions(dragged);
+      const carried = dragStart.current?.carried ?? [];
+      if (carried.length) {
+        setOverrides((old) => {
+          const next = new Map(old);
+          for (const id of carried) next.set(id, { ...next.get(id), ...moved.get(id)! });
+          return next;
+        });
+      }
+      writePositions.call(moved);
+      session.setPresence({ dragging: [...moved].slice(0, AWARENESS_MAX_DRAGGING).map(([id, at]) => ({ id, ...at })) });
     },
-    [session, writePositions],
+    [session, writePositions, dragPositions],
   );
 
   const onNodeDragStop = useCallback(
     (_: unknown, _node: BoardNode, dragged: BoardNode[]) => {
-      writePositions.call(dragged);
+      const moved = dragPositions(dragged);
+      writePositions.call(moved);
       writePositions.flush();
       session.endStep();
       session.setPresence({ dragging: [] });
+      dragStart.current = null;
+      setGuides([]);
       setOverrides((old) => {
         const next = new Map(old);
-        for (const node of dragged) next.delete(node.id);
+        for (const id of moved.keys()) next.delete(id);
         return next;
       });
     },
-    [session, writePositions],
+    [session, writePositions, dragPositions],
   );
 
   // A resize ends with the write in NodeResizer's onResizeEnd; then the doc holds the size. Done
@@ -314,14 +418,36 @@ function Canvas({ session }: { session: BoardSession }) {
 
   const onEdgesChange = useCallback(
     (changes: EdgeChange[]) => {
-      for (const change of changes) if (change.type === "select") select(change.id, change.selected);
+      const picks = changes.flatMap((change) => (change.type === "select" ? [{ id: change.id, on: change.selected }] : []));
+      if (picks.length) select(picks);
     },
     [select],
   );
 
+  const fit = useCallback(
+    (ids?: Set<string>, duration = 200) => {
+      const board = wrapper.current;
+      const shown = nodes.filter((node) => !ids || ids.has(node.id));
+      const box = bounds(shown.map((node) => ({ ...node.position, w: node.width ?? 1, h: node.height ?? 1 })));
+      if (!board || !box) return;
+      const area = board.getBoundingClientRect();
+      void flow.setViewport(viewFor(box, { w: area.width, h: area.height }, coveredInsets(board)), { duration });
+    },
+    [flow, nodes],
+  );
+
+  // The first view of a board fits what is on it into the part nothing floats over.
+  const fitted = useRef(false);
+  useLayoutEffect(() => {
+    if (!fitOnLoad || fitted.current) return;
+    fitted.current = true;
+    fit(undefined, 0);
+  }, [fitOnLoad, fit]);
+
   const showFrame = useShowFrame(session, wrapper, readOnly, setSelected);
   const link = useBoardLink(session, flow, items, wrapper, showFrame);
 
+  /** What the Agent, Terminal and File buttons do: the one place a frame of each kind is started. */
   const addFrame = useCallback(
     (type: HoldsType) => {
       if (framePickers[type]) {
@@ -348,45 +474,64 @@ function Canvas({ session }: { session: BoardSession }) {
   const closeHelp = useCallback(() => setHelp(false), []);
 
   const create = useCallback(
-    (kind: Tool, at: { x: number; y: number }) => {
+    (kind: Tool, drawn: { x: number; y: number; w: number; h: number } | null, at: { x: number; y: number }) => {
+      if (!placesOnClick(kind)) return;
       let id = "";
-      const centred = (size: { w: number; h: number }) => ({ x: at.x - size.w / 2, y: at.y - size.h / 2, ...size });
+      const sized = (size: { w: number; h: number }) =>
+        drawn && drawn.w >= MIN_DRAWN && drawn.h >= MIN_DRAWN ? drawn : { x: at.x - size.w / 2, y: at.y - size.h / 2, ...size };
+      const lines = { strokeWidth: style.strokeWidth ?? undefined, dash: style.dash ?? undefined };
+      const words = { fontSize: style.fontSize ?? undefined };
       session.step(() => {
         if (kind === "note") {
           const fill = style.fill && style.fill !== "none" ? style.fill : DEFAULTS.note.color;
-          id = addItem(session.items, { kind, ...centred(DEFAULTS.note), color: fill, text: "" });
+          id = addItem(session.items, { kind, ...sized(DEFAULTS.note), color: fill, text: "", ...words });
         } else if (kind === "text") {
-          id = addItem(session.items, { kind, ...centred(DEFAULTS.text), color: style.stroke ?? DEFAULTS.text.color, text: "" });
+          id = addItem(session.items, { kind, ...sized(DEFAULTS.text), color: style.stroke ?? DEFAULTS.text.color, text: "", ...words });
         } else if (kind === "rect" || kind === "ellipse") {
           const color = style.stroke ?? DEFAULTS.shape.color;
           const fill = style.fill ?? undefined;
-          id = addItem(session.items, { kind: "shape", shape: kind, ...centred(DEFAULTS.shape), color, fill, text: "" });
-        } else if (kind === "frame") {
+          id = addItem(session.items, { kind: "shape", shape: kind, ...sized(DEFAULTS.shape), color, fill, text: "", ...lines, ...words });
+        } else {
           const { color, ...size } = DEFAULTS.frame;
-          id = addItem(session.items, { kind: "frame", ...centred(size), color: style.stroke ?? color, title: "" });
-          // An empty frame groups what is on it: it goes behind everything.
+          id = addItem(session.items, { kind: "frame", ...sized(size), color: style.stroke ?? color, title: "" });
+          // An empty frame holds what is on it: it goes behind everything.
           for (const [key, z] of reorder(readItems(session.items), new Set([id]), "back")) itemMap(session, key)?.set("z", z);
         }
       });
-      if (id) {
-        setSelected(new Set([id]));
-        if (kind === "note" || kind === "text") setEditing(id);
-      }
+      setSelected(new Set([id]));
+      if (kind === "note" || kind === "text") setEditing(id);
+      setTool("select");
     },
     [session, style],
   );
 
   const connect = useCallback(
-    (from: string, to: string) => {
-      if (from === to) return;
+    (from: ArrowEnd, to: ArrowEnd) => {
+      if (from.item && from.item === to.item) return;
+      let id = "";
+      const end = (which: "1" | "2", point: ArrowEnd) =>
+        point.item ? { [which === "1" ? "from" : "to"]: point.item } : { [`x${which}`]: point.point.x, [`y${which}`]: point.point.y };
       session.step(() => {
-        addItem(session.items, { kind: "arrow", from, to, x: 0, y: 0, w: 1, h: 1, color: style.stroke ?? ARROW_COLOUR });
+        id = addItem(session.items, {
+          kind: "arrow",
+          ...end("1", from),
+          ...end("2", to),
+          x: Math.min(from.point.x, to.point.x),
+          y: Math.min(from.point.y, to.point.y),
+          w: 1,
+          h: 1,
+          color: style.stroke ?? INK,
+          strokeWidth: style.strokeWidth ?? undefined,
+          dash: style.dash ?? undefined,
+        });
       });
+      setSelected(new Set([id]));
+      setTool("select");
     },
     [session, style],
   );
 
-  /** The arrow tool: the first item picked is where the arrow starts, the second where it ends. */
+  /** The arrow tool by clicks or keys: the first item picked is where the arrow starts, the second where it ends. */
   const pickForArrow = useCallback(
     (id: string) => {
       if (arrowFrom === null) {
@@ -394,11 +539,25 @@ function Canvas({ session }: { session: BoardSession }) {
         return;
       }
       if (id === arrowFrom) return;
-      connect(arrowFrom, id);
+      const centre = (key: string) => {
+        const box = boxOf(key);
+        return box ? { x: box.x + box.w / 2, y: box.y + box.h / 2 } : { x: 0, y: 0 };
+      };
+      connect({ item: arrowFrom, point: centre(arrowFrom) }, { item: id, point: centre(id) });
       setArrowFrom(null);
-      setTool("select");
     },
-    [arrowFrom, connect],
+    [arrowFrom, connect, boxOf],
+  );
+
+  const finishStroke = useCallback(
+    (points: number[]) => {
+      if (points.length < 4) return;
+      const box = strokeBox(points);
+      session.step(() => {
+        addItem(session.items, { kind: "stroke", ...box, color: style.stroke ?? INK, strokeWidth: style.strokeWidth ?? undefined });
+      });
+    },
+    [session, style],
   );
 
   const chooseTool = useCallback((next: Tool) => {
@@ -412,20 +571,34 @@ function Canvas({ session }: { session: BoardSession }) {
       if (selected.size === 0) return;
       session.step(() => {
         for (const item of readItems(session.items)) {
-          if (!selected.has(item.id)) continue;
+          if (!selected.has(item.id) || item.locked) continue;
           const map = itemMap(session, item.id);
-          for (const [key, value] of Object.entries(colourEdits(item.kind, choice))) map?.set(key, value);
+          for (const [key, value] of Object.entries(styleEdits(item.kind, choice))) map?.set(key, value);
         }
       });
     },
     [session, selected],
   );
 
+  const unlocked = useCallback((ids: Set<string>) => new Set([...ids].filter((id) => !byId.get(id)?.locked)), [byId]);
+
   const removeSelected = useCallback(() => {
-    if (selected.size === 0 || !link.mayRemove(selected)) return;
-    session.step(() => deleteItems(session.items, selected));
+    const doomed = unlocked(selected);
+    if (doomed.size === 0 || !link.mayRemove(doomed)) return;
+    session.step(() => deleteItems(session.items, doomed));
     setSelected(new Set());
-  }, [session, selected, link]);
+  }, [session, selected, link, unlocked]);
+
+  const paste = useCallback(
+    (clip: ClipItem[], offset: { x: number; y: number }) => {
+      let copies: string[] = [];
+      session.step(() => {
+        copies = pasteItems(session.items, clip, offset);
+      });
+      setSelected(new Set(copies));
+    },
+    [session],
+  );
 
   const duplicateSelected = useCallback(() => {
     if (selected.size === 0) return;
@@ -435,6 +608,14 @@ function Canvas({ session }: { session: BoardSession }) {
     });
     setSelected(new Set(copies));
   }, [session, selected]);
+
+  /** Where pasted text or an image goes: the middle of the view. */
+  const viewCentre = useCallback(() => {
+    const rect = wrapper.current?.getBoundingClientRect();
+    return flow.screenToFlowPosition({ x: (rect?.left ?? 0) + (rect?.width ?? 0) / 2, y: (rect?.top ?? 0) + (rect?.height ?? 0) / 2 });
+  }, [flow]);
+
+  useClipboard({ session, selected, readOnly, paste, remove: removeSelected, viewCentre, select: setSelected, notify: setNotice });
 
   const restack = useCallback(
     (where: "front" | "back") => {
@@ -446,28 +627,114 @@ function Canvas({ session }: { session: BoardSession }) {
     [items, selected, session],
   );
 
+  const setGroup = useCallback(
+    (on: boolean) => {
+      const ids = [...selected].filter((id) => byId.get(id)?.kind !== "arrow" || on);
+      if (on && ids.length < 2) return;
+      const group = newId();
+      session.step(() => {
+        for (const id of ids) {
+          if (on) itemMap(session, id)?.set("group", group);
+          else itemMap(session, id)?.delete("group");
+        }
+      });
+    },
+    [session, selected, byId],
+  );
+
+  const setLocked = useCallback(
+    (on: boolean) => {
+      session.step(() => {
+        for (const id of selected) {
+          if (on) itemMap(session, id)?.set("locked", true);
+          else itemMap(session, id)?.delete("locked");
+        }
+      });
+    },
+    [session, selected],
+  );
+
+  const moveTo = useCallback(
+    (moved: Map<string, { x: number; y: number }>) => {
+      session.step(() => {
+        for (const [id, at] of moved) writePosition(session, id, at);
+      });
+    },
+    [session],
+  );
+
+  const arrange = useCallback(
+    (how: Arrangement) => {
+      const boxes = [...unlocked(selected)].map((id) => boxOf(id)).filter((box): box is Rect => box !== undefined);
+      moveTo(how === "horizontal" || how === "vertical" ? distribute(boxes, how) : align(boxes, how));
+    },
+    [selected, unlocked, boxOf, moveTo],
+  );
+
+  /** The arrow keys move the selection, as a drag would (WCAG 2.5.7). */
+  const nudge = useCallback(
+    (dx: number, dy: number) => {
+      const moved = new Map<string, { x: number; y: number }>();
+      for (const id of unlocked(selected)) {
+        const box = boxOf(id);
+        if (box) moved.set(id, { x: box.x + dx, y: box.y + dy });
+      }
+      for (const id of carriedBy(items, new Set(moved.keys()), boxOf)) {
+        const box = boxOf(id)!;
+        moved.set(id, { x: box.x + dx, y: box.y + dy });
+      }
+      moveTo(moved);
+    },
+    [selected, unlocked, boxOf, moveTo, items],
+  );
+
+  const exportBoard = useCallback(
+    async (format: ExportFormat) => {
+      const chosen = selected.size ? items.filter((item) => selected.has(item.id)) : items;
+      const { svg, w, h } = boardSvg(chosen, items, visibleText);
+      const name = `board-${new Date().toISOString().slice(0, 10)}.${format}`;
+      try {
+        download(format === "svg" ? new Blob([svg], { type: "image/svg+xml" }) : await svgToPng(svg, w, h), name);
+      } catch (error) {
+        setNotice(error instanceof Error ? error.message : "The export failed.");
+      }
+    },
+    [items, selected],
+  );
+
   const onKeyDown = useCallback(
     (event: KeyEvent) => {
       const target = event.target as HTMLElement;
-      if (target.closest(OWN_KEYS) || readOnly) return;
+      if (target.closest(OWN_KEYS)) return;
       const mod = event.ctrlKey || event.metaKey;
       const key = event.key.toLowerCase();
-      const focusedNode = target.closest(".react-flow__node")?.getAttribute("data-id");
-      const picked = toolForKey(event);
-      if (event.key === "Delete" || event.key === "Backspace") removeSelected();
+      if (event.shiftKey && event.code === "Digit1") fit();
+      else if (event.shiftKey && event.code === "Digit0") void flow.zoomTo(1, { duration: 120 });
+      else if (event.key === "?") setHelp(true);
+      else if (readOnly) return;
+      else if (event.key === "Delete" || event.key === "Backspace") removeSelected();
       else if (mod && key === "z" && event.shiftKey) session.undo.redo();
       else if (mod && key === "z") session.undo.undo();
       else if (mod && key === "y") session.undo.redo();
       else if (mod && key === "d") duplicateSelected();
-      else if (event.key === "?") setHelp(true);
+      else if (mod && key === "a") setSelected(new Set(items.map((item) => item.id)));
+      else if (mod && key === "g") setGroup(!event.shiftKey);
+      else if (mod && event.shiftKey && key === "l") setLocked(![...selected].every((id) => byId.get(id)?.locked));
       else if (event.key === "Escape") chooseTool("select");
-      else if (event.key === "Enter" && tool === "arrow" && focusedNode) pickForArrow(focusedNode);
-      else if (event.key === "Enter" && selected.size === 1) setEditing([...selected][0]);
-      else if (picked && !event.shiftKey) chooseTool(picked);
-      else return;
+      else if (event.key in NUDGE && selected.size > 0 && !mod) {
+        const [dx, dy] = NUDGE[event.key];
+        nudge(dx * (event.shiftKey ? 10 : 1), dy * (event.shiftKey ? 10 : 1));
+      } else if (event.key === "Enter" && tool === "arrow" && target.closest(".react-flow__node")) {
+        pickForArrow(target.closest(".react-flow__node")!.getAttribute("data-id")!);
+      } else if (event.key === "Enter" && selected.size === 1 && !byId.get([...selected][0])?.locked) setEditing([...selected][0]);
+      else {
+        const picked = toolForKey(event);
+        if (!picked || event.shiftKey) return;
+        chooseTool(picked);
+      }
       event.preventDefault();
     },
-    [readOnly, removeSelected, duplicateSelected, session, selected, tool, pickForArrow, chooseTool],
+    [readOnly, removeSelected, duplicateSelected, session, selected, tool, pickForArrow, chooseTool, fit, flow, items, setGroup, setLocked, byId, nudge],
   );
 
   // With nothing focused (the page just loaded, an editor closed), the board's keys still work.
@@ -480,28 +747,16 @@ function Canvas({ session }: { session: BoardSession }) {
   }, [onKeyDown]);
 
   const onPointerMove = useCallback(
-    (event: PointerEvent) => {
-      const point = flow.screenToFlowPosition({ x: event.clientX, y: event.clientY });
-      session.setPresence({ cursor: point });
-      if (pen && event.buttons === 1) setPen([...pen, point.x, point.y]);
-    },
-    [flow, session, pen],
+    (event: PointerEvent) => session.setPresence({ cursor: flow.screenToFlowPosition({ x: event.clientX, y: event.clientY }) }),
+    [flow, session],
   );
-
-  const finishStroke = useCallback(() => {
-    if (!pen) return;
-    setPen(null);
-    if (pen.length < 4) return;
-    const box = strokeBox(pen);
-    session.step(() => {
-      addItem(session.items, { kind: "stroke", ...box, color: style.stroke ?? INK });
-    });
-  }, [pen, session, style]);
 
   const Picker = picking ? framePickers[picking] : undefined;
   const selectedAgent = selected.size === 1 ? items.find((item) => selected.has(item.id) && item.holds?.type === "agent") : undefined;
   const sheetItem = reading ? items.find((item) => item.id === reading && item.holds) : undefined;
   const closeSheet = useCallback(() => setReading(null), []);
+  const chosen = [...selected].map((id) => byId.get(id)).filter((item): item is Item => item !== undefined);
+  const labelling = editing ? byId.get(editing) : undefined;
 
   return (
     <div
@@ -516,7 +771,7 @@ function Canvas({ session }: { session: BoardSession }) {
       onPointerMove={onPointerMove}
       onPointerLeave={() => session.setPresence({ cursor: null })}
     >
-      <ReactFlow<BoardNode, Edge>
+      <ReactFlow<BoardNode, Edge<ArrowEdgeData>>
         nodes={nodes}
         edges={edges}
         nodeTypes={nodeTypes}
@@ -524,81 +779,86 @@ function Canvas({ session }: { session: BoardSession }) {
         colorMode={theme}
         onNodesChange={onNodesChange}
         onEdgesChange={onEdgesChange}
-        onNodeDragStart={() => session.endStep()}
+        onNodeDragStart={onNodeDragStart}
         onMoveStart={link.onMoveStart}
         onMove={link.onMove}
         onNodeDrag={onNodeDrag}
         onNodeDragStop={onNodeDragStop}
-        onNodeClick={(_, node) => tool === "arrow" && !readOnly && pickForArrow(node.id)}
-        onNodeDoubleClick={(_, node) => !readOnly && node.data.item.text && setEditing(node.id)}
+        onNodeDoubleClick={(_, node) => !readOnly && !node.data.item.locked && (node.data.item.text || node.data.item.kind === "arrow") && setEditing(node.id)}
+        onEdgeDoubleClick={(_, edge) => !readOnly && setEditing(edge.id)}
         onConnect={(connection) => {
-          if (connection.source && connection.target) connect(connection.source, connection.target);
+          const centre = { x: 0, y: 0 };
+          if (connection.source && connection.target) connect({ item: connection.source, point: centre }, { item: connection.target, point: centre });
         }}
-        onPaneClick={(event) => {
-          setArrowFrom(null);
-          if (!placesOnClick(tool) || readOnly) return;
-          create(tool, flow.screenToFlowPosition({ x: event.clientX, y: event.clientY }));
-          setTool("select");
-        }}
+        onPaneClick={() => setArrowFrom(null)}
         onMoveEnd={(_, view) => saveView(boardId, view)}
         connectionMode={ConnectionMode.Loose}
         nodesDraggable={!readOnly}
         nodesConnectable={!readOnly}
         deleteKeyCode={null}
         selectionOnDrag={tool === "select" && !touch}
-        panOnDrag={tool === "select" && !touch ? [1, 2] : tool !== "pen"}
+        panOnDrag={tool === "select" && !touch ? [1, 2] : true}
+        panOnScroll
+        zoomOnScroll={false}
+        zoomOnPinch
         panActivationKeyCode="Space"
         multiSelectionKeyCode={["Meta", "Control", "Shift"]}
         zoomOnDoubleClick={false}
-        minZoom={0.05}
-        maxZoom={4}
+        onlyRenderVisibleElements={culling()}
+        minZoom={MIN_ZOOM}
+        maxZoom={MAX_ZOOM}
         defaultViewport={savedView ?? undefined}
-        fitView={fitOnLoad}
-        fitViewOptions={{ maxZoom: 1 }}
         proOptions={{ hideAttribution: true }}
       >
         <Background gap={24} />
-        <Controls showInteractive={false} />
         <MiniMap
           pannable
           zoomable
           ariaLabel="Map of the board: click or drag to move the view"
-          nodeColor={(node) => paint((node.data as { item: Item }).item.color)}
+          nodeColor={(node) => (node.type === "arrow" ? "transparent" : paint((node.data as { item: Item }).item.color))}
           onClick={(_, point) => flow.setCenter(point.x, point.y, { zoom: flow.getZoom(), duration: 150 })}
         />
         <ViewportPortal>
+          <Guides guides={guides} />
           {[...peers].map(([id, peer]) => (peer.state.cursor ? <Cursor key={id} peer={peer} /> : null))}
         </ViewportPortal>
       </ReactFlow>
       {items.length === 0 && tool === "select" && <EmptyHint readOnly={readOnly} isHost={access === "host"} />}
-      {pen && pen.length >= 4 && <PenPreview points={pen} colour={paint(style.stroke ?? INK)} />}
-      {tool === "pen" && !readOnly && (
-        <div
-          className="board-pen-layer"
-          data-testid="board-pen-layer"
-          onPointerDown={(event) => {
-            (event.target as HTMLElement).setPointerCapture(event.pointerId);
-            const point = flow.screenToFlowPosition({ x: event.clientX, y: event.clientY });
-            setPen([point.x, point.y]);
-          }}
-          onPointerUp={finishStroke}
+      {tool !== "select" && !readOnly && (
+        <DrawLayer
+          tool={tool}
+          colour={paint(style.stroke ?? INK)}
+          onShape={(drawn, at) => create(tool, drawn, at)}
+          onArrow={connect}
+          onPickItem={pickForArrow}
+          onStroke={finishStroke}
         />
       )}
       {tool === "arrow" && (
         <div className="board-tool-tip" role="status">
-          {arrowFrom ? "Now click the item the arrow points to" : "Click the item the arrow starts from"}
+          {arrowFrom ? "Now click the item the arrow points to" : "Drag from anywhere to anywhere, or click two items"}
+        </div>
+      )}
+      {labelling?.kind === "arrow" && <ArrowLabelEditor arrow={labelling} session={session} onDone={endEdit} />}
+      {notice && (
+        <div className="board-notice" role="status" onAnimationEnd={() => setNotice(null)}>
+          {notice}
         </div>
       )}
       <Toolbar
         tool={tool}
         setTool={chooseTool}
         readOnly={readOnly}
-        hasSelection={selected.size > 0}
+        selection={{ count: selected.size, grouped: chosen.some((item) => item.group), locked: chosen.length > 0 && chosen.every((item) => item.locked) }}
         onSelection={(action) => {
           if (action === "delete") removeSelected();
           else if (action === "duplicate") duplicateSelected();
+          else if (action === "group" || action === "ungroup") setGroup(action === "group");
+          else if (action === "lock" || action === "unlock") setLocked(action === "lock");
           else restack(action);
         }}
+        onArrange={arrange}
+        onExport={(format) => void exportBoard(format)}
         onUndo={() => session.undo.undo()}
         onRedo={() => session.undo.redo()}
         onFrame={addFrame}
@@ -606,6 +866,7 @@ function Canvas({ session }: { session: BoardSession }) {
         onStyle={applyStyle}
         onHelp={() => setHelp(true)}
       />
+      <ZoomBar onFit={() => fit()} />
       {phone && selectedAgent && (
         <button type="button" className="board-thread-button" data-testid="board-open-thread" onClick={() => setReading(selectedAgent.id)}>
           Open the thread
@@ -626,17 +887,117 @@ function Canvas({ session }: { session: BoardSession }) {
   );
 }
 
-/** The stroke being drawn, in flow coordinates, until it becomes an item on pointer up. */
-function PenPreview({ points, colour }: { points: number[]; colour: string }) {
-  const flow = useReactFlow();
-  const { x, y, zoom } = flow.getViewport();
+/** Writes an item's new top-left corner; a free arrow moves its free ends by as much instead. */
+function writePosition(session: BoardSession, id: string, at: { x: number; y: number }): void {
+  const map = itemMap(session, id);
+  if (!map) return;
+  if (map.get("kind") !== "arrow") {
+    map.set("x", at.x);
+    map.set("y", at.y);
+    return;
+  }
+  const item = readItem(id, map);
+  const ends = item && arrowEnds(item, (key) => readItem(key, session.items.get(key)) ?? undefined);
+  if (!item || !ends) return;
+  const box = arrowBox(ends[0], ends[1], item.bend ?? 0);
+  const [dx, dy] = [at.x - box.x, at.y - box.y];
+  for (const [x, y] of [["x1", "y1"], ["x2", "y2"]] as const) {
+    const px = map.get(x);
+    const py = map.get(y);
+    if (typeof px === "number" && typeof py === "number") {
+      map.set(x, px + dx);
+      map.set(y, py + dy);
+    }
+  }
+}
+
+/** Items a drag carries along: those lying inside a dragged empty frame (and not dragged themselves). */
+function carriedBy(items: Item[], dragged: Set<string>, boxOf: (id: string) => Rect | undefined): string[] {
+  const frames = items.filter((item) => dragged.has(item.id) && item.kind === "frame" && !item.holds).map((item) => boxOf(item.id)!);
+  if (frames.length === 0) return [];
+  return items
+    .filter((item) => !dragged.has(item.id) && item.kind !== "arrow" && !item.locked)
+    .filter((item) => frames.some((frame) => item.id !== frame.id && inside(boxOf(item.id)!, frame)))
+    .map((item) => item.id);
+}
+
+/** The boxes a drag may snap to: items on screen, not being dragged. */
+function visibleBoxes(
+  items: Item[],
+  moving: Set<string>,
+  boxOf: (id: string) => Rect | undefined,
+  view: { x: number; y: number; zoom: number },
+  board: HTMLElement | null,
+): Rect[] {
+  const w = (board?.clientWidth ?? 0) / view.zoom;
+  const h = (board?.clientHeight ?? 0) / view.zoom;
+  const shown = { x: -view.x / view.zoom, y: -view.y / view.zoom, w, h };
+  const boxes: Rect[] = [];
+  for (const item of items) {
+    if (moving.has(item.id) || item.kind === "arrow") continue;
+    const box = boxOf(item.id);
+    if (box && box.x < shown.x + shown.w && box.x + box.w > shown.x && box.y < shown.y + shown.h && box.y + box.h > shown.y) boxes.push(box);
+    if (boxes.length >= MAX_SNAP_TARGETS) break;
+  }
+  return boxes;
+}
+
+function Guides({ guides }: { guides: Guide[] }) {
+  const { zoom } = useViewport();
+  if (guides.length === 0) return null;
   return (
-    <svg className="board-pen-preview">
-      <g transform={`translate(${x} ${y}) scale(${zoom})`}>
-        <path d={strokePath(points)} fill={colour} />
-      </g>
+    <svg className="board-guides" aria-hidden="true">
+      {guides.map((guide, i) =>
+        guide.axis === "x" ? (
+          <line key={i} x1={guide.at} x2={guide.at} y1={guide.from} y2={guide.to} strokeWidth={1 / zoom} />
+        ) : (
+          <line key={i} y1={guide.at} y2={guide.at} x1={guide.from} x2={guide.to} strokeWidth={1 / zoom} />
+        ),
+      )}
     </svg>
   );
+}
+
+/** The label of an arrow, typed in a field over the arrow's middle. */
+function ArrowLabelEditor({ arrow, session, onDone }: { arrow: Item; session: BoardSession; onDone: () => void }) {
+  const flow = useReactFlow();
+  useViewport();
+  const ends = arrowEnds(arrow, (id) => readItem(id, session.items.get(id)) ?? undefined);
+  const [value, setValue] = useState(arrow.label ?? "");
+  if (!ends) return null;
+  const mid = middle(ends[0], ends[1], arrow.bend ?? 0);
+  const rect = flow.flowToScreenPosition(mid);
+  const board = document.querySelector('[data-testid="board"]')?.getBoundingClientRect();
+  const save = () => {
+    session.step(() => {
+      const map = itemMap(session, arrow.id);
+      if (value.trim()) map?.set("label", value.slice(0, 200));
+      else map?.delete("label");
+    });
+    onDone();
+  };
+  return (
+    <input
+      className="board-arrow-label-editor"
+      data-testid="board-arrow-label"
+      aria-label="Arrow label"
+      autoFocus
+      maxLength={200}
+      value={value}
+      style={{ left: rect.x - (board?.left ?? 0), top: rect.y - (board?.top ?? 0) }}
+      onChange={(event) => setValue(event.target.value)}
+      onBlur={save}
+      onKeyDown={(event) => {
+        event.stopPropagation();
+        if (event.key === "Enter" || event.key === "Escape") save();
+      }}
+    />
+  );
+}
+
+/** Culling can be turned off (`localStorage["canvas.board.culling"] = "off"`) to measure what it saves. */
+function culling(): boolean {
+  return localStorage.getItem("canvas.board.culling") !== "off";
 }
 
 function Cursor({ peer }: { peer: Peer }) {

@@ -1,4 +1,5 @@
 /** The board's small palette: stroke (lines, text, borders) and fill (notes' paper, shapes' insides). */
+import type { DashKind } from "../protocol.gen";
 import type { ItemKind } from "./model";
 
 /** The default dark ink; drawn in the theme's ink colour so it stays visible on a dark board. */
@@ -24,10 +25,27 @@ export const FILLS: [string, string][] = [
   ["Violet", "#eebefa"],
 ];
 
-/** The colours chosen in the palette; null keeps each kind's default. */
+/** The style chosen in the style bar; null keeps each kind's default. */
 export interface Style {
   stroke: string | null;
   fill: string | null;
+  strokeWidth: number | null;
+  dash: DashKind | null;
+  fontSize: number | null;
+}
+
+export const NO_STYLE: Style = { stroke: null, fill: null, strokeWidth: null, dash: null, fontSize: null };
+
+const LINED = new Set<ItemKind>(["shape", "arrow", "stroke"]);
+const WORDED = new Set<ItemKind>(["note", "text", "shape"]);
+
+/** The keys to set on an item of `kind` for a style choice: colours (as `colourEdits`), and line and text sizes where the kind has them. */
+export function styleEdits(kind: ItemKind, choice: Partial<Style>): Record<string, string | number> {
+  const edits: Record<string, string | number> = colourEdits(kind, choice);
+  if (LINED.has(kind) && choice.strokeWidth) edits.strokeWidth = choice.strokeWidth;
+  if (LINED.has(kind) && kind !== "stroke" && choice.dash) edits.dash = choice.dash;
+  if (WORDED.has(kind) && choice.fontSize) edits.fontSize = choice.fontSize;
+  return edits;
 }
 
 /**
@@ -47,8 +65,12 @@ export function colourEdits(kind: ItemKind, choice: Partial<Style>): Record<stri
 
 /** What to paint for a stored colour: the default ink follows the theme. */
 export function paint(colour: string): string {
-  return colour.toLowerCase() === INK ? "var(--board-ink)" : colour;
+  const lower = colour.toLowerCase();
+  return lower === INK || lower === OLD_ARROW ? "var(--board-ink)" : colour;
 }
+
+/** Arrows used to be drawn in this grey, too faint on a dark board: it is painted as ink now. */
+const OLD_ARROW = "#495057";
 
 /** A shape's inside: its own fill, none, or (for shapes drawn before fills) its stroke, faint. */
 export function shapeFill(stroke: string, fill: string | undefined): string {

@@ -15,6 +15,14 @@ const PATHS = {
   front: "M5 3h14 M12 21V8 M7 13l5-5 5 5",
   back: "M5 21h14 M12 3v13 M7 11l5 5 5-5",
   delete: "M4 7h16 M10 11v6 M14 11v6 M6 7l1 13h10l1-13 M9 7V4h6v3",
+  minus: "M5 12h14",
+  plus: "M5 12h14 M12 5v14",
+  fit: "M4 9V4h5 M15 4h5v5 M20 15v5h-5 M9 20H4v-5",
+  more: "M5 12h.01 M12 12h.01 M19 12h.01",
+  group: "M3 3h6 M15 3h6v6 M21 15v6h-6 M9 21H3v-6 M3 9V3 M7 7h6v6H7z M11 11h6v6h-6z",
+  lock: "M6 11h12v9H6z M9 11V8a3 3 0 016 0v3",
+  align: "M4 3v18 M8 7h10v4H8z M8 14h7v4H8z",
+  export: "M12 3v12 M7 10l5 5 5-5 M5 21h14",
 } as const;
 
 export type IconName = keyof typeof PATHS;

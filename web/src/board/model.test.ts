@@ -2,6 +2,9 @@ import { describe, expect, it } from "vitest";
 import * as Y from "yjs";
 import {
   addItem,
+  type ClipItem,
+  clipItems,
+  pasteItems,
   applyTextDiff,
   deleteItems,
   duplicateItems,
@@ -142,5 +145,31 @@ describe("encoding", () => {
 
   it("puts a stroke into its own box", () => {
     expect(strokeBox([10, 20, 30, 25, 15, 40])).toEqual({ x: 10, y: 20, w: 20, h: 20, points: [0, 0, 20, 5, 5, 20] });
+  });
+});
+
+describe("copy and paste", () => {
+  it("pastes copies at an offset with arrows re-pointed, free ends moved and groups renewed", () => {
+    const items = board();
+    const a = addItem(items, { kind: "note", x: 0, y: 0, w: 10, h: 10, color: "#ffd43b", text: "a", group: "g1" });
+    const b = addItem(items, { kind: "note", x: 50, y: 0, w: 10, h: 10, color: "#ffd43b", text: "b", group: "g1" });
+    const free = addItem(items, { kind: "arrow", from: a, x2: 100, y2: 100, x: 0, y: 0, w: 1, h: 1, color: "#1e1e1e", bend: 12, label: "to there" });
+    const clip = clipItems(items, [a, b, free]);
+    const copies = pasteItems(items, clip, { x: 24, y: 24 });
+    const pasted = readItems(items).filter((item) => copies.includes(item.id));
+    const arrow = pasted.find((item) => item.kind === "arrow")!;
+    const note = pasted.find((item) => item.text?.toString() === "a")!;
+    expect(arrow.from).toBe(note.id);
+    expect([arrow.x2, arrow.y2, arrow.bend, arrow.label]).toEqual([124, 124, 12, "to there"]);
+    expect([note.x, note.y]).toEqual([24, 24]);
+    const groups = new Set(pasted.filter((item) => item.kind === "note").map((item) => item.group));
+    expect(groups.size).toBe(1);
+    expect(groups.has("g1")).toBe(false);
+  });
+
+  it("drops a pasted arrow whose bound end is on no board here", () => {
+    const items = board();
+    const clip: ClipItem[] = [{ id: "arrow1", kind: "arrow", from: "elsewhere", x2: 1, y2: 1, x: 0, y: 0, w: 1, h: 1, color: "#1e1e1e" }];
+    expect(pasteItems(items, clip, { x: 24, y: 24 })).toEqual([]);
   });
 });

@@ -6,7 +6,9 @@ import * as Y from "yjs";
 
 export { fromBase64, toBase64 } from "../base64";
 
-export type ItemKind = "note" | "text" | "shape" | "arrow" | "stroke" | "frame";
+import type { DashKind } from "../protocol.gen";
+
+export type ItemKind = "note" | "text" | "shape" | "arrow" | "stroke" | "frame" | "image";
 export type HoldsType = "agent" | "terminal" | "file";
 export const ITEMS = "items";
 /** Origin of the updates that came from the server, so they are never sent back. */
@@ -27,14 +29,32 @@ export interface Item {
   shape?: "rect" | "ellipse";
   /** A shape's inside: a colour, or `none`; absent on shapes drawn before fills. */
   fill?: string;
+  /** An arrow's bound ends: it follows these items. An end without one is free at (x1, y1) or (x2, y2). */
   from?: string;
   to?: string;
+  x1?: number;
+  y1?: number;
+  x2?: number;
+  y2?: number;
+  /** How far an arrow's middle is pushed sideways (board units; 0 is straight). */
+  bend?: number;
+  label?: string;
   points?: number[];
   holds?: { type: HoldsType; ref: string };
   title?: string;
+  /** Items with the same group are selected and moved together. */
+  group?: string;
+  locked?: boolean;
+  strokeWidth?: number;
+  dash?: DashKind;
+  fontSize?: number;
+  /** An image's data: URL; absent on a placeholder an agent left. */
+  src?: string;
+  alt?: string;
 }
 
-const KINDS = new Set<string>(["note", "text", "shape", "arrow", "stroke", "frame"]);
+const KINDS = new Set<string>(["note", "text", "shape", "arrow", "stroke", "frame", "image"]);
+const DASHES = new Set<string>(["solid", "dashed", "dotted"]);
 const HOLDS = new Set<string>(["agent", "terminal", "file"]);
 
 export const DEFAULTS: Record<Exclude<ItemKind, "arrow" | "stroke">, { w: number; h: number; color: string }> = {
@@ -42,7 +62,16 @@ export const DEFAULTS: Record<Exclude<ItemKind, "arrow" | "stroke">, { w: number
   text: { w: 240, h: 60, color: "#1e1e1e" },
   shape: { w: 160, h: 100, color: "#4dabf7" },
   frame: { w: 640, h: 480, color: "#868e96" },
+  image: { w: 320, h: 240, color: "#868e96" },
 };
+
+function optionalNumber(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isFinite(value) ? value : undefined;
+}
+
+function optionalString(value: unknown): string | undefined {
+  return typeof value === "string" ? value : undefined;
+}
 
 function num(value: unknown, fallback = 0): number {
   return typeof value === "number" && Number.isFinite(value) ? value : fallback;
@@ -66,17 +95,24 @@ export function readItem(id: string, value: unknown): Item | null {
   };
   const text = value.get("text");
   if (text instanceof Y.Text) item.text = text;
+  const group = optionalString(value.get("group"));
+  if (group) item.group = group;
+  if (value.get("locked") === true) item.locked = true;
+  const strokeWidth = optionalNumber(value.get("strokeWidth"));
+  if (strokeWidth !== undefined && strokeWidth > 0) item.strokeWidth = Math.min(strokeWidth, 64);
+  const dash = value.get("dash");
+  if (typeof dash === "string" && DASHES.has(dash)) item.dash = dash as DashKind;
+  const fontSize = optionalNumber(value.get("fontSize"));
+  if (fontSize !== undefined && fontSize > 0) item.fontSize = Math.min(fontSize, 200);
   if (kind === "shape") {
     item.shape = value.get("shape") === "ellipse" ? "ellipse" : "rect";
     const fill = value.get("fill");
     if (typeof fill === "string") item.fill = fill;
   }
-  if (kind === "arrow") {
-    const from = value.get("from");
-    const to = value.get("to");
-    if (typeof from !== "string" || typeof to !== "string") return null;
-    item.from = from;
-    item.to = to;
+  if (kind === "arrow" && !readArrow(item, value)) return null;
+  if (kind === "image") {
+    item.src = optionalString(value.get("src"))?.startsWith("data:image/") ? (value.get("src") as string) : undefined;
+    item.alt = optionalString(value.get("alt")) ?? "";
   }
   if (kind === "stroke") {
     const points = value.get("points");
@@ -95,17 +131,47 @@ export function readItem(id: string, value: unknown): Item | null {
   return item;
 }
 
-/** Every item that fits the schema, back to front; arrows whose ends are gone are left out. */
+/** An arrow's ends: each an item id, or else a free point; false when an end is neither. */
+function readArrow(item: Item, value: Y.Map<unknown>): boolean {
+  const from = optionalString(value.get("from"));
+  const to = optionalString(value.get("to"));
+  const [x1, y1, x2, y2] = ["x1", "y1", "x2", "y2"].map((key) => optionalNumber(value.get(key)));
+  if (from) item.from = from;
+  else if (x1 !== undefined && y1 !== undefined) Object.assign(item, { x1, y1 });
+  else return false;
+  if (to) item.to = to;
+  else if (x2 !== undefined && y2 !== undefined) Object.assign(item, { x2, y2 });
+  else return false;
+  item.bend = optionalNumber(value.get("bend")) ?? 0;
+  const label = optionalString(value.get("label"));
+  if (label) item.label = label.slice(0, 200);
+  return true;
+}
+
+/** Whether an arrow joins two items at both ends (React Flow draws those as edges). */
+export function isBound(item: Item): boolean {
+  return item.from !== undefined && item.to !== undefined;
+}
+
+export function byZ(a: Item, b: Item): number {
+  return a.z - b.z || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+/** Every item that fits the schema, back to front; arrows whose bound ends are gone are left out. */
 export function readItems(items: Y.Map<unknown>): Item[] {
   const found: Item[] = [];
   items.forEach((value, id) => {
     const item = readItem(id, value);
     if (item) found.push(item);
   });
+  return keepDrawable(found).sort(byZ);
+}
+
+/** Leaves out arrows bound to an item that is gone. */
+export function keepDrawable(found: Item[]): Item[] {
   const ids = new Set(found.map((item) => item.id));
-  return found
-    .filter((item) => item.kind !== "arrow" || (ids.has(item.from!) && ids.has(item.to!)))
-    .sort((a, b) => a.z - b.z || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const present = (end: string | undefined) => end === undefined || ids.has(end);
+  return found.filter((item) => item.kind !== "arrow" || (present(item.from) && present(item.to)));
 }
 
 export function newId(): string {
@@ -147,28 +213,57 @@ export function deleteItems(items: Y.Map<unknown>, ids: Iterable<string>): void 
   for (const id of doomed) items.delete(id);
 }
 
-/** Copies items offset by `offset`, with arrows between copied items re-pointed; returns the new ids. */
-export function duplicateItems(items: Y.Map<unknown>, ids: Iterable<string>, offset = 24): string[] {
+/** Items as copied to the clipboard: plain fields, each with its old id so arrows can be re-pointed. */
+export type ClipItem = NewItem & { id: string };
+
+/** What a copy takes: the chosen items, back to front, with their text as plain strings. */
+export function clipItems(items: Y.Map<unknown>, ids: Iterable<string>): ClipItem[] {
   const chosen = new Set(ids);
-  const all = readItems(items);
-  const copies = new Map<string, string>();
-  for (const item of all) if (chosen.has(item.id) && item.kind !== "arrow") copies.set(item.id, newId());
-  for (const item of all) {
-    const copy = copies.get(item.id);
-    if (!copy) continue;
-    addItem(items, { ...itemFields(item), x: item.x + offset, y: item.y + offset }, copy);
-  }
-  for (const item of all) {
-    if (item.kind !== "arrow") continue;
-    const from = copies.get(item.from!);
-    const to = copies.get(item.to!);
-    if (from && to) copies.set(item.id, addItem(items, { ...itemFields(item), from, to }));
-  }
-  return [...copies.values()];
+  return readItems(items)
+    .filter((item) => chosen.has(item.id))
+    .map(({ z: _z, text, ...fields }) => ({ ...fields, text: text?.toString() }));
 }
 
-function itemFields({ id: _id, z: _z, text, ...fields }: Item): NewItem {
-  return { ...fields, text: text?.toString() };
+/**
+ * Adds copies of `clip` moved by `offset`, with arrows re-pointed to the copies of their ends; an
+ * arrow end whose item was not copied stays bound to that item if it is on this board, else it is
+ * dropped with its arrow. Groups get new ids, so a pasted group is a group of its own. Returns the new ids.
+ */
+export function pasteItems(items: Y.Map<unknown>, clip: ClipItem[], offset: { x: number; y: number }): string[] {
+  const copies = new Map<string, string>();
+  const groups = new Map<string, string>();
+  for (const item of clip) copies.set(item.id, newId());
+  const end = (id: string | undefined) => (id === undefined ? undefined : (copies.get(id) ?? (items.has(id) ? id : null)));
+  const added: string[] = [];
+  for (const { id, ...item } of [...clip.filter((i) => i.kind !== "arrow"), ...clip.filter((i) => i.kind === "arrow")]) {
+    const fields: NewItem = { ...item, x: item.x + offset.x, y: item.y + offset.y, locked: undefined };
+    if (item.group) fields.group = groups.get(item.group) ?? groups.set(item.group, newId()).get(item.group);
+    if (item.kind === "arrow") {
+      const from = end(item.from);
+      const to = end(item.to);
+      if (from === null || to === null) continue;
+      Object.assign(fields, { from, to }, movedEnds(item, offset));
+    }
+    added.push(addItem(items, fields, copies.get(id)));
+  }
+  return added;
+}
+
+function movedEnds(item: NewItem, offset: { x: number; y: number }): Partial<NewItem> {
+  const moved: Partial<NewItem> = {};
+  if (item.x1 !== undefined && item.y1 !== undefined) Object.assign(moved, { x1: item.x1 + offset.x, y1: item.y1 + offset.y });
+  if (item.x2 !== undefined && item.y2 !== undefined) Object.assign(moved, { x2: item.x2 + offset.x, y2: item.y2 + offset.y });
+  return moved;
+}
+
+/** Copies items offset by `offset`, with arrows between copied items re-pointed; returns the new ids. */
+export function duplicateItems(items: Y.Map<unknown>, ids: Iterable<string>, offset = 24): string[] {
+  // A duplicate takes the arrows between the items it copies, and none to an item left behind.
+  const picked = new Set(ids);
+  const chosen = new Set([...picked].filter((id) => readItem(id, items.get(id))?.kind !== "arrow"));
+  const joins = (item: Item) => [item.from, item.to].every((end) => end === undefined || chosen.has(end));
+  const arrows = readItems(items).filter((item) => item.kind === "arrow" && (picked.has(item.id) || item.from || item.to) && joins(item));
+  return pasteItems(items, clipItems(items, [...chosen, ...arrows.map((item) => item.id)]), { x: offset, y: offset });
 }
 
 /** New z values that bring `ids` to the front or send them to the back, keeping their order. */

@@ -1,6 +1,5 @@
 /** How each kind of board item is drawn, and the collaborative text editor inside notes, text and shapes. */
 import {
-  BaseEdge,
   type Edge,
   type EdgeProps,
   Handle,
@@ -9,13 +8,14 @@ import {
   type NodeProps,
   NodeResizer,
   Position,
-  getStraightPath,
   useInternalNode,
 } from "@xyflow/react";
 import { getStroke } from "perfect-freehand";
-import { type CSSProperties, Suspense, useEffect, useLayoutEffect, useRef, useState } from "react";
+import { type CSSProperties, memo, Suspense, useEffect, useLayoutEffect, useRef, useState } from "react";
 import type * as Y from "yjs";
 import { frameContent, useFrameName } from "../frames";
+import { ArrowShape } from "./ArrowShape";
+import { arrowEnds, dashArray, type Point } from "./arrows";
 import { paint, shapeFill } from "./colours";
 import { applyTextDiff, type Item, REMOTE, textDiff } from "./model";
 import type { BoardSession } from "./sync";
@@ -27,11 +27,13 @@ export type NodeData = {
   editing: boolean;
   remoteColor: string | undefined;
   onEditEnd: () => void;
+  /** A free arrow's ends, in board units (its bound ends follow their items). */
+  ends?: [Point, Point];
 };
 export type BoardNode = Node<NodeData>;
 
 const FRAME_LABEL = { agent: "Agent", terminal: "Terminal", file: "File" } as const;
-const KIND_LABEL = { note: "Sticky note", text: "Text", shape: "Shape", arrow: "Arrow", stroke: "Drawing", frame: "Frame" } as const;
+const KIND_LABEL = { note: "Sticky note", text: "Text", shape: "Shape", arrow: "Arrow", stroke: "Drawing", frame: "Frame", image: "Image" } as const;
 /** Below this a frame's content (a prompt box, a terminal) has no room to be used. */
 const FRAME_MIN = { width: 280, height: 180 };
 const ITEM_MIN = { width: 20, height: 20 };
@@ -51,9 +53,10 @@ function captionNamesKind(item: Item, label: string): boolean {
 /** What a screen reader announces for an item: its kind, and what it says or holds. */
 export function itemLabel(item: Item): string {
   const kind = item.holds ? FRAME_LABEL[item.holds.type] : item.kind === "shape" && item.shape === "ellipse" ? "Ellipse" : KIND_LABEL[item.kind];
-  const words = (item.kind === "frame" ? frameCaption(item) : item.text?.toString())?.trim();
-  if (!words) return kind;
-  return item.kind === "frame" && captionNamesKind(item, kind) ? words.slice(0, 80) : `${kind}: ${words.slice(0, 80)}`;
+  const words = (item.kind === "frame" ? frameCaption(item) : item.kind === "image" ? item.alt : item.kind === "arrow" ? item.label : item.text?.toString())?.trim();
+  const locked = item.locked ? ", locked" : "";
+  if (!words) return kind + locked;
+  return (item.kind === "frame" && captionNamesKind(item, kind) ? words.slice(0, 80) : `${kind}: ${words.slice(0, 80)}`) + locked;
 }
 
 /** The text of a Y.Text, kept current as anyone edits it. */
@@ -158,7 +161,7 @@ function TextEditor({
  */
 function Resizer({ data, selected }: { data: NodeData; selected: boolean }) {
   const { item, session } = data;
-  if (data.readOnly) return null;
+  if (data.readOnly || item.locked) return null;
   const min = item.kind === "frame" ? FRAME_MIN : ITEM_MIN;
   return (
     <NodeResizer
@@ -195,17 +198,22 @@ function outline(data: NodeData): CSSProperties | undefined {
 
 function TextBody({ data, className }: { data: NodeData; className: string }) {
   const value = useYText(data.item.text);
+  const style = data.item.fontSize ? { fontSize: `${data.item.fontSize}px` } : undefined;
   if (data.editing && data.item.text && !data.readOnly) {
-    return <TextEditor text={data.item.text} session={data.session} onDone={data.onEditEnd} className={className} />;
+    return (
+      <div className="board-editor-box" style={style}>
+        <TextEditor text={data.item.text} session={data.session} onDone={data.onEditEnd} className={className} />
+      </div>
+    );
   }
   return (
-    <div className={className} data-testid="board-text">
+    <div className={className} data-testid="board-text" style={style}>
       {value}
     </div>
   );
 }
 
-export function NoteNode({ data, selected }: NodeProps<BoardNode>) {
+function NoteNode({ data, selected }: NodeProps<BoardNode>) {
   return (
     <div className="board-note" style={{ background: data.item.color, ...outline(data) }} data-testid="board-note">
       <Handles data={data} />
@@ -215,7 +223,7 @@ export function NoteNode({ data, selected }: NodeProps<BoardNode>) {
   );
 }
 
-export function TextNode({ data, selected }: NodeProps<BoardNode>) {
+function TextNode({ data, selected }: NodeProps<BoardNode>) {
   return (
     <div className="board-textitem" style={{ color: paint(data.item.color), ...outline(data) }} data-testid="board-textitem">
       <Handles data={data} />
@@ -225,10 +233,11 @@ export function TextNode({ data, selected }: NodeProps<BoardNode>) {
   );
 }
 
-export function ShapeNode({ data, selected }: NodeProps<BoardNode>) {
+function ShapeNode({ data, selected }: NodeProps<BoardNode>) {
   const { item } = data;
   const stroke = paint(item.color);
   const fill = shapeFill(stroke, item.fill);
+  const line = { stroke, strokeWidth: item.strokeWidth ?? 2, strokeDasharray: dashArray(item.dash, item.strokeWidth ?? 2) };
   return (
     <div className="board-shape" style={outline(data)} data-testid="board-shape">
       <Handles data={data} />
@@ -240,8 +249,7 @@ export function ShapeNode({ data, selected }: NodeProps<BoardNode>) {
             rx={Math.max(item.w / 2 - 1.5, 1)}
             ry={Math.max(item.h / 2 - 1.5, 1)}
             fill={fill}
-            stroke={stroke}
-            strokeWidth={2}
+            {...line}
             vectorEffect="non-scaling-stroke"
           />
         ) : (
@@ -252,8 +260,7 @@ export function ShapeNode({ data, selected }: NodeProps<BoardNode>) {
             height={Math.max(item.h - 2, 1)}
             rx={4}
             fill={fill}
-            stroke={stroke}
-            strokeWidth={2}
+            {...line}
             vectorEffect="non-scaling-stroke"
           />
         )}
@@ -274,16 +281,44 @@ export function strokePath(points: number[], size = 6): string {
   return `M${first[0].toFixed(1)},${first[1].toFixed(1)} ${rest.map(([x, y]) => `L${x.toFixed(1)},${y.toFixed(1)}`).join(" ")} Z`;
 }
 
-export function StrokeNode({ data }: NodeProps<BoardNode>) {
+function StrokeNode({ data }: NodeProps<BoardNode>) {
   const { item } = data;
   return (
     <svg className="board-stroke" data-testid="board-stroke" width={item.w} height={item.h} style={{ overflow: "visible", ...outline(data) }}>
-      <path d={strokePath(item.points ?? [])} fill={paint(item.color)} />
+      <path d={strokePath(item.points ?? [], (item.strokeWidth ?? 2) * 3)} fill={paint(item.color)} />
     </svg>
   );
 }
 
-export function FrameNode({ data, selected, width, height }: NodeProps<BoardNode>) {
+/** An image kept in the board, or the placeholder an agent left, saying what belongs there. */
+function ImageNode({ data, selected }: NodeProps<BoardNode>) {
+  const { item } = data;
+  return (
+    <div className="board-image" style={outline(data)} data-testid="board-image">
+      {item.src ? (
+        <img src={item.src} alt={item.alt ?? ""} draggable={false} />
+      ) : (
+        <div className="board-image-placeholder">{item.alt || "An image goes here"}</div>
+      )}
+      <Handles data={data} />
+      <Resizer data={data} selected={selected} />
+    </div>
+  );
+}
+
+/** An arrow with a free end: a node the size of its ends' box, its line drawn in board units. */
+function ArrowNode({ data, selected, positionAbsoluteX, positionAbsoluteY }: NodeProps<BoardNode>) {
+  if (!data.ends) return null;
+  return (
+    <svg className="board-arrow-node" data-testid="board-free-arrow" width={1} height={1}>
+      <g transform={`translate(${-positionAbsoluteX} ${-positionAbsoluteY})`}>
+        <ArrowShape item={data.item} ends={data.ends} selected={selected} session={data.session} editable={!data.readOnly && !data.item.locked} />
+      </g>
+    </svg>
+  );
+}
+
+function FrameNode({ data, selected, width, height }: NodeProps<BoardNode>) {
   const { item } = data;
   const holds = item.holds;
   const Content = holds ? frameContent[holds.type] : undefined;
@@ -323,51 +358,57 @@ export function FrameNode({ data, selected, width, height }: NodeProps<BoardNode
   );
 }
 
+/**
+ * Each item's component re-renders only when what it shows changed: a board of thousands of
+ * items redraws the one someone edits, not all of them (items are re-read only when they change).
+ */
+function same(before: NodeProps<BoardNode>, after: NodeProps<BoardNode>): boolean {
+  const a = before.data;
+  const b = after.data;
+  return (
+    before.selected === after.selected &&
+    before.width === after.width &&
+    before.height === after.height &&
+    before.dragging === after.dragging &&
+    before.positionAbsoluteX === after.positionAbsoluteX &&
+    before.positionAbsoluteY === after.positionAbsoluteY &&
+    a.item === b.item &&
+    a.readOnly === b.readOnly &&
+    a.editing === b.editing &&
+    a.remoteColor === b.remoteColor &&
+    a.ends?.[0].x === b.ends?.[0].x &&
+    a.ends?.[0].y === b.ends?.[0].y &&
+    a.ends?.[1].x === b.ends?.[1].x &&
+    a.ends?.[1].y === b.ends?.[1].y
+  );
+}
+
 export const nodeTypes = {
-  note: NoteNode,
-  text: TextNode,
-  shape: ShapeNode,
-  stroke: StrokeNode,
-  frame: FrameNode,
+  note: memo(NoteNode, same),
+  text: memo(TextNode, same),
+  shape: memo(ShapeNode, same),
+  stroke: memo(StrokeNode, same),
+  frame: memo(FrameNode, same),
+  image: memo(ImageNode, same),
+  arrow: memo(ArrowNode, same),
 };
 
-/** Where the line from the centre of `node` towards `toward` leaves the node's box. */
-function borderPoint(node: InternalNode, toward: { x: number; y: number }): { x: number; y: number } {
-  const w = node.measured.width ?? node.width ?? 1;
-  const h = node.measured.height ?? node.height ?? 1;
-  const cx = node.internals.positionAbsolute.x + w / 2;
-  const cy = node.internals.positionAbsolute.y + h / 2;
-  const dx = toward.x - cx;
-  const dy = toward.y - cy;
-  if (dx === 0 && dy === 0) return { x: cx, y: cy };
-  const scale = Math.min(Math.abs(w / 2 / (dx || 1e-9)), Math.abs(h / 2 / (dy || 1e-9)));
-  return { x: cx + dx * scale, y: cy + dy * scale };
+function nodeBox(node: InternalNode | undefined): { x: number; y: number; w: number; h: number } | undefined {
+  if (!node) return undefined;
+  const { x, y } = node.internals.positionAbsolute;
+  return { x, y, w: node.measured.width ?? node.width ?? 1, h: node.measured.height ?? node.height ?? 1 };
 }
 
-function centre(node: InternalNode): { x: number; y: number } {
-  return {
-    x: node.internals.positionAbsolute.x + (node.measured.width ?? 0) / 2,
-    y: node.internals.positionAbsolute.y + (node.measured.height ?? 0) / 2,
-  };
-}
+export type ArrowEdgeData = { item: Item; session: BoardSession; editable: boolean };
 
-/** An arrow from border to border of the items it connects, whatever their sides. */
-export function ArrowEdge({ source, target, markerEnd, style, selected }: EdgeProps<Edge>) {
-  const from = useInternalNode(source);
-  const to = useInternalNode(target);
-  if (!from || !to) return null;
-  const start = borderPoint(from, centre(to));
-  const end = borderPoint(to, centre(from));
-  const [path] = getStraightPath({ sourceX: start.x, sourceY: start.y, targetX: end.x, targetY: end.y });
-  return (
-    <BaseEdge
-      path={path}
-      markerEnd={markerEnd}
-      style={{ ...style, strokeWidth: selected ? 3 : 2 }}
-      interactionWidth={16}
-      data-testid="board-arrow"
-    />
-  );
+/** An arrow between two items, from border to border whatever their sides, bent and labelled as stored. */
+function ArrowEdge({ source, target, selected, data }: EdgeProps<Edge<ArrowEdgeData>>) {
+  const from = nodeBox(useInternalNode(source));
+  const to = nodeBox(useInternalNode(target));
+  if (!from || !to || !data) return null;
+  const ends = arrowEnds(data.item, (id) => (id === source ? from : id === target ? to : undefined));
+  if (!ends) return null;
+  return <ArrowShape item={data.item} ends={ends} selected={!!selected} session={data.session} editable={data.editable} />;
 }
 
 export const edgeTypes = { arrow: ArrowEdge };

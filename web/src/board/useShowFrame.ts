@@ -8,6 +8,7 @@ import { type RefObject, useCallback, useEffect } from "react";
 import { useRoomClient } from "../roomClient";
 import { type BoardActions, registerBoardActions } from "./actions";
 import { addItem, DEFAULTS, type HoldsType, type NewItem, readItems } from "./model";
+import { coveredInsets, READABLE_ZOOM, viewFor } from "./navigation";
 import type { BoardNode } from "./nodes";
 import { type Box, contains, freeSpot } from "./placement";
 import type { BoardSession } from "./sync";
@@ -46,15 +47,21 @@ export function useShowFrame(
     return { x: topLeft.x, y: topLeft.y, w: bottomRight.x - topLeft.x, h: bottomRight.y - topLeft.y };
   }, [flow, wrapperRef]);
 
-  /** Pans (zooming out only if it must) so `box` is in view, then gives it the focus. */
+  /**
+   * Pans so `box` is in view clear of the toolbar and the map, at a zoom where its text can be
+   * read (zooming out only if it must), then gives it the focus.
+   */
   const reveal = useCallback(
     (id: string, box: Box) => {
-      const view = visibleBox();
-      if (!contains(view, box)) {
-        if (box.w < view.w * 0.9 && box.h < view.h * 0.9) {
-          flow.setCenter(box.x + box.w / 2, box.y + box.h / 2, { zoom: flow.getZoom(), duration: 200 });
-        } else {
-          flow.fitBounds({ x: box.x, y: box.y, width: box.w, height: box.h }, { padding: 0.1, duration: 200 });
+      const board = wrapperRef.current;
+      if (board) {
+        const insets = coveredInsets(board);
+        const view = visibleBox();
+        const zoom = flow.getZoom();
+        const clear = { x: view.x + insets.left / zoom, y: view.y + insets.top / zoom, w: view.w - (insets.left + insets.right) / zoom, h: view.h - (insets.top + insets.bottom) / zoom };
+        if (!contains(clear, box) || zoom < READABLE_ZOOM) {
+          const area = board.getBoundingClientRect();
+          void flow.setViewport(viewFor(box, { w: area.width, h: area.height }, insets, Math.min(1, Math.max(zoom, READABLE_ZOOM))), { duration: 200 });
         }
       }
       select(new Set([id]));

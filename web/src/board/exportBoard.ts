@@ -1,0 +1,160 @@
+/**
+ * The board (or a selection) as an SVG document and as a PNG drawn from it. Frames that hold an
+ * agent or a terminal are drawn with the text they show now, read from the page.
+ */
+import { arrowEnds, arrowPath, controlPoint, dashArray, middle } from "./arrows";
+import { bounds, type Rect } from "./arrange";
+import { INK, shapeFill } from "./colours";
+import type { Item } from "./model";
+import { strokePath } from "./nodes";
+
+const PAD = 16;
+const LINE = 1.3;
+
+function escape(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** Stored ink is drawn dark in an exported file, whatever the page's theme. */
+function colour(value: string): string {
+  return /^#[0-9a-f]{3,8}$|^[a-z]{1,20}$/i.test(value) ? value : INK;
+}
+
+/** `text` broken into lines that fit `width` at `size`, cut to `maxLines`. */
+export function wrap(text: string, width: number, size: number, maxLines: number): string[] {
+  const perLine = Math.max(4, Math.floor(width / (size * 0.55)));
+  const lines: string[] = [];
+  for (const paragraph of text.split("\n")) {
+    let line = "";
+    for (const word of paragraph.split(/(\s+)/)) {
+      if ((line + word).length > perLine && line.trim()) {
+        lines.push(line.trimEnd());
+        line = word.trimStart();
+      } else {
+        line += word;
+      }
+      while (line.length > perLine) {
+        lines.push(line.slice(0, perLine));
+        line = line.slice(perLine);
+      }
+    }
+    lines.push(line);
+  }
+  return lines.slice(0, Math.max(0, maxLines));
+}
+
+function textBlock(lines: string[], x: number, y: number, size: number, fill: string, anchor = "start"): string {
+  const spans = lines.map((line, i) => `<tspan x="${x}" y="${y + size * (1 + i * LINE)}">${escape(line)}</tspan>`).join("");
+  return `<text font-family="system-ui, sans-serif" font-size="${size}" fill="${fill}" text-anchor="${anchor}">${spans}</text>`;
+}
+
+function itemSvg(item: Item, frameText: (id: string) => string, boxOf: (id: string) => Rect | undefined): string {
+  const { x, y, w, h } = item;
+  const stroke = colour(item.color);
+  const width = item.strokeWidth ?? 2;
+  const dash = dashArray(item.dash, width);
+  const line = `stroke="${stroke}" stroke-width="${width}"${dash ? ` stroke-dasharray="${dash}"` : ""}`;
+  const text = item.text?.toString() ?? "";
+  switch (item.kind) {
+    case "note": {
+      const size = item.fontSize ?? 16;
+      return `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="4" fill="${stroke}"/>${textBlock(wrap(text, w - 24, size, Math.floor((h - 24) / (size * LINE))), x + 12, y + 12, size, INK)}`;
+    }
+    case "text": {
+      const size = item.fontSize ?? 20;
+      return textBlock(wrap(text, w - 8, size, 1000), x + 4, y + 4, size, stroke);
+    }
+    case "shape": {
+      const fill = shapeFill(stroke, item.fill);
+      const body =
+        item.shape === "ellipse"
+          ? `<ellipse cx="${x + w / 2}" cy="${y + h / 2}" rx="${w / 2}" ry="${h / 2}" fill="${fill}" ${line}/>`
+          : `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="4" fill="${fill}" ${line}/>`;
+      const size = item.fontSize ?? 15;
+      const lines = wrap(text, w - 16, size, Math.floor((h - 16) / (size * LINE)));
+      const top = y + h / 2 - (lines.length * size * LINE) / 2 - size * 0.2;
+      return body + textBlock(lines, x + w / 2, top, size, INK, "middle");
+    }
+    case "stroke":
+      return `<path transform="translate(${x} ${y})" d="${strokePath(item.points ?? [], width * 3)}" fill="${stroke}"/>`;
+    case "image":
+      return item.src
+        ? `<image x="${x}" y="${y}" width="${w}" height="${h}" href="${escape(item.src)}" preserveAspectRatio="xMidYMid meet"/>`
+        : `<rect x="${x}" y="${y}" width="${w}" height="${h}" fill="none" stroke="#868e96" stroke-dasharray="6 4"/>${textBlock([item.alt ?? ""], x + w / 2, y + h / 2 - 8, 14, "#495057", "middle")}`;
+    case "frame": {
+      const title = textBlock([item.title || (item.holds ? item.holds.type : "Frame")], x + 10, y + 6, 13, INK);
+      const body = item.holds ? textBlock(wrap(frameText(item.id), w - 20, 12, Math.floor((h - 44) / (12 * LINE))), x + 10, y + 36, 12, INK) : "";
+      const paper = item.holds ? "#ffffff" : "none";
+      return `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="8" fill="${paper}" stroke="${stroke}" stroke-width="2"${item.holds ? "" : ' stroke-dasharray="8 6"'}/><rect x="${x + 1}" y="${y + 1}" width="${w - 2}" height="27" fill="#f1f3f5"/>${title}${body}`;
+    }
+    case "arrow": {
+      const ends = arrowEnds(item, boxOf);
+      if (!ends) return "";
+      const [start, end] = ends;
+      const bend = item.bend ?? 0;
+      const from = bend ? controlPoint(start, end, bend) : start;
+      const angle = Math.atan2(end.y - from.y, end.x - from.x);
+      const size = 14 + width * 2;
+      const side = (turn: number) => `${end.x - size * Math.cos(angle + turn)},${end.y - size * Math.sin(angle + turn)}`;
+      const mid = middle(start, end, bend);
+      const label = item.label ? textBlock([item.label], mid.x, mid.y - 10, 14, stroke, "middle") : "";
+      return `<path d="${arrowPath(start, end, bend)}" fill="none" ${line}/><path d="M${end.x},${end.y} L${side(0.45)} L${side(-0.45)} Z" fill="${stroke}"/>${label}`;
+    }
+  }
+}
+
+/** The SVG of `items` (already the ones to export, back to front) and its size in pixels. */
+export function boardSvg(items: Item[], all: Item[], frameText: (id: string) => string): { svg: string; w: number; h: number } {
+  const boxes = new Map(all.map((item) => [item.id, item]));
+  const boxOf = (id: string) => boxes.get(id);
+  const shapes = items.map((item) => {
+    if (item.kind !== "arrow") return item as Rect;
+    const ends = arrowEnds(item, boxOf);
+    return ends ? (bounds(ends.map((p) => ({ x: p.x, y: p.y, w: 0, h: 0 }))) as Rect) : null;
+  });
+  const box = bounds(shapes.filter((b): b is Rect => b !== null)) ?? { x: 0, y: 0, w: 1, h: 1 };
+  const w = Math.ceil(box.w + PAD * 2);
+  const h = Math.ceil(box.h + PAD * 2);
+  const body = items.map((item) => itemSvg(item, frameText, boxOf)).join("\n");
+  const svg =
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" viewBox="${box.x - PAD} ${box.y - PAD} ${w} ${h}">` +
+    `<rect x="${box.x - PAD}" y="${box.y - PAD}" width="${w}" height="${h}" fill="#ffffff"/>\n${body}\n</svg>`;
+  return { svg, w, h };
+}
+
+/** The SVG drawn into a PNG of the same size. */
+export async function svgToPng(svg: string, w: number, h: number): Promise<Blob> {
+  const url = URL.createObjectURL(new Blob([svg], { type: "image/svg+xml" }));
+  try {
+    const image = new Image();
+    await new Promise<void>((resolve, reject) => {
+      image.onload = () => resolve();
+      image.onerror = () => reject(new Error("The board could not be drawn as an image."));
+      image.src = url;
+    });
+    const canvas = document.createElement("canvas");
+    canvas.width = w;
+    canvas.height = h;
+    canvas.getContext("2d")?.drawImage(image, 0, 0, w, h);
+    return await new Promise<Blob>((resolve, reject) =>
+      canvas.toBlob((blob) => (blob ? resolve(blob) : reject(new Error("The board could not be drawn as an image."))), "image/png"),
+    );
+  } finally {
+    URL.revokeObjectURL(url);
+  }
+}
+
+export function download(blob: Blob, name: string): void {
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement("a");
+  link.href = url;
+  link.download = name;
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/** What a frame shows now, as text: an agent's thread, a terminal's screen. */
+export function visibleText(id: string): string {
+  const body = document.querySelector<HTMLElement>(`.react-flow__node[data-id="${CSS.escape(id)}"] .board-frame-body`);
+  return (body?.innerText ?? "").replace(/\n{3,}/g, "\n\n").trim();
+}
