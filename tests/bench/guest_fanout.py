@@ -253,7 +253,7 @@ def row(count: int, hub: str, r: dict[str, float]) -> str:
     )
 
 
-async def main(counts: list[int], small_lines: int, bulk_bytes: int) -> None:
+async def main(counts: list[int], small_lines: int, bulk_bytes: int, browser_too: bool) -> None:
     print(
         f"{'guests':>6} {'hub':>8} {'small ms/KB':>11} {'p50 ms':>7} {'p99 ms':>7} {'bulk ms/KB':>10} "
         f"{'bulk MB/s':>9} {'MB/s/guest':>10} {'KB/guest':>8} {'recv %':>8} {'skips':>5}"
@@ -263,6 +263,8 @@ async def main(counts: list[int], small_lines: int, bulk_bytes: int) -> None:
         for count in counts:
             python, stream = await run_python(count, small_lines, bulk_bytes)
             print(row(count, "python", python), flush=True)
+            if not browser_too:
+                continue
             chromium = await run_browser(browser, count, stream)
             print(row(count, "chromium", chromium), flush=True)
             ratios.append(
@@ -287,7 +289,8 @@ if __name__ == "__main__":
     parser.add_argument(
         "--quick", action="store_true", help="a smaller stream and fewer guests, for a check in seconds"
     )
+    parser.add_argument("--python-only", action="store_true", help="the Python hub alone, without Chromium's beside it")
     args = parser.parse_args()
     guests = args.guests or ("1,5" if args.quick else "1,5,20,50")
     small_lines, bulk_bytes = (500, 500_000) if args.quick else (1500, 2_000_000)
-    asyncio.run(main([int(n) for n in guests.split(",")], small_lines, bulk_bytes))
+    asyncio.run(main([int(n) for n in guests.split(",")], small_lines, bulk_bytes, not args.python_only))

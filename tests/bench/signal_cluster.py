@@ -30,8 +30,8 @@ import aiohttp
 
 from canvasrelay.client.guest import Guest
 from tests.bench.guest_fanout import cpu_seconds
-from tests.services import RedisServer, Service, SignalInstance, link_via
 from tests.bench.process_cpu import settled
+from tests.services import RedisServer, Service, SignalInstance, link_via
 from tests.support import ServerProcess
 
 RATE = 18.0

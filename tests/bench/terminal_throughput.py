@@ -26,10 +26,10 @@ from pathlib import Path
 
 import aiohttp
 
+from tests.bench.process_cpu import settled
 from tests.bench.termpair_side import Termpair
 from tests.bench.termpair_side import echo_latency as termpair_echo
 from tests.bench.termpair_side import throughput as termpair_throughput
-from tests.bench.process_cpu import settled
 from tests.support import HostClient, ServerProcess
 
 MB = 1_000_000
