@@ -27,6 +27,9 @@ from typing import Any
 SIZE = 16 * 1024
 CAP = 256 * 1024
 TRIAL_TIMEOUT_S = 180
+NEVER_FREED: list[Any] = []
+"""Every pylibdatachannel object a trial made: freeing one closes it, from the loop's thread, and
+that can deadlock with its own threads (seen here), so none is freed before the process exits."""
 
 
 def cpu() -> float:
@@ -96,6 +99,7 @@ def native_peer(loop: asyncio.AbstractEventLoop) -> tuple[Any, asyncio.Future[No
             loop.call_soon_threadsafe(lambda: gathered.done() or gathered.set_result(None))
 
     peer.on_gathering_state_change(on_state)
+    NEVER_FREED.append(peer)
     return peer, gathered
 
 
@@ -110,10 +114,9 @@ def answer_with_native(loop: asyncio.AbstractEventLoop, offer: str) -> Answering
     peer, gathered = native_peer(loop)
     opened: asyncio.Future[Any] = loop.create_future()
     received: list[int] = []
-    held: list[Any] = []
 
     def on_channel(channel: Any) -> None:
-        held.append(channel)  # an unreferenced channel is collected, and closes
+        NEVER_FREED.append(channel)  # an unreferenced channel is collected, and closes
         channel.on_message(lambda m: loop.call_soon_threadsafe(received.append, len(m)))
         loop.call_soon_threadsafe(lambda: opened.done() or opened.set_result(channel))
 
@@ -131,14 +134,14 @@ async def native_pair(count: int) -> None:
     done: asyncio.Future[None] = loop.create_future()
     got = [0, 0]
     channel = a.create_data_channel("canvas")
+    NEVER_FREED.append(channel)
     opened: asyncio.Future[None] = loop.create_future()
     channel.on_open(lambda: loop.call_soon_threadsafe(lambda: opened.done() or opened.set_result(None)))
     await a_gathered
     b, b_gathered, _, _ = answer_with_native(loop, str(a.local_description))
-    held: list[Any] = []
 
     def on_channel(incoming: Any) -> None:
-        held.append(incoming)
+        NEVER_FREED.append(incoming)
 
         def on_message(message: bytes) -> None:
             got[0] += 1
