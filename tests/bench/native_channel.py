@@ -26,7 +26,7 @@ from typing import Any
 
 SIZE = 16 * 1024
 CAP = 256 * 1024
-TRIAL_TIMEOUT_S = 180
+TRIAL_TIMEOUT_S = 600
 NEVER_FREED: list[Any] = []
 """Every pylibdatachannel object a trial made: freeing one closes it, from the loop's thread, and
 that can deadlock with its own threads (seen here), so none is freed before the process exits."""
@@ -210,6 +210,9 @@ async def native_with_aiortc() -> None:
     from aiortc import RTCConfiguration, RTCPeerConnection, RTCSessionDescription
 
     loop = asyncio.get_running_loop()
+    failures: list[str] = []
+    # aiortc's connect runs as a task of its own; its failure only reaches the loop's handler.
+    loop.set_exception_handler(lambda _loop, context: failures.append(repr(context.get("exception"))))
     guest = RTCPeerConnection(RTCConfiguration(iceServers=[]))
     channel = guest.createDataChannel("canvas")
     guest_open = asyncio.Event()
@@ -222,7 +225,7 @@ async def native_with_aiortc() -> None:
         await asyncio.wait_for(asyncio.gather(opened, guest_open.wait()), 20)
         print("aiortc offers, pylibdatachannel answers: the channel opens", flush=True)
     except TimeoutError:
-        print("aiortc offers, pylibdatachannel answers: the channel never opens (see the DTLS error above)", flush=True)
+        print(f"aiortc offers, pylibdatachannel answers: the channel never opens: {'; '.join(failures)}", flush=True)
     await guest.close()
 
 
@@ -264,7 +267,7 @@ def main() -> None:
             print(f"{name}: no result within {TRIAL_TIMEOUT_S} s")
             continue
         print(done.stdout.rstrip() or f"{name}: ended with code {done.returncode}")
-        if done.returncode != 0 or "never opens" in done.stdout:
+        if done.returncode != 0:
             errors = [line for line in done.stderr.splitlines() if "Error" in line or "error" in line]
             print("  " + (errors[-1] if errors else f"exit code {done.returncode}"))
 
