@@ -13,6 +13,7 @@ from canvasrelay.core.board import Board
 from canvasrelay.core.board_edits import MAX_TEXT, add_note
 from canvasrelay.protocol.framing import MAX_MESSAGE_BYTES
 from canvasrelay.server.board_log import BOARD_LOG, write_log
+from tests.browser_pages import open_host
 from tests.support import ServerProcess
 from tests.test_browser_guests import TIMEOUT_MS, open_guest
 from tests.test_browser_terminal_grant import type_line
@@ -58,9 +59,7 @@ def test_a_board_above_the_message_cap_reaches_a_chromium_guest_whole(
 
 
 def test_a_chromium_guest_whose_channel_dropped_resumes_where_it_was(browser: Any, server: ServerProcess) -> None:
-    host = browser.new_context().new_page()
-    host.goto(server.host_link)
-    host.get_by_test_id("connection-state").filter(has_text="Connected").wait_for(timeout=TIMEOUT_MS)
+    host = open_host(browser, server)
     host.get_by_test_id("new-terminal").click()
     host.locator(".terminal-view .xterm").wait_for(timeout=TIMEOUT_MS)
 
