@@ -13,11 +13,11 @@ from canvasrelay.server import transport_datachannel as td
 
 
 class FakeChannel:
-    """Records what would go on the wire; the stream only needs `send` and `bufferedAmount`."""
+    """Records what would go on the wire; the stream only needs `send` and `buffered` of a `Channel`."""
 
     def __init__(self) -> None:
         self.messages: list[str] = []
-        self.bufferedAmount = 0
+        self.buffered = 0
 
     def send(self, data: str) -> None:
         assert len(data.encode("utf-8")) <= MAX_MESSAGE_BYTES

@@ -21,13 +21,14 @@ from typing import Any
 from urllib.parse import parse_qs
 
 import aiohttp
-from aiortc import RTCDataChannel, RTCPeerConnection, RTCSessionDescription
+from aiortc import RTCPeerConnection, RTCSessionDescription
 
 from canvasrelay.protocol import signal_crypto
 from canvasrelay.protocol.board_parts import BoardAssembly
 from canvasrelay.protocol.encoding import b64url, b64url_decode
 from canvasrelay.protocol.framing import Reassembler, chunks, parse_stream_message
 from canvasrelay.protocol.ice import TurnClient, servers_to_use, signal_url_for, signal_urls
+from canvasrelay.protocol.rtc_channel import AiortcChannel, Channel
 from canvasrelay.protocol.rtc_configuration import peer_connection
 
 log = logging.getLogger(__name__)
@@ -116,7 +117,7 @@ class Guest:
         """The board's state as the welcome and its parts bring it (`board.complete` once whole)."""
         self.board_loaded = asyncio.Event()
         self.pc: RTCPeerConnection | None = None
-        self.channel: RTCDataChannel | None = None
+        self.channel: Channel | None = None
         self.connections = 0
         self._closing = False
         self._dropped = asyncio.Event()
@@ -134,7 +135,7 @@ class Guest:
         return self
 
     async def send(self, frame: dict[str, Any] | str) -> None:
-        if self.channel is None or self.channel.readyState != "open":
+        if self.channel is None or not self.channel.is_open:
             raise ConnectionError("not connected")
         text = frame if isinstance(frame, str) else json.dumps(frame, separators=(",", ":"))
         for message in chunks(text, random.getrandbits(31)):
@@ -241,7 +242,8 @@ class Guest:
         except BaseException:
             await pc.close()
             raise
-        self.pc, self.channel = pc, channel
+        link = AiortcChannel(pc, channel)
+        self.pc, self.channel = pc, link
         self.connections += 1
         reassembler = Reassembler(limit=64 << 20)
         self._deliver(reassembler, first)
@@ -249,17 +251,10 @@ class Guest:
             await pc.close()
             raise HubRefused(self._refusal)
         self.state = "connected"
-        channel.remove_all_listeners("message")
-        channel.on("message", lambda m: self._deliver(reassembler, m if isinstance(m, str) else m.decode()))
+        link.on_message(lambda m: self._deliver(reassembler, m if isinstance(m, str) else m.decode()))
         while not raw.empty():
             self._deliver(reassembler, raw.get_nowait())
-
-        @pc.on("connectionstatechange")
-        def _state() -> None:
-            if pc.connectionState in ("failed", "closed"):
-                self._lost(pc)
-
-        channel.on("close", lambda: self._lost(pc))
+        link.on_lost(lambda: self._lost(pc))
 
     def _board_step(self, more: dict[str, Any] | None) -> None:
         if more is not None and self.channel is not None and self.channel.readyState == "open":

@@ -13,12 +13,12 @@ from canvasrelay.core.board import EMPTY_UPDATE, Board, BoardBounds
 from canvasrelay.core.board_edits import Edit
 from canvasrelay.core.board_room import TICK_S, AwarenessDue, BoardRoom, CompactBoard, StoreBoardUpdate
 from canvasrelay.core.room import Room
-from canvasrelay.server.background import Background, cancelled
+from canvasrelay.server.background import Background
 from canvasrelay.server.board_log import BoardLog, set_aside
+from canvasrelay.server.occupancy import Periodic
 from canvasrelay.server.runtime import Runtime
 
 log = logging.getLogger(__name__)
-
 
 def board_bounds(config: dict[str, Any]) -> BoardBounds:
     """`[board] max_bytes` and `max_items` from `.canvas/config.toml`; the defaults otherwise."""
@@ -137,7 +137,7 @@ class BoardHost:
         runtime.handle(AwarenessDue, self._awareness_due)
         runtime.on_close(self.stop)
         self.tools = BoardTools(self.board_room, runtime)
-        self._ticker: asyncio.Task[None] | None = None
+        self._ticker = Periodic("board tick", TICK_S, self._tick)
         self._flushes = Background("board presence")
         self._due: asyncio.TimerHandle | None = None
 
@@ -150,20 +150,17 @@ class BoardHost:
         self._flushes.spawn(self.runtime.run(self.board_room.flush_awareness()))
 
     async def _tick(self) -> None:
-        while True:
-            await asyncio.sleep(TICK_S)
-            try:
-                await self.runtime.run(self.board_room.tick())
-            except Exception:
-                log.exception("board tick failed")
+        await self.runtime.run(self.board_room.tick())
 
     async def start(self) -> None:
-        self._ticker = asyncio.create_task(self._tick())
+        # Presence expires and an idle board compacts only while someone is connected; the last
+        # one to leave takes their presence along, and stopping compacts what is left.
+        self._ticker.while_occupied(self.runtime.occupancy)
 
     async def stop(self) -> None:
         if self._due is not None:
             self._due.cancel()
-        await cancelled(self._ticker)
+        await self._ticker.close()
         await self._flushes.close()
         await self.adapter.compact()
         self.adapter.log.close()

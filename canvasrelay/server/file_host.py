@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from canvasrelay.core.shared_files import LoadFile, SharedFiles, UnwatchFile
+from canvasrelay.server.background import Background
 from canvasrelay.server.file_reader import FileWatcher, read_resolution
 from canvasrelay.server.runtime import Runtime
 from canvasrelay.server.shared_set import SharedSet
@@ -23,6 +24,8 @@ class FileHost:
         self.root = root
         self.shared: SharedSet | None = None
         self.watcher: FileWatcher | None = None
+        self._switching = asyncio.Lock()
+        self._switches = Background("file watcher")
         runtime.handle(LoadFile, self._load)
         runtime.handle(UnwatchFile, self._unwatch)
         runtime.on_close(self.stop)
@@ -31,9 +34,26 @@ class FileHost:
         self.shared = await asyncio.to_thread(SharedSet, self.root)
         self.watcher = FileWatcher(self.shared, self._file_changed, self._tree_changed)
         self.room_side.tree = self.shared.paths()
-        await self.watcher.start()
+        # The folder is watched only while someone is in the room: its threads wake several times
+        # a second, for nobody, otherwise.
+        self.runtime.occupancy.register(self._follow_occupancy, self._follow_occupancy)
+
+    def _follow_occupancy(self) -> None:
+        self._switches.spawn(self._switch())
+
+    async def _switch(self) -> None:
+        """Start or stop watching as the room is now; one switch at a time, so a quick leave and
+        return ends watching."""
+        async with self._switching:
+            if self.watcher is None:
+                return
+            if self.runtime.occupancy.occupied:
+                await self.watcher.start()
+            else:
+                await self.watcher.stop()
 
     async def stop(self) -> None:
+        await self._switches.close()
         if self.watcher is not None:
             await self.watcher.stop()
         if self.shared is not None:

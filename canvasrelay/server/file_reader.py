@@ -139,6 +139,9 @@ class FileWatcher:
         self._stop.clear()
         self._generation = self._watch_generation()
         self._task = asyncio.create_task(self._supervise())
+        # Nothing was watched before this (the server started, or the room was empty): what
+        # changed meanwhile is found by a recompute.
+        self._schedule_refresh()
         # awatch sets up its inotify watches synchronously on its first step; letting the
         # tasks run once means changes made right after start() are seen.
         await asyncio.sleep(0)

@@ -32,8 +32,10 @@ from canvasrelay.protocol.encoding import b64url, b64url_decode
 from canvasrelay.protocol.framing import Reassembler
 from canvasrelay.protocol.guests import Bye, GuestJoin, HubProof, StreamGap
 from canvasrelay.protocol.ice import TurnClient, servers_to_use, signal_urls
+from canvasrelay.protocol.rtc_channel import AiortcChannel, Channel
 from canvasrelay.server.background import cancelled
 from canvasrelay.server.deferred_imports import DeferredImports
+from canvasrelay.server.occupancy import Periodic
 from canvasrelay.server.room_secrets import RoomSecrets
 from canvasrelay.server.runtime import Runtime
 from canvasrelay.server.transport_datachannel import GuestStream
@@ -72,6 +74,8 @@ INBOUND_QUEUE = 64
 LATENCY_EVERY = 5.0
 SIGNAL_RETRY_MAX = 10.0
 SDP_MAX = 32 * 1024
+BUFFER_LOW = 256 * 1024
+"""The stream writes again once a guest's send buffer is down to this."""
 LAST_WORD_S = 0.5
 """How long a stopping hub waits for the guests' last frames to leave."""
 REFUSALS_PER_SECOND = 2.0
@@ -137,17 +141,25 @@ class Hub:
         self._rendezvous = signal_urls(self.signal_url)
         """`--signal` may name several; the hub uses one until it fails, then the next."""
         self._using = self._rendezvous[0]
+        self._periodic = (
+            Periodic("approval expiry", 1.0, self._expire),
+            Periodic("guest latency", LATENCY_EVERY, self._measure),
+        )
 
     async def start(self) -> None:
         self._session = aiohttp.ClientSession()
         self._spawn(self._listen())
-        self._spawn(self._tick())
+        # Approvals expire and latency figures refresh only while someone is in the room.
+        for periodic in self._periodic:
+            periodic.while_occupied(self.runtime.occupancy)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._connected.wait(), 10.0)
 
     async def stop(self) -> None:
         for task in list(self._tasks):
             await cancelled(task)
+        for periodic in self._periodic:
+            await periodic.close()
         guests = list(self.live.values())
         for guest in guests:
             # Stopping is no farewell: the guests reconnect to the host once it is back.
@@ -378,16 +390,16 @@ class Hub:
             old_pc, guest.pc = guest.pc, pc
             if old_pc is not None and old_pc is not pc:
                 self._spawn(old_pc.close())
-        self._wire(pc, channel, join.guest_id)
+        link = self._wire(pc, channel, join.guest_id)
         resumable = guest is not None and join.last_seq is not None and guest.stream.can_resume_after(join.last_seq)
         if guest is not None and resumable:
-            guest.stream.attach(channel, after=join.last_seq)
+            guest.stream.attach(link, after=join.last_seq)
             return
         if guest is not None:
             await self.runtime.disconnect(guest.peer.id)
         guest = _Guest(join.guest_id, admitted, self._stream(join.guest_id), pc)
         self.live[join.guest_id] = guest
-        guest.stream.attach(channel)
+        guest.stream.attach(link)
         if join.last_seq is not None:
             guest.stream.send(encode(StreamGap(after=join.last_seq, reason="the hub no longer holds those frames")))
         await self.runtime.connect(admitted, guest.stream)
@@ -419,17 +431,17 @@ class Hub:
         stream.closer = close
         return stream
 
-    def _wire(self, pc: RTCPeerConnection, channel: RTCDataChannel, guest_id: str) -> None:
+    def _wire(self, pc: RTCPeerConnection, data_channel: RTCDataChannel, guest_id: str) -> Channel:
+        """The guest's frames to the runtime; from here on the hub speaks to it as a `Channel`."""
+        channel = AiortcChannel(pc, data_channel)
         gate = InboundGate.for_guest()
         reassembler = Reassembler()
         queue: asyncio.Queue[str] = asyncio.Queue(INBOUND_QUEUE)
         peer_id = peer_id_of(guest_id)
-        channel.bufferedAmountLowThreshold = 256 * 1024
 
         def reply(message: str) -> None:
             channel.send(encode(ErrorFrame(message=message)))
 
-        @channel.on("message")
         def _on_message(message: str | bytes) -> None:
             try:
                 text = message if isinstance(message, str) else message.decode("utf-8")
@@ -454,11 +466,13 @@ class Hub:
                 if gate.should_warn():
                     reply("throttled: too many frames waiting; frames were dropped")
 
-        @channel.on("bufferedamountlow")
         def _low() -> None:
             guest = self.live.get(guest_id)
             if guest is not None:
                 guest.stream.buffer_low()
+
+        channel.on_message(_on_message)
+        channel.on_buffer_low(BUFFER_LOW, _low)
 
         async def pump() -> None:
             while True:
@@ -469,16 +483,12 @@ class Hub:
 
         reader = self._spawn(pump())
 
-        @pc.on("connectionstatechange")
-        async def _state() -> None:
-            if pc.connectionState in ("failed", "closed"):
-                reader.cancel()
-                self._lost(guest_id, pc)
-
-        @channel.on("close")
         def _closed() -> None:
             reader.cancel()
             self._lost(guest_id, pc)
+
+        channel.on_lost(_closed)
+        return channel
 
     def _lost(self, guest_id: str, pc: RTCPeerConnection) -> None:
         """The channel dropped: keep the guest in the room for a while so it can resume."""
@@ -522,24 +532,21 @@ class Hub:
         guest.stream.send(encode(StreamGap(after=stream.last_seq, reason="you fell behind; here is the full state")))
         await self.runtime.connect(guest.peer, guest.stream)
 
-    async def _tick(self) -> None:
-        """Expire approvals and refresh the hosts' latency figures."""
-        beats = 0
-        while True:
-            await asyncio.sleep(1.0)
-            if expired := self.guests.expire():
-                await self.runtime.run(expired)
-            beats += 1
-            if beats % int(LATENCY_EVERY) == 0 and self.live:
-                # A comprehension, not a loop: a loop's variable would keep the last guest (its
-                # stream and ring) alive in this coroutine long after the guest was let go.
-                latencies = {guest_id: _latency_ms(guest.pc) for guest_id, guest in self.live.items()}
-                for guest_id, latency in latencies.items():
-                    self.guests.set_latency(guest_id, latency)
-                await self.runtime.run([self.guests.to_hosts()])
+    async def _expire(self) -> None:
+        if expired := self.guests.expire():
+            await self.runtime.run(expired)
+
+    async def _measure(self) -> None:
+        """Refresh the hosts' latency figures."""
+        if not self.live:
+            return
+        # A comprehension, not a loop: a loop's variable would keep the last guest (its stream
+        # and ring) alive in this coroutine long after the guest was let go.
+        latencies = {guest_id: _round_trip_ms(guest.stream.channel) for guest_id, guest in self.live.items()}
+        for guest_id, latency in latencies.items():
+            self.guests.set_latency(guest_id, latency)
+        await self.runtime.run([self.guests.to_hosts()])
 
 
-def _latency_ms(pc: RTCPeerConnection | None) -> float | None:
-    # aiortc measures the SCTP round trip but keeps it private; a missing figure is shown as unknown.
-    srtt = getattr(pc.sctp, "_srtt", None) if pc is not None and pc.sctp is not None else None
-    return round(srtt * 1000, 1) if isinstance(srtt, float) else None
+def _round_trip_ms(channel: Channel | None) -> float | None:
+    return channel.round_trip_ms() if channel is not None else None

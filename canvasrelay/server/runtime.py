@@ -21,6 +21,7 @@ from canvasrelay.core.room import Peer, Room
 from canvasrelay.protocol import ServerFrame, encode
 from canvasrelay.protocol.base import frame_type
 from canvasrelay.protocol.core import ErrorFrame, Restarting
+from canvasrelay.server.occupancy import Occupancy
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +50,8 @@ class Runtime:
     def __init__(self, room: Room, commit: Callable[[], None] | None = None) -> None:
         self.room = room
         self.transports: dict[str, Transport] = {}
+        self.occupancy = Occupancy()
+        """Told when the first peer arrives and the last leaves: timers and watchers run only in between."""
         self._handlers: dict[type[Effect], Callable[[Any], Awaitable[None]]] = {}
         self._closers: list[Callable[[], Awaitable[None]]] = []
         self._broadcast_listeners: list[Callable[[ServerFrame], None]] = []
@@ -121,11 +124,13 @@ class Runtime:
         if self.closing:
             return
         self.transports[peer.id] = transport
+        self.occupancy.changed(len(self.transports))
         await self.run(self.room.join(peer))
 
     async def disconnect(self, peer_id: str) -> None:
         if self.transports.pop(peer_id, None) is not None:
             await self.run(self.room.leave(peer_id))
+            self.occupancy.changed(len(self.transports))
 
     async def receive(self, peer_id: str, raw: str | bytes) -> None:
         """One frame from a peer. A handler or adapter that fails is a bug on this side: it is logged

@@ -13,9 +13,9 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from collections.abc import Awaitable, Callable
-from typing import Protocol
 
 from canvasrelay.protocol.framing import chunks
+from canvasrelay.protocol.rtc_channel import Channel
 
 COALESCE_BYTES = 64 * 1024
 """Small frames are packed into messages up to this size: one SCTP send instead of many."""
@@ -25,15 +25,6 @@ MAX_PENDING_BYTES = 8 << 20
 """A guest further behind than this skips ahead to the full state."""
 RING_BYTES = 4 << 20
 RING_FRAMES = 8192
-
-
-class Channel(Protocol):
-    """What the stream needs of an aiortc `RTCDataChannel`."""
-
-    @property
-    def bufferedAmount(self) -> int: ...
-
-    def send(self, data: str) -> None: ...
 
 
 class GuestStream:
@@ -125,7 +116,7 @@ class GuestStream:
             await self._wake.wait()
             self._wake.clear()
             while self.pending:
-                while channel.bufferedAmount > HIGH_WATER:
+                while channel.buffered > HIGH_WATER:
                     self._drained.clear()
                     await self._drained.wait()
                 first = self.pending[0][0]

@@ -3,7 +3,7 @@ reference server, Node), same workload, side by side.
 
     (cd tests/bench/yjs && npm ci)   # once, for y-websocket; without it that column is skipped
     .venv/bin/pip install pycrdt-websocket   # once
-    .venv/bin/python -m tests.bench.board_fanout [--rate 10] [--seconds 5] [--clients 1,5,20]
+    .venv/bin/python -m tests.bench.board_fanout [--rate 10] [--seconds 5] [--clients 1,5,20,50]
 
 N clients each send small board updates (a move of their note, then one typed character, in
 turn) at a steady rate. Both servers run in their own process, so their CPU time is read from
@@ -424,7 +424,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rate", type=float, default=10.0, help="updates per second per client")
     parser.add_argument("--seconds", type=float, default=5.0)
-    parser.add_argument("--clients", default="1,5,20")
+    parser.add_argument("--clients", default="1,5,20,50")
     args = parser.parse_args()
     asyncio.run(bench([int(n) for n in args.clients.split(",")], args.rate, args.seconds))
 

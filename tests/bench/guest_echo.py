@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from canvasrelay.client.guest import Guest
+from tests.bench.process_cpu import settled
 from tests.support import HostClient, serving_an_empty_project
 
 TERMINAL = "echo"
@@ -69,6 +70,7 @@ def figures(name: str, times: list[float]) -> str:
 
 async def run(keys: int) -> None:
     with serving_an_empty_project() as server:
+        await settled(server.proc.pid)  # type: ignore[union-attr]
         host = await HostClient.connect(server)
         await host.send({"t": "term-open", "id": TERMINAL, "cols": 80, "rows": 24})
         await quiet(host.next_frame)

@@ -1,7 +1,8 @@
-"""Guest fan-out, the Python hub beside headless Chromium as the hub: 1, 5 and 20 guests.
+"""Guest fan-out, the Python hub beside headless Chromium as the hub: 1, 5, 20 and 50 guests.
 
-Run: `python -m tests.bench.guest_fanout [--guests 1,5,20] [--quick]`. For each count it starts
-`canvas serve` (the hub, in its own process so its CPU and memory are its own), joins that many
+Run: `python -m tests.bench.guest_fanout [--guests 1,5,20,50] [--quick]`. For each count it starts
+`canvas serve` (the hub, in its own process so its CPU and memory are its own), waits until it
+has settled (it imports its agents' SDKs and aiortc for a few seconds after its links), joins that many
 aiortc guests from this process, and streams two shapes through one terminal: an agent-like stream
 of small timestamped lines, and a terminal-like bulk of output. Then the same number of aiortc
 guests join a Chromium page acting as the hub (`browser_hub`), which sends them the very frames
@@ -41,6 +42,7 @@ from aiortc import RTCPeerConnection
 from canvasrelay.client.guest import Guest
 from canvasrelay.protocol.framing import parse_stream_message
 from tests.bench.browser_hub import BrowserHub, ChromiumCpu, chromium_pids, pss_kb
+from tests.bench.process_cpu import settled
 from tests.support import HostClient, ServerProcess
 
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -134,6 +136,7 @@ async def run_python(count: int, small_lines: int, bulk_bytes: int) -> tuple[dic
         server = ServerProcess(root).start()
         assert server.proc is not None
         pid = server.proc.pid
+        await settled(pid)
         host = await HostClient.connect(server)
         guests: list[Guest] = []
         try:
@@ -246,11 +249,11 @@ def row(count: int, hub: str, r: dict[str, float]) -> str:
     return (
         f"{count:>6} {hub:>8} {r['small_cpu_ms_per_kb']:>11.3f} {r['small_p50_ms']:>7.1f} {r['small_p99_ms']:>7.1f} "
         f"{r['bulk_cpu_ms_per_kb']:>10.3f} {r['bulk_mb_per_s_total']:>9.2f} {r['bulk_mb_per_s_guest']:>10.2f} "
-        f"{r['kb_per_guest']:>8.0f} {r['guests_cpu_percent']:>8.0f} {skips}"
+        f"{r['kb_per_guest']:>8.0f} {r['guests_cpu_percent']:>8.0f} {skips}  load {os.getloadavg()[0]:.2f}"
     )
 
 
-async def main(counts: list[int], small_lines: int, bulk_bytes: int) -> None:
+async def main(counts: list[int], small_lines: int, bulk_bytes: int, browser_too: bool) -> None:
     print(
         f"{'guests':>6} {'hub':>8} {'small ms/KB':>11} {'p50 ms':>7} {'p99 ms':>7} {'bulk ms/KB':>10} "
         f"{'bulk MB/s':>9} {'MB/s/guest':>10} {'KB/guest':>8} {'recv %':>8} {'skips':>5}"
@@ -260,6 +263,8 @@ async def main(counts: list[int], small_lines: int, bulk_bytes: int) -> None:
         for count in counts:
             python, stream = await run_python(count, small_lines, bulk_bytes)
             print(row(count, "python", python), flush=True)
+            if not browser_too:
+                continue
             chromium = await run_browser(browser, count, stream)
             print(row(count, "chromium", chromium), flush=True)
             ratios.append(
@@ -280,11 +285,12 @@ async def main(counts: list[int], small_lines: int, bulk_bytes: int) -> None:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
-    parser.add_argument("--guests", default=None, help="guest counts, comma-separated (default 1,5,20; quick 1,5)")
+    parser.add_argument("--guests", default=None, help="guest counts, comma-separated (default 1,5,20,50; quick 1,5)")
     parser.add_argument(
         "--quick", action="store_true", help="a smaller stream and fewer guests, for a check in seconds"
     )
+    parser.add_argument("--python-only", action="store_true", help="the Python hub alone, without Chromium's beside it")
     args = parser.parse_args()
-    guests = args.guests or ("1,5" if args.quick else "1,5,20")
+    guests = args.guests or ("1,5" if args.quick else "1,5,20,50")
     small_lines, bulk_bytes = (500, 500_000) if args.quick else (1500, 2_000_000)
-    asyncio.run(main([int(n) for n in guests.split(",")], small_lines, bulk_bytes))
+    asyncio.run(main([int(n) for n in guests.split(",")], small_lines, bulk_bytes, not args.python_only))

@@ -33,6 +33,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tests.bench.process_cpu import settled
 from tests.support import HostClient, ServerProcess, open_paced
 
 REAL_FILES = 500
@@ -96,6 +97,8 @@ async def run(storm: str, server_src: str | None) -> None:
         make_project(root, history=storm == "history")
         env = {"PYTHONPATH": server_src} if server_src else {}
         server = ServerProcess(root, env=env, cwd=root).start()
+        assert server.proc is not None
+        await settled(server.proc.pid)
         host = await HostClient.connect(server)
         try:
             if storm == "files":

@@ -30,6 +30,7 @@ import aiohttp
 
 from canvasrelay.client.guest import Guest
 from tests.bench.guest_fanout import cpu_seconds
+from tests.bench.process_cpu import settled
 from tests.services import RedisServer, Service, SignalInstance, link_via
 from tests.support import ServerProcess
 
@@ -124,6 +125,8 @@ async def joins(a: SignalInstance, b: SignalInstance, count: int) -> str:
         (project / "README.md").write_text("# bench\n")
         served = ServerProcess(project).start("--signal", a.url, "--base-url", a.http)
         try:
+            assert served.proc is not None
+            await settled(served.proc.pid)
             link = link_via(served.room_link, b.url)
             gate = asyncio.Semaphore(JOIN_CONCURRENCY)
             took: list[float] = []

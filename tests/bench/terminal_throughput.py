@@ -26,6 +26,7 @@ from pathlib import Path
 
 import aiohttp
 
+from tests.bench.process_cpu import settled
 from tests.bench.termpair_side import Termpair
 from tests.bench.termpair_side import echo_latency as termpair_echo
 from tests.bench.termpair_side import throughput as termpair_throughput
@@ -170,6 +171,7 @@ async def main(size_mb: int, client_counts: list[int], keys: int, termpair: str 
         pid = server.proc.pid
         try:
             print(f"canvas: server RSS at start: {status_kb(pid, 'VmRSS') / 1024:.1f} MiB")
+            await settled(pid)
             for run, clients in enumerate(client_counts, start=1):
                 ours[clients] = await throughput(server, clients, payload, size, run)
                 print(f"  server peak RSS so far (VmHWM): {status_kb(pid, 'VmHWM') / 1024:.1f} MiB")
