@@ -257,7 +257,7 @@ class Guest:
         link.on_lost(lambda: self._lost(pc))
 
     def _board_step(self, more: dict[str, Any] | None) -> None:
-        if more is not None and self.channel is not None and self.channel.readyState == "open":
+        if more is not None and self.channel is not None and self.channel.is_open:
             self.channel.send(json.dumps(more))
         if self.board.complete:
             self.board_loaded.set()
