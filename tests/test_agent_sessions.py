@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from canvasrelay.core.agent_sessions import (
+    HISTORY_PAGE_INTERVAL_S,
     MAX_READS_PER_PEER,
     CancelTurn,
     CompactTurn,
@@ -130,6 +133,15 @@ def test_history_is_read_as_an_effect_one_page_per_request_and_bounded_per_peer(
         "through": 1,
     }
     assert isinstance(sessions.history(HOST, AgentHistoryRequest(session_id="s"))[0], ReadHistory)
+
+
+def test_one_peers_pages_take_turns_at_the_reader_and_another_peer_does_not_wait_behind_them() -> None:
+    sessions = started()
+    sessions.clock = lambda: 100.0
+    sessions.prompt(HOST, AgentPrompt(session_id="s", text="hi"))
+    delays = [sessions.history(HOST, AgentHistoryRequest(session_id="s"))[0].delay for _ in range(3)]  # type: ignore[attr-defined]
+    assert delays == pytest.approx([0.0, HISTORY_PAGE_INTERVAL_S, 2 * HISTORY_PAGE_INTERVAL_S])
+    assert sessions.history(OTHER, AgentHistoryRequest(session_id="s"))[0].delay == 0.0  # type: ignore[attr-defined]
 
 
 def test_a_join_reads_the_newest_page_of_each_history_shortest_first() -> None:

@@ -16,11 +16,13 @@ from pathlib import Path
 import aiohttp
 import pytest
 from aiohttp import web
+from aiohttp.test_utils import make_mocked_request
 
 from canvasrelay.client.guest import Guest, RoomLink
 from canvasrelay.protocol import signal_crypto
 from canvasrelay.server import rendezvous
 from canvasrelay.server.app import CanvasServer, ServeOptions
+from canvasrelay.server.client_address import client_address
 from canvasrelay.server.turn_credentials import TurnConfig
 from tests.support import HostClient, InProcessServer, ServerProcess
 from tests.test_agents_serve import create, events_until
@@ -221,3 +223,25 @@ async def test_turn_credentials_only_for_a_registered_room() -> None:
         assert await ask({"topic": topic, "proof": proof}) == 200
         await host.close()
     await runner.cleanup()
+
+
+@pytest.mark.parametrize(
+    ("peer", "trusted"),
+    [("127.0.0.1", True), ("10.1.2.3", True), ("192.168.0.9", True), ("93.184.216.34", False)],
+)
+def test_x_forwarded_for_counts_only_from_a_balancer(peer: str, trusted: bool) -> None:
+    request = make_mocked_request(
+        "GET", "/signal", headers={"X-Forwarded-For": "6.6.6.6, 198.51.100.4"}, transport=_Peer(peer)
+    )
+    assert client_address(request, forwarded_for=True) == ("198.51.100.4" if trusted else peer)
+    assert client_address(request, forwarded_for=False) == peer
+
+
+class _Peer:
+    """A transport as aiohttp's request reads its peer's address from."""
+
+    def __init__(self, address: str) -> None:
+        self.address = address
+
+    def get_extra_info(self, name: str, default: object = None) -> object:
+        return (self.address, 40000) if name == "peername" else default

@@ -10,18 +10,41 @@ from pathlib import Path
 from typing import Any
 
 from canvasrelay.cli.stopping import stop_event
-from canvasrelay.cli.usage import UsageError, check_port, colour, guest_name, listen_error, port
+from canvasrelay.cli.usage import (
+    UsageError,
+    check_port,
+    colour,
+    guest_name,
+    ice_url,
+    listen_error,
+    page_url,
+    port,
+    signal_list,
+)
 
 COMMANDS = ("signal", "join")
+NO_SUCH_ROOM_S = 6.0
+"""How long `join` waits for the room's hub to answer before it says there is no such room."""
 REDIS_START_WAIT = 3.0
 
 
 def add_serve_options(serve: argparse.ArgumentParser) -> None:
-    serve.add_argument("--signal", metavar="URL", help="an outside rendezvous (wss://…/signal) run by `canvas signal`")
-    serve.add_argument("--base-url", metavar="URL", help="where the room link sends guests (the guest page)")
+    serve.add_argument(
+        "--signal",
+        type=signal_list,
+        metavar="URL",
+        help="an outside rendezvous (wss://…/signal) run by `canvas signal` (default: this server's own)",
+    )
+    serve.add_argument(
+        "--base-url",
+        type=page_url,
+        metavar="URL",
+        help="where the room link sends guests, the guest page (default: this server)",
+    )
     serve.add_argument(
         "--ice-server",
         action="append",
+        type=ice_url,
         default=[],
         metavar="URL",
         help="STUN/TURN server for the hub and the guests (repeatable; turn:user:pass@host:port)",
@@ -36,7 +59,7 @@ def add_serve_options(serve: argparse.ArgumentParser) -> None:
 def add_commands(commands: Any) -> None:
     sig = commands.add_parser("signal", help="run the rendezvous alone, with the guest page, on a public machine")
     sig.add_argument("--host", default="0.0.0.0", help="address to bind (default 0.0.0.0)")
-    sig.add_argument("--port", type=port, default=8478, help="port (0 picks a free one)")
+    sig.add_argument("--port", type=port, default=8478, help="port (default 8478; 0 picks a free one)")
     sig.add_argument(
         "--redis", metavar="URL", help="share topics with other instances through this Redis (redis://host:6379/0)"
     )
@@ -64,12 +87,15 @@ def add_commands(commands: Any) -> None:
         action="append",
         default=[],
         metavar="URL",
+        type=page_url,
         help="a guest page elsewhere that may open /signal (repeatable; this server's own page always may)",
     )
     join = commands.add_parser("join", help="join a room from its link, as a guest in this terminal")
     join.add_argument("link", help="the room link (…#room=…&key=…&host=…)")
-    join.add_argument("--name", type=guest_name, default="terminal guest", help="the name the host sees")
-    join.add_argument("--color", type=colour, default="#8a8a8a", help="your colour, #rrggbb")
+    join.add_argument(
+        "--name", type=guest_name, default="terminal guest", help="the name the host sees (default terminal guest)"
+    )
+    join.add_argument("--color", type=colour, default="#8a8a8a", help="your colour, #rrggbb (default #8a8a8a)")
     join.add_argument(
         "--json", action="store_true", help="print every frame as a JSON line; send JSON lines from stdin"
     )
@@ -189,6 +215,8 @@ def _learn_names(frame: dict[str, Any], names: dict[str, str]) -> None:
 
 
 async def _join(args: argparse.Namespace) -> int:
+    from aiohttp import ClientError
+
     from canvasrelay.client.guest import Guest, HubRefused
     from canvasrelay.client.join_view import ThreadView
 
@@ -217,11 +245,21 @@ async def _join(args: argparse.Namespace) -> int:
 
     guest.listeners.append(show)
     try:
+        # Asked first, briefly: a link whose room nobody serves is said in seconds, not after the join's deadline.
+        async with asyncio.timeout(NO_SUCH_ROOM_S):
+            await guest.about()
         await guest.connect()
     except HubRefused as exc:
         raise UsageError(str(exc)) from None
-    except (TimeoutError, ConnectionError, OSError) as exc:
-        print(f"canvas: could not reach the room ({type(exc).__name__}: {exc})", file=sys.stderr)
+    except TimeoutError:
+        print(
+            "canvas: no such room: no host answers for this link (is its canvas serve running? was the room renewed?)",
+            file=sys.stderr,
+        )
+        return 1
+    except (ClientError, ConnectionError, OSError) as exc:
+        where = guest.signal_url
+        print(f"canvas: could not reach the rendezvous at {where} ({_reason(exc)})", file=sys.stderr)
         return 1
     loop = asyncio.get_running_loop()
     tasks = [loop.create_task(_until_stopped()), loop.create_task(ended.wait())]
@@ -232,6 +270,18 @@ async def _join(args: argparse.Namespace) -> int:
         task.cancel()
     await guest.close()
     return 0
+
+
+def _reason(exc: BaseException) -> str:
+    """What went wrong reaching a server, in a few words rather than a library's message."""
+    from aiohttp import ClientConnectorError
+
+    status = getattr(exc, "status", None)
+    if isinstance(status, int):
+        return f"it answered HTTP {status}"
+    if isinstance(exc, ClientConnectorError | ConnectionRefusedError):
+        return "nothing answers there"
+    return type(exc).__name__
 
 
 async def _pump_stdin(guest: Any) -> None:

@@ -31,7 +31,7 @@ def _parser() -> Parser:
     serve = commands.add_parser("serve", help="serve this folder's board, agents and terminals")
     serve.add_argument("--dir", type=Path, default=Path.cwd(), help="the project folder (default: here)")
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    serve.add_argument("--port", type=port, default=8477, help="port (0 picks a free one)")
+    serve.add_argument("--port", type=port, default=8477, help="port (default 8477; 0 picks a free one)")
     serve.add_argument("--no-open", action="store_true", help="do not open the host link in a browser")
     serve.add_argument("--new-room", action="store_true", help="new room secrets: old links stop working")
     cli_guests.add_serve_options(serve)
@@ -55,6 +55,8 @@ def _check_folder(path: Path) -> Path:
 
 async def _serve(args: argparse.Namespace) -> None:
     root = _check_folder(args.dir)
+    # Before the port: a canvas already serving this folder is named, not just its port found busy.
+    _check_not_serving(root)
     # Before anything starts: a port that cannot be had is said at once, not after the agents load.
     check_port(args.host, args.port)
     # Handlers go in before the links are printed: whoever reads them may press Ctrl-C at once.
@@ -74,6 +76,18 @@ async def _serve(args: argparse.Namespace) -> None:
     await stop.wait()
     say("canvas: stopping")
     await server.stop()
+
+
+def _check_not_serving(root: Path) -> None:
+    canvas_dir = root / ".canvas"
+    if not canvas_dir.is_dir():
+        return
+    from canvasrelay.server.canvas_dir import FolderLock
+
+    try:
+        FolderLock(canvas_dir).release()
+    except FolderInUse as exc:
+        raise UsageError(str(exc)) from None
 
 
 async def _start(args: argparse.Namespace, root: Path) -> CanvasServer:

@@ -10,6 +10,7 @@ import errno
 import re
 import socket
 from typing import NoReturn
+from urllib.parse import urlsplit
 
 EXIT_USAGE = 2
 COLOR = re.compile(r"^#[0-9a-fA-F]{6}$")
@@ -58,6 +59,44 @@ def guest_name(text: str) -> str:
 
     if not 1 <= len(text) <= NAME_MAX:
         raise argparse.ArgumentTypeError(f"a name is 1 to {NAME_MAX} characters")
+    return text
+
+
+def _url(text: str, schemes: tuple[str, ...], what: str, example: str) -> str:
+    try:
+        parts = urlsplit(text)
+        parts.port  # noqa: B018 (reading it checks it)
+    except ValueError:
+        parts = None
+    if parts is None or parts.scheme not in schemes or not parts.hostname:
+        raise argparse.ArgumentTypeError(f"{text} is not {what}; write it as {example}")
+    return text
+
+
+def page_url(text: str) -> str:
+    """`--base-url`: where guests open the room, an http(s) address."""
+    return _url(text, ("http", "https"), "a web address", "https://canvas.example/")
+
+
+def signal_list(text: str) -> str:
+    """`--signal`: one rendezvous or several, comma-separated, each a ws(s) address."""
+    urls = [url.strip() for url in text.split(",") if url.strip()]
+    if not urls:
+        raise argparse.ArgumentTypeError("--signal needs a rendezvous address, e.g. wss://signal.example/signal")
+    for url in urls:
+        _url(url, ("ws", "wss"), "a rendezvous address", "wss://signal.example/signal")
+    return text
+
+
+ICE_URL = re.compile(r"^(stun|stuns|turn|turns):([^@\s]+@)?[A-Za-z0-9.\-\[\]:]+(:\d{1,5})?(\?transport=(udp|tcp))?$")
+
+
+def ice_url(text: str) -> str:
+    """`--ice-server`: a STUN or TURN server."""
+    if not ICE_URL.match(text):
+        raise argparse.ArgumentTypeError(
+            f"{text} is not a STUN or TURN server; write stun:host:port or turn:user:password@host:port"
+        )
     return text
 
 

@@ -134,6 +134,11 @@ class Guest:
             self._supervisor = asyncio.get_running_loop().create_task(self._supervise())
         return self
 
+    @property
+    def signal_url(self) -> str:
+        """The rendezvous in use (the link may name several)."""
+        return self.rendezvous[self._using]
+
     async def send(self, frame: dict[str, Any] | str) -> None:
         if self.channel is None or not self.channel.is_open:
             raise ConnectionError("not connected")

@@ -54,6 +54,9 @@ HISTORY_PAGE = 200
 HISTORY_PAGE_CHARS = 192 * 1024
 """And at most this much of their JSON (but always one event): under the data channel's 256 KiB."""
 MAX_READS_PER_PEER = 4
+HISTORY_PAGE_INTERVAL_S = 0.05
+"""One peer's pages are read at most this often (20 a second, some 4 MB): the reader and the loop's
+encoding are shared, so a peer paging through everything leaves the others their share."""
 """History pages a peer may have asked for and not yet received."""
 MAX_QUEUE = 20
 MAX_SESSIONS = 500
@@ -84,6 +87,8 @@ class ReadHistory(Effect):
     after: int | None = None
     before: int | None = None
     asked: bool = False
+    delay: float = 0.0
+    """Seconds to wait before reading: this peer's turn at the reader."""
     limit: int = HISTORY_PAGE
     max_chars: int = HISTORY_PAGE_CHARS
 
@@ -239,6 +244,8 @@ class Sessions:
         """The project folder, so a permission's preview names paths inside it relatively."""
         self.sessions: dict[str, Session] = {}
         self.reading: dict[str, int] = {}
+        self.next_read: dict[str, float] = {}
+        """When each peer's next page may be read."""
         """Peer id → history pages it asked for that are still being read."""
         self._requests = 0
 
@@ -376,7 +383,11 @@ class Sessions:
                 )
             ]
         self.reading[peer.id] = self.reading.get(peer.id, 0) + 1
-        return [ReadHistory(peer.id, session.id, after=frame.after, before=frame.before, asked=True)]
+        now = self.clock()
+        # Never further ahead than the pages it may have asked for (a clock set back waits no longer).
+        turn = min(max(now, self.next_read.get(peer.id, now)), now + MAX_READS_PER_PEER * HISTORY_PAGE_INTERVAL_S)
+        self.next_read[peer.id] = turn + HISTORY_PAGE_INTERVAL_S
+        return [ReadHistory(peer.id, session.id, after=frame.after, before=frame.before, asked=True, delay=turn - now)]
 
     def history_read(self, read: ReadHistory, page: HistoryPage) -> list[AnyEffect]:
         """The page a `ReadHistory` read, for its peer (called by the adapter)."""
@@ -396,6 +407,7 @@ class Sessions:
 
     def left(self, peer: Peer) -> list[AnyEffect]:
         self.reading.pop(peer.id, None)
+        self.next_read.pop(peer.id, None)
         return []
 
     def heads(self, _peer: Peer) -> dict[str, Any]:

@@ -264,6 +264,8 @@ class AgentHost:
         self._spawn(self._read_page(effect))
 
     async def _read_page(self, read: ReadHistory) -> None:
+        if read.delay > 0:
+            await asyncio.sleep(read.delay)
         page = await self.store.history.page(read.session_id, read.after, read.before, read.limit, read.max_chars)
         self.pump(self.core.history_read(read, page))
 
