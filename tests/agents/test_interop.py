@@ -24,7 +24,7 @@ from tests.agents.fake_models import FakeModels
 from tests.agents.real_agents import AGENTS, missing, setup
 from tests.support import HostClient, InProcessServer
 
-pytestmark = pytest.mark.timeout(1200)
+pytestmark = [pytest.mark.interop, pytest.mark.timeout(1200)]
 
 RULES = """
 [[permissions]]
@@ -87,6 +87,19 @@ class Run:
                     seen.append(frame["event"])
                     if frame["event"]["kind"] in kinds:
                         return seen
+
+
+async def turns_at_once(host: HostClient, prompts: dict[str, str]) -> dict[str, list[dict[str, Any]]]:
+    """Prompt several sessions at once and wait until every turn ended; each session's events."""
+    for session_id, text in prompts.items():
+        await host.send({"t": "agent-prompt", "sessionId": session_id, "text": text})
+    events: dict[str, list[dict[str, Any]]] = {session_id: [] for session_id in prompts}
+    async with asyncio.timeout(AGENT_TIMEOUT):
+        while not all(seen and seen[-1]["kind"] == "turn-end" for seen in events.values()):
+            frame = await host.next_frame(AGENT_TIMEOUT)
+            if frame.get("t") == "agent-event" and frame["sessionId"] in events:
+                events[frame["sessionId"]].append(frame["event"])
+    return events
 
 
 def resolved(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -266,11 +279,11 @@ ASKS_BEFORE_READING = {"opencode"}
 rule decides for them: opencode announces the path, then asks with empty locations and raw input."""
 
 
-@pytest.mark.interop
 @pytest.mark.parametrize("agent", AGENTS)
 async def test_a_confined_agent_cannot_read_the_rooms_secrets(agent: str, tmp_path: Path) -> None:
     """Whatever tool the agent reads with, `.canvas/secrets.json` and `.env` reach neither the
-    thread nor the model; a read rule decides for agents that ask; a crash reads in words."""
+    thread nor the model; a read rule decides for agents that ask; a model error and a crash read
+    in words; two sessions of the agent answer at once."""
     reason = missing(agent)
     if reason is not None:
         pytest.skip(reason)
@@ -301,6 +314,18 @@ async def test_a_confined_agent_cannot_read_the_rooms_secrets(agent: str, tmp_pa
                 decided = resolved(read)
                 assert [r["by"] for r in decided] == ["rules"], read
                 assert "rule-protected" not in repr(fake.tool_results)
+
+            # two sessions at once
+            other = await create(host, agent, options=False)
+            both = await turns_at_once(host, {session_id: "first of two", other: "second of two"})
+            assert "Fake model says: first of two" in said(both[session_id])
+            assert "Fake model says: second of two" in said(both[other])
+
+            # a model error, in words
+            failed = (await run.turn("ACTION: fail"))[-1]
+            assert failed.get("error") is None or failed["error"].startswith("The agent "), failed
+            # Claude's agent may answer the prompt after an error with that error's end.
+            await run.turn("after the error")
 
             # a crash of the agent, in words
             await host.send({"t": "agent-prompt", "sessionId": session_id, "text": "ACTION: slow"})
