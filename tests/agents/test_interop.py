@@ -19,6 +19,7 @@ import pytest
 
 from canvasrelay.client.guest import Guest
 from canvasrelay.core import session_log
+from canvasrelay.server.agent_host import RELOAD_FAILED
 from tests.agent_support import TURN_TIMEOUT, config, create, events_until, group_members, said, serving
 from tests.agents.fake_models import FakeModels
 from tests.agents.real_agents import AGENTS, missing, setup
@@ -33,6 +34,8 @@ pattern = "touch denied*"
 action = "deny"
 reason = "no denied files here"
 """
+CANCEL_WITHIN = 5.0
+"""Seconds from the host's cancel to the turn's end, as a person waits for it."""
 AGENT_TIMEOUT = 180.0
 """A real agent's first turn includes its start-up (tens of seconds on a loaded machine)."""
 CORE_ONLY = {"gemini"}
@@ -228,9 +231,12 @@ async def test_a_real_agent_through_canvas(agent: str, tmp_path: Path) -> None:
             await host.send({"t": "agent-prompt", "sessionId": session_id, "text": "ACTION: slow"})
             while "slow chunk" not in said(await events_until(host, session_id, "chunk")):
                 pass
+            loop = asyncio.get_running_loop()
             await host.send({"t": "agent-cancel", "sessionId": session_id})
+            asked_at = loop.time()
             cancelled = (await events_until(host, session_id, "turn-end"))[-1]
-            assert cancelled.get("cancelled") or cancelled.get("error"), cancelled
+            assert loop.time() - asked_at < CANCEL_WITHIN, f"cancel took {loop.time() - asked_at:.1f} s"
+            assert cancelled.get("cancelled") and not cancelled.get("error"), cancelled
             after = await run.turn("after the cancel")
             assert after[-1].get("error") is None
             if "Fake model says: after the cancel" not in said(after):
@@ -244,6 +250,7 @@ async def test_a_real_agent_through_canvas(agent: str, tmp_path: Path) -> None:
             told = await host.expect("agent-options", timeout=TURN_TIMEOUT, sessionId=session_id)
             assert current(told["options"], option_id) == value
             groups.append(served.server.agents.procs[session_id].pid)
+            agent_session = served.server.agents.agent_ids[session_id]
             await guest.close()
             await host.close()
         assert all(group_members(g) == [] for g in groups)
@@ -251,7 +258,11 @@ async def test_a_real_agent_through_canvas(agent: str, tmp_path: Path) -> None:
         async with serving(root) as served:
             host = await HostClient.connect(served)
             run = Run(host, session_id)
-            assert "Fake model says: after the restart" in said(await run.turn("after the restart"))
+            events = await run.turn("after the restart")
+            assert "Fake model says: after the restart" in said(events)
+            # the agent reloaded its own conversation: the same id, and no "could not reload" notice
+            assert served.server.agents.agent_ids[session_id] == agent_session
+            assert not [e for e in events if e["kind"] == "notice" and e["text"] == RELOAD_FAILED]
             assert current(latest_options(host, session_id), option_id) == value
             groups.append(served.server.agents.procs[session_id].pid)
             await host.close()
