@@ -85,19 +85,19 @@ class AgentSpec:
 
     def info(self) -> AgentInfo:
         confinement = agent_sandbox.confinement(self.confine)
-        common = {"id": self.id, "label": self.label, "confined": confinement.confined}
+        info = AgentInfo(
+            id=self.id,
+            label=self.label,
+            available=True,
+            confined=confinement.confined,
+            confinement=confinement.words,
+        )
         if self.resolve() is None:
-            return AgentInfo(
-                **common,
-                available=False,
-                reason=self.missing(),
-                state="not-installed",
-                install=self.install,
-                confinement=confinement.words,
+            return info.model_copy(
+                update={"available": False, "reason": self.missing(), "state": "not-installed", "install": self.install}
             )
         setup = self.needs_key()
-        state = "needs-key" if setup else "ready"
-        return AgentInfo(**common, available=True, state=state, setup=setup, confinement=confinement.words)
+        return info.model_copy(update={"state": "needs-key", "setup": setup}) if setup else info
 
     def missing(self) -> str:
         """Why it is not on offer, and what would make it so."""

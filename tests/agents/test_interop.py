@@ -19,6 +19,7 @@ import pytest
 
 from canvasrelay.client.guest import Guest
 from canvasrelay.core import session_log
+from canvasrelay.server.agent_host import RELOAD_FAILED
 from tests.agent_support import TURN_TIMEOUT, config, create, events_until, group_members, said, serving
 from tests.agents.fake_models import FakeModels
 from tests.agents.real_agents import AGENTS, lacking, setup
@@ -33,6 +34,8 @@ pattern = "touch denied*"
 action = "deny"
 reason = "no denied files here"
 """
+CANCEL_WITHIN = 5.0
+"""Seconds from the host's cancel to the turn's end, as a person waits for it."""
 AGENT_TIMEOUT = 180.0
 """A real agent's first turn includes its start-up (tens of seconds on a loaded machine)."""
 CORE_ONLY = {"gemini"}
@@ -87,6 +90,19 @@ class Run:
                     seen.append(frame["event"])
                     if frame["event"]["kind"] in kinds:
                         return seen
+
+
+async def turns_at_once(host: HostClient, prompts: dict[str, str]) -> dict[str, list[dict[str, Any]]]:
+    """Prompt several sessions at once and wait until every turn ended; each session's events."""
+    for session_id, text in prompts.items():
+        await host.send({"t": "agent-prompt", "sessionId": session_id, "text": text})
+    events: dict[str, list[dict[str, Any]]] = {session_id: [] for session_id in prompts}
+    async with asyncio.timeout(AGENT_TIMEOUT):
+        while not all(seen and seen[-1]["kind"] == "turn-end" for seen in events.values()):
+            frame = await host.next_frame(AGENT_TIMEOUT)
+            if frame.get("t") == "agent-event" and frame["sessionId"] in events:
+                events[frame["sessionId"]].append(frame["event"])
+    return events
 
 
 def resolved(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -214,9 +230,12 @@ async def test_a_real_agent_through_canvas(agent: str, tmp_path: Path) -> None:
             await host.send({"t": "agent-prompt", "sessionId": session_id, "text": "ACTION: slow"})
             while "slow chunk" not in said(await events_until(host, session_id, "chunk")):
                 pass
+            loop = asyncio.get_running_loop()
             await host.send({"t": "agent-cancel", "sessionId": session_id})
+            asked_at = loop.time()
             cancelled = (await events_until(host, session_id, "turn-end"))[-1]
-            assert cancelled.get("cancelled") or cancelled.get("error"), cancelled
+            assert loop.time() - asked_at < CANCEL_WITHIN, f"cancel took {loop.time() - asked_at:.1f} s"
+            assert cancelled.get("cancelled") and not cancelled.get("error"), cancelled
             after = await run.turn("after the cancel")
             assert after[-1].get("error") is None
             if "Fake model says: after the cancel" not in said(after):
@@ -230,6 +249,7 @@ async def test_a_real_agent_through_canvas(agent: str, tmp_path: Path) -> None:
             told = await host.expect("agent-options", timeout=TURN_TIMEOUT, sessionId=session_id)
             assert current(told["options"], option_id) == value
             groups.append(served.server.agents.procs[session_id].pid)
+            agent_session = served.server.agents.agent_ids[session_id]
             await guest.close()
             await host.close()
         assert all(group_members(g) == [] for g in groups)
@@ -237,7 +257,11 @@ async def test_a_real_agent_through_canvas(agent: str, tmp_path: Path) -> None:
         async with serving(root) as served:
             host = await HostClient.connect(served)
             run = Run(host, session_id)
-            assert "Fake model says: after the restart" in said(await run.turn("after the restart"))
+            events = await run.turn("after the restart")
+            assert "Fake model says: after the restart" in said(events)
+            # the agent reloaded its own conversation: the same id, and no "could not reload" notice
+            assert served.server.agents.agent_ids[session_id] == agent_session
+            assert not [e for e in events if e["kind"] == "notice" and e["text"] == RELOAD_FAILED]
             assert current(latest_options(host, session_id), option_id) == value
             groups.append(served.server.agents.procs[session_id].pid)
             await host.close()
@@ -259,11 +283,11 @@ ASKS_BEFORE_READING = {"opencode"}
 rule decides for them: opencode announces the path, then asks with empty locations and raw input."""
 
 
-@pytest.mark.interop
 @pytest.mark.parametrize("agent", AGENTS)
 async def test_a_confined_agent_cannot_read_the_rooms_secrets(agent: str, tmp_path: Path) -> None:
     """Whatever tool the agent reads with, `.canvas/secrets.json` and `.env` reach neither the
-    thread nor the model; a read rule decides for agents that ask; a crash reads in words."""
+    thread nor the model; a read rule decides for agents that ask; a model error and a crash read
+    in words; two sessions of the agent answer at once."""
     lacks = lacking(agent)
     if lacks is not None:
         missing(*lacks)
@@ -294,6 +318,18 @@ async def test_a_confined_agent_cannot_read_the_rooms_secrets(agent: str, tmp_pa
                 decided = resolved(read)
                 assert [r["by"] for r in decided] == ["rules"], read
                 assert "rule-protected" not in repr(fake.tool_results)
+
+            # two sessions at once
+            other = await create(host, agent, options=False)
+            both = await turns_at_once(host, {session_id: "first of two", other: "second of two"})
+            assert "Fake model says: first of two" in said(both[session_id])
+            assert "Fake model says: second of two" in said(both[other])
+
+            # a model error, in words
+            failed = (await run.turn("ACTION: fail"))[-1]
+            assert failed.get("error") is None or failed["error"].startswith("The agent "), failed
+            # Claude's agent may answer the prompt after an error with that error's end.
+            await run.turn("after the error")
 
             # a crash of the agent, in words
             await host.send({"t": "agent-prompt", "sessionId": session_id, "text": "ACTION: slow"})
