@@ -66,7 +66,7 @@ export function AttentionCentre() {
   return (
     <section
       id={ATTENTION_ID}
-      className={`attention ${shown.length ? "attention-busy" : "attention-idle"}`}
+      className={`attention ${shown.length ? "attention-busy" : "attention-idle"}${shown.every((entry) => entry.kind === "waiting" || entry.kind === "ended") ? " attention-own" : ""}`}
       data-testid="attention"
       aria-label={isHost ? "Waiting for you" : "Your requests"}
       tabIndex={-1}

@@ -1,6 +1,7 @@
 import { useRoom, useRoomStore } from "../roomClient";
 
-/** What this page was told (an error, a catch-up), each until the person dismisses it. */
+/** What this page was told (an error, a catch-up): each fades after a few seconds (not while the
+pointer or the focus is on it), or goes at once when the person dismisses it. */
 export function Notices() {
   const store = useRoomStore();
   const notices = useRoom((s) => s.notices);
@@ -8,7 +9,7 @@ export function Notices() {
   return (
     <ul className="notices" data-testid="notices" role="status">
       {notices.map((notice) => (
-        <li key={notice.id} data-testid="notice">
+        <li key={notice.id} data-testid="notice" onAnimationEnd={() => store.dismissNotice(notice.id)}>
           <span>{notice.text}</span>
           <button type="button" className="notice-dismiss" aria-label="Dismiss" onClick={() => store.dismissNotice(notice.id)}>
             ×

@@ -19,7 +19,7 @@ import {
   ViewportPortal,
 } from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
-import { type KeyboardEvent, type PointerEvent, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
+import { type KeyboardEvent, type PointerEvent, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type * as Y from "yjs";
 import { framePickers } from "../frames";
 import { AWARENESS_MAX_DRAGGING } from "../protocol.gen";
@@ -436,12 +436,10 @@ function Canvas({ session }: { session: BoardSession }) {
     [flow, nodes],
   );
 
-  // The first view of a board fits what is on it into the part nothing floats over.
-  const fitted = useRef(false);
-  useLayoutEffect(() => {
-    if (!fitOnLoad || fitted.current) return;
-    fitted.current = true;
-    fit(undefined, 0);
+  // The first view of a board fits what is on it into the part nothing floats over (once React
+  // Flow can move its view).
+  const onInit = useCallback(() => {
+    if (fitOnLoad) fit(undefined, 0);
   }, [fitOnLoad, fit]);
 
   const showFrame = useShowFrame(session, wrapper, readOnly, setSelected);
@@ -777,6 +775,7 @@ function Canvas({ session }: { session: BoardSession }) {
         nodeTypes={nodeTypes}
         edgeTypes={edgeTypes}
         colorMode={theme}
+        onInit={onInit}
         onNodesChange={onNodesChange}
         onEdgesChange={onEdgesChange}
         onNodeDragStart={onNodeDragStart}

@@ -151,7 +151,7 @@ function GuestRoom({
       <main className="page">
         {access && (
           <p className={`banner banner-${access}`} data-testid="access-banner" data-access={access}>
-            {ACCESS_TEXT[access] ?? ""}
+            <FoldedLine text={ACCESS_TEXT[access] ?? ""} />
           </p>
         )}
         {access && welcome && (
@@ -167,6 +167,16 @@ function GuestRoom({
         )}
       </main>
     </RoomPage>
+  );
+}
+
+/** A line that a phone shows as one row, whole after a tap, so the board starts near the top. */
+function FoldedLine({ text }: { text: string }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <button type="button" className="banner-fold" aria-expanded={open} onClick={() => setOpen((was) => !was)}>
+      {text}
+    </button>
   );
 }
 

@@ -1,0 +1,158 @@
+"""The board at scale in Chromium: 1,000 / 5,000 / 10,000 items (notes, shapes, arrows).
+
+    .venv/bin/python -m tests.bench.board_scale [--sizes 1000 5000 10000] [--steps 120]
+
+For each size a real `canvas serve` opens a board log seeded with that many items in a grid, and
+a host page in Chromium opens it at 100 % (as a person works) and then fitted (every item on
+screen). Printed per size, with the board's culling on and then off (`canvas.board.culling`
+= "off" in local storage): time from navigation to the first item drawn, frame times (p50, p95,
+max; from requestAnimationFrame) while panning with the wheel and while zooming with Ctrl+wheel,
+how many item nodes are in the page, and the page's JS heap. The goal is a p95 frame under
+16.7 ms at 5,000 items on this machine; the machine's load average is printed beside the figures
+(this machine is shared, so the figures are only comparable within one run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import secrets
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from pycrdt import Map, Text
+
+from canvasrelay.core.board import Board
+from canvasrelay.server.board_log import BOARD_LOG, write_log
+from tests.support import CHROMIUM, CHROMIUM_ARGS, ServerProcess
+
+SPACING = 260.0
+RECORD_FRAMES = """() => {
+  window.__frames = [];
+  let last = performance.now();
+  const tick = (now) => { window.__frames.push(now - last); last = now; if (window.__recording) requestAnimationFrame(tick); };
+  window.__recording = true;
+  requestAnimationFrame(tick);
+}"""
+
+
+def seeded_board(count: int) -> bytes:
+    """A grid of notes and shapes, every third item joined to the one before it by an arrow."""
+    board = Board()
+    columns = max(1, int(math.sqrt(count * 0.75)))
+    placed: list[str] = []
+    with board.change():
+        for index in range(count):
+            item_id = secrets.token_hex(6)
+            if index % 4 == 3 and placed:
+                fields: dict[str, Any] = {"kind": "arrow", "from": placed[-1], "to": placed[-2] if len(placed) > 1 else placed[-1]}
+                fields.update({"x": 0.0, "y": 0.0, "w": 1.0, "h": 1.0, "color": "#1e1e1e"})
+            else:
+                slot = len(placed)
+                x, y = (slot % columns) * SPACING, (slot // columns) * SPACING
+                if index % 2:
+                    fields = {"kind": "shape", "shape": "rect", "x": x, "y": y, "w": 160.0, "h": 100.0, "color": "#1971c2", "text": Text(f"shape {slot}")}
+                else:
+                    fields = {"kind": "note", "x": x, "y": y, "w": 200.0, "h": 200.0, "color": "#ffd43b", "text": Text(f"note {slot}")}
+                placed.append(item_id)
+            fields["z"] = float(index)
+            board.items[item_id] = Map(fields)
+    return board.checkpoint()
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else float("nan")
+
+
+def frames(page: Any, gesture: str, steps: int) -> list[float]:
+    page.evaluate(RECORD_FRAMES)
+    page.mouse.move(640, 420)
+    for step in range(steps):
+        if gesture == "pan":
+            page.mouse.wheel(40 if step % 40 < 20 else -40, 30)
+        else:
+            page.keyboard.down("Control")
+            page.mouse.wheel(0, -60 if step % 30 < 15 else 60)
+            page.keyboard.up("Control")
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    page.evaluate("() => { window.__recording = false; }")
+    recorded: list[float] = page.evaluate("() => window.__frames.slice(1)")
+    return recorded
+
+
+def heap_mb(page: Any) -> float:
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Performance.enable")
+    metrics = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
+    return float(metrics.get("JSHeapUsedSize", 0)) / 1e6
+
+
+def measure(browser: Any, server: ServerProcess, room_id: str, culling: bool, fitted: bool, steps: int) -> dict[str, Any]:
+    context = browser.new_context(viewport={"width": 1280, "height": 840})
+    view = {} if fitted else {f"canvas.view.{room_id}": json.dumps({"x": 40, "y": 120, "zoom": 1})}
+    settings = {**view, **({} if culling else {"canvas.board.culling": "off"})}
+    context.add_init_script(f"for (const [k, v] of Object.entries({json.dumps(settings)})) localStorage.setItem(k, v);")
+    page = context.new_page()
+    page.goto(server.host_link)
+    page.locator(".react-flow__node").first.wait_for(timeout=300_000)
+    drawn_ms = page.evaluate("() => performance.now()")
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    result = {
+        "drawn_ms": drawn_ms,
+        "nodes": page.locator(".react-flow__node").count(),
+        "pan": frames(page, "pan", steps),
+        "zoom": frames(page, "zoom", steps),
+        "heap_mb": heap_mb(page),
+    }
+    context.close()
+    return result
+
+
+def row(label: str, figures: dict[str, Any]) -> str:
+    def spread(values: list[float]) -> str:
+        return f"{percentile(values, 0.5):6.1f} {percentile(values, 0.95):6.1f} {max(values, default=float('nan')):7.1f}"
+
+    return (
+        f"{label:<26} {figures['drawn_ms'] / 1000:7.2f} s {figures['nodes']:6d}  pan {spread(figures['pan'])}"
+        f"   zoom {spread(figures['zoom'])}  {figures['heap_mb']:7.1f} MB"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 5000, 10000])
+    parser.add_argument("--steps", type=int, default=120, help="wheel events per gesture")
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    print(f"load average {os.getloadavg()[0]:.2f}; frame times in ms: p50 p95 max")
+    print(f"{'board':<26} {'drawn':>9} {'nodes':>6}  pan {'p50':>6} {'p95':>6} {'max':>7}   zoom {'p50':>6} {'p95':>6} {'max':>7}  {'heap':>10}")
+    with sync_playwright() as playwright, tempfile.TemporaryDirectory() as tmp:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        for size in args.sizes:
+            root = Path(tmp) / f"board-{size}"
+            root.mkdir()
+            # A first start makes the project's .canvas (its store and an empty board log), which
+            # the seeded board then replaces.
+            ServerProcess(root).start().stop()
+            write_log(root / ".canvas" / BOARD_LOG, [seeded_board(size)])
+            server = ServerProcess(root).start()
+            try:
+                room_id = server.room_link.split("#room=", 1)[1].split("&", 1)[0]
+                for fitted in (False, True):
+                    for culling in (True, False):
+                        figures = measure(browser, server, room_id, culling, fitted, args.steps)
+                        label = f"{size:,} {'fitted' if fitted else 'at 100 %'} culling {'on' if culling else 'off'}"
+                        print(row(label, figures), flush=True)
+            finally:
+                server.stop()
+        browser.close()
+    print(f"load average {os.getloadavg()[0]:.2f}; p95 goal: under 16.7 ms at 5,000 items")
+
+
+if __name__ == "__main__":
+    main()
