@@ -235,7 +235,14 @@ async def test_exit_code_is_sent(host: HostClient) -> None:
     assert screen.exit_code == 7
     listing = [frame for frame in host.seen if frame["t"] == "terminals"][-1]
     assert listing["terminals"] == [
-        {"id": "t1", "name": "Terminal 1", "running": False, "exitCode": 7, "endedWhileStopped": False, "controllers": []}
+        {
+            "id": "t1",
+            "name": "Terminal 1",
+            "running": False,
+            "exitCode": 7,
+            "endedWhileStopped": False,
+            "controllers": [],
+        }
     ]
     await host.send({"t": "term-input", "id": "t1", "data": "echo\r"})
     assert "has ended" in (await host.expect("error"))["message"]

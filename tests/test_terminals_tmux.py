@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from canvasrelay.client.guest import Guest
 from tests.support import HostClient, ServerProcess
 from tests.test_terminals import open_terminal
 
@@ -218,20 +219,43 @@ class AttachedTerminal:
         os.waitpid(self.pid, 0)
 
 
-async def test_canvas_attach_and_the_page_type_into_the_same_shell(serving: ServerProcess, kept: Path) -> None:
+async def guest_output(guest: Guest, tid: str, text: str) -> None:
+    async with asyncio.timeout(15):
+        while text not in (await guest.expect("term-data", id=tid))["data"]:
+            pass
+
+
+async def test_canvas_attach_the_page_and_a_guest_with_control_type_into_the_same_shell(
+    serving: ServerProcess, kept: Path
+) -> None:
     host, _ = await connect(serving)
     screen = await open_terminal(host, "t1", cols=100, rows=30)
     await host.send({"t": "term-input", "id": "t1", "data": "echo ready-$((1+1))\r"})
     await screen.until("ready-2")
+    await host.send({"t": "room-set-access", "access": "edit"})
+    guest = await Guest(serving.room_link, name="Ada", color="#3366aa").connect()
+    await guest.expect("access")
+    await host.send({"t": "terminal-grant", "guestId": guest.guest_id, "terminalId": "t1", "granted": True})
+    await guest.expect("access", grantedTerminals=["t1"])
+    await guest.send({"t": "term-open", "id": "t1"})
     attached = AttachedTerminal(kept, "Terminal 1")
     try:
         await attached.until("ready-2")
         attached.type("echo from-attach-$((3+4))\r")
         await screen.until("from-attach-7")
+        await guest_output(guest, "t1", "from-attach-7")
         await host.send({"t": "term-input", "id": "t1", "data": "echo from-page-$((5+6))\r"})
         await attached.until("from-page-11")
+        await guest_output(guest, "t1", "from-page-11")
+        await guest.send({"t": "term-input", "id": "t1", "data": "echo from-guest-$((6+7))\r"})
+        await attached.until("from-guest-13")
+        await screen.until("from-guest-13")
+        # The page names who typed, in their colour (the frame came among the output).
+        typists = [(f["name"], f["color"]) for f in host.seen if f["t"] == "term-typist" and f["id"] == "t1"]
+        assert typists[0] == ("Host", "#495057") and typists[-1] == ("Ada", "#3366aa")
     finally:
         attached.close()
+        await guest.close()
     await host.close()
 
 
