@@ -48,6 +48,7 @@ import { type BoardNode, edgeTypes, itemLabel, nodeTypes, strokePath } from "./n
 import { BoardSession, type Peer } from "./sync";
 import { Toolbar } from "./Toolbar";
 import { placesOnClick, type Tool, toolForKey } from "./tools";
+import { PHONE } from "./phone";
 import { ThreadSheet } from "./ThreadSheet";
 import { useMedia } from "./useMedia";
 import { useShowFrame } from "./useShowFrame";
@@ -61,7 +62,6 @@ type KeyEvent = Pick<KeyboardEvent, "key" | "ctrlKey" | "metaKey" | "altKey" | "
 
 const DRAG_WRITE_MS = 50;
 /** Where the board's frames are too small to read: their thread opens in a sheet instead. */
-const PHONE = "(max-width: 640px)";
 const ARROW_COLOUR = "#495057";
 const PALETTE = ["#e03131", "#2f9e44", "#1971c2", "#f08c00", "#9c36b5", "#0c8599", "#c2255c", "#5c940d"];
 /** Keys typed here belong to what has focus (a terminal, a prompt, a field), not to the board. */
@@ -499,7 +499,11 @@ function Canvas({ session }: { session: BoardSession }) {
   }, [pen, session, style]);
 
   const Picker = picking ? framePickers[picking] : undefined;
-  const selectedAgent = selected.size === 1 ? items.find((item) => selected.has(item.id) && item.holds?.type === "agent") : undefined;
+  // On a phone, an agent's thread or a terminal opens at the screen's width.
+  const selectedSheet =
+    selected.size === 1
+      ? items.find((item) => selected.has(item.id) && (item.holds?.type === "agent" || item.holds?.type === "terminal"))
+      : undefined;
   const sheetItem = reading ? items.find((item) => item.id === reading && item.holds) : undefined;
   const closeSheet = useCallback(() => setReading(null), []);
 
@@ -606,9 +610,14 @@ function Canvas({ session }: { session: BoardSession }) {
         onStyle={applyStyle}
         onHelp={() => setHelp(true)}
       />
-      {phone && selectedAgent && (
-        <button type="button" className="board-thread-button" data-testid="board-open-thread" onClick={() => setReading(selectedAgent.id)}>
-          Open the thread
+      {phone && selectedSheet && (
+        <button
+          type="button"
+          className="board-thread-button"
+          data-testid={selectedSheet.holds?.type === "terminal" ? "board-open-terminal" : "board-open-thread"}
+          onClick={() => setReading(selectedSheet.id)}
+        >
+          {selectedSheet.holds?.type === "terminal" ? "Open the terminal" : "Open the thread"}
         </button>
       )}
       {sheetItem && <ThreadSheet item={sheetItem} onClose={closeSheet} />}
