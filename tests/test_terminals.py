@@ -6,6 +6,7 @@ import asyncio
 import os
 import re
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -118,16 +119,24 @@ def test_a_shell_that_exits_is_reported_and_typing_is_refused() -> None:
     assert "has ended" in (refused(room.receive("host", '{"t":"term-input","id":"a","data":"x"}')) or "")
 
 
-def test_a_grant_ends_with_its_shell() -> None:
+def host_and_ada(
+    access: Access, clock: Callable[[], float] = time.monotonic
+) -> tuple[Room, Guests, TerminalRoom, Peer, Peer]:
+    """A room with its host and one guest, Ada, admitted with `access`."""
     room = Room(RoomInfo(room_id="r", key="k", host_public_key="h", cwd="/tmp"))
-    guests = Guests(room)
+    guests = Guests(room, clock=clock)
     terminals = TerminalRoom(room, guests)
-    guests.default_access = Access.EDIT
+    guests.default_access = access
     host = Peer(id="host-1", access=Access.HOST)
     room.join(host)
-    guest = guests.admit(GuestJoin(guest_id="guest0001", secret="s" * 20, name="Ada", color="#112233"))
-    assert isinstance(guest, Peer)
-    room.join(guest)
+    ada = guests.admit(GuestJoin(guest_id="guest0001", secret="s" * 20, name="Ada", color="#112233"))
+    assert isinstance(ada, Peer)
+    room.join(ada)
+    return room, guests, terminals, host, ada
+
+
+def test_a_grant_ends_with_its_shell() -> None:
+    room, guests, terminals, host, guest = host_and_ada(Access.EDIT)
     typing = '{"t":"term-input","id":"T","data":"id\\r"}'
     grant = TerminalGrant(guest_id="guest0001", terminal_id="T", granted=True)
 
@@ -392,15 +401,7 @@ def test_a_guests_approved_new_terminal_is_the_guests_to_type_in() -> None:
 
 def test_who_typed_is_named_to_the_watchers_when_it_changes_and_after_a_pause() -> None:
     now = [100.0]
-    room = Room(RoomInfo(room_id="r", key="k", host_public_key="h", cwd="/tmp"))
-    guests = Guests(room, clock=lambda: now[0])
-    TerminalRoom(room, guests)
-    guests.default_access = Access.TRUSTED
-    host = Peer(id="host-1", access=Access.HOST)
-    room.join(host)
-    ada = guests.admit(GuestJoin(guest_id="guest0001", secret="s" * 20, name="Ada", color="#112233"))
-    assert isinstance(ada, Peer)
-    room.join(ada)
+    room, _, _, host, ada = host_and_ada(Access.TRUSTED, clock=lambda: now[0])
     room.receive(host.id, '{"t":"term-open","id":"T"}')
     room.receive(ada.id, '{"t":"term-open","id":"T"}')
 

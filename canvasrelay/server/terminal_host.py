@@ -187,8 +187,11 @@ class TerminalHost:
                     log.warning("cannot watch terminal %s through tmux: %s", record.id, exc)
 
     def _now(self, record: KeptTerminal, alive: set[str]) -> KeptTerminal:
-        """A terminal recorded as running whose session is gone ended while canvas was stopped."""
-        if not record.running or record.id in alive:
+        """A terminal recorded as running whose session is gone ended while canvas was stopped; one
+        whose session lives runs, whatever the record says (canvas lost its watch on it)."""
+        if record.id in alive:
+            return KeptTerminal(record.id, record.name, running=True)
+        if not record.running:
             return record
         assert self.tmux is not None
         code = self.tmux.take_exit_code(record.id)
