@@ -54,6 +54,15 @@ def test_the_page_shows_what_ran_on_and_what_ended_while_canvas_was_stopped(
         page.locator(".terminal-view .xterm-rows").filter(has_text="kept-a-2").wait_for(timeout=WAIT_MS)
         page.screenshot(path=str(tmp_path / "kept-1280.png"))
         assert_plain(page)
+        # The host ends every shell from the board: none is left in tmux.
+        page.get_by_test_id("end-all-terminals").click()
+        page.get_by_test_id("end-all-confirm").click()
+        entries.filter(has_text="running").wait_for(state="detached", timeout=WAIT_MS)
+        deadline = time.monotonic() + 10
+        while tmux(kept, "has-session", "-t", "=a").returncode == 0:
+            assert time.monotonic() < deadline, "the shell outlived its end on the board"
+            time.sleep(0.05)
+        assert page.get_by_test_id("end-all-terminals").count() == 0
     finally:
         page.context.close()
         again.stop()

@@ -51,6 +51,7 @@ export function TerminalsPanel() {
           </button>
         )}
       </div>
+      <EndAll />
       {!outlive && !watching && <NoTmuxNote />}
       {terminals.length === 0 && <p className="panel-empty">No terminal yet.</p>}
       <ul className="terminal-list" data-testid="terminal-list">
@@ -71,6 +72,38 @@ export function TerminalsPanel() {
         ))}
       </ul>
     </section>
+  );
+}
+
+/** The host ends every running shell at once (they outlive canvas otherwise), after a second press. */
+function EndAll() {
+  const client = useRoomClient();
+  const host = useAccess() === "host";
+  const terminals = useRoom((s) => s.terminals);
+  const running = terminals.filter((t) => t.running);
+  const [asking, setAsking] = useState(false);
+  if (!host || running.length === 0) return null;
+  if (!asking) {
+    return (
+      <button type="button" className="terminal-end-all" data-testid="end-all-terminals" onClick={() => setAsking(true)}>
+        End all shells…
+      </button>
+    );
+  }
+  const endAll = () => {
+    for (const terminal of running) client.send({ t: "term-close", id: terminal.id });
+    setAsking(false);
+  };
+  return (
+    <p className="terminal-note" role="group" aria-label="End all shells">
+      End {running.length === 1 ? "the running shell" : `all ${running.length} running shells`} for everyone?
+      <button type="button" data-testid="end-all-confirm" onClick={endAll}>
+        End them
+      </button>
+      <button type="button" onClick={() => setAsking(false)}>
+        Keep them
+      </button>
+    </p>
   );
 }
 
