@@ -305,3 +305,22 @@ async def test_without_tmux_terminals_work_and_the_board_says_they_end_with_canv
 def test_ci_installs_tmux() -> None:
     run = (Path(__file__).parents[1] / ".ci" / "run").read_text()
     assert re.search(r"command -v tmux .*\|\| missing\+=\(tmux\)", run)
+
+
+async def test_sessions_and_records_no_terminal_can_be_made_of_are_left_alone(kept: Path) -> None:
+    (kept / ".canvas").mkdir(mode=0o700)
+    long_name = "n" * 300
+    (kept / ".canvas" / "terminals.json").write_text(
+        '[{"id": "../x", "name": "bad", "running": true},'
+        f' {{"id": "ok", "name": "{long_name}", "running": false, "exit_code": 2}}]'
+    )
+    # Someone's own session on the room's socket, under a name no terminal id can have.
+    assert tmux(kept, "-f", "/dev/null", "new-session", "-d", "-s", "my work").returncode == 0
+    server = ServerProcess(kept, env=WITH_TMUX).start()
+    try:
+        host, listed = await connect(server)
+        assert list(listed) == ["ok"] and listed["ok"]["name"] == "n" * 100 and listed["ok"]["exitCode"] == 2
+        await host.close()
+    finally:
+        server.stop()
+    assert tmux(kept, "has-session", "-t", "=my work").returncode == 0

@@ -19,6 +19,7 @@ import dataclasses
 import json
 import logging
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,7 +40,7 @@ from canvasrelay.core.terminals import (
     WriteTerminal,
 )
 from canvasrelay.protocol import encode
-from canvasrelay.protocol.terminals import TermData, TermExit
+from canvasrelay.protocol.terminals import MAX_NAME_CHARS, TERMINAL_ID_PATTERN, TermData, TermExit
 from canvasrelay.server.background import Background
 from canvasrelay.server.canvas_dir import FILE_MODE
 from canvasrelay.server.pty_terminal import Terminal
@@ -56,6 +57,7 @@ TRANSPORT_HIGH_WATER = 256 * 1024
 """Write to a transport only while less than this waits in it."""
 BACKED_UP_POLL_S = 0.005
 RECORD = "terminals.json"
+_TERMINAL_ID = re.compile(TERMINAL_ID_PATTERN)
 
 
 def _decoder() -> codecs.IncrementalDecoder:
@@ -171,7 +173,8 @@ class TerminalHost:
         """Give the room the terminals tmux kept through the last stop, and watch the running ones."""
         if self.tmux is None:
             return
-        alive = await self.tmux.sessions()
+        # Only ids the wire takes: someone may have made sessions of their own on the room's socket.
+        alive = {tid for tid in await self.tmux.sessions() if _TERMINAL_ID.match(tid)}
         kept = [self._now(record, alive) for record in self._recorded()]
         known = {record.id for record in kept}
         kept += [KeptTerminal(tid, "", running=True) for tid in sorted(alive - known)]
@@ -200,7 +203,12 @@ class TerminalHost:
     def _recorded(self) -> list[KeptTerminal]:
         try:
             rows = json.loads(self.record.read_text(encoding="utf-8"))
-            return [KeptTerminal(**row) for row in rows]
+            kept = [KeptTerminal(**row) for row in rows]
+            return [
+                dataclasses.replace(record, name=record.name[:MAX_NAME_CHARS])
+                for record in kept
+                if isinstance(record.id, str) and _TERMINAL_ID.match(record.id) and isinstance(record.name, str)
+            ]
         except FileNotFoundError:
             return []
         except (OSError, ValueError, TypeError) as exc:

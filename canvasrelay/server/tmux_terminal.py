@@ -103,7 +103,7 @@ class TmuxServer:
     async def sessions(self) -> set[str]:
         """The sessions alive now (none when no server runs)."""
         code, out = await self.run("list-sessions", "-F", "#{session_name}")
-        return set(out.decode("utf-8", "replace").split()) if code == 0 else set()
+        return set(out.decode("utf-8", "replace").splitlines()) if code == 0 else set()
 
     def exit_file(self, tid: str) -> Path:
         return self.exits / tid
