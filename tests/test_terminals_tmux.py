@@ -324,3 +324,22 @@ async def test_sessions_and_records_no_terminal_can_be_made_of_are_left_alone(ke
     finally:
         server.stop()
     assert tmux(kept, "has-session", "-t", "=my work").returncode == 0
+
+
+async def test_a_shell_whose_watch_tmux_dropped_is_watched_again(serving: ServerProcess, kept: Path) -> None:
+    host, _ = await connect(serving)
+    screen = await open_terminal(host, "t1")
+    await host.send({"t": "term-input", "id": "t1", "data": "echo first-$((1+1))\r"})
+    await screen.until("first-2")
+    # Someone detaches every client of the session, canvas's own among them.
+    assert tmux(kept, "detach-client", "-s", "=t1").returncode == 0
+    deadline = time.monotonic() + 10
+    while not tmux(kept, "list-clients", "-t", "=t1").stdout.strip():
+        assert time.monotonic() < deadline, "canvas did not watch the shell again"
+        time.sleep(0.05)
+    await host.send({"t": "term-input", "id": "t1", "data": "echo second-$((2+2))\r"})
+    await screen.until("second-4")
+    assert screen.exit_code is None
+    listing = [f for f in host.seen if f["t"] == "terminals"][-1]
+    assert listing["terminals"][0]["running"]
+    await host.close()

@@ -40,6 +40,8 @@ MAX_PENDING_INPUT = 1024 * 1024
 READ_LIMIT = 16 * 1024 * 1024
 """The longest line tmux writes: one `%output` is what tmux read from the pane at once, escaped."""
 LEAVE_S = 2.0
+MAX_REWATCHES = 3
+"""Times canvas attaches again to a shell whose client tmux dropped, before it calls the shell lost."""
 HANGUP = 129
 """The exit code of a shell ended by a hang-up (128 + SIGHUP): it was ended, so it wrote no code."""
 SERVER_OPTIONS = [
@@ -164,6 +166,8 @@ class TmuxTerminal:
         self._replies: deque[asyncio.Future[list[bytes]] | None] = deque()
         self._replaying = False
         self._leaving = False
+        self._rewatches = 0
+        self._size = (80, 24)
         self._exited = asyncio.Event()
 
     async def start(self, cols: int = 80, rows: int = 24) -> None:
@@ -248,7 +252,8 @@ class TmuxTerminal:
         return True
 
     def resize(self, cols: int, rows: int) -> None:
-        self._send(f"refresh-client -C {max(1, min(cols, 10_000))}x{max(1, min(rows, 10_000))}")
+        self._size = (max(1, min(cols, 10_000)), max(1, min(rows, 10_000)))
+        self._send(f"refresh-client -C {self._size[0]}x{self._size[1]}")
 
     async def wait(self) -> int:
         await self._exited.wait()
@@ -301,8 +306,20 @@ class TmuxTerminal:
             if reply is not None and not reply.done():
                 reply.set_exception(ConnectionError("tmux's control client ended"))
         self._replies.clear()
-        if not self._leaving:
-            self._ended()
+        if self._leaving:
+            self._exited.set()
+            return
+        code = self.server.take_exit_code(self.tid)
+        if code is None and self._rewatches < MAX_REWATCHES and self.tid in await self.server.sessions():
+            # The shell lives, only canvas's client went (detached by someone, or it failed).
+            self._rewatches += 1
+            log.warning("terminal %s: tmux let go of canvas's client; watching the shell again", self.tid)
+            try:
+                await self._attach(*self._size, replay=False)
+                return
+            except OSError as exc:
+                log.warning("terminal %s: cannot watch it again: %s", self.tid, exc)
+        self._ended(code)
         self._exited.set()
 
     def _answered(self, lines: list[bytes], failed: bool) -> None:
@@ -312,8 +329,7 @@ class TmuxTerminal:
         if reply is not None and not reply.done():
             reply.set_result([] if failed else lines)
 
-    def _ended(self) -> None:
-        code = self.server.take_exit_code(self.tid)
+    def _ended(self, code: int | None) -> None:
         self.exit_code = HANGUP if code is None else code
         if self.on_exit is not None:
             try:
