@@ -55,6 +55,9 @@ def require(program: str, package: str) -> None:
         missing(program, f"apt-get install -y {package}")
 
 
+# Shells kept by tmux outlive the server that started them: only the tests that mean to keep
+# them (and end them themselves) let canvas use tmux.
+os.environ.setdefault("CANVAS_NO_TMUX", "1")
 LINK = re.compile(r"^(Host|Room) link[^:]*: (\S+)$")
 START_TIMEOUT = 30.0
 FRAME_TIMEOUT = 10.0

@@ -395,7 +395,8 @@ async def test_a_terminal_grant_does_not_pass_to_the_next_shell_under_its_id(
     # The host clears the ended terminal and opens a new shell under the same id.
     await host_client.send({"t": "term-close", "id": "T"})
     await host_client.send({"t": "term-open", "id": "T", "cols": 80, "rows": 24})
-    fresh = {"id": "T", "name": "Terminal 1", "running": True, "exitCode": None, "controllers": []}
+    fresh = {"id": "T", "name": "Terminal 1", "running": True, "exitCode": None, "endedWhileStopped": False}
+    fresh["controllers"] = []
     await host_client.expect("terminals", terminals=[fresh])
     await guest.send({"t": "term-input", "id": "T", "data": "touch pwned\n"})
     refusal = await guest.expect("error", ref="term-input")

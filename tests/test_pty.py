@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from canvasrelay.core.terminal_output import Output, OutputQueue, Scrollback
-from canvasrelay.server import pty_terminal
+from canvasrelay.server import output_coalescer
 from canvasrelay.server.pty_terminal import Terminal
 
 pytestmark = pytest.mark.timeout(30)
@@ -96,7 +96,7 @@ async def test_each_key_echoes_at_once_however_soon_after_the_last_output(
 ) -> None:
     # With a gathering window of a minute, output soon after output waits that minute, unless it
     # answers input: each key's echo (the line discipline's, under `cat`) must come at once.
-    monkeypatch.setattr(pty_terminal, "COALESCE_S", 60.0)
+    monkeypatch.setattr(output_coalescer, "COALESCE_S", 60.0)
     rec = Recorder()
     terminal = Terminal(tmp_path, on_output=rec.on_output, shell="/bin/cat", env=SHELL_ENV)
     await terminal.start(80, 24)

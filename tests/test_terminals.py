@@ -6,19 +6,28 @@ import asyncio
 import os
 import re
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from canvasrelay.core.effects import Send
-from canvasrelay.core.guests import Guests
+from canvasrelay.core.effects import Multicast, Send
+from canvasrelay.core.guests import HOST_COLOR, Guests
 from canvasrelay.core.room import Peer, Room, RoomInfo
-from canvasrelay.core.terminals import AttachTerminal, StartTerminal, TerminalRoom, WriteTerminal
+from canvasrelay.core.terminals import (
+    TYPIST_REPEAT_S,
+    AttachTerminal,
+    KeptTerminal,
+    RecordTerminals,
+    StartTerminal,
+    TerminalRoom,
+    WriteTerminal,
+)
 from canvasrelay.protocol import encode
 from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.core import ErrorFrame
 from canvasrelay.protocol.guests import ApprovalAnswer, GuestJoin, TerminalGrant
-from canvasrelay.protocol.terminals import TermControl, TermInput, TermOpen, TermRename
+from canvasrelay.protocol.terminals import TermControl, TermInput, TermOpen, TermRename, TermTypist
 from tests.support import HostClient, ServerProcess
 
 pytestmark = pytest.mark.timeout(60)
@@ -69,13 +78,13 @@ def test_who_may_type() -> None:
     room.receive("host", '{"t":"term-open","id":"a"}')
     room.receive("host", '{"t":"term-open","id":"b"}')
     typing = '{"t":"term-input","id":"a","data":"ls\\r"}'
-    assert room.receive("host", typing) == [WriteTerminal("a", "ls\r", "host")]
-    assert room.receive("trusted", typing) == [WriteTerminal("a", "ls\r", "trusted")]
+    assert room.receive("host", typing)[0] == WriteTerminal("a", "ls\r", "host")
+    assert room.receive("trusted", typing)[0] == WriteTerminal("a", "ls\r", "trusted")
     assert "View access does not allow typing in a terminal" in (refused(room.receive("view", typing)) or "")
     assert "Edit access does not allow typing in a terminal" in (refused(room.receive("edit", typing)) or "")
     # The host grants an edit guest control of one terminal: that one only, until revoked.
     peers[Access.EDIT].granted_terminals.add("a")
-    assert room.receive("edit", typing) == [WriteTerminal("a", "ls\r", "edit")]
+    assert room.receive("edit", typing)[0] == WriteTerminal("a", "ls\r", "edit")
     assert refused(room.receive("edit", '{"t":"term-input","id":"b","data":"x"}'))
     assert refused(room.receive("edit", '{"t":"term-resize","id":"b","cols":80,"rows":24}'))
     assert not refused(room.receive("edit", '{"t":"term-resize","id":"a","cols":80,"rows":24}'))
@@ -110,22 +119,30 @@ def test_a_shell_that_exits_is_reported_and_typing_is_refused() -> None:
     assert "has ended" in (refused(room.receive("host", '{"t":"term-input","id":"a","data":"x"}')) or "")
 
 
-def test_a_grant_ends_with_its_shell() -> None:
+def host_and_ada(
+    access: Access, clock: Callable[[], float] = time.monotonic
+) -> tuple[Room, Guests, TerminalRoom, Peer, Peer]:
+    """A room with its host and one guest, Ada, admitted with `access`."""
     room = Room(RoomInfo(room_id="r", key="k", host_public_key="h", cwd="/tmp"))
-    guests = Guests(room)
+    guests = Guests(room, clock=clock)
     terminals = TerminalRoom(room, guests)
-    guests.default_access = Access.EDIT
+    guests.default_access = access
     host = Peer(id="host-1", access=Access.HOST)
     room.join(host)
-    guest = guests.admit(GuestJoin(guest_id="guest0001", secret="s" * 20, name="Ada", color="#112233"))
-    assert isinstance(guest, Peer)
-    room.join(guest)
+    ada = guests.admit(GuestJoin(guest_id="guest0001", secret="s" * 20, name="Ada", color="#112233"))
+    assert isinstance(ada, Peer)
+    room.join(ada)
+    return room, guests, terminals, host, ada
+
+
+def test_a_grant_ends_with_its_shell() -> None:
+    room, guests, terminals, host, guest = host_and_ada(Access.EDIT)
     typing = '{"t":"term-input","id":"T","data":"id\\r"}'
     grant = TerminalGrant(guest_id="guest0001", terminal_id="T", granted=True)
 
     room.receive(host.id, '{"t":"term-open","id":"T"}')
     room.dispatch(host, grant)
-    assert room.receive(guest.id, typing) == [WriteTerminal("T", "id\r", guest.id)]
+    assert room.receive(guest.id, typing)[0] == WriteTerminal("T", "id\r", guest.id)
     ended = terminals.exited("T", 0)
     told = [e.frame for e in ended if isinstance(e, Send) and e.to == guest.id]
     assert [(f.t, f.granted_terminals) for f in told] == [("access", [])]  # type: ignore[attr-defined]
@@ -232,7 +249,14 @@ async def test_exit_code_is_sent(host: HostClient) -> None:
     assert screen.exit_code == 7
     listing = [frame for frame in host.seen if frame["t"] == "terminals"][-1]
     assert listing["terminals"] == [
-        {"id": "t1", "name": "Terminal 1", "running": False, "exitCode": 7, "controllers": []}
+        {
+            "id": "t1",
+            "name": "Terminal 1",
+            "running": False,
+            "exitCode": 7,
+            "endedWhileStopped": False,
+            "controllers": [],
+        }
     ]
     await host.send({"t": "term-input", "id": "t1", "data": "echo\r"})
     assert "has ended" in (await host.expect("error"))["message"]
@@ -364,7 +388,7 @@ def test_a_guest_asks_for_control_and_holds_it_until_the_host_takes_it_back() ->
     assert (request.what, request.subject) == ("term-control", "a")
     handed = room.dispatch(host, ApprovalAnswer(id=request.id, answer="approve"))
     assert listing(handed) == [("Terminal 1", ["Ada"])]
-    assert room.dispatch(ada, typing) == [WriteTerminal("a", "ls\r", ada.id)]
+    assert room.dispatch(ada, typing)[0] == WriteTerminal("a", "ls\r", ada.id)
     back = room.dispatch(host, TerminalGrant(guest_id="guest0001", terminal_id="a", granted=False))
     assert listing(back) == [("Terminal 1", [])]
     assert "does not allow typing" in (refused(room.dispatch(ada, typing)) or "")
@@ -378,4 +402,45 @@ def test_a_guests_approved_new_terminal_is_the_guests_to_type_in() -> None:
     opened = room.dispatch(host, ApprovalAnswer(id=request.id, answer="approve"))
     assert any(isinstance(e, StartTerminal) for e in opened)
     assert listing(opened) == [("Terminal 1", ["Ada"])]
-    assert room.dispatch(ada, TermInput(id="g1", data="x")) == [WriteTerminal("g1", "x", ada.id)]
+    assert room.dispatch(ada, TermInput(id="g1", data="x"))[0] == WriteTerminal("g1", "x", ada.id)
+
+
+def test_who_typed_is_named_to_the_watchers_when_it_changes_and_after_a_pause() -> None:
+    now = [100.0]
+    room, _, _, host, ada = host_and_ada(Access.TRUSTED, clock=lambda: now[0])
+    room.receive(host.id, '{"t":"term-open","id":"T"}')
+    room.receive(ada.id, '{"t":"term-open","id":"T"}')
+
+    def named(peer: Peer) -> list[tuple[tuple[str, ...], str, str]]:
+        effects = room.receive(peer.id, '{"t":"term-input","id":"T","data":"x"}')
+        frames = [e for e in effects if isinstance(e, Multicast) and isinstance(e.frame, TermTypist)]
+        return [(e.to, e.frame.name, e.frame.color) for e in frames]  # type: ignore[attr-defined]
+
+    watchers = tuple(sorted((host.id, ada.id)))
+    assert named(ada) == [(watchers, "Ada", "#112233")]
+    assert named(ada) == [], "the same typist within a second is not named again"
+    assert named(host) == [(watchers, "Host", HOST_COLOR)]
+    now[0] += TYPIST_REPEAT_S
+    assert named(host) == [(watchers, "Host", HOST_COLOR)]
+
+
+def test_kept_terminals_come_back_as_they_were_and_are_recorded_on_change() -> None:
+    room, terminals, _ = make_room()
+    terminals.restore(
+        [
+            KeptTerminal("a", "build", running=True),
+            KeptTerminal("b", "", running=False, exit_code=7, ended_while_stopped=True),
+        ]
+    )
+    listed = {t.id: t for t in terminals.listing().frame.terminals}  # type: ignore[attr-defined]
+    assert (listed["a"].name, listed["a"].running) == ("build", True)
+    assert (listed["b"].name, listed["b"].exit_code, listed["b"].ended_while_stopped) == ("Terminal 1", 7, True)
+    assert room.receive("host", '{"t":"term-open","id":"a"}') == [AttachTerminal("a", "host")]
+    renamed = room.receive("host", '{"t":"term-rename","id":"a","name":"tests"}')
+    records = [e for e in renamed if isinstance(e, RecordTerminals)]
+    assert [r.name for r in records[0].terminals] == ["tests", "Terminal 1"]
+    ended = terminals.exited("a", 0)
+    assert [(r.id, r.running, r.exit_code) for e in ended if isinstance(e, RecordTerminals) for r in e.terminals] == [
+        ("a", False, 0),
+        ("b", False, 7),
+    ]

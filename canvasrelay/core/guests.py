@@ -382,15 +382,16 @@ class Guests:
     def people(self) -> Broadcast:
         """Who is here, for everyone: each host and connected guest with its name, colour and access."""
         people = [
-            Person(
-                peer_id=peer.id,
-                name=(self.host_name or "Host") if peer.is_host else peer.name,
-                color=peer.color or HOST_COLOR,
-                access=peer.access.value,
-            )
+            Person(peer_id=peer.id, name=self.name_of(peer), color=self.color_of(peer), access=peer.access.value)
             for peer in self.room.peers.values()
         ]
         return Broadcast(People(people=people))
+
+    def name_of(self, peer: Peer) -> str:
+        return (self.host_name or "Host") if peer.is_host else peer.name
+
+    def color_of(self, peer: Peer) -> str:
+        return peer.color or HOST_COLOR
 
     def about(self) -> dict[str, str | None]:
         """What the join page says before one joins: the project, whose room it is, the access one gets."""

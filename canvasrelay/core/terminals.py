@@ -6,6 +6,10 @@ the output to each watcher. Opening a new terminal starts a shell on the host's 
 ending one need TYPE_TERMINAL, which an edit guest has only for terminals the host granted.
 A grant belongs to one shell: it ends when that shell ends, and a new shell opened under the
 same id starts with no grants.
+
+Where tmux keeps the shells, they outlive the server: the adapter records the terminals
+(`RecordTerminals`) and, on the next start, gives them back (`restore`) as they are now,
+running, ended before, or ended while canvas was stopped.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
-from canvasrelay.core.effects import AnyEffect, Broadcast, Effect, Send
+from canvasrelay.core.effects import AnyEffect, Broadcast, Effect, Multicast, Send
 from canvasrelay.core.guests import Guests
 from canvasrelay.core.policy import Request
 from canvasrelay.core.room import Peer, Room, error
@@ -29,12 +33,15 @@ from canvasrelay.protocol.terminals import (
     TermOpen,
     TermRename,
     TermResize,
+    TermTypist,
 )
 
 MAX_RUNNING = 32
 """Shells one room may run at once: each is a process tree on the host's machine."""
 MAX_KEPT = 64
 """Terminals (running or ended) kept with their scrollback, so ended ones cannot pile up."""
+TYPIST_REPEAT_S = 1.0
+"""The same person typing on is named again after this long, so a view that missed it learns it."""
 
 
 @dataclass(frozen=True)
@@ -104,12 +111,31 @@ class DeliverExit(Effect):
     peers: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class KeptTerminal:
+    """A terminal as the adapter records it, to give it back after a restart."""
+
+    id: str
+    name: str
+    running: bool
+    exit_code: int | None = None
+    ended_while_stopped: bool = False
+
+
+@dataclass(frozen=True)
+class RecordTerminals(Effect):
+    """The terminals changed (one started, ended, was renamed or forgotten): record them."""
+
+    terminals: tuple[KeptTerminal, ...]
+
+
 @dataclass
 class _Terminal:
     name: str
     running: bool = True
     exit_code: int | None = None
     closing: bool = False
+    ended_while_stopped: bool = False
 
 
 GONE = "That terminal is gone: it ended, or the server restarted since."
@@ -121,6 +147,9 @@ class TerminalRoom:
         self.guests = guests
         self.terminals: dict[str, _Terminal] = {}
         self.watchers: dict[str, set[str]] = {}
+        self.outlive_restart = True
+        """The adapter's shells outlive the server (tmux keeps them); the listing says so."""
+        self._typists: dict[str, tuple[str, float]] = {}
         guests.grant_listeners.append(lambda: [self.listing()])
         room.add_live_check(lambda ref: ref in self.terminals and self.terminals[ref].running)
         room.route(TermOpen, self._open, request=self._open_request)
@@ -161,7 +190,18 @@ class TerminalRoom:
         if guest_id is not None:
             # A guest's new terminal (the host approved it, or the guest is trusted) is the guest's to type in.
             effects += self.guests.grant(guest_id, frame.id, True)
-        return [*effects, self.listing()]
+        return [*effects, *self._changed()]
+
+    def restore(self, kept: list[KeptTerminal]) -> None:
+        """The terminals the adapter found at start-up, before anyone joined."""
+        for record in kept:
+            self.terminals[record.id] = _Terminal(
+                record.name or self._numbered(),
+                record.running,
+                record.exit_code,
+                ended_while_stopped=record.ended_while_stopped,
+            )
+            self.watchers[record.id] = set()
 
     def _numbered(self) -> str:
         taken = {t.name for t in self.terminals.values()}
@@ -180,7 +220,7 @@ class TerminalRoom:
         if terminal is None:
             return [error(peer.id, GONE, frame.t, "not-found")]
         terminal.name = frame.name.strip() or frame.name
-        return [self.listing()]
+        return self._changed()
 
     def _running(self, peer: Peer, tid: str, ref: str) -> AnyEffect | None:
         """An error for `peer` when `tid` is not a running terminal."""
@@ -193,7 +233,18 @@ class TerminalRoom:
 
     def _input(self, peer: Peer, frame: TermInput) -> list[AnyEffect]:
         refusal = self._running(peer, frame.id, frame.t)
-        return [refusal] if refusal else [WriteTerminal(frame.id, frame.data, peer.id)]
+        return [refusal] if refusal else [WriteTerminal(frame.id, frame.data, peer.id), *self._typist(peer, frame.id)]
+
+    def _typist(self, peer: Peer, tid: str) -> list[AnyEffect]:
+        """Name who typed to everyone watching, when the typist changed or typed again after a pause."""
+        now = self.guests.clock()
+        last = self._typists.get(tid)
+        if last is not None and last[0] == peer.id and now - last[1] < TYPIST_REPEAT_S:
+            return []
+        self._typists[tid] = (peer.id, now)
+        watching = tuple(sorted(self.watchers.get(tid, ())))
+        frame = TermTypist(id=tid, name=self.guests.name_of(peer), color=self.guests.color_of(peer))
+        return [Multicast(watching, frame)] if watching else []
 
     def _resize(self, peer: Peer, frame: TermResize) -> list[AnyEffect]:
         refusal = self._running(peer, frame.id, frame.t)
@@ -204,7 +255,7 @@ class TerminalRoom:
         if terminal is None:
             return [error(peer.id, GONE, frame.t, "not-found")]
         if not terminal.running:
-            return [self._forget(frame.id), self.listing()]
+            return [self._forget(frame.id), *self._changed()]
         terminal.closing = True
         return [EndTerminal(frame.id)]
 
@@ -225,12 +276,22 @@ class TerminalRoom:
         effects: list[AnyEffect] = [DeliverExit(tid, code, tuple(sorted(self.watchers.get(tid, ()))))]
         if terminal.closing:
             effects.append(self._forget(tid))
-        return [*effects, *self.guests.end_grants(tid), self.listing()]
+        return [*effects, *self.guests.end_grants(tid), *self._changed()]
 
     def _forget(self, tid: str) -> ForgetTerminal:
         self.terminals.pop(tid, None)
         self.watchers.pop(tid, None)
+        self._typists.pop(tid, None)
         return ForgetTerminal(tid)
+
+    def _changed(self) -> list[AnyEffect]:
+        return [RecordTerminals(self.kept()), self.listing()]
+
+    def kept(self) -> tuple[KeptTerminal, ...]:
+        return tuple(
+            KeptTerminal(tid, t.name, t.running, t.exit_code, t.ended_while_stopped)
+            for tid, t in self.terminals.items()
+        )
 
     def listing(self) -> Broadcast:
         return Broadcast(self._listing_frame())
@@ -243,10 +304,12 @@ class TerminalRoom:
                     name=t.name,
                     running=t.running,
                     exit_code=t.exit_code,
+                    ended_while_stopped=t.ended_while_stopped,
                     controllers=self.guests.controllers(tid),
                 )
                 for tid, t in self.terminals.items()
-            ]
+            ],
+            outlive_restart=self.outlive_restart,
         )
 
     def _joined(self, peer: Peer) -> list[AnyEffect]:

@@ -130,6 +130,9 @@ class TerminalInfo(Model):
     """What people call it: "Terminal 1" unless the host renamed it."""
     running: bool
     exit_code: int | None = None
+    """How its shell ended; None while it runs, or when nobody could know (its keeper went too)."""
+    ended_while_stopped: bool = False
+    """Its shell ended while canvas was not running (it was running when canvas stopped)."""
     controllers: list[Controller] = Field(default_factory=list)
     """The guests who may type into it besides the host (and trusted guests)."""
 
@@ -140,3 +143,16 @@ class Terminals(ServerFrame):
 
     t: Literal["terminals"] = "terminals"
     terminals: list[TerminalInfo]
+    outlive_restart: bool = True
+    """The shells outlive a restart of canvas (tmux keeps them); without tmux they end with it."""
+
+
+@server_frame
+class TermTypist(ServerFrame):
+    """Who just typed into a terminal, for everyone watching it (sent when the typist changes, and
+    again after a pause)."""
+
+    t: Literal["term-typist"] = "term-typist"
+    id: TerminalId
+    name: str
+    color: str

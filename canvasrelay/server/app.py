@@ -41,6 +41,7 @@ from canvasrelay.server.runtime import Runtime
 from canvasrelay.server.static_assets import add_static_routes
 from canvasrelay.server.store import Store, open_store
 from canvasrelay.server.terminal_host import TerminalHost
+from canvasrelay.server.tmux_terminal import TmuxServer, tmux_executable
 from canvasrelay.server.transport_ws import host_socket
 
 log = logging.getLogger(__name__)
@@ -124,7 +125,14 @@ class CanvasServer:
             self.deferred,
             process_limits(self.config),
         )
-        self.terminals = TerminalHost(self.runtime, TerminalRoom(self.room, self.guests), self.root)
+        tmux = tmux_executable()
+        self.terminals = TerminalHost(
+            self.runtime,
+            TerminalRoom(self.room, self.guests),
+            self.root,
+            self.canvas_dir,
+            TmuxServer(self.canvas_dir, tmux) if tmux else None,
+        )
         self.files = FileHost(self.runtime, SharedFiles(self.room), self.root)
         mount_api(self)
 
@@ -148,6 +156,7 @@ class CanvasServer:
         await self.board.start()
         await self.agents.start()
         await self.files.start()
+        await self.terminals.start()
         self._routes()
         self.runner = web.AppRunner(self.app, access_log=None, shutdown_timeout=SHUTDOWN_TIMEOUT)
         await self.runner.setup()

@@ -1,6 +1,6 @@
-"""Terminals: a shell in a real PTY, its scrollback ring, and per-client output queues.
+"""A terminal whose shell is canvas's own child, in a real PTY: it ends when canvas stops.
 
-`Scrollback` and `OutputQueue` are sans-I/O; `Terminal` owns the process and the master fd.
+Used where tmux is missing (see `tmux_terminal` for shells that outlive the server).
 """
 
 from __future__ import annotations
@@ -18,11 +18,10 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from canvasrelay.core.terminal_output import SCROLLBACK_BYTES, Scrollback
+from canvasrelay.server.output_coalescer import OutputCoalescer
 
 log = logging.getLogger(__name__)
 
-COALESCE_S = 0.005
-COALESCE_BYTES = 64 * 1024
 READ_BYTES = 64 * 1024
 MAX_PENDING_INPUT = 1024 * 1024
 CLOSE_GRACE_S = 0.5
@@ -48,10 +47,7 @@ def _clamp(value: int) -> int:
 class Terminal:
     """The user's shell in a PTY, in `cwd`, with coalesced output and a scrollback ring.
 
-    `on_output` gets chunks of up to `COALESCE_BYTES`, gathered for up to `COALESCE_S` (the
-    first output after a quiet spell or after input goes at once, so typing echoes without
-    that delay, however fast the keys come);
-    every chunk is in `scrollback` before `on_output` sees it. `on_exit` gets the shell's
+    `on_output` gets the chunks an `OutputCoalescer` gathers; `on_exit` gets the shell's
     exit status (128 + n when killed by signal n), once, after the last output.
     """
 
@@ -65,21 +61,17 @@ class Terminal:
         scrollback_bytes: int = SCROLLBACK_BYTES,
     ) -> None:
         self.cwd = cwd
-        self.on_output = on_output
         self.on_exit = on_exit
         self.shell = shell or os.environ.get("SHELL") or "/bin/bash"
         self._env = dict(os.environ if env is None else env)
         self._env["TERM"] = "xterm-256color"
         self.scrollback = Scrollback(scrollback_bytes)
+        self._output = OutputCoalescer(self.scrollback, on_output)
         self.exit_code: int | None = None
         self.pid: int | None = None
         self._proc: asyncio.subprocess.Process | None = None
         self._master: int | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._out = bytearray()
-        self._flush_handle: asyncio.TimerHandle | None = None
-        self._last_flush = 0.0
-        self._answering_input = False
         self._in = bytearray()
         self._writing = False
         self._eof = asyncio.Event()
@@ -90,6 +82,7 @@ class Terminal:
         if self._proc is not None:
             raise RuntimeError("terminal already started")
         self._loop = asyncio.get_running_loop()
+        self._output.start(self._loop)
         master, slave = pty.openpty()
         try:
             _set_winsize(slave, _clamp(cols), _clamp(rows))
@@ -128,7 +121,7 @@ class Terminal:
             log.warning("terminal %s: input backlog full, dropping %d bytes", self.pid, len(raw))
             return False
         self._in += raw
-        self._answering_input = True
+        self._output.input_sent()
         self._drain_input()
         return True
 
@@ -216,41 +209,10 @@ class Terminal:
             data = b""
         if not data:
             self._stop_reading()
-            self._flush()
+            self._output.flush()
             self._eof.set()
             return
-        self._out += data
-        if len(self._out) >= COALESCE_BYTES:
-            self._flush()
-        elif self._answering_input:
-            # A keystroke's echo: the person typing waits for it, however soon after the last
-            # output it comes.
-            self._answering_input = False
-            self._flush()
-        elif self._flush_handle is None and self._loop is not None:
-            # Leading edge: output after a quiet spell goes at once; only what follows within
-            # COALESCE_S waits to be gathered.
-            if self._loop.time() - self._last_flush >= COALESCE_S:
-                self._flush()
-            else:
-                self._flush_handle = self._loop.call_later(COALESCE_S, self._flush)
-
-    def _flush(self) -> None:
-        if self._loop is not None:
-            self._last_flush = self._loop.time()
-        if self._flush_handle is not None:
-            self._flush_handle.cancel()
-            self._flush_handle = None
-        if not self._out:
-            return
-        chunk = bytes(self._out)
-        self._out.clear()
-        self.scrollback.append(chunk)
-        if self.on_output is not None:
-            try:
-                self.on_output(chunk)
-            except Exception:
-                log.exception("terminal on_output failed")
+        self._output.feed(data)
 
     def _stop_reading(self) -> None:
         if self._master is not None and self._loop is not None:
@@ -268,7 +230,7 @@ class Terminal:
         self._signal_session(signal.SIGHUP)
         self._signal_session(signal.SIGKILL)
         self._stop_reading()
-        self._flush()
+        self._output.flush()
         if self._master is not None:
             os.close(self._master)
             self._master = None

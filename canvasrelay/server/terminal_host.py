@@ -5,13 +5,21 @@ caught up. A watcher that is not (a replay still to send, or a transport backed 
 it in its own bounded `OutputQueue`; one pump task per peer writes that queue only while the
 transport's own backlog is small, so a slow reader falls behind in its queue, and its queue
 (not the server's memory) overflows: it then skips ahead to a replay of the scrollback ring.
+
+With tmux, the shells live in the room's tmux server and outlive canvas: the terminals are
+recorded in `.canvas/terminals.json`, and the next start gives them back to the room and
+watches the ones still running. Without tmux, each shell is canvas's child and ends with it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import codecs
+import dataclasses
+import json
 import logging
+import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,16 +32,20 @@ from canvasrelay.core.terminals import (
     DetachTerminal,
     EndTerminal,
     ForgetTerminal,
+    KeptTerminal,
+    RecordTerminals,
     ResizeTerminal,
     StartTerminal,
     TerminalRoom,
     WriteTerminal,
 )
 from canvasrelay.protocol import encode
-from canvasrelay.protocol.terminals import TermData, TermExit
+from canvasrelay.protocol.terminals import MAX_NAME_CHARS, TERMINAL_ID_PATTERN, TermData, TermExit
 from canvasrelay.server.background import Background
+from canvasrelay.server.canvas_dir import FILE_MODE
 from canvasrelay.server.pty_terminal import Terminal
 from canvasrelay.server.runtime import Runtime, Transport
+from canvasrelay.server.tmux_terminal import TmuxServer, TmuxTerminal
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +56,8 @@ FRAME_BYTES = 64 * 1024
 TRANSPORT_HIGH_WATER = 256 * 1024
 """Write to a transport only while less than this waits in it."""
 BACKED_UP_POLL_S = 0.005
+RECORD = "terminals.json"
+_TERMINAL_ID = re.compile(TERMINAL_ID_PATTERN)
 
 
 def _decoder() -> codecs.IncrementalDecoder:
@@ -130,11 +144,16 @@ class _Pump:
 
 
 class TerminalHost:
-    def __init__(self, runtime: Runtime, room_side: TerminalRoom, cwd: Path) -> None:
+    def __init__(
+        self, runtime: Runtime, room_side: TerminalRoom, cwd: Path, canvas_dir: Path, tmux: TmuxServer | None
+    ) -> None:
         self.runtime = runtime
         self.room_side = room_side
         self.cwd = cwd
-        self.terminals: dict[str, Terminal] = {}
+        self.record = canvas_dir / RECORD
+        self.tmux = tmux
+        room_side.outlive_restart = tmux is not None
+        self.terminals: dict[str, Terminal | TmuxTerminal] = {}
         self.pumps: dict[str, _Pump] = {}
         self._decoders: dict[str, codecs.IncrementalDecoder] = {}
         self.background = Background("terminals")
@@ -147,15 +166,79 @@ class TerminalHost:
         runtime.handle(EndTerminal, self._end)
         runtime.handle(ForgetTerminal, self._forget)
         runtime.handle(DeliverExit, self._deliver_exit)
+        runtime.handle(RecordTerminals, self._record)
         runtime.on_close(self.close)
 
+    async def start(self) -> None:
+        """Give the room the terminals tmux kept through the last stop, and watch the running ones."""
+        if self.tmux is None:
+            return
+        # Only ids the wire takes: someone may have made sessions of their own on the room's socket.
+        alive = {tid for tid in await self.tmux.sessions() if _TERMINAL_ID.match(tid)}
+        kept = [self._now(record, alive) for record in self._recorded()]
+        known = {record.id for record in kept}
+        kept += [KeptTerminal(tid, "", running=True) for tid in sorted(alive - known)]
+        self.room_side.restore(kept)
+        self._write_record(self.room_side.kept())
+        for record in kept:
+            if record.running:
+                terminal = self._terminal(record.id)
+                assert isinstance(terminal, TmuxTerminal)
+                try:
+                    await terminal.reattach()
+                except OSError as exc:
+                    log.warning("cannot watch terminal %s through tmux: %s", record.id, exc)
+
+    def _now(self, record: KeptTerminal, alive: set[str]) -> KeptTerminal:
+        """A terminal recorded as running whose session is gone ended while canvas was stopped; one
+        whose session lives runs, whatever the record says (canvas lost its watch on it)."""
+        if record.id in alive:
+            return KeptTerminal(record.id, record.name, running=True)
+        if not record.running:
+            return record
+        assert self.tmux is not None
+        code = self.tmux.take_exit_code(record.id)
+        return KeptTerminal(record.id, record.name, running=False, exit_code=code, ended_while_stopped=True)
+
+    def _recorded(self) -> list[KeptTerminal]:
+        try:
+            rows = json.loads(self.record.read_text(encoding="utf-8"))
+            kept = [KeptTerminal(**row) for row in rows]
+            return [
+                dataclasses.replace(record, name=record.name[:MAX_NAME_CHARS])
+                for record in kept
+                if isinstance(record.id, str) and _TERMINAL_ID.match(record.id) and isinstance(record.name, str)
+            ]
+        except FileNotFoundError:
+            return []
+        except (OSError, ValueError, TypeError) as exc:
+            log.warning("the terminals' record %s is unreadable (%s): only tmux's sessions come back", self.record, exc)
+            return []
+
+    async def _record(self, effect: RecordTerminals) -> None:
+        if self.tmux is not None:
+            self._write_record(effect.terminals)
+
+    def _write_record(self, terminals: tuple[KeptTerminal, ...]) -> None:
+        rows = [dataclasses.asdict(record) for record in terminals]
+        partial = self.record.with_suffix(".partial")
+        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            json.dump(rows, out)
+        os.replace(partial, self.record)
+
+    def _terminal(self, tid: str) -> Terminal | TmuxTerminal:
+        on_output, on_exit = (lambda data: self._output(tid, data)), (lambda code: self._exited(tid, code))
+        terminal: Terminal | TmuxTerminal
+        if self.tmux is not None:
+            terminal = TmuxTerminal(self.tmux, tid, self.cwd, on_output=on_output, on_exit=on_exit)
+        else:
+            terminal = Terminal(self.cwd, on_output=on_output, on_exit=on_exit)
+        self.terminals[tid] = terminal
+        return terminal
+
     async def _start(self, effect: StartTerminal) -> None:
-        terminal = Terminal(
-            self.cwd,
-            on_output=lambda data: self._output(effect.id, data),
-            on_exit=lambda code: self._exited(effect.id, code),
-        )
-        self.terminals[effect.id] = terminal
+        terminal = self._terminal(effect.id)
         self._stream(effect.id, effect.peer)
         try:
             await terminal.start(effect.cols, effect.rows)
@@ -253,8 +336,11 @@ class TerminalHost:
                 pump.wake.set()
 
     async def close(self) -> None:
-        """The server stops: every shell goes with it."""
-        await asyncio.gather(*(t.close() for t in self.terminals.values()), return_exceptions=True)
+        """The server stops: tmux's shells run on; canvas's own children go with it."""
+        await asyncio.gather(
+            *(t.leave() if isinstance(t, TmuxTerminal) else t.close() for t in self.terminals.values()),
+            return_exceptions=True,
+        )
         for pump in self.pumps.values():
             pump.task.cancel()
         await asyncio.gather(*(pump.task for pump in self.pumps.values()), return_exceptions=True)

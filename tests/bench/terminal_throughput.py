@@ -6,6 +6,8 @@ and `cat`s a file of `--mb` MB to 1 and then 5 WebSocket clients watching it, ti
 last client has seen the marker printed after it. It prints MB/s, the frames each client got,
 how many times a client skipped ahead to a replay, and the server's peak RSS (VmHWM). Then it
 types `--keys` single keystrokes, 20 ms apart, and times each until its echo comes back: p50/p99.
+It runs all that twice: with the shells as canvas's own children in a bare PTY, then with the
+shells kept by the room's tmux server (control mode), and prints the second beside the first.
 With `--termpair PATH` (or `$TERMPAIR`) it runs the same through termpair and prints the ratios
 (see tests/bench/termpair_side.py for how termpair is installed and driven).
 
@@ -20,6 +22,8 @@ import asyncio
 import os
 import statistics
 import string
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -158,6 +162,31 @@ def percentiles(samples: list[float]) -> str:
     return f"p50 {p50:.2f} ms, p99 {p99:.2f} ms"
 
 
+async def measure(
+    root: Path, payload: Path, size: int, client_counts: list[int], keys: int, tmux: bool
+) -> tuple[dict[int, float], list[float]]:
+    """Throughput per client count (seconds) and echo samples (ms), from one `canvas serve`."""
+    print(f"-- shells {'kept by tmux (control mode)' if tmux else 'in a bare PTY'}")
+    elapsed: dict[int, float] = {}
+    server = ServerProcess(root, env={"SHELL": "/bin/bash", "CANVAS_NO_TMUX": "" if tmux else "1"}).start()
+    assert server.proc is not None
+    pid = server.proc.pid
+    try:
+        print(f"canvas: server RSS at start: {status_kb(pid, 'VmRSS') / 1024:.1f} MiB")
+        await settled(pid)
+        for run, clients in enumerate(client_counts, start=1):
+            elapsed[clients] = await throughput(server, clients, payload, size, run)
+            print(f"  server peak RSS so far (VmHWM): {status_kb(pid, 'VmHWM') / 1024:.1f} MiB")
+        echo = await echo_latency(server, keys)
+    finally:
+        server.stop()
+        if tmux:
+            # The shells outlive the server by design: end them, and the room's tmux server with them.
+            stop = [sys.executable, "-m", "canvasrelay", "stop", "--terminals", "--dir", str(root)]
+            subprocess.run(stop, check=True, env={**os.environ, "CANVAS_NO_TMUX": ""})
+    return elapsed, echo
+
+
 async def main(size_mb: int, client_counts: list[int], keys: int, termpair: str | None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "project"
@@ -165,19 +194,16 @@ async def main(size_mb: int, client_counts: list[int], keys: int, termpair: str 
         payload = Path(tmp) / "payload.txt"
         size = size_mb * MB
         write_payload(payload, size)
-        ours: dict[int, float] = {}
-        server = ServerProcess(root, env={"SHELL": "/bin/bash"}).start()
-        assert server.proc is not None
-        pid = server.proc.pid
-        try:
-            print(f"canvas: server RSS at start: {status_kb(pid, 'VmRSS') / 1024:.1f} MiB")
-            await settled(pid)
-            for run, clients in enumerate(client_counts, start=1):
-                ours[clients] = await throughput(server, clients, payload, size, run)
-                print(f"  server peak RSS so far (VmHWM): {status_kb(pid, 'VmHWM') / 1024:.1f} MiB")
-            our_echo = await echo_latency(server, keys)
-        finally:
-            server.stop()
+        ours, our_echo = await measure(root, payload, size, client_counts, keys, tmux=False)
+        kept, kept_echo = await measure(root, payload, size, client_counts, keys, tmux=True)
+        print("-- tmux beside the bare PTY (goal: echo p50 within 1 ms, throughput at least half)")
+        for clients in client_counts:
+            print(
+                f"cat to {clients} client(s): bare {size / MB / ours[clients]:7.1f} MB/s, "
+                f"tmux {size / MB / kept[clients]:7.1f} MB/s ({ours[clients] / kept[clients]:.2f}x the bare rate)"
+            )
+        bare_p50, tmux_p50 = our_echo[len(our_echo) // 2], kept_echo[len(kept_echo) // 2]
+        print(f"echo p50: bare {bare_p50:.2f} ms, tmux {tmux_p50:.2f} ms: {tmux_p50 - bare_p50:+.2f} ms")
         if termpair is None:
             print("termpair: not run (give --termpair PATH or set $TERMPAIR; see tests/bench/termpair_side.py)")
             return

@@ -548,6 +548,13 @@ export interface TermResize {
   rows: number;
 }
 
+export interface TermTypist {
+  t: "term-typist";
+  id: string;
+  name: string;
+  color: string;
+}
+
 export interface TerminalGrant {
   t: "terminal-grant";
   guestId: string;
@@ -560,12 +567,14 @@ export interface TerminalInfo {
   name: string;
   running: boolean;
   exitCode: number | null;
+  endedWhileStopped: boolean;
   controllers: Controller[];
 }
 
 export interface Terminals {
   t: "terminals";
   terminals: TerminalInfo[];
+  outliveRestart: boolean;
 }
 
 export interface TextFile {
@@ -621,6 +630,6 @@ export interface YourAccess {
 
 export type ClientFrame = AgentCancel | AgentConfig | AgentCreate | AgentHistoryRequest | AgentPermission | AgentPrompt | AgentRename | ApprovalAnswer | Auth | Awareness | BoardMore | BoardSyncRequest | BoardUpdate | FileClose | FileOpen | GuestJoin | GuestKick | GuestSetAccess | HostProfile | Ping | RoomSetAccess | TermClose | TermControl | TermDetach | TermInput | TermList | TermOpen | TermRename | TermResize | TerminalGrant | TreeWatch;
 
-export type ServerFrame = AgentCompacted | AgentEvent | AgentHistory | AgentMeta | AgentOptions | AgentRemoved | ApprovalRequest | ApprovalResolved | AwarenessOut | BoardPart | BoardSync | BoardUpdateOut | Bye | ErrorFrame | File | GuestList | HubProof | People | Pong | RequestPending | Restarting | StreamGap | TermData | TermExit | Terminals | Tree | Welcome | YourAccess;
+export type ServerFrame = AgentCompacted | AgentEvent | AgentHistory | AgentMeta | AgentOptions | AgentRemoved | ApprovalRequest | ApprovalResolved | AwarenessOut | BoardPart | BoardSync | BoardUpdateOut | Bye | ErrorFrame | File | GuestList | HubProof | People | Pong | RequestPending | Restarting | StreamGap | TermData | TermExit | TermTypist | Terminals | Tree | Welcome | YourAccess;
 
 export type ServerFrameOf<T extends ServerFrame["t"]> = Extract<ServerFrame, { t: T }>;

@@ -47,7 +47,11 @@ describe("what waits for the host", () => {
         subject: "s1",
         expiresInMs: 1000,
       },
-      { t: "terminals", terminals: [{ id: "t1", name: "Terminal 1", running: true, exitCode: null, controllers: [] }] },
+      {
+        t: "terminals",
+        terminals: [{ id: "t1", name: "Terminal 1", running: true, exitCode: null, endedWhileStopped: false, controllers: [] }],
+        outliveRestart: true,
+      },
       {
         t: "approval-request",
         id: "a2",

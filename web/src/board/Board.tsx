@@ -58,6 +58,7 @@ import { type Arrangement, type ExportFormat, Toolbar } from "./Toolbar";
 import { placesOnClick, type Tool, toolForKey } from "./tools";
 import { useClipboard } from "./useClipboard";
 import { useItems } from "./useItems";
+import { PHONE } from "./phone";
 import { ThreadSheet } from "./ThreadSheet";
 import { useMedia } from "./useMedia";
 import { useShowFrame } from "./useShowFrame";
@@ -79,7 +80,6 @@ const MAX_SNAP_TARGETS = 400;
 const MAX_SNAP_ITEMS = 50;
 const NUDGE: Record<string, [number, number]> = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
 /** Where the board's frames are too small to read: their thread opens in a sheet instead. */
-const PHONE = "(max-width: 640px)";
 const PALETTE = ["#e03131", "#2f9e44", "#1971c2", "#f08c00", "#9c36b5", "#0c8599", "#c2255c", "#5c940d"];
 /** Keys typed here belong to what has focus (a terminal, a prompt, a field), not to the board. */
 const OWN_KEYS = "input, textarea, select, [contenteditable], .board-frame-body, dialog";
@@ -750,7 +750,11 @@ function Canvas({ session }: { session: BoardSession }) {
   );
 
   const Picker = picking ? framePickers[picking] : undefined;
-  const selectedAgent = selected.size === 1 ? items.find((item) => selected.has(item.id) && item.holds?.type === "agent") : undefined;
+  // On a phone, an agent's thread or a terminal opens at the screen's width.
+  const selectedSheet =
+    selected.size === 1
+      ? items.find((item) => selected.has(item.id) && (item.holds?.type === "agent" || item.holds?.type === "terminal"))
+      : undefined;
   const sheetItem = reading ? items.find((item) => item.id === reading && item.holds) : undefined;
   const closeSheet = useCallback(() => setReading(null), []);
   const chosen = [...selected].map((id) => byId.get(id)).filter((item): item is Item => item !== undefined);
@@ -866,9 +870,14 @@ function Canvas({ session }: { session: BoardSession }) {
         onHelp={() => setHelp(true)}
       />
       <ZoomBar onFit={() => fit()} />
-      {phone && selectedAgent && (
-        <button type="button" className="board-thread-button" data-testid="board-open-thread" onClick={() => setReading(selectedAgent.id)}>
-          Open the thread
+      {phone && selectedSheet && (
+        <button
+          type="button"
+          className="board-thread-button"
+          data-testid={selectedSheet.holds?.type === "terminal" ? "board-open-terminal" : "board-open-thread"}
+          onClick={() => setReading(selectedSheet.id)}
+        >
+          {selectedSheet.holds?.type === "terminal" ? "Open the terminal" : "Open the thread"}
         </button>
       )}
       {sheetItem && <ThreadSheet item={sheetItem} onClose={closeSheet} />}

@@ -12,7 +12,7 @@ export function ThreadSheet({ item, onClose }: { item: Item; onClose: () => void
   const Content = frameContent[holds.type];
   const height = Math.round(window.innerHeight * 0.75);
   return (
-    <Dialog title={item.title || "Agent"} onClose={onClose} className="thread-sheet" testId="thread-sheet">
+    <Dialog title={item.title || (holds.type === "terminal" ? "Terminal" : "Agent")} onClose={onClose} className="thread-sheet" testId="thread-sheet">
       {Content && (
         <Suspense fallback={<p className="panel-empty">Loading…</p>}>
           <Content refId={holds.ref} title={item.title ?? ""} width="100%" height={height} />

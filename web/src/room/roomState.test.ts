@@ -64,10 +64,14 @@ describe("the room state", () => {
   it("holds the latest terminals, file tree and guest list", () => {
     const state = fold([
       welcome(),
-      { t: "terminals", terminals: [{ id: "t-1", name: "Terminal 1", running: true, exitCode: null, controllers: [] }] },
+      {
+        t: "terminals",
+        terminals: [{ id: "t-1", name: "Terminal 1", running: true, exitCode: null, endedWhileStopped: false, controllers: [] }],
+        outliveRestart: false,
+      },
       { t: "tree", paths: ["a.txt", "src/b.ts"] },
       { t: "guests", defaultAccess: "view", guests: [] },
-      { t: "terminals", terminals: [] },
+      { t: "terminals", terminals: [], outliveRestart: true },
     ]);
     expect(state.terminals).toEqual([]);
     expect(state.tree).toEqual(["a.txt", "src/b.ts"]);

@@ -58,6 +58,8 @@ export interface RoomState<S extends string = string> {
   /** The terminals the host gave us control of (an edit guest's grants). */
   grantedTerminals: readonly string[];
   terminals: readonly TerminalInfo[];
+  /** Whether the shells outlive a restart of canvas (tmux keeps them). */
+  terminalsOutliveRestart: boolean;
   /** The shared files' paths, once asked for (`tree-watch`). */
   tree: readonly string[] | null;
   /** The host's: guests and the room's default access. */
@@ -93,6 +95,7 @@ export function initialRoomState<S extends string>(connection: S): RoomState<S> 
     welcome: null,
     grantedTerminals: [],
     terminals: [],
+    terminalsOutliveRestart: true,
     tree: null,
     guests: null,
     approvals: [],
@@ -140,7 +143,7 @@ export function receive<S extends string>(before: RoomState<S>, frame: ServerFra
         grantedTerminals: frame.grantedTerminals,
       };
     case "terminals":
-      return { ...state, terminals: frame.terminals };
+      return { ...state, terminals: frame.terminals, terminalsOutliveRestart: frame.outliveRestart };
     case "tree":
       return { ...state, tree: frame.paths };
     case "guests":

@@ -4,11 +4,14 @@ import "@xterm/xterm/css/xterm.css";
 import { useEffect, useId, useRef, useState } from "react";
 import type { FrameContentProps } from "../frames";
 import { RequestNotes } from "../attention/RequestNotes";
+import { PHONE } from "../board/phone";
+import { useMedia } from "../board/useMedia";
 import { selectMayType, selectTerminal } from "../room/roomState";
 import { useAccess, useRoom, useRoomStore } from "../roomClient";
 import { currentTheme, onTheme, type Theme } from "../theme";
 import { EscapeThenTab } from "./escape";
-import { chunkInput, clampSize } from "./stream";
+import { KeyBar } from "./KeyBar";
+import { chunkInput, clampSize, endedWords, withCtrl } from "./stream";
 import { TerminalControl } from "./TerminalControl";
 import "./control.css";
 
@@ -26,6 +29,8 @@ const THEMES: Record<Theme, ITheme> = {
     brightWhite: "#333333",
   },
 };
+/** How long the name of who typed stays on the frame. */
+const TYPIST_SHOWN_MS = 2500;
 
 /**
  * One terminal of the room, by id (`refId`): watches it while the server lists it, shows its
@@ -61,15 +66,32 @@ function Screen({ refId }: { refId: string }) {
   const store = useRoomStore();
   const box = useRef<HTMLDivElement>(null);
   const hintId = useId();
-  const [exitCode, setExitCode] = useState<number | null>(null);
+  const ended = useRoom((s) => {
+    const info = selectTerminal(s, refId);
+    return info ? endedWords(info) : null;
+  });
   const typing = useRoom((s) => selectMayType(s, refId));
+  const phone = useMedia(PHONE);
+  const [typist, setTypist] = useState<{ name: string; color: string } | null>(null);
+  // The key bar's Ctrl applies to the next key typed; the bar sends its keys through `send`.
+  const ctrl = useRef(false);
+  const [ctrlOn, setCtrlOn] = useState(false);
+  const send = useRef<(data: string) => void>(() => {});
+  const cursorKeys = useRef<() => boolean>(() => false);
+
+  useEffect(() => {
+    if (!typist) return;
+    const timer = window.setTimeout(() => setTypist(null), TYPIST_SHOWN_MS);
+    return () => window.clearTimeout(timer);
+  }, [typist]);
 
   useEffect(() => {
     const element = box.current;
     if (!element) return;
     const term = new Terminal({
       fontFamily: "ui-monospace, SFMono-Regular, Menlo, monospace",
-      fontSize: 13,
+      // A phone's terminal fills the screen's width: its text is set to be read there.
+      fontSize: phone ? 15 : 13,
       scrollback: 5000,
       theme: THEMES[currentTheme()],
     });
@@ -79,10 +101,18 @@ function Screen({ refId }: { refId: string }) {
     term.textarea?.setAttribute("aria-describedby", hintId);
     // Access can change while the view is open; each keystroke asks again.
     const canType = () => selectMayType(store.getState(), refId);
-    const input = (data: string) => {
+    const input = (typed: string) => {
       if (!canType()) return;
+      let data = typed;
+      if (ctrl.current) {
+        data = withCtrl(typed);
+        ctrl.current = false;
+        setCtrlOn(false);
+      }
       for (const chunk of chunkInput(data)) store.send({ t: "term-input", id: refId, data: chunk });
     };
+    send.current = input;
+    cursorKeys.current = () => term.modes.applicationCursorKeysMode;
     const escape = new EscapeThenTab(() => input("\x1b"));
     term.attachCustomKeyEventHandler((event) => event.type !== "keydown" || escape.keydown(event));
     const blurred = () => escape.blur();
@@ -101,13 +131,10 @@ function Screen({ refId }: { refId: string }) {
 
     const offFrame = store.onFrame((frame) => {
       if (frame.t === "term-data" && frame.id === refId) {
-        if (frame.replay) {
-          term.reset();
-          setExitCode(null);
-        }
+        if (frame.replay) term.reset();
         term.write(frame.data);
-      } else if (frame.t === "term-exit" && frame.id === refId) {
-        setExitCode(frame.code);
+      } else if (frame.t === "term-typist" && frame.id === refId) {
+        setTypist({ name: frame.name, color: frame.color });
       }
     });
     const typed = term.onData(input);
@@ -129,7 +156,7 @@ function Screen({ refId }: { refId: string }) {
       store.send({ t: "term-detach", id: refId });
       term.dispose();
     };
-  }, [store, refId, hintId]);
+  }, [store, refId, hintId, phone]);
 
   return (
     <>
@@ -142,7 +169,28 @@ function Screen({ refId }: { refId: string }) {
           Watching: you cannot type here
         </div>
       )}
-      {exitCode !== null && <div className="terminal-exit">exited with code {exitCode}</div>}
+      {typist && (
+        <div className="terminal-typist" data-testid="terminal-typist" role="status">
+          <span className="person-dot" style={{ background: typist.color }} aria-hidden="true" />
+          {typist.name} typed
+        </div>
+      )}
+      {ended && (
+        <div className="terminal-exit" data-testid="terminal-ended">
+          {ended}
+        </div>
+      )}
+      {phone && typing && !ended && (
+        <KeyBar
+          ctrl={ctrlOn}
+          onCtrl={() => {
+            ctrl.current = !ctrl.current;
+            setCtrlOn(ctrl.current);
+          }}
+          onKey={(key) => send.current(key)}
+          applicationCursor={() => cursorKeys.current()}
+        />
+      )}
     </>
   );
 }

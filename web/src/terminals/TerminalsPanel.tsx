@@ -4,7 +4,8 @@ import { registerFrameContent } from "../frames";
 import type { TerminalInfo } from "../protocol.gen";
 import { selectMayType } from "../room/roomState";
 import { useAccess, useRoom, useRoomClient } from "../roomClient";
-import { newTerminalId } from "./stream";
+import { endedWords, newTerminalId } from "./stream";
+import "./control.css";
 
 // xterm is loaded with the first terminal frame, not with the page.
 registerFrameContent(
@@ -19,6 +20,7 @@ registerFrameContent(
 export function TerminalsPanel() {
   const client = useRoomClient();
   const terminals = useRoom((s) => s.terminals);
+  const outlive = useRoom((s) => s.terminalsOutliveRestart);
   // Terminals a watcher asked to see that have no frame on the board (a watcher may not add one).
   const [offBoard, setOffBoard] = useState<Set<string>>(new Set());
   // A view guest watches the terminals that exist; it can neither start nor end one.
@@ -49,13 +51,15 @@ export function TerminalsPanel() {
           </button>
         )}
       </div>
+      <EndAll />
+      {!outlive && !watching && <NoTmuxNote />}
       {terminals.length === 0 && <p className="panel-empty">No terminal yet.</p>}
       <ul className="terminal-list" data-testid="terminal-list">
         {terminals.map((terminal) => (
           <li key={terminal.id} className="terminal-card-head" data-testid="terminal-entry">
             <span>
               {terminal.name}{" "}
-              <small>{terminal.running ? "running" : `exited with code ${terminal.exitCode ?? "?"}`}</small>
+              <small>{endedWords(terminal) ?? "running"}</small>
               {offBoard.has(terminal.id) && <small className="terminal-off-board"> · not on the board yet</small>}
             </span>
             <span className="terminal-card-actions">
@@ -68,6 +72,61 @@ export function TerminalsPanel() {
         ))}
       </ul>
     </section>
+  );
+}
+
+/** The host ends every running shell at once (they outlive canvas otherwise), after a second press. */
+function EndAll() {
+  const client = useRoomClient();
+  const host = useAccess() === "host";
+  const terminals = useRoom((s) => s.terminals);
+  const running = terminals.filter((t) => t.running);
+  const [asking, setAsking] = useState(false);
+  if (!host || running.length === 0) return null;
+  if (!asking) {
+    return (
+      <button type="button" className="terminal-end-all" data-testid="end-all-terminals" onClick={() => setAsking(true)}>
+        End all shells…
+      </button>
+    );
+  }
+  const endAll = () => {
+    for (const terminal of running) client.send({ t: "term-close", id: terminal.id });
+    setAsking(false);
+  };
+  return (
+    <p className="terminal-note" role="group" aria-label="End all shells">
+      End {running.length === 1 ? "the running shell" : `all ${running.length} running shells`} for everyone?
+      <button type="button" data-testid="end-all-confirm" onClick={endAll}>
+        End them
+      </button>
+      <button type="button" onClick={() => setAsking(false)}>
+        Keep them
+      </button>
+    </p>
+  );
+}
+
+const NOTE_SEEN = "canvas.noTmuxNoteSeen";
+
+/** Said once (until dismissed, in this browser): without tmux the shells end with canvas. */
+function NoTmuxNote() {
+  const [seen, setSeen] = useState(() => localStorage.getItem(NOTE_SEEN) === "1");
+  if (seen) return null;
+  return (
+    <p className="terminal-note" role="note" data-testid="no-tmux-note">
+      These terminals end when canvas stops. Install tmux (for example <code>apt install tmux</code>) and start canvas
+      again, and they will run on through restarts.
+      <button
+        type="button"
+        onClick={() => {
+          localStorage.setItem(NOTE_SEEN, "1");
+          setSeen(true);
+        }}
+      >
+        Got it
+      </button>
+    </p>
   );
 }
 

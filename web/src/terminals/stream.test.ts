@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { chunkInput, clampSize, mayType, newTerminalId } from "./stream";
+import { barKey, chunkInput, clampSize, endedWords, mayType, newTerminalId, withCtrl } from "./stream";
 
 describe("chunkInput", () => {
   it("keeps short input whole", () => {
@@ -36,5 +36,32 @@ describe("ids and typing", () => {
     expect(mayType("edit", false)).toBe(false);
     expect(mayType("edit", true)).toBe(true);
     expect(mayType("view", true)).toBe(false);
+  });
+});
+
+describe("endedWords", () => {
+  it("says nothing while the shell runs", () => {
+    expect(endedWords({ running: true, exitCode: null, endedWhileStopped: false })).toBeNull();
+  });
+  it("says how the shell ended, and when canvas was not there to see it", () => {
+    expect(endedWords({ running: false, exitCode: 3, endedWhileStopped: false })).toBe("exited with code 3");
+    expect(endedWords({ running: false, exitCode: 7, endedWhileStopped: true })).toBe("ended while canvas was stopped, exit code 7");
+    expect(endedWords({ running: false, exitCode: null, endedWhileStopped: true })).toBe("ended while canvas was stopped");
+  });
+});
+
+describe("the phone's key bar", () => {
+  it("sends the keys a phone keyboard lacks, arrows as the program asked", () => {
+    expect(barKey("Esc", false)).toBe("\x1b");
+    expect(barKey("Tab", false)).toBe("\t");
+    expect(barKey("Up", false)).toBe("\x1b[A");
+    expect(barKey("Left", true)).toBe("\x1bOD");
+  });
+  it("turns the next key into its control code", () => {
+    expect(withCtrl("c")).toBe("\x03");
+    expect(withCtrl("D")).toBe("\x04");
+    expect(withCtrl("[")).toBe("\x1b");
+    expect(withCtrl("1")).toBe("1");
+    expect(withCtrl("ab")).toBe("ab");
   });
 });

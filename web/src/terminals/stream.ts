@@ -1,5 +1,7 @@
 /** Pure helpers for terminal frames, kept apart from xterm so they can be tested. */
 
+import type { TerminalInfo } from "../protocol.gen";
+
 /** The server refuses `term-input` data above this many characters (canvasrelay/protocol/terminals.py). */
 export const MAX_INPUT_CHARS = 64 * 1024;
 export const MAX_COLS = 1000;
@@ -37,4 +39,29 @@ export function newTerminalId(random: () => number = Math.random): string {
 /** Whether this access level may type into a terminal without a grant from the host. */
 export function mayType(access: string | undefined, granted: boolean): boolean {
   return access === "host" || access === "trusted" || (access === "edit" && granted);
+}
+
+/** How a terminal's shell ended, in words; null while it runs. */
+export function endedWords(terminal: Pick<TerminalInfo, "running" | "exitCode" | "endedWhileStopped">): string | null {
+  if (terminal.running) return null;
+  const code = terminal.exitCode;
+  if (terminal.endedWhileStopped) return code === null ? "ended while canvas was stopped" : `ended while canvas was stopped, exit code ${code}`;
+  return code === null ? "ended" : `exited with code ${code}`;
+}
+
+/** What a key of the phone's key bar sends; the arrows as the program asked for them (DECCKM). */
+export function barKey(key: "Esc" | "Tab" | "Left" | "Up" | "Down" | "Right", applicationCursor: boolean): string {
+  if (key === "Esc") return "\x1b";
+  if (key === "Tab") return "\t";
+  const letter = { Up: "A", Down: "B", Right: "C", Left: "D" }[key];
+  return (applicationCursor ? "\x1bO" : "\x1b[") + letter;
+}
+
+/** A key typed with Ctrl held (the key bar's Ctrl): a letter or one of @[\\]^_ becomes its control code. */
+export function withCtrl(data: string): string {
+  if (data.length !== 1) return data;
+  const code = data.toUpperCase().charCodeAt(0);
+  if (code >= 0x40 && code <= 0x5f) return String.fromCharCode(code & 0x1f);
+  if (data === "?") return "\x7f";
+  return data;
 }

@@ -1,0 +1,343 @@
+"""Terminals kept by tmux: each shell lives in the room's own tmux server and outlives canvas.
+
+The room's tmux server listens on `.canvas/tmux.sock`. Each canvas terminal is a tmux session
+named by the terminal's id, whose one pane runs the user's shell under `sh`, which writes the
+shell's exit status to `.canvas/terminal-exits/<id>` when it ends: a shell that ends while
+canvas is stopped still leaves its code. canvas watches a session through a control-mode client
+(`tmux -C`): the pane's output arrives as `%output` lines, input goes as `send-keys -H` (every
+byte in hex, so each arrives exactly as typed), the view's size as `refresh-client -C`, and a
+restart's replay comes from tmux's own screen and history (`capture-pane`).
+
+Every tmux command runs in `.canvas/` with the socket named relative to it: a socket's path
+may be at most 107 bytes, and a project's folder can be deeper than that allows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import contextlib
+import logging
+import os
+import re
+import shutil
+from collections import deque
+from collections.abc import Callable
+from pathlib import Path
+
+from canvasrelay.core.terminal_output import SCROLLBACK_BYTES, Scrollback
+from canvasrelay.server.canvas_dir import FILE_MODE
+from canvasrelay.server.output_coalescer import OutputCoalescer
+
+log = logging.getLogger(__name__)
+
+SOCKET = "tmux.sock"
+EXITS = "terminal-exits"
+HISTORY_LINES = 10_000
+SEND_BYTES = 4096
+"""Input bytes per `send-keys` command (each byte is three characters of the command)."""
+MAX_PENDING_INPUT = 1024 * 1024
+READ_LIMIT = 16 * 1024 * 1024
+"""The longest line tmux writes: one `%output` is what tmux read from the pane at once, escaped."""
+LEAVE_S = 2.0
+MAX_REWATCHES = 3
+"""Times canvas attaches again to a shell whose client tmux dropped, before it calls the shell lost."""
+HANGUP = 129
+"""The exit code of a shell ended by a hang-up (128 + SIGHUP): it was ended, so it wrote no code."""
+SERVER_OPTIONS = [
+    ["set-option", "-g", "history-limit", str(HISTORY_LINES)],
+    ["set-option", "-g", "status", "off"],
+    # The pane's output reaches the page's xterm as it is: programs should write for an xterm.
+    ["set-option", "-s", "default-terminal", "xterm-256color"],
+    ["set-option", "-s", "escape-time", "10"],
+]
+SHELL_SCRIPT = '"$1"; echo "$?" > "$2"'
+_BLOCK_END = re.compile(rb"^%(end|error) (\d+ \d+) 1$")
+
+
+NO_TMUX = "CANVAS_NO_TMUX"
+"""Set (to anything but 0) to keep shells as canvas's own children even where tmux is installed."""
+
+
+def tmux_executable() -> str | None:
+    if os.environ.get(NO_TMUX, "") not in ("", "0"):
+        return None
+    return shutil.which("tmux")
+
+
+def _unescape(data: bytes) -> bytes:
+    """`%output` escapes bytes below space and the backslash as `\\ooo`: no other escape occurs."""
+    return codecs.escape_decode(data)[0] if b"\\" in data else data
+
+
+class TmuxServer:
+    """The room's tmux server: where its socket is, and the commands run against it."""
+
+    def __init__(self, canvas_dir: Path, executable: str) -> None:
+        self.canvas_dir = canvas_dir
+        self.executable = executable
+        self.exits = canvas_dir / EXITS
+
+    @property
+    def socket(self) -> Path:
+        return self.canvas_dir / SOCKET
+
+    def argv(self, *args: str) -> list[str]:
+        # No user configuration: canvas relies on its own options (sizes, no status line).
+        return [self.executable, "-S", SOCKET, "-f", "/dev/null", *args]
+
+    def env(self) -> dict[str, str]:
+        # Inside someone's own tmux, $TMUX would make tmux refuse to attach ("nested").
+        return {k: v for k, v in os.environ.items() if k != "TMUX"}
+
+    async def run(self, *args: str) -> tuple[int, bytes]:
+        proc = await asyncio.create_subprocess_exec(
+            *self.argv(*args),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
+            cwd=self.canvas_dir,
+            env=self.env(),
+        )
+        out, _ = await proc.communicate()
+        return proc.returncode or 0, out
+
+    async def sessions(self) -> set[str]:
+        """The sessions alive now (none when no server runs)."""
+        code, out = await self.run("list-sessions", "-F", "#{session_name}")
+        return set(out.decode("utf-8", "replace").splitlines()) if code == 0 else set()
+
+    def exit_file(self, tid: str) -> Path:
+        return self.exits / tid
+
+    def prepare(self, tid: str) -> None:
+        """Before a new shell under `tid`: no code of an earlier shell may be read as its own."""
+        self.exits.mkdir(mode=0o700, exist_ok=True)
+        self.exit_file(tid).unlink(missing_ok=True)
+
+    def take_exit_code(self, tid: str) -> int | None:
+        path = self.exit_file(tid)
+        try:
+            text = path.read_text().strip()
+        except OSError:
+            return None
+        path.unlink(missing_ok=True)
+        return int(text) if text.isdigit() else None
+
+    def tighten_socket(self) -> None:
+        # tmux toggles the owner's execute bit as a flag (clients attached); the rest stays closed.
+        with contextlib.suppress(OSError):
+            os.chmod(self.socket, FILE_MODE | (os.stat(self.socket).st_mode & 0o100))
+
+    async def kill(self) -> bool:
+        """End every shell it keeps; False when none was running."""
+        code, _ = await self.run("kill-server")
+        return code == 0
+
+
+class TmuxTerminal:
+    """One canvas terminal: a tmux session, watched and typed into through a control client.
+
+    The same face as the PTY's `Terminal`: `on_output` gets coalesced chunks (each in
+    `scrollback` first), `on_exit` the shell's exit status once. `leave` lets go of the session
+    (canvas stops); `close` ends the shell.
+    """
+
+    def __init__(
+        self,
+        server: TmuxServer,
+        tid: str,
+        cwd: Path,
+        on_output: Callable[[bytes], None] | None = None,
+        on_exit: Callable[[int], None] | None = None,
+        shell: str | None = None,
+        scrollback_bytes: int = SCROLLBACK_BYTES,
+    ) -> None:
+        self.server = server
+        self.tid = tid
+        self.cwd = cwd
+        self.on_exit = on_exit
+        self.shell = shell or os.environ.get("SHELL") or "/bin/bash"
+        self.scrollback = Scrollback(scrollback_bytes)
+        self.exit_code: int | None = None
+        self._output = OutputCoalescer(self.scrollback, on_output)
+        self._proc: asyncio.subprocess.Process | None = None
+        self._reader: asyncio.Task[None] | None = None
+        self._replies: deque[asyncio.Future[list[bytes]] | None] = deque()
+        self._replaying = False
+        self._leaving = False
+        self._rewatches = 0
+        self._size = (80, 24)
+        self._exited = asyncio.Event()
+
+    async def start(self, cols: int = 80, rows: int = 24) -> None:
+        """A new shell, or (a session of that id alive already) that one: never a second."""
+        if self._proc is not None:
+            raise RuntimeError("terminal already started")
+        self.server.prepare(self.tid)
+        await self._attach(cols, rows, replay=False)
+
+    async def reattach(self) -> None:
+        """Watch a session that outlived the last canvas; its screen and history come first."""
+        await self._attach(80, 24, replay=True)
+
+    async def _attach(self, cols: int, rows: int, replay: bool) -> None:
+        self._output.start(asyncio.get_running_loop())
+        options = [word for option in SERVER_OPTIONS for word in (*option, ";")]
+        shell = ["/bin/sh", "-c", SHELL_SCRIPT, "canvas-terminal", self.shell, str(self.server.exit_file(self.tid))]
+        new = ["new-session", "-A", "-s", self.tid, "-x", str(cols), "-y", str(rows), "-c", str(self.cwd), "--"]
+        self._proc = await asyncio.create_subprocess_exec(
+            *self.server.argv("-C", *options, *new, *shell),
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
+            cwd=self.server.canvas_dir,
+            env=self.server.env(),
+            limit=READ_LIMIT,
+            start_new_session=True,
+        )
+        self._reader = asyncio.create_task(self._read())
+        self.server.tighten_socket()
+        if replay:
+            await self._replay()
+        else:
+            self.resize(cols, rows)
+
+    async def _replay(self) -> None:
+        """Put tmux's screen and history in the ring, as a page would have seen them; the output
+        that comes before the answer is already in it."""
+        self._replaying = True
+        state = self._command("display-message -p '#{alternate_on} #{cursor_x} #{cursor_y}'")
+        normal = self._command(f"capture-pane -p -e -q -a -S -{HISTORY_LINES}")
+        screen = self._command(f"capture-pane -p -e -S -{HISTORY_LINES}")
+        try:
+            words = b" ".join(await state).split()
+            alternate, x, y = (int(w) for w in words) if len(words) == 3 else (0, 0, 0)
+            replay = _lines(await screen)
+            if alternate:
+                replay = _lines(await normal) + b"\x1b[?1049h\x1b[H" + replay
+            self.scrollback.append(replay + b"\x1b[%d;%dH" % (y + 1, x + 1))
+        except (ConnectionError, ValueError) as exc:
+            log.warning("terminal %s: no replay from tmux: %s", self.tid, exc)
+        finally:
+            self._replaying = False
+
+    def _command(self, line: str) -> asyncio.Future[list[bytes]]:
+        reply: asyncio.Future[list[bytes]] = asyncio.get_running_loop().create_future()
+        self._send(line, reply)
+        return reply
+
+    def _send(self, line: str, reply: asyncio.Future[list[bytes]] | None = None) -> bool:
+        if self._proc is None or self._proc.stdin is None or self._exited.is_set():
+            return False
+        self._replies.append(reply)
+        self._proc.stdin.write(line.encode("utf-8") + b"\n")
+        return True
+
+    @property
+    def running(self) -> bool:
+        return self._proc is not None and not self._exited.is_set()
+
+    def write(self, data: str | bytes) -> bool:
+        """Queue input for the shell; False when dropped (ended, or input backlog full)."""
+        if not self.running or self._proc is None or self._proc.stdin is None:
+            return False
+        raw = data.encode("utf-8") if isinstance(data, str) else data
+        if self._proc.stdin.transport.get_write_buffer_size() + 3 * len(raw) > MAX_PENDING_INPUT:
+            log.warning("terminal %s: input backlog full, dropping %d bytes", self.tid, len(raw))
+            return False
+        self._output.input_sent()
+        for start in range(0, len(raw), SEND_BYTES):
+            self._send("send-keys -H " + raw[start : start + SEND_BYTES].hex(" "))
+        return True
+
+    def resize(self, cols: int, rows: int) -> None:
+        self._size = (max(1, min(cols, 10_000)), max(1, min(rows, 10_000)))
+        self._send(f"refresh-client -C {self._size[0]}x{self._size[1]}")
+
+    async def wait(self) -> int:
+        await self._exited.wait()
+        assert self.exit_code is not None
+        return self.exit_code
+
+    async def close(self) -> None:
+        """End the shell (and what runs in its session)."""
+        if self._send("kill-session"):
+            await self._exited.wait()
+
+    async def leave(self) -> None:
+        """canvas stops: let go of the session, which runs on."""
+        if self._proc is None or self._reader is None or self._exited.is_set():
+            return
+        self._leaving = True
+        if self._proc.stdin is not None:
+            self._proc.stdin.close()
+        try:
+            await asyncio.wait_for(asyncio.shield(self._proc.wait()), LEAVE_S)
+        except TimeoutError:
+            self._proc.kill()
+        await self._reader
+
+    async def _read(self) -> None:
+        assert self._proc is not None and self._proc.stdout is not None
+        stdout = self._proc.stdout
+        block: list[bytes] | None = None
+        block_id = b""
+        try:
+            while line := await stdout.readline():
+                line = line.rstrip(b"\n")
+                if block is not None:
+                    end = _BLOCK_END.match(line)
+                    if end and end.group(2) == block_id:
+                        self._answered(block, failed=end.group(1) == b"error")
+                        block = None
+                    else:
+                        block.append(line)
+                elif line.startswith(b"%output "):
+                    if not self._replaying:
+                        self._output.feed(_unescape(line.split(b" ", 2)[2] if line.count(b" ") >= 2 else b""))
+                elif line.startswith(b"%begin ") and line.endswith(b" 1"):
+                    block, block_id = [], b" ".join(line.split(b" ")[1:3])
+        except (ValueError, ConnectionError) as exc:
+            log.warning("terminal %s: tmux's control client failed: %s", self.tid, exc)
+        await self._proc.wait()
+        self._output.flush()
+        for reply in self._replies:
+            if reply is not None and not reply.done():
+                reply.set_exception(ConnectionError("tmux's control client ended"))
+        self._replies.clear()
+        if self._leaving:
+            self._exited.set()
+            return
+        code = self.server.take_exit_code(self.tid)
+        if code is None and self._rewatches < MAX_REWATCHES and self.tid in await self.server.sessions():
+            # The shell lives, only canvas's client went (detached by someone, or it failed).
+            self._rewatches += 1
+            log.warning("terminal %s: tmux let go of canvas's client; watching the shell again", self.tid)
+            try:
+                await self._attach(*self._size, replay=False)
+                return
+            except OSError as exc:
+                log.warning("terminal %s: cannot watch it again: %s", self.tid, exc)
+        self._ended(code)
+        self._exited.set()
+
+    def _answered(self, lines: list[bytes], failed: bool) -> None:
+        reply = self._replies.popleft() if self._replies else None
+        if failed:
+            log.warning("terminal %s: tmux refused a command: %s", self.tid, b" ".join(lines)[:200])
+        if reply is not None and not reply.done():
+            reply.set_result([] if failed else lines)
+
+    def _ended(self, code: int | None) -> None:
+        self.exit_code = HANGUP if code is None else code
+        if self.on_exit is not None:
+            try:
+                self.on_exit(self.exit_code)
+            except Exception:
+                log.exception("terminal on_exit failed")
+
+
+def _lines(captured: list[bytes]) -> bytes:
+    """Captured lines as a terminal draws them: each from the line's start, attributes reset."""
+    return b"\x1b[0m\r\n".join(captured) + b"\x1b[0m"

@@ -1,0 +1,345 @@
+"""Shells kept by tmux: they outlive `canvas serve` (SIGTERM or kill -9), come back with their
+programs, environment and output, say when they ended while canvas was stopped, and take the
+host's own terminal (`canvas attach`) into the same shell. Each test ends its room's tmux server."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import pty
+import re
+import select
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from canvasrelay.client.guest import Guest
+from tests.support import HostClient, ServerProcess
+from tests.test_terminals import open_terminal
+
+pytestmark = [pytest.mark.services, pytest.mark.timeout(120)]
+
+TMUX = shutil.which("tmux")
+WITH_TMUX = {"CANVAS_NO_TMUX": "", "SHELL": "/bin/bash"}
+
+
+def canvas(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "canvasrelay", *args],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env={**os.environ, **WITH_TMUX, **(env or {})},
+    )
+
+
+def tmux(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    assert TMUX is not None
+    return subprocess.run(
+        [TMUX, "-S", "tmux.sock", *args], cwd=project / ".canvas", capture_output=True, text=True, timeout=10
+    )
+
+
+@pytest.fixture
+def kept(project: Path) -> Iterator[Path]:
+    """The project, whose shells tmux keeps; every one of them ends with the test."""
+    if TMUX is None:
+        pytest.fail("tmux is not installed (apt-get install -y tmux): .ci/run installs it")
+    yield project
+    if (project / ".canvas").is_dir():
+        canvas("stop", "--terminals", "--dir", str(project))
+        assert tmux(project, "list-sessions").returncode != 0, "the room's tmux server outlived its test"
+
+
+@pytest.fixture
+async def serving(kept: Path) -> AsyncIterator[ServerProcess]:
+    server = ServerProcess(kept, env=WITH_TMUX).start()
+    yield server
+    server.stop()
+
+
+async def connect(server: ServerProcess) -> tuple[HostClient, dict[str, Any]]:
+    client = await HostClient.connect(server)
+    listing = await client.expect("terminals")
+    return client, {t["id"]: t for t in listing["terminals"]}
+
+
+def sigterm(server: ServerProcess) -> None:
+    assert server.proc is not None
+    server.proc.send_signal(signal.SIGTERM)
+    assert server.proc.wait(timeout=15) == 0
+    server.stop()
+
+
+@pytest.mark.parametrize("stop", ["SIGTERM", "kill -9"])
+async def test_a_shell_outlives_the_server(kept: Path, stop: str) -> None:
+    (kept / "sub").mkdir()
+    server = ServerProcess(kept, env=WITH_TMUX).start()
+    host, _ = await connect(server)
+    screen = await open_terminal(host, "t1", cols=100, rows=30)
+    await host.send(
+        {"t": "term-input", "id": "t1", "data": "cd sub; export MARK=kept42; sleep 4242 & echo before-$((40+2))\r"}
+    )
+    await screen.until("before-42")
+    await host.close()
+    if stop == "SIGTERM":
+        sigterm(server)
+    else:
+        server.kill9()
+    assert tmux(kept, "has-session", "-t", "=t1").returncode == 0, "the shell ended with the server"
+
+    again = ServerProcess(kept, env=WITH_TMUX).start()
+    try:
+        host, listed = await connect(again)
+        assert listed["t1"]["running"] and listed["t1"]["name"] == "Terminal 1"
+        screen = await open_terminal(host, "t1")
+        await screen.until("before-42")
+        await host.send({"t": "term-input", "id": "t1", "data": "echo mark=$MARK in ${PWD##*/}; jobs\r"})
+        await screen.until(r"mark=kept42 in sub")
+        await screen.until(r"Running\s+sleep 4242")
+        await host.close()
+    finally:
+        again.stop()
+    assert tmux(kept, "has-session", "-t", "=t1").returncode == 0
+
+
+async def test_two_terminals_come_back_and_one_that_ended_meanwhile_says_so(kept: Path) -> None:
+    server = ServerProcess(kept, env=WITH_TMUX).start()
+    host, _ = await connect(server)
+    for tid in ("a", "b"):
+        screen = await open_terminal(host, tid)
+        await host.send({"t": "term-input", "id": tid, "data": f"echo in-{tid}-$((1+1))\r"})
+        await screen.until(f"in-{tid}-2")
+    await host.send({"t": "term-rename", "id": "b", "name": "build"})
+    await host.expect("terminals")
+    await host.close()
+    sigterm(server)
+
+    # While canvas is stopped, the shell of "build" exits with code 7.
+    assert tmux(kept, "send-keys", "-t", "=b:", "exit 7", "Enter").returncode == 0
+    exit_file = kept / ".canvas" / "terminal-exits" / "b"
+    deadline = time.monotonic() + 10
+    while tmux(kept, "has-session", "-t", "=b").returncode == 0:
+        assert time.monotonic() < deadline, "the shell did not exit"
+        time.sleep(0.05)
+    assert exit_file.exists()
+
+    again = ServerProcess(kept, env=WITH_TMUX).start()
+    try:
+        host, listed = await connect(again)
+        assert listed["a"]["running"] and not listed["a"].get("endedWhileStopped")
+        assert listed["b"] == {
+            "id": "b",
+            "name": "build",
+            "running": False,
+            "exitCode": 7,
+            "endedWhileStopped": True,
+            "controllers": [],
+        }
+        screen = await open_terminal(host, "a")
+        await screen.until("in-a-2")
+        await host.close()
+    finally:
+        again.stop()
+    # Said once it is known: the next start still says it, and the code file is gone.
+    assert not exit_file.exists()
+    third = ServerProcess(kept, env=WITH_TMUX).start()
+    try:
+        host, listed = await connect(third)
+        assert listed["b"]["exitCode"] == 7 and listed["b"]["endedWhileStopped"]
+        await host.close()
+    finally:
+        third.stop()
+
+
+async def test_a_terminal_ended_from_the_board_ends_its_session(serving: ServerProcess, kept: Path) -> None:
+    host, _ = await connect(serving)
+    screen = await open_terminal(host, "t1")
+    await host.send({"t": "term-input", "id": "t1", "data": "exit 3\r"})
+    while screen.exit_code is None:
+        await screen.pump(10)
+    assert screen.exit_code == 3
+    assert tmux(kept, "has-session", "-t", "=t1").returncode != 0
+    screen = await open_terminal(host, "t2")
+    await host.send({"t": "term-input", "id": "t2", "data": "echo up\r"})
+    await screen.until("up")
+    await host.send({"t": "term-close", "id": "t2"})
+    while screen.exit_code is None:
+        await screen.pump(10)
+    assert tmux(kept, "has-session", "-t", "=t2").returncode != 0
+    await host.close()
+
+
+async def test_the_socket_is_the_owners_alone(serving: ServerProcess, kept: Path) -> None:
+    host, _ = await connect(serving)
+    screen = await open_terminal(host, "t1")
+    await host.send({"t": "term-input", "id": "t1", "data": "echo up\r"})
+    await screen.until("up")
+    mode = os.stat(kept / ".canvas" / "tmux.sock").st_mode
+    assert stat.S_ISSOCK(mode) and mode & 0o077 == 0, oct(mode)
+    assert stat.S_IMODE(os.stat(kept / ".canvas").st_mode) == 0o700
+    await host.close()
+
+
+class AttachedTerminal:
+    """`canvas attach` in a real pseudo-terminal, as in the host's terminal emulator."""
+
+    def __init__(self, project: Path, name: str) -> None:
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:
+            env = {**os.environ, **WITH_TMUX, "TERM": "xterm-256color", "LINES": "30", "COLUMNS": "100"}
+            os.execve(sys.executable, [sys.executable, "-m", "canvasrelay", "attach", name, "--dir", str(project)], env)
+        self.seen = b""
+
+    def type(self, text: str) -> None:
+        os.write(self.fd, text.encode())
+
+    async def until(self, text: str, timeout: float = 15.0) -> None:
+        deadline = time.monotonic() + timeout
+        while text.encode() not in self.seen:
+            left = deadline - time.monotonic()
+            assert left > 0, f"{text!r} not in {self.seen[-400:]!r}"
+            readable, _, _ = await asyncio.to_thread(select.select, [self.fd], [], [], min(left, 0.5))
+            if readable:
+                self.seen += os.read(self.fd, 65536)
+
+    def close(self) -> None:
+        os.close(self.fd)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGTERM)
+        os.waitpid(self.pid, 0)
+
+
+async def guest_output(guest: Guest, tid: str, text: str) -> None:
+    async with asyncio.timeout(15):
+        while text not in (await guest.expect("term-data", id=tid))["data"]:
+            pass
+
+
+async def test_canvas_attach_the_page_and_a_guest_with_control_type_into_the_same_shell(
+    serving: ServerProcess, kept: Path
+) -> None:
+    host, _ = await connect(serving)
+    screen = await open_terminal(host, "t1", cols=100, rows=30)
+    await host.send({"t": "term-input", "id": "t1", "data": "echo ready-$((1+1))\r"})
+    await screen.until("ready-2")
+    await host.send({"t": "room-set-access", "access": "edit"})
+    guest = await Guest(serving.room_link, name="Ada", color="#3366aa").connect()
+    await guest.expect("access")
+    await host.send({"t": "terminal-grant", "guestId": guest.guest_id, "terminalId": "t1", "granted": True})
+    await guest.expect("access", grantedTerminals=["t1"])
+    await guest.send({"t": "term-open", "id": "t1"})
+    attached = AttachedTerminal(kept, "Terminal 1")
+    try:
+        await attached.until("ready-2")
+        attached.type("echo from-attach-$((3+4))\r")
+        await screen.until("from-attach-7")
+        await guest_output(guest, "t1", "from-attach-7")
+        await host.send({"t": "term-input", "id": "t1", "data": "echo from-page-$((5+6))\r"})
+        await attached.until("from-page-11")
+        await guest_output(guest, "t1", "from-page-11")
+        await guest.send({"t": "term-input", "id": "t1", "data": "echo from-guest-$((6+7))\r"})
+        await attached.until("from-guest-13")
+        await screen.until("from-guest-13")
+        # The page names who typed, in their colour (the frame came among the output).
+        typists = [(f["name"], f["color"]) for f in host.seen if f["t"] == "term-typist" and f["id"] == "t1"]
+        assert typists[0] == ("Host", "#495057") and typists[-1] == ("Ada", "#3366aa")
+    finally:
+        attached.close()
+        await guest.close()
+    await host.close()
+
+
+async def test_canvas_attach_says_what_is_wrong(kept: Path) -> None:
+    never = canvas("attach", "--dir", str(kept))
+    assert never.returncode == 2 and "canvas has not served" in never.stderr
+    (kept / ".canvas").mkdir(mode=0o700)
+    refused = canvas("attach", "--dir", str(kept))
+    assert refused.returncode == 2 and "no shell is running" in refused.stderr
+    without = canvas("attach", "--dir", str(kept), env={"CANVAS_NO_TMUX": "1"})
+    assert without.returncode == 2 and "tmux is not installed" in without.stderr
+
+
+async def test_canvas_stop_ends_the_server_and_with_terminals_the_shells(kept: Path) -> None:
+    server = ServerProcess(kept, env=WITH_TMUX).start()
+    host, _ = await connect(server)
+    screen = await open_terminal(host, "t1")
+    await host.send({"t": "term-input", "id": "t1", "data": "echo up\r"})
+    await screen.until("up")
+    stopped = canvas("stop", "--terminals", "--dir", str(kept))
+    assert stopped.returncode == 0, stopped.stderr
+    assert "every shell of the room ended" in stopped.stdout and "stopped serving" in stopped.stdout
+    assert server.proc is not None and server.proc.wait(timeout=15) == 0
+    server.stop()
+    assert tmux(kept, "list-sessions").returncode != 0
+    await host.close()
+
+
+async def test_without_tmux_terminals_work_and_the_board_says_they_end_with_canvas(project: Path) -> None:
+    bare = project.parent / "bin"
+    bare.mkdir()
+    server = ServerProcess(project, env={"CANVAS_NO_TMUX": "", "PATH": str(bare), "SHELL": "/bin/bash"}).start()
+    try:
+        host, _ = await connect(server)
+        screen = await open_terminal(host, "t1")
+        listing = await host.expect("terminals")
+        assert listing["outliveRestart"] is False
+        await host.send({"t": "term-input", "id": "t1", "data": "echo bare-$((2+3))\r"})
+        await screen.until("bare-5")
+        await host.close()
+    finally:
+        server.stop()
+    assert not (project / ".canvas" / "tmux.sock").exists()
+    assert not (project / ".canvas" / "terminals.json").exists()
+
+
+def test_ci_installs_tmux() -> None:
+    run = (Path(__file__).parents[1] / ".ci" / "run").read_text()
+    assert re.search(r"command -v tmux .*\|\| missing\+=\(tmux\)", run)
+
+
+async def test_sessions_and_records_no_terminal_can_be_made_of_are_left_alone(kept: Path) -> None:
+    (kept / ".canvas").mkdir(mode=0o700)
+    long_name = "n" * 300
+    (kept / ".canvas" / "terminals.json").write_text(
+        '[{"id": "../x", "name": "bad", "running": true},'
+        f' {{"id": "ok", "name": "{long_name}", "running": false, "exit_code": 2}}]'
+    )
+    # Someone's own session on the room's socket, under a name no terminal id can have.
+    assert tmux(kept, "-f", "/dev/null", "new-session", "-d", "-s", "my work").returncode == 0
+    server = ServerProcess(kept, env=WITH_TMUX).start()
+    try:
+        host, listed = await connect(server)
+        assert list(listed) == ["ok"] and listed["ok"]["name"] == "n" * 100 and listed["ok"]["exitCode"] == 2
+        await host.close()
+    finally:
+        server.stop()
+    assert tmux(kept, "has-session", "-t", "=my work").returncode == 0
+
+
+async def test_a_shell_whose_watch_tmux_dropped_is_watched_again(serving: ServerProcess, kept: Path) -> None:
+    host, _ = await connect(serving)
+    screen = await open_terminal(host, "t1")
+    await host.send({"t": "term-input", "id": "t1", "data": "echo first-$((1+1))\r"})
+    await screen.until("first-2")
+    # Someone detaches every client of the session, canvas's own among them.
+    assert tmux(kept, "detach-client", "-s", "=t1").returncode == 0
+    deadline = time.monotonic() + 10
+    while not tmux(kept, "list-clients", "-t", "=t1").stdout.strip():
+        assert time.monotonic() < deadline, "canvas did not watch the shell again"
+        time.sleep(0.05)
+    await host.send({"t": "term-input", "id": "t1", "data": "echo second-$((2+2))\r"})
+    await screen.until("second-4")
+    assert screen.exit_code is None
+    listing = [f for f in host.seen if f["t"] == "terminals"][-1]
+    assert listing["terminals"][0]["running"]
+    await host.close()
