@@ -39,7 +39,7 @@ def clock() -> Clock:
 
 @pytest.fixture
 def room() -> Room:
-    room = Room(RoomInfo(room_id="r", key="k", host_public_key="p", cwd="/"))
+    room = Room(RoomInfo(room_id="r", host_public_key="p", cwd="/"))
     room.route(Prompt, lambda peer, f: [Ran(f"prompt {f.text} by {peer.id}")])
     room.route(Draw, lambda peer, f: [Ran(f"draw by {peer.id}")])
     room.route(

@@ -28,7 +28,7 @@ pytestmark = pytest.mark.timeout(60)
 
 
 def make_room() -> tuple[Room, TerminalRoom, dict[Access, Peer]]:
-    room = Room(RoomInfo(room_id="r", key="k", host_public_key="h", cwd="/tmp"))
+    room = Room(RoomInfo(room_id="r", host_public_key="h", cwd="/tmp"))
     terminals = TerminalRoom(room, Guests(room))
     peers = {access: Peer(id=access.value, access=access) for access in Access}
     for peer in peers.values():
@@ -111,7 +111,7 @@ def test_a_shell_that_exits_is_reported_and_typing_is_refused() -> None:
 
 
 def test_a_grant_ends_with_its_shell() -> None:
-    room = Room(RoomInfo(room_id="r", key="k", host_public_key="h", cwd="/tmp"))
+    room = Room(RoomInfo(room_id="r", host_public_key="h", cwd="/tmp"))
     guests = Guests(room)
     terminals = TerminalRoom(room, guests)
     guests.default_access = Access.EDIT
@@ -321,7 +321,7 @@ async def test_closing_a_terminal_ends_its_shell_and_says_so(host: HostClient) -
 
 
 def guest_room() -> tuple[Room, TerminalRoom, Guests, Peer, Peer]:
-    room = Room(RoomInfo(room_id="r", key="k", host_public_key="h", cwd="/tmp"))
+    room = Room(RoomInfo(room_id="r", host_public_key="h", cwd="/tmp"))
     guests = Guests(room)
     terminals = TerminalRoom(room, guests)
     host = Peer(id="host-1", access=Access.HOST)

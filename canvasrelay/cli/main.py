@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from canvasrelay import __version__
 from canvasrelay.cli import guests as cli_guests
+from canvasrelay.cli import invite as cli_invite
 from canvasrelay.cli.usage import EXIT_USAGE, Parser, UsageError, check_port, listen_error, port
 from canvasrelay.core.errors import ConfigError
 from canvasrelay.server.canvas_dir import FolderInUse
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 def _parser() -> Parser:
     parser = Parser(prog="canvas", description="A shared board for coding agents and terminals.")
     parser.add_argument("--version", action="version", version=f"canvas {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="{serve,signal,join}")
+    commands = parser.add_subparsers(dest="command", metavar="{serve,invite,signal,join}")
     serve = commands.add_parser("serve", help="serve this folder's board, agents and terminals")
     serve.add_argument("--dir", type=Path, default=Path.cwd(), help="the project folder (default: here)")
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
@@ -33,6 +34,7 @@ def _parser() -> Parser:
     serve.add_argument("--no-open", action="store_true", help="do not open the host link in a browser")
     serve.add_argument("--new-room", action="store_true", help="new room secrets: old links stop working")
     cli_guests.add_serve_options(serve)
+    cli_invite.add_command(commands)
     cli_guests.add_commands(commands)
     return parser
 
@@ -103,7 +105,8 @@ async def _start(args: argparse.Namespace, root: Path) -> CanvasServer:
 def _print_links(server: CanvasServer, root: Path) -> None:
     print(f"canvas {__version__} serving {root}")
     print(f"Host link (keep it to yourself): {server.host_link}")
-    print(f"Room link (share it with guests): {server.room_link}")
+    print(f"Room link (anyone who has it may join): {server.room_link}")
+    print("Invite one person with a link of their own: canvas invite NAME")
     others = server.link_hosts[1:]
     if others:
         print(f"The links also work with {', '.join(others)} in place of {server.link_hosts[0]}")
@@ -135,6 +138,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "serve":
             asyncio.run(_serve(args))
             _exit_now(0)
+        elif args.command == "invite":
+            return cli_invite.run(args)
         elif args.command in cli_guests.COMMANDS:
             return asyncio.run(cli_guests.run(args))
     except UsageError as exc:

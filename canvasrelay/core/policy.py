@@ -40,12 +40,13 @@ _TABLE: dict[Action, dict[Access, Decision]] = {
         Access.TRUSTED: _DENY,
         Access.HOST: _ALLOW,
     },
+    Action.ASK: {Access.VIEW: _ASK, Access.EDIT: _ASK, Access.TRUSTED: _ASK, Access.HOST: _ALLOW},
     Action.ADMIN: {Access.VIEW: _DENY, Access.EDIT: _DENY, Access.TRUSTED: _DENY, Access.HOST: _ALLOW},
 }
 
 
 def decide(access: Access, request: Request) -> Decision:
-    if request.action is Action.TYPE_TERMINAL and access is Access.EDIT and request.terminal_granted:
+    if request.action is Action.TYPE_TERMINAL and access in (Access.VIEW, Access.EDIT) and request.terminal_granted:
         return Decision.ALLOW
     return _TABLE[request.action][access]
 

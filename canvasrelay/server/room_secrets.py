@@ -39,9 +39,6 @@ class RoomSecrets:
     def token_matches(self, candidate: str) -> bool:
         return hmac.compare_digest(candidate.encode("utf-8"), self.token.encode("utf-8"))
 
-    def room_fragment(self) -> str:
-        return f"room={self.room_id}&key={self.room_key}&host={self.host_public_key}"
-
     @classmethod
     def generate(cls) -> RoomSecrets:
         return cls(
