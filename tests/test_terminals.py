@@ -12,13 +12,15 @@ import pytest
 
 from canvasrelay.core.effects import Send
 from canvasrelay.core.guests import Guests
+from canvasrelay.core.invites import OPEN_ID
 from canvasrelay.core.room import Peer, Room, RoomInfo
 from canvasrelay.core.terminals import AttachTerminal, StartTerminal, TerminalRoom, WriteTerminal
 from canvasrelay.protocol import encode
 from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.core import ErrorFrame
-from canvasrelay.protocol.guests import ApprovalAnswer, GuestJoin, TerminalGrant
+from canvasrelay.protocol.guests import ApprovalAnswer, TerminalGrant
 from canvasrelay.protocol.terminals import TermControl, TermInput, TermOpen, TermRename
+from tests.people import joining
 from tests.support import HostClient, ServerProcess
 
 pytestmark = pytest.mark.timeout(60)
@@ -117,7 +119,7 @@ def test_a_grant_ends_with_its_shell() -> None:
     guests.default_access = Access.EDIT
     host = Peer(id="host-1", access=Access.HOST)
     room.join(host)
-    guest = guests.admit(GuestJoin(guest_id="guest0001", secret="s" * 20, name="Ada", color="#112233"))
+    guest = guests.admit(joining("Ada", "#112233"), "guest0001", OPEN_ID)
     assert isinstance(guest, Peer)
     room.join(guest)
     typing = '{"t":"term-input","id":"T","data":"id\\r"}'
@@ -327,7 +329,7 @@ def guest_room() -> tuple[Room, TerminalRoom, Guests, Peer, Peer]:
     host = Peer(id="host-1", access=Access.HOST)
     room.join(host)
     guests.default_access = Access.EDIT
-    ada = guests.admit(GuestJoin(guest_id="guest0001", secret="s" * 20, name="Ada", color="#112233"))
+    ada = guests.admit(joining("Ada", "#112233"), "guest0001", OPEN_ID)
     assert isinstance(ada, Peer)
     room.join(ada)
     return room, terminals, guests, host, ada

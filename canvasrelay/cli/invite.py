@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -79,7 +80,7 @@ def _call(base: str, token: str, method: str, path: str, body: dict[str, Any] | 
 def run(args: argparse.Namespace) -> int:
     base, token = _server(args.dir)
     if args.revoke:
-        _call(base, token, "DELETE", f"/api/invites/{urllib.request.quote(args.revoke, safe='')}")
+        _call(base, token, "DELETE", f"/api/invites/{urllib.parse.quote(args.revoke, safe='')}")
         print(f"Revoked {args.revoke}: whoever came with it has left, and its link no longer works.")
         return 0
     if args.list or not args.name:

@@ -20,7 +20,9 @@ KEY_FILE = "identity.pem"
 
 
 def public_key(identity: ec.EllipticCurvePrivateKey) -> str:
-    point = identity.public_key().public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
+    point = identity.public_key().public_bytes(
+        serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint
+    )
     return b64url(point)
 
 

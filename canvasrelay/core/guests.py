@@ -456,7 +456,9 @@ class Guests:
             return [self.people()]
         guest.connected = True
         guest.away_since = None
-        waiting: list[AnyEffect] = [Send(peer.id, self._pending_of(a)) for a in self.pending.values() if a.peer_id == peer.id]
+        waiting: list[AnyEffect] = [
+            Send(peer.id, self._pending_of(a)) for a in self.pending.values() if a.peer_id == peer.id
+        ]
         return [Send(peer.id, self._your_access(guest)), *waiting, self.to_hosts(), self.people()]
 
     def _left(self, peer: Peer) -> list[AnyEffect]:

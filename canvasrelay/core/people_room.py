@@ -10,6 +10,7 @@ agent will get. Each change to the invites is told to the hosts (`invites`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
 from canvasrelay.core.audit import Audit
 from canvasrelay.core.effects import AnyEffect, Broadcast, Send
 from canvasrelay.core.guests import Guests

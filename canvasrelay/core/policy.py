@@ -46,7 +46,7 @@ _TABLE: dict[Action, dict[Access, Decision]] = {
 
 
 def decide(access: Access, request: Request) -> Decision:
-    if request.action is Action.TYPE_TERMINAL and access in (Access.VIEW, Access.EDIT) and request.terminal_granted:
+    if request.action is Action.TYPE_TERMINAL and access is Access.EDIT and request.terminal_granted:
         return Decision.ALLOW
     return _TABLE[request.action][access]
 

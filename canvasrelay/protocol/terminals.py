@@ -67,7 +67,7 @@ class TermControl(ClientFrame):
     hands the guest control of that terminal until the host takes it back."""
 
     t: Literal["term-control"] = "term-control"
-    action: ClassVar[Action] = Action.ASK
+    action: ClassVar[Action] = Action.RUN_ON_HOST
     id: TerminalId
 
 

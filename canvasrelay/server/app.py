@@ -17,13 +17,13 @@ from urllib.parse import quote
 from aiohttp import web
 from aiohttp.typedefs import Handler
 
-from canvasrelay.protocol.words import request_noun
 from canvasrelay.core.guests import Guests
 from canvasrelay.core.invites import Invite
 from canvasrelay.core.people_room import PeopleRoom
 from canvasrelay.core.room import Room, RoomInfo
 from canvasrelay.core.shared_files import SharedFiles
 from canvasrelay.core.terminals import TerminalRoom
+from canvasrelay.protocol.words import request_noun
 from canvasrelay.server import canvas_dir, room_secrets
 from canvasrelay.server.agent_catalog import AgentSpec, discover, load_config, process_limits
 from canvasrelay.server.agent_host import AgentHost

@@ -187,7 +187,9 @@ class Hub:
                 listener.invite = invite
         for invite_id, invite in wanted.items():
             if invite_id not in self.listeners:
-                listener = _Listener(invite, signal_crypto.signal_key(invite.secret), TurnClient(invite.room, invite.secret))
+                listener = _Listener(
+                    invite, signal_crypto.signal_key(invite.secret), TurnClient(invite.room, invite.secret)
+                )
                 self.listeners[invite_id] = listener
                 listener.task = self._spawn(self._listen(listener))
 
@@ -335,7 +337,8 @@ class Hub:
             channel = await asyncio.wait_for(opened, JOIN_TIMEOUT)
             hub_fingerprint = signal_crypto.sdp_fingerprint(answer)
             proof = signal_crypto.sign_proof(
-                self.secrets.host_private_key, signal_crypto.proof_message(offer.nonce, offer.fingerprint, hub_fingerprint)
+                self.secrets.host_private_key,
+                signal_crypto.proof_message(offer.nonce, offer.fingerprint, hub_fingerprint),
             )
             challenge = os.urandom(CHALLENGE_BYTES)
             channel.send(encode(HubProof(signature=b64url(proof), challenge=b64url(challenge))))

@@ -14,4 +14,12 @@ if TYPE_CHECKING:
 
 
 def mount_api(server: CanvasServer) -> None:
-    mount(server, [*routes.operations(server), *sessions.operations(server), *session_writes.operations(server), *people.operations(server)])
+    mount(
+        server,
+        [
+            *routes.operations(server),
+            *sessions.operations(server),
+            *session_writes.operations(server),
+            *people.operations(server),
+        ],
+    )

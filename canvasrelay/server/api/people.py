@@ -89,7 +89,9 @@ def operations(server: CanvasServer) -> list[Operation]:
             status=201,
             errors=(409,),
         ),
-        Operation("GET", "/api/invites", list_invites, "The invitations and their state.", "people", response=InvitesOut),
+        Operation(
+            "GET", "/api/invites", list_invites, "The invitations and their state.", "people", response=InvitesOut
+        ),
         Operation(
             "DELETE",
             "/api/invites/{inviteId}",
