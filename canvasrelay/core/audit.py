@@ -26,7 +26,7 @@ from canvasrelay.protocol.guests import (
     RoomSetAccess,
     TerminalGrant,
 )
-from canvasrelay.protocol.people import AccessAsk, AuditEntry, InviteCreate, InviteRevoke, OpenLinkSet
+from canvasrelay.protocol.people import AccessAsk, AuditEntry, OpenLinkSet
 from canvasrelay.protocol.terminals import TermControl, TermInput, TermOpen
 from canvasrelay.protocol.words import request_verb
 
@@ -119,10 +119,6 @@ class Audit:
                 return "opened a terminal", frame.id
             case FileOpen():
                 return "opened a file", frame.path[:DETAIL_MAX]
-            case InviteCreate():
-                return "made an invitation", f"{frame.name} ({frame.access})"
-            case InviteRevoke():
-                return "revoked an invitation", frame.id
             case OpenLinkSet():
                 return {"on": "turned the open link on", "off": "turned the open link off"}.get(
                     frame.change, "rotated the open link"

@@ -20,7 +20,7 @@ from canvasrelay.core.guest_identity import Identities
 from canvasrelay.core.invites import OPEN_ID, WITHDRAWN, Invites
 from canvasrelay.core.room import Peer, Room, error, needs_approval
 from canvasrelay.protocol import ClientFrame
-from canvasrelay.protocol.access import Access
+from canvasrelay.protocol.access import Access, Action
 from canvasrelay.protocol.encoding import text_sha256
 from canvasrelay.protocol.guests import (
     AccessLevel,
@@ -294,7 +294,7 @@ class Guests:
         effects: list[AnyEffect] = []
         if frame.answer == "trust":
             effects += self._change(guest, own_access=Access.TRUSTED)
-        elif peer.access.rank < Access.EDIT.rank:
+        elif peer.access.rank < Access.EDIT.rank and type(approval.frame).action is not Action.ASK:
             # Lowered to view while the request waited: the approval no longer applies.
             return [
                 error(

@@ -77,19 +77,22 @@ class PeopleRoom:
     def to_hosts(self) -> Broadcast:
         return Broadcast(self.invite_list(), min_access=Access.HOST)
 
-    def create(self, frame: InviteCreate) -> Invite:
-        expires = frame.expires_in_s
-        return self.invites.create(frame.name.strip() or frame.name, frame.access, expires, frame.single_use)
+    def create(self, by: Peer, frame: InviteCreate) -> Invite:
+        name = frame.name.strip() or frame.name
+        invite = self.invites.create(name, frame.access, frame.expires_in_s, frame.single_use)
+        self.audit.record(by, "made an invitation", f"{name} ({frame.access})")
+        return invite
 
-    def revoke(self, invite_id: str) -> list[AnyEffect]:
-        self.invites.revoke(invite_id)
+    def revoke(self, by: Peer, invite_id: str) -> list[AnyEffect]:
+        invite = self.invites.revoke(invite_id)
+        self.audit.record(by, "revoked an invitation", invite.name)
         return [*self.guests.withdraw(invite_id), self.to_hosts()]
 
     # -- routes -------------------------------------------------------------------------------
 
     def _create(self, host: Peer, frame: InviteCreate) -> list[AnyEffect]:
         try:
-            invite = self.create(frame)
+            invite = self.create(host, frame)
         except InviteRefused as exc:
             return [error(host.id, str(exc), frame.t)]
         created = InviteCreated(id=invite.id, name=invite.name, fragment=self.fragment(invite))
@@ -97,7 +100,7 @@ class PeopleRoom:
 
     def _revoke(self, host: Peer, frame: InviteRevoke) -> list[AnyEffect]:
         try:
-            return self.revoke(frame.id)
+            return self.revoke(host, frame.id)
         except InviteRefused as exc:
             return [error(host.id, str(exc), frame.t, "not-found" if exc.missing else "invalid")]
 

@@ -26,8 +26,8 @@ import aiohttp
 
 from canvasrelay.core.guest_identity import CHALLENGE_BYTES, proven_guest
 from canvasrelay.core.guests import Guests, peer_id_of
-from canvasrelay.core.invites import Invite
-from canvasrelay.core.rate_limit import BucketPerKey, InboundGate, SeenOnce, TokenBucket
+from canvasrelay.core.invites import MAX_INVITES, Invite
+from canvasrelay.core.rate_limit import BucketPerKey, InboundGate, SeenOnce
 from canvasrelay.core.room import Peer
 from canvasrelay.protocol import FrameError, encode, parse_client_frame, signal_crypto
 from canvasrelay.protocol.core import ErrorFrame
@@ -59,7 +59,10 @@ SEEN_WINDOW = 2 * signal_crypto.MAX_AGE_SECONDS
 """An envelope opens for MAX_AGE either side of its timestamp, so its nonce is kept this long."""
 SEEN_MAX = 16_384
 OFFER_RATE, OFFER_BURST = 10.0, 20.0
-"""New handshakes a second the hub starts, in total (copies of an offer do not count)."""
+"""New handshakes (and answers to "about") a second the hub starts per invite (copies of an offer do not count)."""
+OFFER_KEYS = 2 * MAX_INVITES
+HANDSHAKES_PER_INVITE = 4
+"""So the holders of one invite cannot take every handshake slot from the others."""
 JOIN_RATE, JOIN_BURST = 0.5, 6.0
 """Joins a second one guest identity may make, and at once: a reconnecting guest never notices."""
 JOIN_IDENTITIES_MAX = 4096
@@ -121,7 +124,8 @@ class Hub:
     refusals: Counter[str] = field(default_factory=Counter)
     """Offers and joins turned away, by reason: what an operator (or a test) looks at in a flood."""
     _seen: SeenOnce = field(default_factory=lambda: SeenOnce(SEEN_WINDOW, SEEN_MAX))
-    _offers: TokenBucket = field(default_factory=lambda: TokenBucket(OFFER_RATE, OFFER_BURST))
+    _offers: BucketPerKey = field(default_factory=lambda: BucketPerKey(OFFER_RATE, OFFER_BURST, OFFER_KEYS))
+    """Per invite: one invite's holders flooding cannot spend another's."""
     _joins: BucketPerKey = field(default_factory=lambda: BucketPerKey(JOIN_RATE, JOIN_BURST, JOIN_IDENTITIES_MAX))
     _tasks: set[asyncio.Task[Any]] = field(default_factory=set)
     listeners: dict[str, _Listener] = field(default_factory=dict)
@@ -241,7 +245,7 @@ class Hub:
         standing = listener.invite.stands(self.guests.invites.clock())
         if message.get("kind") == "about" or (message.get("kind") == "offer" and not standing):
             # Paced like offers: a link holder may ask often, but not flood the rendezvous with answers.
-            if self._offers.take():
+            if self._offers.take(listener.invite.id):
                 self._spawn(self._tell_about(listener, message.get("from")))
             return None
         if message.get("kind") != "offer":
@@ -269,7 +273,9 @@ class Hub:
             return "a handshake from the same source is under way"
         if len(self.handshakes) >= MAX_HANDSHAKES:
             return "too many handshakes at once"
-        if not self._offers.take():
+        if sum(1 for held in self.handshakes if held.invite_id == offer.invite_id) >= HANDSHAKES_PER_INVITE:
+            return "too many handshakes at once on one invitation"
+        if not self._offers.take(offer.invite_id):
             return "too many offers a second"
         return None
 

@@ -14,6 +14,7 @@ from canvasrelay.protocol.people import InviteCreate as InviteFrame
 from canvasrelay.server.api.errors import ApiError, not_found
 from canvasrelay.server.api.models import ApiModel, QueryModel, RequestModel
 from canvasrelay.server.api.openapi import Call, Operation
+from canvasrelay.server.api.routes import API_PEER
 
 if TYPE_CHECKING:
     from canvasrelay.server.app import CanvasServer
@@ -56,7 +57,7 @@ def operations(server: CanvasServer) -> list[Operation]:
             name=body.name, access=body.access, expires_in_s=body.expires_in_s, single_use=body.single_use
         )
         try:
-            invite = server.people.create(frame)
+            invite = server.people.create(API_PEER, frame)
         except InviteRefused as exc:
             raise ApiError(409, str(exc)) from None
         await server.runtime.run([server.people.to_hosts()])
@@ -67,7 +68,7 @@ def operations(server: CanvasServer) -> list[Operation]:
 
     async def revoke_invite(call: Call) -> None:
         try:
-            effects = server.people.revoke(call.params["inviteId"])
+            effects = server.people.revoke(API_PEER, call.params["inviteId"])
         except InviteRefused as exc:
             raise not_found("invite") if exc.missing else ApiError(409, str(exc)) from None
         await server.runtime.run(effects)
