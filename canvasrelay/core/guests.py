@@ -193,6 +193,7 @@ class Guests:
                     connected=g.connected,
                     latency_ms=g.latency_ms,
                     granted_terminals=sorted(g.granted_terminals),
+                    via_open_link=g.invite_id == OPEN_ID,
                 )
                 for g in self.guests.values()
                 if g.guest_id not in self.banned

@@ -88,6 +88,9 @@ class GuestInfo(Model):
     connected: bool
     latency_ms: float | None = None
     granted_terminals: list[str] = Field(default_factory=list)
+    via_open_link: bool = True
+    """Came through the open room link (removing blocks its browser), not an invitation of its own
+    (removing revokes that invitation)."""
 
 
 @server_frame

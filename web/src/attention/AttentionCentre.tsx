@@ -106,11 +106,34 @@ export function AttentionCentre() {
               {entry.kind === "approval" && (
                 <ApprovalCard approval={entry.approval} onAnswer={(answer) => answerApproval(entry, answer)} />
               )}
+              {entry.kind === "ended" && <KeptText text={entry.request.text} outcome={entry.request.outcome} />}
             </li>
           ))}
         </ul>
       )}
     </section>
+  );
+}
+
+/** What a request that did not run said, for the guest to copy or send again. */
+function KeptText({ text, outcome }: { text: string; outcome: string }) {
+  const [copied, setCopied] = useState(false);
+  if (!text || outcome === "approved" || outcome === "trusted") return null;
+  return (
+    <div className="attention-kept" data-testid="request-kept-text">
+      <pre>{text}</pre>
+      <button
+        type="button"
+        onClick={() =>
+          void navigator.clipboard.writeText(text).then(
+            () => setCopied(true),
+            () => setCopied(false),
+          )
+        }
+      >
+        {copied ? "Copied" : "Copy the text"}
+      </button>
+    </div>
   );
 }
 
