@@ -45,7 +45,9 @@ def join_with(browser: Any, link: str, width: int, scheme: str = "light", name: 
     page.goto(link)
     field = page.get_by_test_id("guest-name")
     if name is None:
-        page.wait_for_function("(document.querySelector('[data-testid=guest-name]')?.value ?? '') !== ''", timeout=WAIT_MS)
+        page.wait_for_function(
+            "(document.querySelector('[data-testid=guest-name]')?.value ?? '') !== ''", timeout=WAIT_MS
+        )
     else:
         field.fill(name)
     page.get_by_test_id("guest-join").click()
