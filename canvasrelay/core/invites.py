@@ -78,7 +78,7 @@ class Invite:
         return self.id == OPEN_ID
 
     def stands(self, now: float) -> bool:
-        return self.revoked_at is None and self.enabled and (self.expires_at is None or now < self.expires_at)
+        return self.state(now) == "standing"
 
     def info(self, now: float) -> InviteInfo:
         return InviteInfo(

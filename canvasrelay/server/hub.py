@@ -61,8 +61,8 @@ SEEN_MAX = 16_384
 OFFER_RATE, OFFER_BURST = 10.0, 20.0
 """New handshakes (and answers to "about") a second the hub starts per invite (copies of an offer do not count)."""
 OFFER_KEYS = 2 * MAX_INVITES
-HANDSHAKES_PER_INVITE = 4
-"""So the holders of one invite cannot take every handshake slot from the others."""
+HANDSHAKES_PER_INVITE = MAX_HANDSHAKES - 4
+"""One invite's holders leave 4 handshake slots for the others' guests."""
 JOIN_RATE, JOIN_BURST = 0.5, 6.0
 """Joins a second one guest identity may make, and at once: a reconnecting guest never notices."""
 JOIN_IDENTITIES_MAX = 4096

@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { CopyButton } from "./CopyButton";
 import { useRoom, useRoomClient } from "./roomClient";
 
 /** A link for guests: the page's address with an invitation's fragment (its secrets stay out of the URL sent). */
@@ -12,12 +12,6 @@ export function RoomLink() {
   const fragment = useRoom((s) => s.invites?.openLink ?? null);
   const known = useRoom((s) => s.invites !== null);
   const link = fragment ? roomLink(fragment, `${location.origin}/`) : "";
-  const [copied, setCopied] = useState(false);
-  const copy = async () => {
-    await navigator.clipboard.writeText(link);
-    setCopied(true);
-    setTimeout(() => setCopied(false), 1500);
-  };
   return (
     <section className="room-link" aria-labelledby="room-link-heading">
       <h2 id="room-link-heading">Room link</h2>
@@ -32,9 +26,7 @@ export function RoomLink() {
               data-testid="room-link"
               onFocus={(e) => e.currentTarget.select()}
             />
-            <button type="button" onClick={copy}>
-              {copied ? "Copied" : "Copy"}
-            </button>
+            <CopyButton text={link} />
           </div>
           <div className="copy-row">
             <button type="button" data-testid="open-link-off" onClick={() => client.send({ t: "open-link", change: "off" })}>

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { useBoardView } from "../boardView";
+import { CopyButton } from "../CopyButton";
 import type { HostAnswer } from "../protocol.gen";
 import { outcomeText } from "../room/requests";
 import { subjectName, type RoomState } from "../room/roomState";
@@ -117,22 +118,11 @@ export function AttentionCentre() {
 
 /** What a request that did not run said, for the guest to copy or send again. */
 function KeptText({ text, outcome }: { text: string; outcome: string }) {
-  const [copied, setCopied] = useState(false);
   if (!text || outcome === "approved" || outcome === "trusted") return null;
   return (
     <div className="attention-kept" data-testid="request-kept-text">
       <pre>{text}</pre>
-      <button
-        type="button"
-        onClick={() =>
-          void navigator.clipboard.writeText(text).then(
-            () => setCopied(true),
-            () => setCopied(false),
-          )
-        }
-      >
-        {copied ? "Copied" : "Copy the text"}
-      </button>
+      <CopyButton text={text} label="Copy the text" />
     </div>
   );
 }

@@ -1,5 +1,6 @@
 import { useState } from "react";
 import type { InviteInfo } from "../protocol.gen";
+import { CopyButton } from "../CopyButton";
 import { roomLink } from "../RoomLink";
 import { useRoom, useRoomClient } from "../roomClient";
 
@@ -102,23 +103,12 @@ function InviteForm() {
 
 function CreatedLink({ name, fragment }: { name: string; fragment: string }) {
   const link = roomLink(fragment, `${location.origin}/`);
-  const [copied, setCopied] = useState(false);
   return (
     <div className="invite-created" data-testid="invite-created">
       <p>The link for {name}: give it to them only. It is shown here once.</p>
       <div className="copy-row">
         <input readOnly aria-label={`Invitation link for ${name}`} value={link} data-testid="invite-link" onFocus={(e) => e.currentTarget.select()} />
-        <button
-          type="button"
-          onClick={() =>
-            void navigator.clipboard.writeText(link).then(
-              () => setCopied(true),
-              () => setCopied(false),
-            )
-          }
-        >
-          {copied ? "Copied" : "Copy"}
-        </button>
+        <CopyButton text={link} />
       </div>
     </div>
   );
