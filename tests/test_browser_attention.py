@@ -106,7 +106,9 @@ def test_a_guests_long_prompt_waits_whole_in_front_of_the_host(browser: Any, ser
     wait_waiting(ada, 0)
     ended.get_by_role("button", name="Dismiss").click()
     ended.wait_for(state="detached", timeout=TIMEOUT_MS)
-    host.get_by_test_id("agent-message").filter(has_text="You said: please refactor").wait_for(timeout=TIMEOUT_MS)
+    host.get_by_test_id("agent-message").filter(has_text="You said: Ada (guest, edit): please refactor").wait_for(
+        timeout=TIMEOUT_MS
+    )
     assert_plain(host, ada, bob)
     for page in (host, ada, bob):
         page.context.close()
