@@ -83,12 +83,15 @@ async def test_a_revoked_invite_ends_its_guest_and_its_link_and_opens_nothing_el
     status, _ = await api(served, "DELETE", f"/api/invites/{ada_invite['id']}")
     assert status == 204
     bye = await ada.expect("bye", timeout=2.0)
-    assert time.monotonic() - started < 2.0 and bye["reason"] == WITHDRAWN
+    out_in = time.monotonic() - started
+    assert out_in < 2.0 and bye["reason"] == WITHDRAWN
 
     started = time.monotonic()
     with pytest.raises(HubRefused, match="withdrawn"):
         await Guest(ada_link, name="Ada again").connect()
-    assert time.monotonic() - started < 5.0
+    refused_in = time.monotonic() - started
+    print(f"revoke: the guest was out in {out_in:.2f} s, its link refused in {refused_in:.2f} s")
+    assert refused_in < 5.0
     with pytest.raises(HubRefused, match="withdrawn"):
         await Guest(ada_link, name="Ada again", identity=ada.identity).connect()
 
