@@ -16,12 +16,14 @@ export function Arrivals() {
   }, [arrivals, store]);
   if (arrivals.length === 0) return null;
   return (
-    <ul className="arrivals" data-testid="arrivals" role="status" aria-live="polite">
-      {arrivals.map((arrival) => (
-        <li key={arrival.id} data-testid="arrival">
-          {arrival.text}
-        </li>
-      ))}
-    </ul>
+    <div className="arrivals" data-testid="arrivals" role="status" aria-live="polite">
+      <ul>
+        {arrivals.map((arrival) => (
+          <li key={arrival.id} data-testid="arrival">
+            {arrival.text}
+          </li>
+        ))}
+      </ul>
+    </div>
   );
 }
