@@ -15,16 +15,9 @@ from canvasrelay.protocol.board import BoardUpdate
 from canvasrelay.protocol.encoding import b64url
 from canvasrelay.protocol.guests import GuestJoin
 from canvasrelay.protocol.terminals import TermInput
+from tests.test_rate_limit import Clock
 
 FP_GUEST, FP_HUB = ":".join(["AA"] * 32), ":".join(["BB"] * 32)
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def test_an_invite_stands_until_revoked_expired_or_spent_and_says_why() -> None:
