@@ -42,7 +42,7 @@ def b64(data: bytes) -> str:
 
 
 def make_room(compact_every: int = 500) -> tuple[Room, BoardRoom, Clock]:
-    room = Room(RoomInfo(room_id="r", key="k", host_public_key="h", cwd="/"))
+    room = Room(RoomInfo(room_id="r", host_public_key="h", cwd="/"))
     clock = Clock()
     board_room = BoardRoom(Board(), clock=clock, compact_every=compact_every)
     board_room.install(room)
@@ -227,7 +227,7 @@ def test_compaction_by_count_and_when_idle(tmp_path: Path) -> None:
     path = tmp_path / BOARD_LOG
     adapter = BoardStore.load(path)
     board_log = adapter.log
-    room = Room(RoomInfo(room_id="r", key="k", host_public_key="h", cwd="/"))
+    room = Room(RoomInfo(room_id="r", host_public_key="h", cwd="/"))
     clock = Clock()
     board_room = BoardRoom(adapter.board, clock=clock, compact_every=5)
     board_room.install(room)

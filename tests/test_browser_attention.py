@@ -86,8 +86,9 @@ def test_a_guests_long_prompt_waits_whole_in_front_of_the_host(browser: Any, ser
         has_text="Ada asks to send a prompt to Demo agent (offline) 1"
     )
     entry.wait_for(timeout=TIMEOUT_MS)
-    assert entry.get_by_test_id("approval-text").inner_text() == long_prompt
-    assert "2,000 characters, all shown above" in entry.inner_text()
+    named = "Ada (guest, edit): " + long_prompt
+    assert entry.get_by_test_id("approval-text").inner_text() == named, "named as the agent will read it"
+    assert f"{len(named):,} characters, all shown above" in entry.inner_text()
     assert_plain(host, ada, bob)
     assert not in_view(host, host.get_by_test_id("board-frame"))
     entry.get_by_test_id("attention-show").click()
@@ -105,7 +106,9 @@ def test_a_guests_long_prompt_waits_whole_in_front_of_the_host(browser: Any, ser
     wait_waiting(ada, 0)
     ended.get_by_role("button", name="Dismiss").click()
     ended.wait_for(state="detached", timeout=TIMEOUT_MS)
-    host.get_by_test_id("agent-message").filter(has_text="You said: please refactor").wait_for(timeout=TIMEOUT_MS)
+    host.get_by_test_id("agent-message").filter(has_text="You said: Ada (guest, edit): please refactor").wait_for(
+        timeout=TIMEOUT_MS
+    )
     assert_plain(host, ada, bob)
     for page in (host, ada, bob):
         page.context.close()

@@ -31,9 +31,8 @@ def test_an_edit_guest_prompts_the_host_approves_both_guests_watch(browser: Any,
     approval.get_by_test_id("approve").click()
 
     for view in (ada_view, bob_view, host.get_by_test_id("agent-view")):
-        view.get_by_test_id("agent-message").filter(has_text="You said: hello from ada's browser").wait_for(
-            timeout=TIMEOUT_MS
-        )
+        named = "You said: Ada (guest, edit): hello from ada's browser"
+        view.get_by_test_id("agent-message").filter(has_text=named).wait_for(timeout=TIMEOUT_MS)
     ada_view.get_by_test_id("request-waiting").wait_for(state="detached", timeout=TIMEOUT_MS)
     assert ada_view.get_by_test_id("agent-status").inner_text() == "idle"
     # What each may do shows: the edit guest edits the board and browses files, the view guest neither.

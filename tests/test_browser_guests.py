@@ -53,6 +53,10 @@ def test_host_page_and_two_guest_pages(browser: Any, server: ServerProcess) -> N
     ada.locator('[data-testid="access-banner"][data-access="view"]').wait_for(timeout=TIMEOUT_MS)
 
     host.locator('[data-testid="guest"][data-name="Bob"] [data-testid="kick"]').click()
+    confirm = host.locator('[data-testid="guest"][data-name="Bob"] [data-testid="kick-confirm"]')
+    assert "blocks Bob's browser" in confirm.inner_text(), "removing says what it does"
+    confirm.get_by_test_id("kick-yes").click()
+    host.get_by_test_id("removed-note").filter(has_text="open room link").wait_for(timeout=TIMEOUT_MS)
     bob.get_by_test_id("refusal").filter(has_text="removed").wait_for(timeout=TIMEOUT_MS)
     for page in (host, ada, bob):
         page.context.close()

@@ -45,6 +45,12 @@ EXPECTED: dict[str, Action] = {
     "term-rename": Action.ADMIN,
     "term-detach": Action.READ,
     "term-list": Action.READ,
+    "invite-create": Action.ADMIN,
+    "invite-revoke": Action.ADMIN,
+    "open-link": Action.ADMIN,
+    "access-ask": Action.ASK,
+    "audit-read": Action.ADMIN,
+    "prompt-attribution": Action.ADMIN,
 }
 
 

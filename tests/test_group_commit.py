@@ -67,7 +67,7 @@ async def test_rows_staged_in_one_turn_commit_once_and_frames_wait_for_it(tmp_pa
         commits.append(len(store.events("s")))
         store.commit()
 
-    room = Room(RoomInfo(room_id="r", key="k", host_public_key="h", cwd="/"))
+    room = Room(RoomInfo(room_id="r", host_public_key="h", cwd="/"))
     runtime = Runtime(room, commit=commit)
 
     async def stage(effect: StageEvent) -> None:
@@ -100,7 +100,7 @@ class ClosingRecorder(Recorder):
 
 async def test_what_an_adapter_heard_before_the_stop_goes_out_before_the_restart_notice(tmp_path: Path) -> None:
     store = Store(tmp_path / "canvas.db")
-    room = Room(RoomInfo(room_id="r", key="k", host_public_key="h", cwd="/"))
+    room = Room(RoomInfo(room_id="r", host_public_key="h", cwd="/"))
     runtime = Runtime(room, commit=store.commit)
     order: list[str] = []
 
@@ -125,7 +125,7 @@ async def test_what_an_adapter_heard_before_the_stop_goes_out_before_the_restart
 
 async def test_a_stopping_server_sends_its_last_frames_only_once_their_rows_commit(tmp_path: Path) -> None:
     store = opened(tmp_path / "canvas.db")
-    room = Room(RoomInfo(room_id="r", key="k", host_public_key="h", cwd="/"))
+    room = Room(RoomInfo(room_id="r", host_public_key="h", cwd="/"))
     runtime = Runtime(room, commit=store.commit)
 
     async def stage(effect: StageEvent) -> None:

@@ -40,9 +40,12 @@ async def served(project: Path) -> AsyncIterator[Served]:
 
 
 async def create(host: HostClient, size_hint: str = "") -> str:
+    """A demo agent session whose guests' prompts reach it as written: these tests send the demo agent
+    commands (`/write …`), which it reads only at a prompt's start (naming is tested in test_invites)."""
     session_id = f"g{next(_ids)}{size_hint}"
     await host.send({"t": "agent-create", "id": session_id, "agent": "demo"})
     await host.expect("agent-options", timeout=TURN_TIMEOUT, sessionId=session_id)
+    await host.send({"t": "prompt-attribution", "sessionId": session_id, "on": False})
     return session_id
 
 

@@ -9,18 +9,19 @@ from pydantic import ValidationError
 
 from canvasrelay.core.effects import AnyEffect, Broadcast, Close, Send
 from canvasrelay.core.guests import KICKED, Guests, peer_id_of
+from canvasrelay.core.invites import OPEN_ID
 from canvasrelay.core.policy import Request
 from canvasrelay.core.room import Peer, Room, RoomInfo
 from canvasrelay.protocol import ClientFrame
 from canvasrelay.protocol.access import Access, Action
 from canvasrelay.protocol.guests import (
     ApprovalAnswer,
-    GuestJoin,
     GuestKick,
     GuestSetAccess,
     RoomSetAccess,
     TerminalGrant,
 )
+from tests.people import joining
 from tests.probe_frames import Draw, Permission, Prompt, Ran, Type
 
 
@@ -39,7 +40,7 @@ def clock() -> Clock:
 
 @pytest.fixture
 def room() -> Room:
-    room = Room(RoomInfo(room_id="r", key="k", host_public_key="p", cwd="/"))
+    room = Room(RoomInfo(room_id="r", host_public_key="p", cwd="/"))
     room.route(Prompt, lambda peer, f: [Ran(f"prompt {f.text} by {peer.id}")])
     room.route(Draw, lambda peer, f: [Ran(f"draw by {peer.id}")])
     room.route(
@@ -56,10 +57,16 @@ def guests(room: Room, clock: Clock) -> Guests:
     return Guests(room, clock=clock, approval_ttl=30.0)
 
 
-def join(room: Room, guests: Guests, guest_id: str = "guest0001", secret: str = "s" * 20) -> Peer:
-    peer = guests.admit(GuestJoin(guest_id=guest_id, secret=secret, name="Ada", color="#112233"))
+def join(room: Room, guests: Guests, guest_id: str = "guest0001") -> Peer:
+    peer = guests.admit(joining("Ada", "#112233"), guest_id, OPEN_ID)
     assert isinstance(peer, Peer)
     room.join(peer)
+    return peer
+
+
+def join_peer(guests: Guests, guest_id: str = "guest0001") -> Peer:
+    peer = guests.admit(joining("Ada", "#112233"), guest_id, OPEN_ID)
+    assert isinstance(peer, Peer)
     return peer
 
 
@@ -174,28 +181,21 @@ def test_kick_closes_and_bans_for_this_run(room: Room, guests: Guests, host: Pee
     join(room, guests)
     effects = room.dispatch(host, GuestKick(guest_id="guest0001"))
     assert [e.peer for e in effects if isinstance(e, Close)] == [peer_id_of("guest0001")]
-    again = guests.admit(GuestJoin(guest_id="guest0001", secret="s" * 20, name="Ada", color="#112233"))
+    again = guests.admit(joining("Ada", "#112233"), "guest0001", OPEN_ID)
     assert again == KICKED
 
 
-def test_same_guest_on_reconnect_needs_its_secret(room: Room, guests: Guests) -> None:
-    peer = join(room, guests)
-    room.leave(peer.id)
-    thief = guests.admit(GuestJoin(guest_id="guest0001", secret="x" * 20, name="Eve", color="#000000"))
-    assert thief == "that guest id belongs to someone else"
-    again = guests.admit(GuestJoin(guest_id="guest0001", secret="s" * 20, name="Ada L", color="#112233"))
-    assert isinstance(again, Peer) and again.id == peer.id and len(guests.guests) == 1
-
-
-def test_host_sees_the_list_on_join_and_withdrawn_requests(room: Room, guests: Guests) -> None:
+def test_host_sees_the_list_on_join_and_requests_outlive_a_drop(room: Room, guests: Guests) -> None:
     guests.default_access = Access.EDIT
     guest = join(room, guests)
     room.dispatch(guest, Prompt(text="a"))
     effects = room.join(Peer(id="host-2", access=Access.HOST))
     assert sent(effects, "guests")[0].frame.guests[0].connected  # type: ignore[attr-defined]
     effects = room.leave(guest.id)
-    assert [e.frame.outcome for e in sent(effects, "approval-resolved")] == ["withdrawn"]  # type: ignore[attr-defined]
-    assert guests.pending == {}
+    assert sent(effects, "approval-resolved") == [] and len(guests.pending) == 1, "still waiting for the guest"
+    effects = room.join(join_peer(guests))
+    waiting = sent(effects, "request-pending")
+    assert [e.frame.text for e in waiting] == ["a"], "the guest is told what still waits"  # type: ignore[attr-defined]
 
 
 def test_a_guest_gone_past_its_grace_is_forgotten_and_a_kicked_one_stays_banned(
@@ -207,7 +207,7 @@ def test_a_guest_gone_past_its_grace_is_forgotten_and_a_kicked_one_stays_banned(
     room.dispatch(host, GuestKick(guest_id="guest0002"))
     room.leave(bob.id)
     room.leave(ada.id)
-    guests.admit(GuestJoin(guest_id="guest0003", secret="t" * 20, name="Cy", color="#112233"))
+    guests.admit(joining("Cy", "#112233"), "guest0003", OPEN_ID)
     clock.now += guests.forget_after - 1
     assert guests.expire() == [] and set(guests.guests) == {"guest0001", "guest0002", "guest0003"}
     back = join(room, guests)
@@ -220,9 +220,9 @@ def test_a_guest_gone_past_its_grace_is_forgotten_and_a_kicked_one_stays_banned(
     clock.now += guests.forget_after
     guests.expire()
     assert guests.guests == {}
-    assert guests.admit(GuestJoin(guest_id="guest0002", secret="s" * 20, name="Bob", color="#112233")) == (KICKED)
-    again = guests.admit(GuestJoin(guest_id="guest0001", secret="x" * 20, name="Ada", color="#112233"))
-    assert isinstance(again, Peer) and again.access is Access.VIEW, "forgotten: a new guest"
+    assert guests.admit(joining("Bob", "#112233"), "guest0002", OPEN_ID) == (KICKED)
+    again = guests.admit(joining("Ada", "#112233"), "guest0001", OPEN_ID)
+    assert isinstance(again, Peer) and again.access is Access.TRUSTED, "gone from the list, yet the same person"
 
 
 def test_the_host_is_shown_the_whole_prompt_with_its_length_and_digest(room: Room, guests: Guests, host: Peer) -> None:

@@ -242,7 +242,7 @@ async def test_deep_frames_in_utf16_and_utf32_on_a_guest_channel_get_an_error(se
 class FirstFrameIn(Guest):
     encoding = "utf-16"
 
-    def join_frame(self) -> str | bytes:
+    def join_frame(self, challenge: bytes, offer: str, answer: str) -> str | bytes:
         # Deep enough for the parser's recursion limit, small enough for the join's 4 KiB in UTF-16.
         return deep_in(self.encoding, 1000)
 

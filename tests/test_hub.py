@@ -203,7 +203,7 @@ async def test_host_lists_raises_lowers_and_kicks(served: Served, host_client: H
     await host_client.send({"t": "guest-kick", "guestId": guest.guest_id})
     bye = await guest.expect("bye")
     assert "removed" in bye["reason"]
-    again = Guest(served.room_link, name="Ada", guest_id=guest.guest_id, secret=guest.secret)
+    again = Guest(served.room_link, name="Ada", identity=guest.identity)
     with pytest.raises(HubRefused, match="removed"):
         await again.connect()
     await guest.close()

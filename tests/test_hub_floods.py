@@ -151,7 +151,7 @@ async def test_an_offer_sealed_anew_holds_one_handshake_at_most(served: CanvasSe
 async def test_one_identity_churning_cannot_lock_the_room(served: CanvasServer) -> None:
     hub = hub_of(served)
     churner = Guest(served.room_link, name="Churn")
-    identity = {"guest_id": churner.guest_id, "secret": churner.secret}
+    identity = {"identity": churner.identity}
     outcomes: list[str] = []
 
     async def once() -> None:

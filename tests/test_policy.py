@@ -15,6 +15,7 @@ TABLE = {
     Action.RUN_ON_HOST: (D, Q, A, A),
     Action.TYPE_TERMINAL: (D, D, A, A),
     Action.ANSWER_PERMISSION: (D, D, D, A),
+    Action.ASK: (Q, Q, Q, A),
     Action.ADMIN: (D, D, D, A),
 }
 LEVELS = (Access.VIEW, Access.EDIT, Access.TRUSTED, Access.HOST)

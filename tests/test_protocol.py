@@ -88,7 +88,7 @@ def test_every_registered_client_frame_validates_its_own_type_tag() -> None:
 
 def test_server_frames_serialise_with_camel_case() -> None:
     welcome = SERVER_FRAMES["welcome"](
-        room_id="r", key="k", host_public_key="h", project="x", cwd="/x", access="host", peer_id="host-1"
+        room_id="r", host_public_key="h", project="x", cwd="/x", access="host", peer_id="host-1"
     )
     data = json.loads(welcome.model_dump_json(by_alias=True))
     assert data["roomId"] == "r" and data["hostPublicKey"] == "h" and data["t"] == "welcome"

@@ -7,7 +7,7 @@ from canvasrelay.protocol.core import ErrorFrame, Pong, Welcome
 
 
 def make_room() -> Room:
-    return Room(RoomInfo(room_id="r", key="k", host_public_key="h", cwd="/home/ada/secret-client/p"))
+    return Room(RoomInfo(room_id="r", host_public_key="h", cwd="/home/ada/secret-client/p"))
 
 
 def test_join_sends_welcome_first() -> None:

@@ -57,13 +57,14 @@ async def test_unauthorised_sockets_are_closed_with_4401_and_told_nothing(
 
 async def test_right_token_gets_welcome_with_a_valid_p256_key(host: HostClient, server: ServerProcess) -> None:
     welcome = host.welcome
-    assert welcome["roomId"] and welcome["key"]
+    assert welcome["roomId"] and "key" not in welcome, "no room key travels in a welcome"
     assert welcome["cwd"] == str(server.root.resolve())
     raw = base64.urlsafe_b64decode(welcome["hostPublicKey"] + "==")
     key = ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), raw)
     assert key.curve.name == "secp256r1"
     assert f"host={welcome['hostPublicKey']}" in server.room_link
-    assert f"room={welcome['roomId']}" in server.room_link and f"key={welcome['key']}" in server.room_link
+    invites = await host.expect("invites")
+    assert invites["openLink"] and invites["openLink"] in server.room_link
     assert any(agent["id"] == "demo" and agent["available"] for agent in welcome["agents"])
     assert isinstance(welcome["board"], str) and isinstance(welcome["sessions"], list)
 

@@ -26,7 +26,7 @@ TEXT = {"kind": "text", "text": "hi\n", "size": 3}
 
 
 def make_room() -> tuple[Room, SharedFiles]:
-    room = Room(RoomInfo(room_id="r", key="k", host_public_key="h", cwd="/tmp"))
+    room = Room(RoomInfo(room_id="r", host_public_key="h", cwd="/tmp"))
     files = SharedFiles(room)
     for access in Access:
         room.join(Peer(id=access.value, access=access))

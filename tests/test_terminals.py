@@ -13,6 +13,7 @@ import pytest
 
 from canvasrelay.core.effects import Multicast, Send
 from canvasrelay.core.guests import HOST_COLOR, Guests
+from canvasrelay.core.invites import OPEN_ID
 from canvasrelay.core.room import Peer, Room, RoomInfo
 from canvasrelay.core.terminals import (
     TYPIST_REPEAT_S,
@@ -26,8 +27,9 @@ from canvasrelay.core.terminals import (
 from canvasrelay.protocol import encode
 from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.core import ErrorFrame
-from canvasrelay.protocol.guests import ApprovalAnswer, GuestJoin, TerminalGrant
+from canvasrelay.protocol.guests import ApprovalAnswer, TerminalGrant
 from canvasrelay.protocol.terminals import TermControl, TermInput, TermOpen, TermRename, TermTypist
+from tests.people import joining
 from tests.support import HostClient, ServerProcess
 
 pytestmark = pytest.mark.timeout(60)
@@ -37,7 +39,7 @@ pytestmark = pytest.mark.timeout(60)
 
 
 def make_room() -> tuple[Room, TerminalRoom, dict[Access, Peer]]:
-    room = Room(RoomInfo(room_id="r", key="k", host_public_key="h", cwd="/tmp"))
+    room = Room(RoomInfo(room_id="r", host_public_key="h", cwd="/tmp"))
     terminals = TerminalRoom(room, Guests(room))
     peers = {access: Peer(id=access.value, access=access) for access in Access}
     for peer in peers.values():
@@ -123,13 +125,13 @@ def host_and_ada(
     access: Access, clock: Callable[[], float] = time.monotonic
 ) -> tuple[Room, Guests, TerminalRoom, Peer, Peer]:
     """A room with its host and one guest, Ada, admitted with `access`."""
-    room = Room(RoomInfo(room_id="r", key="k", host_public_key="h", cwd="/tmp"))
+    room = Room(RoomInfo(room_id="r", host_public_key="h", cwd="/tmp"))
     guests = Guests(room, clock=clock)
     terminals = TerminalRoom(room, guests)
     guests.default_access = access
     host = Peer(id="host-1", access=Access.HOST)
     room.join(host)
-    ada = guests.admit(GuestJoin(guest_id="guest0001", secret="s" * 20, name="Ada", color="#112233"))
+    ada = guests.admit(joining("Ada", "#112233"), "guest0001", OPEN_ID)
     assert isinstance(ada, Peer)
     room.join(ada)
     return room, guests, terminals, host, ada
@@ -351,13 +353,13 @@ async def test_closing_a_terminal_ends_its_shell_and_says_so(host: HostClient) -
 
 
 def guest_room() -> tuple[Room, TerminalRoom, Guests, Peer, Peer]:
-    room = Room(RoomInfo(room_id="r", key="k", host_public_key="h", cwd="/tmp"))
+    room = Room(RoomInfo(room_id="r", host_public_key="h", cwd="/tmp"))
     guests = Guests(room)
     terminals = TerminalRoom(room, guests)
     host = Peer(id="host-1", access=Access.HOST)
     room.join(host)
     guests.default_access = Access.EDIT
-    ada = guests.admit(GuestJoin(guest_id="guest0001", secret="s" * 20, name="Ada", color="#112233"))
+    ada = guests.admit(joining("Ada", "#112233"), "guest0001", OPEN_ID)
     assert isinstance(ada, Peer)
     room.join(ada)
     return room, terminals, guests, host, ada

@@ -217,11 +217,19 @@ def _learn_names(frame: dict[str, Any], names: dict[str, str]) -> None:
 async def _join(args: argparse.Namespace) -> int:
     from aiohttp import ClientError
 
+    from canvasrelay.client import identity
     from canvasrelay.client.guest import Guest, HubRefused
     from canvasrelay.client.join_view import ThreadView
 
     try:
-        guest = Guest(args.link, name=args.name, color=args.color, record=False, relay_only=args.relay_only or None)
+        guest = Guest(
+            args.link,
+            name=args.name,
+            color=args.color,
+            identity=identity.load_or_create(identity.config_dir()),
+            record=False,
+            relay_only=args.relay_only or None,
+        )
     except ValueError as exc:
         raise UsageError(str(exc)) from None
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from canvasrelay import __version__
 from canvasrelay.cli import guests as cli_guests
+from canvasrelay.cli import invite as cli_invite
 from canvasrelay.cli import terminals as cli_terminals
 from canvasrelay.cli.stopping import say, stop_event
 from canvasrelay.cli.usage import EXIT_USAGE, Parser, UsageError, check_port, listen_error, port
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
 def _parser() -> Parser:
     parser = Parser(prog="canvas", description="A shared board for coding agents and terminals.")
     parser.add_argument("--version", action="version", version=f"canvas {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="{serve,attach,stop,signal,join}")
+    commands = parser.add_subparsers(dest="command", metavar="{serve,invite,attach,stop,signal,join}")
     serve = commands.add_parser("serve", help="serve this folder's board, agents and terminals")
     serve.add_argument("--dir", type=Path, default=Path.cwd(), help="the project folder (default: here)")
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
@@ -36,6 +37,7 @@ def _parser() -> Parser:
     serve.add_argument("--no-open", action="store_true", help="do not open the host link in a browser")
     serve.add_argument("--new-room", action="store_true", help="new room secrets: old links stop working")
     cli_guests.add_serve_options(serve)
+    cli_invite.add_command(commands)
     cli_terminals.add_commands(commands)
     cli_guests.add_commands(commands)
     return parser
@@ -121,7 +123,8 @@ async def _start(args: argparse.Namespace, root: Path) -> CanvasServer:
 def _print_links(server: CanvasServer, root: Path) -> None:
     say(f"canvas {__version__} serving {root}")
     say(f"Host link (keep it to yourself): {server.host_link}")
-    say(f"Room link (share it with guests): {server.room_link}")
+    say(f"Room link (anyone who has it may join): {server.room_link}")
+    say("Invite one person with a link of their own: canvas invite NAME")
     others = server.link_hosts[1:]
     if others:
         say(f"The links also work with {', '.join(others)} in place of {server.link_hosts[0]}")
@@ -156,6 +159,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "serve":
             asyncio.run(_serve(args))
             _exit_now(0)
+        elif args.command == "invite":
+            return cli_invite.run(args)
         elif args.command in cli_terminals.COMMANDS:
             return cli_terminals.run(args)
         elif args.command in cli_guests.COMMANDS:

@@ -22,7 +22,10 @@ from urllib.parse import parse_qs
 
 import aiohttp
 from aiortc import RTCPeerConnection, RTCSessionDescription
+from cryptography.hazmat.primitives.asymmetric import ec
 
+from canvasrelay.client.identity import public_key, sign_join
+from canvasrelay.core.guest_identity import guest_id_of
 from canvasrelay.protocol import signal_crypto
 from canvasrelay.protocol.board_parts import BoardAssembly
 from canvasrelay.protocol.encoding import b64url, b64url_decode
@@ -84,8 +87,7 @@ class Guest:
         link: RoomLink | str,
         name: str = "guest",
         color: str = "#8a8a8a",
-        guest_id: str | None = None,
-        secret: str | None = None,
+        identity: ec.EllipticCurvePrivateKey | None = None,
         reconnect: bool = True,
         record: bool = True,
         relay_only: bool | None = None,
@@ -100,8 +102,8 @@ class Guest:
         self.turn = TurnClient(self.link.room_id, self.link.key)
         self.name = name
         self.color = color
-        self.guest_id = guest_id or b64url(secrets.token_bytes(12))
-        self.secret = secret or b64url(secrets.token_bytes(24))
+        self.identity = identity or ec.generate_private_key(ec.SECP256R1())
+        """Who this guest is: proven at each join, so the room restores the same person with the same access."""
         self.reconnect = reconnect
         self.record = record
         """Keep every frame in `seen` and `frames` (for a script that reads them); without it, only
@@ -124,6 +126,10 @@ class Guest:
         self._supervisor: asyncio.Task[None] | None = None
 
     # -- public ---------------------------------------------------------------------------------
+
+    @property
+    def guest_id(self) -> str:
+        return guest_id_of(public_key(self.identity))
 
     async def connect(self) -> Guest:
         """Join, or raise: HubRefused for a hub that fails its proof or a room that refuses us, ConnectionError
@@ -241,8 +247,8 @@ class Guest:
             async with asyncio.timeout(HANDSHAKE_TIMEOUT):
                 await pc.setRemoteDescription(RTCSessionDescription(answer, "answer"))
                 await opened.wait()
-                self._check_proof(await raw.get(), nonce, offer, answer)
-                channel.send(self.join_frame())
+                challenge = self._check_proof(await raw.get(), nonce, offer, answer)
+                channel.send(self.join_frame(challenge, offer, answer))
                 first = await raw.get()
         except BaseException:
             await pc.close()
@@ -269,12 +275,13 @@ class Guest:
         else:
             self.board_loaded.clear()
 
-    def join_frame(self) -> str | bytes:
-        """The first frame on a new channel: who this guest is, and where its stream left off."""
+    def join_frame(self, challenge: bytes, offer: str, answer: str) -> str | bytes:
+        """The first frame on a new channel: who this guest is (its key, proven over the hub's
+        challenge and both ends' fingerprints), and where its stream left off."""
         join = {
             "t": "guest-join",
-            "guestId": self.guest_id,
-            "secret": self.secret,
+            "key": public_key(self.identity),
+            "signature": sign_join(self.identity, challenge, offer, answer),
             "name": self.name,
             "color": self.color,
             "lastSeq": self.last_seq,
@@ -318,21 +325,28 @@ class Guest:
                     reply = signal_crypto.open_envelope(self.key, msg.data)
                 except signal_crypto.SignalError:
                     continue
-                if reply.get("kind") == reply_kind and reply.get("to") == message["from"]:
+                if reply.get("to") != message["from"]:
+                    continue
+                if reply.get("kind") == "withdrawn":
+                    raise HubRefused(str(reply.get("reason") or "this invitation was withdrawn"))
+                if reply.get("kind") == reply_kind:
                     return reply
         raise ConnectionError("the rendezvous closed before the hub answered")
 
-    def _check_proof(self, message: str, nonce: bytes, offer: str, answer: str) -> None:
+    def _check_proof(self, message: str, nonce: bytes, offer: str, answer: str) -> bytes:
+        """Check the hub's proof of the host key; the challenge it sent for our own key to sign."""
         try:
             frame = json.loads(message)
             signature = b64url_decode(frame["signature"]) if frame.get("t") == "proof" else b""
+            challenge = b64url_decode(frame["challenge"])
         except (ValueError, KeyError, TypeError, AttributeError):
-            signature = b""
+            signature = challenge = b""
         proof = signal_crypto.proof_message(
             nonce, signal_crypto.sdp_fingerprint(offer), signal_crypto.sdp_fingerprint(answer)
         )
         if not signal_crypto.verify_proof(self.link.host_key, proof, signature):
             raise HubRefused("the hub could not prove it holds this room's host key: refusing it")
+        return challenge
 
     # -- receiving ------------------------------------------------------------------------------
 

@@ -8,8 +8,6 @@ host approves, denies or trusts, or until they expire (`expire`, driven by the h
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import itertools
 import json
 import time
@@ -18,9 +16,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from canvasrelay.core.effects import AnyEffect, Broadcast, Close, Send
+from canvasrelay.core.guest_identity import Identities
+from canvasrelay.core.invites import OPEN_ID, WITHDRAWN, Invites
 from canvasrelay.core.room import Peer, Room, error, needs_approval
 from canvasrelay.protocol import ClientFrame
-from canvasrelay.protocol.access import Access
+from canvasrelay.protocol.access import Access, Action
 from canvasrelay.protocol.encoding import text_sha256
 from canvasrelay.protocol.guests import (
     AccessLevel,
@@ -41,6 +41,7 @@ from canvasrelay.protocol.guests import (
     TerminalGrant,
     YourAccess,
 )
+from canvasrelay.protocol.people import GuestRemoved
 from canvasrelay.protocol.terminals import Controller
 from canvasrelay.protocol.visible_text import visible
 from canvasrelay.protocol.words import request_noun
@@ -66,9 +67,9 @@ HOST_COLOR = "#495057"
 @dataclass
 class Guest:
     guest_id: str
-    secret_hash: bytes
     name: str
     color: str
+    invite_id: str = OPEN_ID
     own_access: Access | None = None
     granted_terminals: set[str] = field(default_factory=set)
     connected: bool = False
@@ -91,10 +92,6 @@ class Approval:
 
 def peer_id_of(guest_id: str) -> str:
     return PEER_PREFIX + guest_id
-
-
-def _hash(secret: str) -> bytes:
-    return hashlib.sha256(secret.encode("utf-8")).digest()
 
 
 def describe(frame: ClientFrame) -> str:
@@ -123,8 +120,12 @@ class Guests:
         clock: Callable[[], float] = time.monotonic,
         approval_ttl: float = APPROVAL_TTL,
         forget_after: float = FORGET_AFTER,
+        invites: Invites | None = None,
+        identities: Identities | None = None,
     ) -> None:
         self.room = room
+        self.invites = invites or Invites(time.time)
+        self.identities = identities or Identities(time.time)
         self.clock = clock
         self.approval_ttl = approval_ttl
         self.forget_after = forget_after
@@ -150,17 +151,25 @@ class Guests:
 
     # -- admission, driven by the hub -------------------------------------------------------
 
-    def admit(self, join: GuestJoin) -> Peer | str:
-        """The peer to connect for this join, or why it may not join."""
-        if join.guest_id in self.banned:
+    def admit(self, join: GuestJoin, guest_id: str, invite_id: str) -> Peer | str:
+        """The peer to connect for this join of a proven `guest_id` through `invite_id`, or why it may not join."""
+        if guest_id in self.banned or self.identities.is_blocked(guest_id):
             return KICKED
-        guest = self.guests.get(join.guest_id)
+        invite = self.invites.admit(invite_id, guest_id)
+        if isinstance(invite, str):
+            return invite
+        before = self.identities.get(guest_id)
+        identity = self.identities.seen(guest_id, join.key, join.name, join.color, invite.id)
+        if invite.access is not None and (before is None or before.invite_id != invite.id):
+            # A person's own invite sets their access the first time they use it; the host may change it later.
+            self.identities.set_access(guest_id, invite.access)
+            identity = self.identities.get(guest_id) or identity
+        guest = self.guests.get(guest_id)
         if guest is None:
-            guest = Guest(join.guest_id, _hash(join.secret), join.name, join.color, away_since=self.clock())
-            self.guests[join.guest_id] = guest
-        elif not hmac.compare_digest(guest.secret_hash, _hash(join.secret)):
-            return "that guest id belongs to someone else"
-        guest.name, guest.color = join.name, join.color
+            guest = Guest(guest_id, join.name, join.color, away_since=self.clock())
+            self.guests[guest_id] = guest
+        guest.name, guest.color, guest.invite_id = join.name, join.color, invite.id
+        guest.own_access = Access(identity.own_access) if identity.own_access else None
         return Peer(
             id=peer_id_of(guest.guest_id),
             access=self.access_of(guest),
@@ -190,6 +199,7 @@ class Guests:
                     connected=g.connected,
                     latency_ms=g.latency_ms,
                     granted_terminals=sorted(g.granted_terminals),
+                    via_open_link=g.invite_id == OPEN_ID,
                 )
                 for g in self.guests.values()
                 if g.guest_id not in self.banned
@@ -222,11 +232,19 @@ class Guests:
         expires_at = self.clock() + self.approval_ttl
         approval = Approval(f"a{next(self._ids)}", guest_id, peer.id, frame, expires_at, text, text_sha256(text))
         self.pending[approval.id] = approval
-        ttl_ms = int(self.approval_ttl * 1000)
-        return [
-            Send(peer.id, RequestPending(id=approval.id, ref=frame.t, subject=subject_of(frame), expires_in_ms=ttl_ms)),
-            Broadcast(self._request(approval), min_access=Access.HOST),
-        ]
+        return [Send(peer.id, self._pending_of(approval)), Broadcast(self._request(approval), min_access=Access.HOST)]
+
+    def _pending_of(self, approval: Approval) -> RequestPending:
+        expires_in_ms = max(0, int((approval.expires_at - self.clock()) * 1000))
+        ref, subject = approval.frame.t, subject_of(approval.frame)
+        return RequestPending(id=approval.id, ref=ref, subject=subject, expires_in_ms=expires_in_ms, text=approval.text)
+
+    def restore(self, approval: Approval) -> None:
+        """A request that waited when the server stopped waits again, with the time it had left."""
+        self.pending[approval.id] = approval
+        number = approval.id.removeprefix("a")
+        if number.isdigit():
+            self._ids = itertools.count(max(int(number) + 1, next(self._ids)))
 
     def _request(self, approval: Approval) -> ApprovalRequest:
         guest = self.guests.get(approval.guest_id)
@@ -289,7 +307,7 @@ class Guests:
         effects: list[AnyEffect] = []
         if frame.answer == "trust":
             effects += self._change(guest, own_access=Access.TRUSTED)
-        elif peer.access.rank < Access.EDIT.rank:
+        elif peer.access.rank < Access.EDIT.rank and type(approval.frame).action is not Action.ASK:
             # Lowered to view while the request waited: the approval no longer applies.
             return [
                 error(
@@ -303,7 +321,12 @@ class Guests:
         return effects + self.room.perform(peer, approval.frame)
 
     def _resolved(self, approval: Approval, outcome: Outcome) -> list[AnyEffect]:
-        resolved = ApprovalResolved(id=approval.id, ref=approval.frame.t, outcome=outcome)
+        """The guest keeps the text of a request that did not run (to copy or send again); the hosts keep a line."""
+        kept = approval.text if outcome in ("denied", "expired", "withdrawn") else None
+        guest = self.guests.get(approval.guest_id)
+        resolved = ApprovalResolved(
+            id=approval.id, ref=approval.frame.t, outcome=outcome, text=kept, name=guest.name if guest else ""
+        )
         return [Send(approval.peer_id, resolved), Broadcast(resolved, min_access=Access.HOST)]
 
     # -- the host's controls -----------------------------------------------------------------
@@ -323,14 +346,38 @@ class Guests:
         return [*effects, self.to_hosts(), self.people()]
 
     def _kick(self, host: Peer, frame: GuestKick) -> list[AnyEffect]:
+        """Removing a guest blocks its identity, and revokes its own invite when it came through one."""
         guest = self._known(frame.guest_id)
         if guest is None:
             return [error(host.id, NO_GUEST, frame.t)]
-        self.banned.add(guest.guest_id)
-        for approval in [a for a in self.pending.values() if a.guest_id == guest.guest_id]:
+        self.identities.block(guest.guest_id)
+        is_open = guest.invite_id == OPEN_ID
+        effects = self.remove(guest.guest_id, KICKED, ban=True)
+        if not is_open:
+            self.invites.revoke(guest.invite_id)
+            effects += self.withdraw(guest.invite_id)
+        removed = GuestRemoved(
+            guest_id=guest.guest_id, name=guest.name, how="blocked" if is_open else "invite-revoked", open_link=is_open
+        )
+        return [*effects, Broadcast(removed, min_access=Access.HOST)]
+
+    def withdraw(self, invite_id: str) -> list[AnyEffect]:
+        """Everyone who came through a revoked invite leaves now."""
+        effects: list[AnyEffect] = []
+        for guest in [g for g in self.guests.values() if g.invite_id == invite_id]:
+            effects += self.remove(guest.guest_id, WITHDRAWN, ban=False)
+        return effects
+
+    def remove(self, guest_id: str, reason: str, ban: bool) -> list[AnyEffect]:
+        """Out of the room, its requests and terminals taken back: the hub ends its channel. Banned, it
+        cannot come back in this run whatever invite it holds; else it is forgotten here."""
+        if ban:
+            self.banned.add(guest_id)
+        for approval in [a for a in self.pending.values() if a.guest_id == guest_id]:
             del self.pending[approval.id]
-        effects: list[AnyEffect] = [Close(peer_id_of(guest.guest_id), CLOSE_KICKED, KICKED), self.to_hosts()]
-        if guest.granted_terminals:
+        guest = self.guests.get(guest_id) if ban else self.guests.pop(guest_id, None)
+        effects: list[AnyEffect] = [Close(peer_id_of(guest_id), CLOSE_KICKED, reason), self.to_hosts()]
+        if guest is not None and guest.granted_terminals:
             guest.granted_terminals.clear()
             effects += self._grants_changed()
         return effects
@@ -370,8 +417,13 @@ class Guests:
             effects += self._sync_peer(guest)
         return [*effects, self.to_hosts()] if holders else []
 
+    def set_own_access(self, guest_id: str, access: Access) -> list[AnyEffect]:
+        guest = self._known(guest_id)
+        return self._change(guest, own_access=access) if guest is not None else []
+
     def _change(self, guest: Guest, own_access: Access | None) -> list[AnyEffect]:
         guest.own_access = own_access
+        self.identities.set_access(guest.guest_id, _level(own_access) if own_access else None)
         return [*self._sync_peer(guest), self.to_hosts(), self.people()]
 
     def _host_profile(self, host: Peer, frame: HostProfile) -> list[AnyEffect]:
@@ -418,7 +470,10 @@ class Guests:
             return [self.people()]
         guest.connected = True
         guest.away_since = None
-        return [Send(peer.id, self._your_access(guest)), self.to_hosts(), self.people()]
+        waiting: list[AnyEffect] = [
+            Send(peer.id, self._pending_of(a)) for a in self.pending.values() if a.peer_id == peer.id
+        ]
+        return [Send(peer.id, self._your_access(guest)), *waiting, self.to_hosts(), self.people()]
 
     def _left(self, peer: Peer) -> list[AnyEffect]:
         guest = self._guest_of(peer)
@@ -427,11 +482,8 @@ class Guests:
         guest.connected = False
         guest.latency_ms = None
         guest.away_since = self.clock()
-        effects: list[AnyEffect] = []
-        for approval in [a for a in self.pending.values() if a.peer_id == peer.id]:
-            del self.pending[approval.id]
-            effects.append(Broadcast(_withdrawn(approval), min_access=Access.HOST))
-        return [*effects, self.to_hosts(), self.people()]
+        # Its requests keep waiting: a guest that drops or a server that restarts finds them still there.
+        return [self.to_hosts(), self.people()]
 
     def guest_id_of(self, peer: Peer) -> str | None:
         return self._guest_id(peer)
@@ -447,10 +499,6 @@ class Guests:
 
     def _known(self, guest_id: str) -> Guest | None:
         return None if guest_id in self.banned else self.guests.get(guest_id)
-
-
-def _withdrawn(approval: Approval) -> ApprovalResolved:
-    return ApprovalResolved(id=approval.id, ref=approval.frame.t, outcome="withdrawn")
 
 
 def _level(access: Access) -> AccessLevel:

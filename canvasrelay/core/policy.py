@@ -40,6 +40,7 @@ _TABLE: dict[Action, dict[Access, Decision]] = {
         Access.TRUSTED: _DENY,
         Access.HOST: _ALLOW,
     },
+    Action.ASK: {Access.VIEW: _ASK, Access.EDIT: _ASK, Access.TRUSTED: _ASK, Access.HOST: _ALLOW},
     Action.ADMIN: {Access.VIEW: _DENY, Access.EDIT: _DENY, Access.TRUSTED: _DENY, Access.HOST: _ALLOW},
 }
 

@@ -36,7 +36,6 @@ class Peer:
 @dataclass(frozen=True)
 class RoomInfo:
     room_id: str
-    key: str
     host_public_key: str
     cwd: str
 
@@ -65,6 +64,9 @@ class Route(Generic[F]):
 
 
 AskHost = Callable[[Peer, ClientFrame], list[AnyEffect]]
+Observer = Callable[[Peer, ClientFrame, bool], None]
+"""Told of each frame a peer performs, or (True) asks the host for: the room's record."""
+Rewrite = Callable[[Peer, ClientFrame], ClientFrame]
 WelcomePart = Callable[[Peer], dict[str, Any]]
 
 
@@ -78,6 +80,8 @@ class Room:
         self._join_hooks: list[Callable[[Peer], list[AnyEffect]]] = []
         self._leave_hooks: list[Callable[[Peer], list[AnyEffect]]] = []
         self._live_checks: list[Callable[[str], bool]] = []
+        self._observers: list[Observer] = []
+        self._rewrites: list[Rewrite] = []
         self.ask_host: AskHost = self._no_approvals
 
     def route(self, frame_type: type[F], handler: Handler[F], request: RequestOf[F] | None = None) -> None:
@@ -93,6 +97,13 @@ class Room:
 
     def on_leave(self, hook: Callable[[Peer], list[AnyEffect]]) -> None:
         self._leave_hooks.append(hook)
+
+    def observe(self, observer: Observer) -> None:
+        self._observers.append(observer)
+
+    def rewrite(self, rewrite: Rewrite) -> None:
+        """A frame is rewritten before the policy sees it, so what the host approves is what runs."""
+        self._rewrites.append(rewrite)
 
     def add_live_check(self, check: Callable[[str], bool]) -> None:
         """A feature says which of the things a board frame may show (by ref) still exist."""
@@ -120,7 +131,6 @@ class Room:
     def welcome(self, peer: Peer) -> Welcome:
         fields: dict[str, Any] = {
             "room_id": self.info.room_id,
-            "key": self.info.key,
             "host_public_key": self.info.host_public_key,
             "project": self.info.project,
             "cwd": self.info.cwd if peer.is_host else None,
@@ -151,7 +161,11 @@ class Room:
         decision = decide(peer.access, request)
         if decision is Decision.DENY:
             return [error(peer.id, denial_reason(peer.access, request), frame.t)]
+        for rewrite in self._rewrites:
+            frame = rewrite(peer, frame)
         if decision is Decision.ASK_HOST:
+            for observer in self._observers:
+                observer(peer, frame, True)
             return self.ask_host(peer, frame)
         return self.perform(peer, frame)
 
@@ -160,6 +174,8 @@ class Room:
         route = self._routes.get(type(frame))
         if route is None:
             return [error(peer.id, NOT_ACCEPTED, frame.t)]
+        for observer in self._observers:
+            observer(peer, frame, False)
         try:
             return route.handler(peer, frame)
         except FrameError as exc:

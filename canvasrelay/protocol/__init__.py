@@ -4,7 +4,7 @@ Importing this package registers every frame type; `web/src/protocol.gen.ts` is 
 from these models (`python -m canvasrelay.protocol.typescript`).
 """
 
-from canvasrelay.protocol import agents, board, core, files, guests, terminals
+from canvasrelay.protocol import agents, board, core, files, guests, people, terminals
 from canvasrelay.protocol.base import (
     CLIENT_FRAMES,
     MAX_FRAME_BYTES,
@@ -32,5 +32,6 @@ __all__ = [
     "files",
     "guests",
     "parse_client_frame",
+    "people",
     "terminals",
 ]

@@ -32,5 +32,7 @@ class Action(StrEnum):
     """Type into (or resize) a terminal."""
     ANSWER_PERMISSION = "answer-permission"
     """Answer an agent's tool permission."""
+    ASK = "ask"
+    """Ask the host for more access or for a terminal: the request waits for the host's answer."""
     ADMIN = "admin"
     """Change access, kick, approve requests."""

@@ -73,7 +73,6 @@ class AgentInfo(Model):
 class Welcome(ServerFrame):
     t: Literal["welcome"] = "welcome"
     room_id: str
-    key: str
     host_public_key: str
     project: str
     """The project folder's name: what guests are shown."""

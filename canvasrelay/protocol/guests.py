@@ -25,9 +25,11 @@ class GuestJoin(ClientFrame):
     action: ClassVar[Action] = Action.READ
 
     t: Literal["guest-join"] = "guest-join"
-    guest_id: str = Field(min_length=8, max_length=ID_MAX, pattern=r"^[A-Za-z0-9_-]+$")
-    secret: str = Field(min_length=16, max_length=128)
-    """Proves on reconnect that this is the same guest, so nobody else can take over its access."""
+    key: str = Field(min_length=87, max_length=87, pattern=r"^[A-Za-z0-9_-]+$")
+    """The guest's own ECDSA P-256 public key (uncompressed point, base64url): who this person is."""
+    signature: str = Field(min_length=86, max_length=86, pattern=r"^[A-Za-z0-9_-]+$")
+    """The key's signature over the hub's challenge and both DTLS fingerprints, raw r‖s base64url:
+    proves this join holds the private key, so nobody else can come back as this person."""
     name: str = Field(min_length=1, max_length=NAME_MAX)
     color: str = Field(pattern=COLOR_PATTERN)
     last_seq: int | None = Field(default=None, ge=0)
@@ -86,6 +88,9 @@ class GuestInfo(Model):
     connected: bool
     latency_ms: float | None = None
     granted_terminals: list[str] = Field(default_factory=list)
+    via_open_link: bool = True
+    """Came through the open room link (removing blocks its browser), not an invitation of its own
+    (removing revokes that invitation)."""
 
 
 @server_frame
@@ -131,6 +136,10 @@ class ApprovalResolved(ServerFrame):
     id: str
     ref: str
     outcome: Outcome
+    text: str | None = None
+    """What the request said, when it did not run (denied, expired, withdrawn): the guest can copy or resend it."""
+    name: str = ""
+    """Who asked, for the host's line about it."""
 
 
 @server_frame
@@ -143,6 +152,8 @@ class RequestPending(ServerFrame):
     expires_in_ms: int
     subject: str | None = None
     """What the request is about (a session or terminal id), so the view showing it can say it waits."""
+    text: str = ""
+    """What it says, as the host will read it (a prompt arrives named: `Ada (guest, edit): …`)."""
 
 
 @client_frame
@@ -196,6 +207,8 @@ class HubProof(ServerFrame):
     t: Literal["proof"] = "proof"
     signature: str
     """Raw r‖s, base64url."""
+    challenge: str
+    """32 fresh random bytes, base64url: what the guest signs with its own key in `guest-join`."""
 
 
 @server_frame

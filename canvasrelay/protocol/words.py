@@ -42,6 +42,7 @@ REQUESTS: dict[str, RequestWords] = {
     "term-rename": {"verb": "rename {name}", "noun": "new name for {name}", "subject": "the terminal"},
     "file-open": {"verb": "open a file", "noun": "request to open a file", "subject": ""},
     "tree-watch": {"verb": "browse the files", "noun": "request to browse the files", "subject": ""},
+    "access-ask": {"verb": "get {name} access", "noun": "request for {name} access", "subject": "more"},
     "board-update": {"verb": "edit the board", "noun": "board edit", "subject": ""},
 }
 
@@ -52,6 +53,7 @@ ACTIONS: dict[str, str] = {
     Action.RUN_ON_HOST: "running things on the host's machine",
     Action.TYPE_TERMINAL: "typing in a terminal the host has not handed over",
     Action.ANSWER_PERMISSION: "answering an agent's permission requests",
+    Action.ASK: "asking the host",
     Action.ADMIN: "managing the room",
 }
 """What each action is, as in "view access does not allow …"."""

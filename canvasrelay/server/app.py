@@ -18,9 +18,12 @@ from aiohttp import web
 from aiohttp.typedefs import Handler
 
 from canvasrelay.core.guests import Guests
+from canvasrelay.core.invites import Invite
+from canvasrelay.core.people_room import PeopleRoom
 from canvasrelay.core.room import Room, RoomInfo
 from canvasrelay.core.shared_files import SharedFiles
 from canvasrelay.core.terminals import TerminalRoom
+from canvasrelay.protocol.words import request_noun
 from canvasrelay.server import canvas_dir, room_secrets
 from canvasrelay.server.agent_catalog import AgentSpec, discover, load_config, process_limits
 from canvasrelay.server.agent_host import AgentHost
@@ -34,6 +37,7 @@ from canvasrelay.server.file_host import FileHost
 from canvasrelay.server.http_log import one_line_refusals
 from canvasrelay.server.hub import Hub
 from canvasrelay.server.lan import link_hosts, url_host
+from canvasrelay.server.people_store import PeopleStore
 from canvasrelay.server.rendezvous import Rendezvous
 from canvasrelay.server.rendezvous import add_routes as add_rendezvous
 from canvasrelay.server.rule_book import RuleBook, load_user_rules, project_rules
@@ -92,14 +96,20 @@ class CanvasServer:
         self.room = Room(
             RoomInfo(
                 room_id=self.secrets.room_id,
-                key=self.secrets.room_key,
                 host_public_key=self.secrets.host_public_key,
                 cwd=str(self.root),
             )
         )
         self.room.agents = [spec.info() for spec in self.agent_specs.values()]
         self.runtime = Runtime(self.room, commit=self.store.commit)
-        self.guests = Guests(self.room)
+        self.people_store = PeopleStore(self.canvas_dir, self.secrets.room_key, fresh=options.new_room)
+        self.invites = self.people_store.invites
+        self.guests = Guests(self.room, invites=self.invites, identities=self.people_store.identities)
+        self.people_store.restore_requests(self.guests)
+        self.audit = self.people_store.audit
+        self.audit.names = self._guest_name
+        self.audit.approvals = self._approval_words
+        self.people = PeopleRoom(self.room, self.guests, self.invites, self.audit, self.secrets.host_public_key)
         self.hub: Hub | None = None
         self.app = web.Application(middlewares=[_security_headers])
         one_line_refusals()
@@ -136,6 +146,16 @@ class CanvasServer:
         self.files = FileHost(self.runtime, SharedFiles(self.room), self.root)
         mount_api(self)
 
+    def _guest_name(self, guest_id: str) -> str:
+        identity = self.guests.identities.get(guest_id)
+        return identity.name if identity is not None else guest_id
+
+    def _approval_words(self, approval_id: str) -> str | None:
+        approval = self.guests.pending.get(approval_id)
+        if approval is None:
+            return None
+        return f"{self._guest_name(approval.guest_id)}'s {request_noun(approval.frame.t)}"
+
     async def _own_url(self) -> str:
         await self.listening.wait()
         return f"http://127.0.0.1:{self.port}"
@@ -165,6 +185,8 @@ class CanvasServer:
         self.port = int(self.runner.addresses[0][1])
         self.lock.serving_on(self.port)
         self.listening.set()
+        self.people.link_tail = self._link_tail()
+        self.people_store.start()
         signal = self.options.signal_url or f"ws://{self._link_host()}:{self.port}/signal"
         self.hub = Hub(
             self.runtime,
@@ -186,13 +208,19 @@ class CanvasServer:
 
     @property
     def room_link(self) -> str:
+        """The open room link, whether or not it is on."""
+        return self.invite_link(self.invites.open)
+
+    def invite_link(self, invite: Invite) -> str:
+        return f"{self._base()}/#{self.people.fragment(invite)}"
+
+    def _link_tail(self) -> str:
         extra = {
             "signal": self.options.signal_url or "",
             "ice": ",".join(self.options.ice_servers),
             "relay": "1" if self.options.relay_only else "",
         }
-        tail = "".join(f"&{k}={quote(v, safe=':/@,')}" for k, v in extra.items() if v)
-        return f"{self._base()}/#{self.secrets.room_fragment()}{tail}"
+        return "".join(f"&{k}={quote(v, safe=':/@,')}" for k, v in extra.items() if v)
 
     def _base(self) -> str:
         return (self.options.base_url or f"http://{self._link_host()}:{self.port}").rstrip("/")
@@ -216,6 +244,7 @@ class CanvasServer:
         if self.hub is not None:
             await self.hub.stop()
         await self.runtime.close()
+        await self.people_store.stop()
         if self.runner is not None:
             await self.runner.cleanup()
         self.store.close()

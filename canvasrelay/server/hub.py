@@ -17,14 +17,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import aiohttp
 
+from canvasrelay.core.guest_identity import CHALLENGE_BYTES, proven_guest
 from canvasrelay.core.guests import Guests, peer_id_of
-from canvasrelay.core.rate_limit import BucketPerKey, InboundGate, SeenOnce, TokenBucket
+from canvasrelay.core.invites import MAX_INVITES, Invite
+from canvasrelay.core.rate_limit import BucketPerKey, InboundGate, SeenOnce
 from canvasrelay.core.room import Peer
 from canvasrelay.protocol import FrameError, encode, parse_client_frame, signal_crypto
 from canvasrelay.protocol.core import ErrorFrame
@@ -58,9 +61,12 @@ SEEN_WINDOW = 2 * signal_crypto.MAX_AGE_SECONDS
 """An envelope opens for MAX_AGE either side of its timestamp, so its nonce is kept this long."""
 SEEN_MAX = 16_384
 OFFER_RATE, OFFER_BURST = 10.0, 20.0
-"""New handshakes a second the hub starts, in total (copies of an offer do not count)."""
+"""New handshakes a second the hub starts per invite (copies of an offer do not count)."""
+OFFER_KEYS = 2 * MAX_INVITES
+HANDSHAKES_PER_INVITE = MAX_HANDSHAKES - 4
+"""One invite's holders leave 4 handshake slots for the others' guests."""
 ABOUT_RATE, ABOUT_BURST = 5.0, 10.0
-"""Answers a second to join pages asking what room this is."""
+"""Answers a second, per invite, to join pages asking what room this is."""
 SENDER_OFFER_RATE, SENDER_OFFER_BURST = 3.0, 10.0
 """Offers a second from one sender (as the rendezvous tags it: an address): a flood from one link
 holder spends its own share, and the rest of `OFFER_RATE` is left to everyone else."""
@@ -97,6 +103,18 @@ class _Offer(NamedTuple):
     sdp: str
     nonce: bytes
     fingerprint: str
+    invite_id: str
+
+
+@dataclass
+class _Listener:
+    """The hub's socket on one invite's topic: its own key, so one invite's holders never reach another's."""
+
+    invite: Invite
+    key: bytes
+    turn: TurnClient
+    task: asyncio.Task[None] | None = None
+    ws: aiohttp.ClientWebSocketResponse | None = None
 
 
 @dataclass
@@ -118,8 +136,9 @@ class Hub:
     refusals: Counter[str] = field(default_factory=Counter)
     """Offers and joins turned away, by reason: what an operator (or a test) looks at in a flood."""
     _seen: SeenOnce = field(default_factory=lambda: SeenOnce(SEEN_WINDOW, SEEN_MAX))
-    _offers: TokenBucket = field(default_factory=lambda: TokenBucket(OFFER_RATE, OFFER_BURST))
-    _abouts: TokenBucket = field(default_factory=lambda: TokenBucket(ABOUT_RATE, ABOUT_BURST))
+    _offers: BucketPerKey = field(default_factory=lambda: BucketPerKey(OFFER_RATE, OFFER_BURST, OFFER_KEYS))
+    """Per invite: one invite's holders flooding cannot spend another's."""
+    _abouts: BucketPerKey = field(default_factory=lambda: BucketPerKey(ABOUT_RATE, ABOUT_BURST, OFFER_KEYS))
     _sender_offers: BucketPerKey = field(
         default_factory=lambda: BucketPerKey(SENDER_OFFER_RATE, SENDER_OFFER_BURST, JOIN_IDENTITIES_MAX)
     )
@@ -128,16 +147,14 @@ class Hub:
     )
     _joins: BucketPerKey = field(default_factory=lambda: BucketPerKey(JOIN_RATE, JOIN_BURST, JOIN_IDENTITIES_MAX))
     _tasks: set[asyncio.Task[Any]] = field(default_factory=set)
-    _ws: aiohttp.ClientWebSocketResponse | None = None
+    listeners: dict[str, _Listener] = field(default_factory=dict)
+    """One per invite the hub answers on, by invite id."""
     _session: aiohttp.ClientSession | None = None
     _connected: asyncio.Event = field(default_factory=asyncio.Event)
     _refusals: InboundGate = field(default_factory=lambda: InboundGate(REFUSALS_PER_SECOND, REFUSAL_BURST))
     """Envelopes sealed with another key are answered with a signed refusal, this often at most."""
 
     def __post_init__(self) -> None:
-        self.key = signal_crypto.signal_key(self.secrets.room_key)
-        self.topic = signal_crypto.topic(self.secrets.room_key)
-        self.turn = TurnClient(self.secrets.room_id, self.secrets.room_key)
         self._rendezvous = signal_urls(self.signal_url)
         """`--signal` may name several; the hub uses one until it fails, then the next."""
         self._using = self._rendezvous[0]
@@ -148,7 +165,8 @@ class Hub:
 
     async def start(self) -> None:
         self._session = aiohttp.ClientSession()
-        self._spawn(self._listen())
+        self.guests.invites.listeners.append(self.sync_invites)
+        self.sync_invites()
         # Approvals expire and latency figures refresh only while someone is in the room.
         for periodic in self._periodic:
             periodic.while_occupied(self.runtime.occupancy)
@@ -173,8 +191,9 @@ class Hub:
             *(pc.close() for pc in list(self._answering)),
             return_exceptions=True,
         )
-        if self._ws is not None:
-            await self._ws.close()
+        for listener in self.listeners.values():
+            if listener.ws is not None:
+                await listener.ws.close()
         if self._session is not None:
             await self._session.close()
 
@@ -186,32 +205,52 @@ class Hub:
 
     # -- signalling ---------------------------------------------------------------------------
 
-    async def _listen(self) -> None:
+    def sync_invites(self) -> None:
+        """Listen on each invite's topic (a revoked one only to say so); stop for those gone or rotated."""
+        wanted = {invite.id: invite for invite in self.guests.invites.listening()}
+        for invite_id, listener in list(self.listeners.items()):
+            invite = wanted.get(invite_id)
+            if invite is None or invite.secret != listener.invite.secret:
+                del self.listeners[invite_id]
+                if listener.task is not None:
+                    listener.task.cancel()
+            else:
+                listener.invite = invite
+        for invite_id, invite in wanted.items():
+            if invite_id not in self.listeners:
+                listener = _Listener(
+                    invite, signal_crypto.signal_key(invite.secret), TurnClient(invite.room, invite.secret)
+                )
+                self.listeners[invite_id] = listener
+                listener.task = self._spawn(self._listen(listener))
+
+    async def _listen(self, listener: _Listener) -> None:
         assert self._session is not None
         attempt = 0
-        # The verifier lets the rendezvous hand TURN credentials to this room's link holders, and no one else.
-        verifier = signal_crypto.turn_verifier(signal_crypto.turn_proof(self.secrets.room_key))
+        invite = listener.invite
+        # The verifier lets the rendezvous hand TURN credentials to this invite's holders, and no one else.
+        verifier = signal_crypto.turn_verifier(signal_crypto.turn_proof(invite.secret))
         while True:
             self._using = self._rendezvous[attempt % len(self._rendezvous)]
-            url = f"{self._using}?topic={self.topic}&turn={verifier}"
+            url = f"{self._using}?topic={signal_crypto.topic(invite.secret)}&turn={verifier}"
             try:
                 async with self._session.ws_connect(url, heartbeat=20.0) as ws:
-                    self._ws = ws
+                    listener.ws = ws
                     self._connected.set()
                     attempt = 0
                     async for msg in ws:
                         if msg.type is aiohttp.WSMsgType.TEXT:
-                            self._on_envelope(msg.data)
+                            self._on_envelope(msg.data, listener)
             except (aiohttp.ClientError, OSError) as exc:
                 log.warning("rendezvous unreachable (%s); retrying", type(exc).__name__)
-            self._ws = None
+            listener.ws = None
             attempt += 1
             await asyncio.sleep(min(SIGNAL_RETRY_MAX, 0.25 * 2**attempt))
 
-    def _on_envelope(self, text: str) -> None:
+    def _on_envelope(self, text: str, listener: _Listener) -> None:
         # The rendezvous puts its sender's tag in front (an address's, blind): each spends its own share.
         sender, _, envelope = text.rpartition(" ")
-        offer = self._offer_of(envelope, sender)
+        offer = self._offer_of(envelope, sender, listener)
         if offer is None:
             return
         sources = (offer.fingerprint, f"conn:{offer.conn}")
@@ -221,21 +260,22 @@ class Hub:
             return
         # Registered before any await, so the next envelope already sees this handshake.
         self.handshakes[offer] = (*sources, f"sender:{sender}")
-        self._spawn(self._answer(offer))
+        self._spawn(self._answer(offer, listener))
 
-    def _offer_of(self, envelope: str, sender: str) -> _Offer | None:
+    def _offer_of(self, envelope: str, sender: str, listener: _Listener) -> _Offer | None:
         try:
-            message = signal_crypto.open_envelope(self.key, envelope)
+            message = signal_crypto.open_envelope(listener.key, envelope)
         except signal_crypto.SealedForAnotherKey:
             if self._refusals.admit():
-                self._spawn(self._send_text(signal_crypto.refusal(self.secrets.host_private_key, envelope)))
+                self._spawn(self._send_text(listener, signal_crypto.refusal(self.secrets.host_private_key, envelope)))
             return None
         except signal_crypto.SignalError:
             return None
-        if message.get("kind") == "about":
-            # Paced on a bucket of their own: a flood of questions spends no guest's offer.
-            if self._sender_abouts.take(sender) and self._abouts.take():
-                self._spawn(self._tell_about(message.get("from")))
+        standing = listener.invite.stands(self.guests.invites.clock())
+        if message.get("kind") == "about" or (message.get("kind") == "offer" and not standing):
+            # Paced on buckets of their own: a flood of questions spends no guest's offer.
+            if self._sender_abouts.take(sender) and self._abouts.take(listener.invite.id):
+                self._spawn(self._tell_about(listener, message.get("from")))
             return None
         if message.get("kind") != "offer":
             return None
@@ -251,7 +291,7 @@ class Hub:
             return None
         if len(nonce_bytes) != signal_crypto.GUEST_NONCE_BYTES:
             return None
-        return _Offer(conn, sdp, nonce_bytes, fingerprint)
+        return _Offer(conn, sdp, nonce_bytes, fingerprint, listener.invite.id)
 
     def _offer_refusal(self, offer: _Offer, sources: tuple[str, ...], sender: str) -> str | None:
         """Why this offer gets no handshake, if it does not. Cheapest first: a copy costs nothing."""
@@ -264,9 +304,11 @@ class Hub:
             return "too many handshakes from one sender at once"
         if len(self.handshakes) >= MAX_HANDSHAKES:
             return "too many handshakes at once"
+        if sum(1 for held in self.handshakes if held.invite_id == offer.invite_id) >= HANDSHAKES_PER_INVITE:
+            return "too many handshakes at once on one invitation"
         if not self._sender_offers.take(sender):
             return "too many offers a second from one sender"
-        if not self._offers.take():
+        if not self._offers.take(offer.invite_id):
             return "too many offers a second"
         return None
 
@@ -276,24 +318,34 @@ class Hub:
         if self.refusals[reason] % 100 == 1:
             log.warning("turned away %d so far: %s", self.refusals[reason], reason)
 
-    async def _tell_about(self, conn: object) -> None:
-        """The join page asks, before joining, what room this is: the project, whose, what access."""
-        if isinstance(conn, str) and len(conn) <= 64:
-            await self._send_envelope({"kind": "about", "to": conn, **self.guests.about()})
+    async def _tell_about(self, listener: _Listener, conn: object) -> None:
+        """The join page asks, before joining, what room this is: the project, whose, what access; or
+        it hears that its invitation was withdrawn."""
+        if not (isinstance(conn, str) and len(conn) <= 64):
+            return
+        refusal = listener.invite.refusal(self.guests.invites.clock())
+        if refusal is not None:
+            await self._send_envelope(listener, {"kind": "withdrawn", "to": conn, "reason": refusal})
+            return
+        about = self.guests.about()
+        invite = listener.invite
+        if invite.access is not None:
+            about |= {"access": invite.access, "name": invite.name}
+        await self._send_envelope(listener, {"kind": "about", "to": conn, **about})
 
-    async def _send_envelope(self, message: dict[str, Any]) -> None:
-        await self._send_text(signal_crypto.seal(self.key, message))
+    async def _send_envelope(self, listener: _Listener, message: dict[str, Any]) -> None:
+        await self._send_text(listener, signal_crypto.seal(listener.key, message))
 
-    async def _send_text(self, text: str) -> None:
-        if self._ws is not None and not self._ws.closed:
-            await self._ws.send_str(text)
+    async def _send_text(self, listener: _Listener, text: str) -> None:
+        if listener.ws is not None and not listener.ws.closed:
+            await listener.ws.send_str(text)
 
     # -- one guest ----------------------------------------------------------------------------
 
-    async def _answer(self, offer: _Offer) -> None:
+    async def _answer(self, offer: _Offer, listener: _Listener) -> None:
         try:
             assert self._session is not None
-            turn = await self.turn.fetch(self._session, self._using)
+            turn = await listener.turn.fetch(self._session, self._using)
             servers = servers_to_use(self.ice_urls, turn, self.relay_only)
             if self.relay_only and not servers:
                 log.warning("relay-only, but no TURN relay is configured or offered: no guest can connect")
@@ -301,11 +353,11 @@ class Hub:
             await self.webrtc.ready()
             from canvasrelay.protocol.rtc_configuration import peer_connection
 
-            await self._handshake(peer_connection(servers, self.relay_only), offer)
+            await self._handshake(peer_connection(servers, self.relay_only), offer, listener)
         finally:
             self.handshakes.pop(offer, None)
 
-    async def _handshake(self, pc: RTCPeerConnection, offer: _Offer) -> None:
+    async def _handshake(self, pc: RTCPeerConnection, offer: _Offer, listener: _Listener) -> None:
         self._answering.add(pc)
         opened: asyncio.Future[RTCDataChannel] = asyncio.get_running_loop().create_future()
 
@@ -321,13 +373,15 @@ class Hub:
             await pc.setRemoteDescription(RTCSessionDescription(offer.sdp, "offer"))
             await pc.setLocalDescription(await pc.createAnswer())
             answer = pc.localDescription.sdp
-            await self._send_envelope({"kind": "answer", "to": offer.conn, "sdp": answer})
+            await self._send_envelope(listener, {"kind": "answer", "to": offer.conn, "sdp": answer})
             channel = await asyncio.wait_for(opened, JOIN_TIMEOUT)
+            hub_fingerprint = signal_crypto.sdp_fingerprint(answer)
             proof = signal_crypto.sign_proof(
                 self.secrets.host_private_key,
-                signal_crypto.proof_message(offer.nonce, offer.fingerprint, signal_crypto.sdp_fingerprint(answer)),
+                signal_crypto.proof_message(offer.nonce, offer.fingerprint, hub_fingerprint),
             )
-            channel.send(encode(HubProof(signature=b64url(proof))))
+            challenge = os.urandom(CHALLENGE_BYTES)
+            channel.send(encode(HubProof(signature=b64url(proof), challenge=b64url(challenge))))
             join = await self._await_join(channel)
         except (TimeoutError, ValueError, signal_crypto.SignalError) as exc:
             log.info("guest handshake failed: %s", type(exc).__name__)
@@ -343,7 +397,12 @@ class Hub:
         elif isinstance(join, str):
             await self._refuse(pc, channel, join)
         else:
-            await self._admit(pc, channel, join)
+            guest_id = proven_guest(join, challenge, offer.fingerprint, hub_fingerprint)
+            if guest_id is None:
+                self._refused("a join whose signature does not match its key")
+                await self._refuse(pc, channel, "this join's signature does not match its key")
+                return
+            await self._admit(pc, channel, join, guest_id, offer.invite_id)
 
     async def _await_join(self, channel: RTCDataChannel) -> GuestJoin | str:
         """The guest's `guest-join`, or why its first frame is refused (its connection then closes)."""
@@ -364,25 +423,27 @@ class Hub:
             return "the first frame must be guest-join"
         return frame
 
-    async def _admit(self, pc: RTCPeerConnection, channel: RTCDataChannel, join: GuestJoin) -> None:
-        arriving = join.guest_id not in self.live
+    async def _admit(
+        self, pc: RTCPeerConnection, channel: RTCDataChannel, join: GuestJoin, guest_id: str, invite_id: str
+    ) -> None:
+        arriving = guest_id not in self.live
         full = arriving and len(self.live) >= self.max_guests
         if full and self._oldest_in_grace() is None:
             self._refused("the room is full")
             await self._refuse(pc, channel, f"the room is full ({self.max_guests} guests)")
             return
-        admitted = self.guests.admit(join)
+        admitted = self.guests.admit(join, guest_id, invite_id)
         if isinstance(admitted, str):
             await self._refuse(pc, channel, admitted)
             return
-        # Counted once the secret matched, so nobody else can spend a guest's joins.
-        if not self._joins.take(join.guest_id):
+        # Counted once the key proved itself, so nobody else can spend a guest's joins.
+        if not self._joins.take(guest_id):
             self._refused("joining too often")
             await self._refuse(pc, channel, "you are joining too often: wait a few seconds, then join again")
             return
         if full:
             await self._give_way()
-        guest = self.live.get(join.guest_id)
+        guest = self.live.get(guest_id)
         if guest is not None:
             if guest.grace is not None:
                 guest.grace.cancel()
@@ -390,15 +451,15 @@ class Hub:
             old_pc, guest.pc = guest.pc, pc
             if old_pc is not None and old_pc is not pc:
                 self._spawn(old_pc.close())
-        link = self._wire(pc, channel, join.guest_id)
+        link = self._wire(pc, channel, guest_id)
         resumable = guest is not None and join.last_seq is not None and guest.stream.can_resume_after(join.last_seq)
         if guest is not None and resumable:
             guest.stream.attach(link, after=join.last_seq)
             return
         if guest is not None:
             await self.runtime.disconnect(guest.peer.id)
-        guest = _Guest(join.guest_id, admitted, self._stream(join.guest_id), pc)
-        self.live[join.guest_id] = guest
+        guest = _Guest(guest_id, admitted, self._stream(guest_id), pc)
+        self.live[guest_id] = guest
         guest.stream.attach(link)
         if join.last_seq is not None:
             guest.stream.send(encode(StreamGap(after=join.last_seq, reason="the hub no longer holds those frames")))

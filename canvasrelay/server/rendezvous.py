@@ -28,6 +28,7 @@ from urllib.parse import urlsplit
 
 from aiohttp import WSMsgType, web
 
+from canvasrelay.core.invites import MAX_INVITES, MAX_REVOKED
 from canvasrelay.core.rate_limit import InboundGate
 from canvasrelay.protocol.encoding import b64url
 from canvasrelay.protocol.signal_crypto import topic_of_verifier
@@ -41,8 +42,9 @@ RATE_PER_SECOND = 20.0
 BURST = 40.0
 MAX_SOCKETS_PER_TOPIC = 64
 MAX_TOPICS = 10_000
-SOCKETS_PER_ADDRESS = 64
-"""Sockets one address may hold in all: a household or an office behind one address, joining rooms…"""
+SOCKETS_PER_ADDRESS = MAX_INVITES + MAX_REVOKED + 64
+"""Sockets one address may hold in all: a host listens on one topic per invitation (withdrawn ones
+too, to say so), and a household or an office behind one address joins rooms…"""
 SOCKETS_PER_ADDRESS_ON_TOPIC = 16
 """…and on one topic: a link holder's share of a room's topic, never the whole of it."""
 FD_RESERVE = 256

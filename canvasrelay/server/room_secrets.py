@@ -44,9 +44,6 @@ class RoomSecrets:
             return False
         return hmac.compare_digest(given, self.token.encode("utf-8"))
 
-    def room_fragment(self) -> str:
-        return f"room={self.room_id}&key={self.room_key}&host={self.host_public_key}"
-
     @classmethod
     def generate(cls) -> RoomSecrets:
         return cls(

@@ -4,6 +4,8 @@ import { RoomStore } from "./room/roomStore";
 import { useRoomState } from "./roomClient";
 import { AgentMenu } from "./agents/AgentMenu";
 import { Board } from "./board/Board";
+import { AuditPanel } from "./audit/AuditPanel";
+import { Invites } from "./people/Invites";
 import { RoomLink } from "./RoomLink";
 import { RoomPage } from "./RoomPage";
 import { SidePanel } from "./SidePanel";
@@ -39,6 +41,7 @@ export function HostApp() {
 
 function HostRoom({ store }: { store: RoomStore<ConnectionState> }) {
   const welcome = useRoomState(store, (s) => s.welcome);
+  const people = useRoomState(store, (s) => s.people.length);
   const [profile, setProfile] = useHostProfile(store);
   return (
     <RoomPage
@@ -55,10 +58,12 @@ function HostRoom({ store }: { store: RoomStore<ConnectionState> }) {
       {welcome && (
         <main className="workspace">
           <Board name={profile.name} color={profile.color} />
-          <SidePanel label="Room">
-            <RoomLink welcome={welcome} />
+          <SidePanel label="Room" count={people}>
+            <RoomLink />
             <HostName profile={profile} onChange={setProfile} />
             <PeopleList me={welcome.peerId} />
+            <Invites />
+            <AuditPanel />
             <RoomList />
             <TerminalsPanel />
             <FilesPanel />

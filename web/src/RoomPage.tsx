@@ -1,6 +1,7 @@
 import { type ReactNode, useEffect, useState } from "react";
 import { AttentionBadge, AttentionCentre } from "./attention/AttentionCentre";
 import { Notices } from "./attention/Notices";
+import { Arrivals } from "./people/Arrivals";
 import { BoardView, BoardViewContext } from "./boardView";
 import { selectConnection } from "./room/roomState";
 import type { RoomStore } from "./room/roomStore";
@@ -68,6 +69,7 @@ export function RoomPage<S extends string>({
           </header>
           {joined && <AttentionCentre />}
           <Notices />
+          {joined && <Arrivals />}
           {children}
         </div>
       </BoardViewContext.Provider>

@@ -4,7 +4,7 @@ import { type ReactNode, useId, useRef, useState } from "react";
  * The column beside the board (room link, guests, terminals, files). Wide, it is always there;
  * at 1,200 px and less it is a drawer the toggle opens over the board; on a phone, a bottom sheet.
  */
-export function SidePanel({ label, children }: { label: string; children: ReactNode }) {
+export function SidePanel({ label, count, children }: { label: string; count?: number; children: ReactNode }) {
   const [open, setOpen] = useState(false);
   const id = useId();
   const toggle = useRef<HTMLButtonElement>(null);
@@ -20,6 +20,11 @@ export function SidePanel({ label, children }: { label: string; children: ReactN
         onClick={() => setOpen((was) => !was)}
       >
         {open ? `Hide ${label.toLowerCase()}` : label}
+        {count !== undefined && count > 1 && (
+          <span className="side-count" data-testid="people-count" aria-label={`${count} people here`}>
+            {count}
+          </span>
+        )}
       </button>
       <aside
         id={id}

@@ -75,6 +75,7 @@ export interface GuestInfo {
   connected: boolean;
   latencyMs: number | null;
   grantedTerminals: string[];
+  viaOpenLink: boolean;
 }
 
 export interface GuestsOut {

@@ -26,7 +26,7 @@ describe("backoffMs", () => {
 
 describe("roomLink", () => {
   it("puts the secrets in the fragment only", () => {
-    const link = roomLink({ roomId: "R", key: "K", hostPublicKey: "H" }, "http://127.0.0.1:8477/");
+    const link = roomLink("room=R&key=K&host=H", "http://127.0.0.1:8477/");
     expect(link).toBe("http://127.0.0.1:8477/#room=R&key=K&host=H");
     expect(new URL(link).search).toBe("");
   });

@@ -91,6 +91,11 @@ export const REQUEST_WORDS = {
     "noun": "request to browse the files",
     "subject": ""
   },
+  "access-ask": {
+    "verb": "get {name} access",
+    "noun": "request for {name} access",
+    "subject": "more"
+  },
   "board-update": {
     "verb": "edit the board",
     "noun": "board edit",
@@ -121,6 +126,11 @@ export type HoldsType = "agent" | "terminal" | "file";
 export type DashKind = "solid" | "dashed" | "dotted";
 
 export type HostAnswer = "once" | "reject" | "always" | "never" | "session";
+
+export interface AccessAsk {
+  t: "access-ask";
+  access?: "view" | "edit" | "trusted";
+}
 
 export interface AgentCancel {
   t: "agent-cancel";
@@ -246,6 +256,30 @@ export interface ApprovalResolved {
   id: string;
   ref: string;
   outcome: "approved" | "denied" | "trusted" | "expired" | "withdrawn";
+  text: string | null;
+  name: string;
+}
+
+export interface AuditEntry {
+  seq: number;
+  at: number;
+  who: string;
+  name: string;
+  action: string;
+  detail: string;
+}
+
+export interface AuditPage {
+  t: "audit-page";
+  entries: AuditEntry[];
+  more: boolean;
+}
+
+export interface AuditRead {
+  t: "audit-read";
+  before?: number | null;
+  who?: string | null;
+  limit?: number;
 }
 
 export interface Auth {
@@ -380,12 +414,13 @@ export interface GuestInfo {
   connected: boolean;
   latencyMs: number | null;
   grantedTerminals: string[];
+  viaOpenLink: boolean;
 }
 
 export interface GuestJoin {
   t: "guest-join";
-  guestId: string;
-  secret: string;
+  key: string;
+  signature: string;
   name: string;
   color: string;
   lastSeq?: number | null;
@@ -400,6 +435,14 @@ export interface GuestList {
   t: "guests";
   defaultAccess: "view" | "edit" | "trusted";
   guests: GuestInfo[];
+}
+
+export interface GuestRemoved {
+  t: "guest-removed";
+  guestId: string;
+  name: string;
+  how: "invite-revoked" | "blocked";
+  openLink: boolean;
 }
 
 export interface GuestSetAccess {
@@ -417,10 +460,54 @@ export interface HostProfile {
 export interface HubProof {
   t: "proof";
   signature: string;
+  challenge: string;
+}
+
+export interface InviteCreate {
+  t: "invite-create";
+  name: string;
+  access?: "view" | "edit" | "trusted";
+  expiresInS?: number | null;
+  singleUse?: boolean;
+}
+
+export interface InviteCreated {
+  t: "invite-created";
+  id: string;
+  name: string;
+  fragment: string;
+}
+
+export interface InviteInfo {
+  id: string;
+  name: string;
+  access: "view" | "edit" | "trusted" | null;
+  open: boolean;
+  createdAt: number;
+  expiresAt: number | null;
+  singleUse: boolean;
+  used: boolean;
+  state: "standing" | "off" | "expired" | "revoked";
+}
+
+export interface InviteList {
+  t: "invites";
+  invites: InviteInfo[];
+  openLink: string | null;
+}
+
+export interface InviteRevoke {
+  t: "invite-revoke";
+  id: string;
 }
 
 export interface MissingFile {
   kind: "missing";
+}
+
+export interface OpenLinkSet {
+  t: "open-link";
+  change: "on" | "off" | "rotate";
 }
 
 export interface People {
@@ -448,6 +535,12 @@ export interface Pong {
   t: "pong";
 }
 
+export interface PromptAttribution {
+  t: "prompt-attribution";
+  sessionId: string;
+  on: boolean;
+}
+
 export interface QueuedPrompt {
   text: string;
   author: string;
@@ -459,6 +552,7 @@ export interface RequestPending {
   ref: string;
   expiresInMs: number;
   subject: string | null;
+  text: string;
 }
 
 export interface Restarting {
@@ -607,7 +701,6 @@ export interface ViewRect {
 export interface Welcome {
   t: "welcome";
   roomId: string;
-  key: string;
   hostPublicKey: string;
   project: string;
   cwd: string | null;
@@ -628,8 +721,8 @@ export interface YourAccess {
   grantedTerminals: string[];
 }
 
-export type ClientFrame = AgentCancel | AgentConfig | AgentCreate | AgentHistoryRequest | AgentPermission | AgentPrompt | AgentRename | ApprovalAnswer | Auth | Awareness | BoardMore | BoardSyncRequest | BoardUpdate | FileClose | FileOpen | GuestJoin | GuestKick | GuestSetAccess | HostProfile | Ping | RoomSetAccess | TermClose | TermControl | TermDetach | TermInput | TermList | TermOpen | TermRename | TermResize | TerminalGrant | TreeWatch;
+export type ClientFrame = AccessAsk | AgentCancel | AgentConfig | AgentCreate | AgentHistoryRequest | AgentPermission | AgentPrompt | AgentRename | ApprovalAnswer | AuditRead | Auth | Awareness | BoardMore | BoardSyncRequest | BoardUpdate | FileClose | FileOpen | GuestJoin | GuestKick | GuestSetAccess | HostProfile | InviteCreate | InviteRevoke | OpenLinkSet | Ping | PromptAttribution | RoomSetAccess | TermClose | TermControl | TermDetach | TermInput | TermList | TermOpen | TermRename | TermResize | TerminalGrant | TreeWatch;
 
-export type ServerFrame = AgentCompacted | AgentEvent | AgentHistory | AgentMeta | AgentOptions | AgentRemoved | ApprovalRequest | ApprovalResolved | AwarenessOut | BoardPart | BoardSync | BoardUpdateOut | Bye | ErrorFrame | File | GuestList | HubProof | People | Pong | RequestPending | Restarting | StreamGap | TermData | TermExit | TermTypist | Terminals | Tree | Welcome | YourAccess;
+export type ServerFrame = AgentCompacted | AgentEvent | AgentHistory | AgentMeta | AgentOptions | AgentRemoved | ApprovalRequest | ApprovalResolved | AuditPage | AwarenessOut | BoardPart | BoardSync | BoardUpdateOut | Bye | ErrorFrame | File | GuestList | GuestRemoved | HubProof | InviteCreated | InviteList | People | Pong | RequestPending | Restarting | StreamGap | TermData | TermExit | TermTypist | Terminals | Tree | Welcome | YourAccess;
 
 export type ServerFrameOf<T extends ServerFrame["t"]> = Extract<ServerFrame, { t: T }>;

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from canvasrelay.server.api import routes, session_writes, sessions
+from canvasrelay.server.api import people, routes, session_writes, sessions
 from canvasrelay.server.api.app import mount
 
 if TYPE_CHECKING:
@@ -14,4 +14,12 @@ if TYPE_CHECKING:
 
 
 def mount_api(server: CanvasServer) -> None:
-    mount(server, [*routes.operations(server), *sessions.operations(server), *session_writes.operations(server)])
+    mount(
+        server,
+        [
+            *routes.operations(server),
+            *sessions.operations(server),
+            *session_writes.operations(server),
+            *people.operations(server),
+        ],
+    )

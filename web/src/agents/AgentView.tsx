@@ -1,4 +1,5 @@
 import { lazy, memo, Suspense, useCallback, useState, type KeyboardEvent } from "react";
+import { AskForEdit } from "../guests/AskForEdit";
 import type { FrameContentProps } from "../frames";
 import type { HostAnswer } from "../protocol.gen";
 import { RequestNotes } from "../attention/RequestNotes";
@@ -149,6 +150,7 @@ export function AgentView({ refId, width, height }: FrameContentProps) {
       {!mayRun && (
         <div className="agent-composer agent-composer-off" data-testid="agent-composer-off">
           You are watching: prompting this agent needs edit access from the host.
+          <AskForEdit />
         </div>
       )}
       {mayRun && (

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { useBoardView } from "../boardView";
+import { CopyButton } from "../CopyButton";
 import type { HostAnswer } from "../protocol.gen";
 import { outcomeText } from "../room/requests";
 import { subjectName, type RoomState } from "../room/roomState";
@@ -106,11 +107,23 @@ export function AttentionCentre() {
               {entry.kind === "approval" && (
                 <ApprovalCard approval={entry.approval} onAnswer={(answer) => answerApproval(entry, answer)} />
               )}
+              {entry.kind === "ended" && <KeptText text={entry.request.text} outcome={entry.request.outcome} />}
             </li>
           ))}
         </ul>
       )}
     </section>
+  );
+}
+
+/** What a request that did not run said, for the guest to copy or send again. */
+function KeptText({ text, outcome }: { text: string; outcome: string }) {
+  if (!text || outcome === "approved" || outcome === "trusted") return null;
+  return (
+    <div className="attention-kept" data-testid="request-kept-text">
+      <pre>{text}</pre>
+      <CopyButton text={text} label="Copy the text" />
+    </div>
   );
 }
 

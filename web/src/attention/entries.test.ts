@@ -87,9 +87,9 @@ describe("what a guest waits for", () => {
   it("is its own requests, then how they ended, which do not count as waiting", () => {
     const state = fold([
       welcomeFrame({ access: "edit", sessions: [head as unknown as Record<string, unknown>] }),
-      { t: "request-pending", id: "a1", ref: "agent-prompt", subject: "s1", expiresInMs: 1000 },
-      { t: "request-pending", id: "a2", ref: "term-open", subject: "t9", expiresInMs: 1000 },
-      { t: "approval-resolved", id: "a2", ref: "term-open", outcome: "denied" },
+      { t: "request-pending", id: "a1", ref: "agent-prompt", subject: "s1", expiresInMs: 1000, text: "" },
+      { t: "request-pending", id: "a2", ref: "term-open", subject: "t9", expiresInMs: 1000, text: "" },
+      { t: "approval-resolved", id: "a2", ref: "term-open", outcome: "denied", text: null, name: "" },
     ]);
     const entries = attentionEntries(state);
     expect(entries.map((e) => [e.kind, "what" in e ? e.what : ""])).toEqual([

@@ -1,4 +1,4 @@
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { selectAccess } from "../room/roomState";
 import { RoomStore } from "../room/roomStore";
 import { useRoomState } from "../roomClient";
@@ -9,8 +9,17 @@ import { PeopleList } from "../people/PeopleList";
 import { RoomList } from "../roomlist/RoomList";
 import { TerminalsPanel } from "../terminals/TerminalsPanel";
 import { SidePanel } from "../SidePanel";
+import { AskForEdit } from "../guests/AskForEdit";
 import "../agents/register";
-import { fetchAbout, GuestConnection, type About, type GuestState, type Profile, type RoomLinkParams } from "./guestConnection";
+import {
+  fetchAbout,
+  GuestConnection,
+  Withdrawn,
+  type About,
+  type GuestState,
+  type Profile,
+  type RoomLinkParams,
+} from "./guestConnection";
 
 const PROFILE_KEY = "canvas.guest.profile";
 const COLORS = ["#e0533d", "#e3a33b", "#3fa34d", "#2f7fd1", "#8c5bd6", "#d1469a"];
@@ -45,13 +54,24 @@ export function GuestApp({ link }: { link: RoomLinkParams }) {
   const [profile, setProfile] = useState<Profile>(savedProfile);
   // Made when the guest presses Join, with the profile as it is then.
   const [joined, setJoined] = useState<{ connection: GuestConnection; store: RoomStore<GuestState> } | null>(null);
-  const about = useAbout(link);
+  // A named invitation says whom it is for: the name to start from.
+  const about = useAbout(link, (name) => setProfile((current) => (current.name ? current : { ...current, name })));
   const join = () => {
     const connection = new GuestConnection(link, profile);
     setJoined({ connection, store: new RoomStore(connection) });
   };
 
   if (joined) return <GuestRoom {...joined} profile={profile} onRejoin={join} />;
+  if (about instanceof Withdrawn) {
+    return (
+      <main className="notice guest-join">
+        <h1 data-testid="join-title">This link no longer opens the room</h1>
+        <p data-testid="join-refused" role="alert">
+          {about.message} Ask the host for a new invitation.
+        </p>
+      </main>
+    );
+  }
   return (
     <main className="notice guest-join">
       <h1 data-testid="join-title">{about ? `Join ${about.project}` : "Join this canvas"}</h1>
@@ -98,14 +118,20 @@ function aboutText(about: About | null | undefined): string {
   return `${whose} for the project ${about.project}. You will join with ${about.access} access. ${ACCESS_TEXT[about.access] ?? ""}`;
 }
 
-/** What the hub says about the room: undefined while asking, null when it does not answer. */
-function useAbout(link: RoomLinkParams): About | null | undefined {
-  const [about, setAbout] = useState<About | null | undefined>(undefined);
+/** What the hub says about the room: undefined while asking, null when it does not answer, Withdrawn when
+ * the link's invitation no longer stands. */
+function useAbout(link: RoomLinkParams, onName: (name: string) => void): About | Withdrawn | null | undefined {
+  const [about, setAbout] = useState<About | Withdrawn | null | undefined>(undefined);
+  const named = useRef(onName);
   useEffect(() => {
     let current = true;
     fetchAbout(link).then(
-      (found) => current && setAbout(found),
-      () => current && setAbout(null),
+      (found) => {
+        if (!current) return;
+        setAbout(found);
+        if (found.name) named.current(found.name);
+      },
+      (error: unknown) => current && setAbout(error instanceof Withdrawn ? error : null),
     );
     return () => {
       current = false;
@@ -128,6 +154,7 @@ function GuestRoom({
   const state = useRoomState(store, (s) => s.connection);
   const access = useRoomState(store, selectAccess);
   const welcome = useRoomState(store, (s) => s.welcome);
+  const people = useRoomState(store, (s) => s.people.length);
 
   if (state === "refused") return <Ended reason={connection.refusal} onRejoin={connection.final ? null : onRejoin} />;
   return (
@@ -152,12 +179,13 @@ function GuestRoom({
         {access && (
           <p className={`banner banner-${access}`} data-testid="access-banner" data-access={access}>
             <FoldedLine text={ACCESS_TEXT[access] ?? ""} />
+            <AskForEdit />
           </p>
         )}
         {access && welcome && (
           <div className="workspace">
             <Board name={profile.name} color={profile.color} />
-            <SidePanel label="Room">
+            <SidePanel label="Room" count={people}>
               <PeopleList me={welcome.peerId} />
               <RoomList />
               <TerminalsPanel />

@@ -2,6 +2,7 @@ import { b64url, b64urlDecode } from "../base64";
 import { backoffMs, fragmentParams, type Connection } from "../connection";
 import type { ClientFrame, ServerFrame } from "../protocol.gen";
 import { Listeners } from "../listeners";
+import { guestIdentity, signJoin } from "./guestIdentity";
 import {
   GUEST_NONCE_BYTES,
   openEnvelope,
@@ -98,19 +99,6 @@ function rtcConfiguration(link: RoomLinkParams, turn: RTCIceServer[]): RTCConfig
   return { iceServers: relays, iceTransportPolicy: "relay" };
 }
 
-/** Our stable identity in this room, so the host sees the same guest after a reload or a drop. */
-function identity(roomId: string): { guestId: string; secret: string } {
-  const storeKey = `canvas.guest.${roomId}`;
-  const saved = localStorage.getItem(storeKey);
-  if (saved) return JSON.parse(saved) as { guestId: string; secret: string };
-  const fresh = {
-    guestId: b64url(crypto.getRandomValues(new Uint8Array(12))),
-    secret: b64url(crypto.getRandomValues(new Uint8Array(24))),
-  };
-  localStorage.setItem(storeKey, JSON.stringify(fresh));
-  return fresh;
-}
-
 class Refused extends Error {}
 
 /** A guest's data channel to the hub (ADR 0004): signalling, proof, join, numbered stream, resume. */
@@ -129,14 +117,10 @@ export class GuestConnection implements Connection<GuestState> {
   private readonly states = new Listeners<GuestState>();
   readonly onFrame = this.frames.add;
   readonly onState = this.states.add;
-  private readonly id: { guestId: string; secret: string };
-
   constructor(
     private readonly link: RoomLinkParams,
     private readonly profile: Profile,
-  ) {
-    this.id = identity(link.roomId);
-  }
+  ) {}
 
   send(frame: ClientFrame): boolean {
     if (this.channel?.readyState !== "open" || this.state !== "connected") return false;
@@ -175,7 +159,7 @@ export class GuestConnection implements Connection<GuestState> {
       this.attempt = 0;
     } catch (error) {
       this.pc?.close();
-      if (error instanceof Refused) {
+      if (error instanceof Refused || error instanceof Withdrawn) {
         this.refusal = error.message;
         this.final = true;
         this.setState("refused");
@@ -225,15 +209,19 @@ export class GuestConnection implements Connection<GuestState> {
     const conn = b64url(crypto.getRandomValues(new Uint8Array(9)));
     const answer = await this.signal(signal, key, { kind: "offer", from: conn, sdp: offer, nonce: b64url(nonce) });
     await pc.setRemoteDescription({ type: "answer", sdp: answer });
-    const proof = JSON.parse(await withTimeout(nextMessage(), HANDSHAKE_MS)) as { t: string; signature?: string };
+    const proof = JSON.parse(await withTimeout(nextMessage(), HANDSHAKE_MS)) as { t: string; signature?: string; challenge?: string };
     const ok =
       proof.t === "proof" &&
       typeof proof.signature === "string" &&
+      typeof proof.challenge === "string" &&
       (await verifyProof(this.link.hostKey, nonce, sdpFingerprint(offer), sdpFingerprint(answer), b64urlDecode(proof.signature)));
-    if (!ok) throw new Refused("The hub could not prove it holds this room's host key, so this page refused it.");
-    channel.send(
-      JSON.stringify({ t: "guest-join", ...this.id, name: this.profile.name, color: this.profile.color, lastSeq: this.lastSeq }),
-    );
+    if (!ok || typeof proof.challenge !== "string") {
+      throw new Refused("The hub could not prove it holds this room's host key, so this page refused it.");
+    }
+    const identity = await guestIdentity();
+    const signature = await signJoin(identity, b64urlDecode(proof.challenge), sdpFingerprint(offer), sdpFingerprint(answer));
+    const join = { t: "guest-join", key: identity.publicKey, signature, name: this.profile.name, color: this.profile.color, lastSeq: this.lastSeq };
+    channel.send(JSON.stringify(join));
     this.channel = channel;
     this.parts = [];
     channel.onmessage = (event) => this.deliver(String(event.data));
@@ -297,7 +285,12 @@ export interface About {
   project: string;
   host: string | null;
   access: "view" | "edit" | "trusted";
+  /** Whom a named invitation is for: the name the join page suggests. */
+  name: string | null;
 }
+
+/** The hub says this link's invitation was withdrawn, expired or turned off: joining again cannot help. */
+export class Withdrawn extends Error {}
 
 /** Asks the hub what room this is, through the rendezvous, sealed with the room key like an offer. */
 export async function fetchAbout(link: RoomLinkParams): Promise<About> {
@@ -312,8 +305,10 @@ export async function fetchAbout(link: RoomLinkParams): Promise<About> {
         project: String(reply.project ?? ""),
         host: typeof reply.host === "string" ? reply.host : null,
         access: reply.access as About["access"],
+        name: typeof reply.name === "string" ? reply.name : null,
       };
     } catch (error) {
+      if (error instanceof Withdrawn) throw error;
       failure = error;
     }
   }
@@ -335,7 +330,11 @@ function askHub(
         ws.onopen = () => void seal(key, message).then((text) => ws.send(text));
         ws.onmessage = (event) =>
           void openEnvelope(key, String(event.data)).then((reply) => {
-            if (reply?.kind === kind && reply.to === message.from) {
+            if (!reply || reply.to !== message.from) return;
+            if (reply.kind === "withdrawn") {
+              ws.close();
+              reject(new Withdrawn(String(reply.reason ?? "This invitation was withdrawn by the host.")));
+            } else if (reply.kind === kind) {
               ws.close();
               resolve(reply);
             }

@@ -8,7 +8,7 @@ const TURN_INFO = enc.encode("canvas/turn/v1");
 const MAX_AGE_SECONDS = 120;
 export const GUEST_NONCE_BYTES = 32;
 
-function concat(...parts: Uint8Array[]): Uint8Array<ArrayBuffer> {
+export function concat(...parts: Uint8Array[]): Uint8Array<ArrayBuffer> {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
   for (const p of parts) {

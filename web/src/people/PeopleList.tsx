@@ -1,3 +1,4 @@
+import { useState } from "react";
 import { useBoardView, useBoardViewState } from "../boardView";
 import type { GuestInfo, Person } from "../protocol.gen";
 import { useRoom, useRoomClient } from "../roomClient";
@@ -28,6 +29,7 @@ export function PeopleList({ me }: { me: string | null }) {
     <section className="people" data-testid="people" aria-label="People">
       <h2>People</h2>
       {isHost && guests && <RoomDefault level={guests.defaultAccess} />}
+      {isHost && <RemovedNote />}
       <ul className="people-list" data-testid="guest-list">
         {people.map((person) => (
           <PersonRow
@@ -50,6 +52,56 @@ export function PeopleList({ me }: { me: string | null }) {
         ))}
       </ul>
     </section>
+  );
+}
+
+/** Removing asks first, and says what it does: revokes the guest's own invitation, or blocks its browser. */
+function RemoveButton({ guest }: { guest: GuestInfo }) {
+  const client = useRoomClient();
+  const [confirming, setConfirming] = useState(false);
+  if (!confirming) {
+    return (
+      <button type="button" data-testid="kick" onClick={() => setConfirming(true)}>
+        Remove from room
+      </button>
+    );
+  }
+  const what = guest.viaOpenLink
+    ? `This blocks ${guest.name}'s browser. The open room link still lets anyone who has it in.`
+    : `This revokes ${guest.name}'s invitation: its link stops working.`;
+  return (
+    <span className="confirm" role="group" aria-label={`Remove ${guest.name}?`} data-testid="kick-confirm">
+      Remove {guest.name}? {what}{" "}
+      <button type="button" data-testid="kick-yes" onClick={() => client.send({ t: "guest-kick", guestId: guest.guestId })}>
+        Remove
+      </button>{" "}
+      <button type="button" onClick={() => setConfirming(false)}>
+        Keep
+      </button>
+    </span>
+  );
+}
+
+/** After removing someone who came through the open link: that link still lets anyone in, so offer a new one. */
+function RemovedNote() {
+  const client = useRoomClient();
+  const removed = useRoom((s) => s.removed);
+  const openLinkOn = useRoom((s) => Boolean(s.invites?.openLink));
+  const [rotated, setRotated] = useState<string | null>(null);
+  if (!removed?.openLink || !openLinkOn || rotated === removed.guestId) return null;
+  return (
+    <p className="removed-note" data-testid="removed-note" role="status">
+      {removed.name} is blocked in that browser, but the open room link lets anyone who has it back in.{" "}
+      <button
+        type="button"
+        data-testid="removed-rotate"
+        onClick={() => {
+          if (client.send({ t: "open-link", change: "rotate" })) setRotated(removed.guestId);
+        }}
+      >
+        Give the room a new link
+      </button>
+    </p>
   );
 }
 
@@ -146,9 +198,7 @@ function GuestControls({ guest, defaultAccess }: { guest: GuestInfo; defaultAcce
           ))}
         </select>
       </label>
-      <button type="button" data-testid="kick" onClick={() => client.send({ t: "guest-kick", guestId: guest.guestId })}>
-        Remove from room
-      </button>
+      <RemoveButton guest={guest} />
       {guest.access === "edit" && running.length > 0 && (
         <div className="terminal-grants" data-testid="terminal-grants">
           Types in:{" "}

@@ -28,7 +28,7 @@ const pending = (id: string, ref: string, subject: string | null): ServerFrame =
   id,
   ref,
   subject,
-  expiresInMs: 120_000,
+  expiresInMs: 120_000, text: "",
 });
 
 describe("the room state", () => {
@@ -82,7 +82,7 @@ describe("the room state", () => {
     const before = fold([welcome("edit"), pending("a1", "agent-prompt", "s1")]);
     const copy = structuredClone(before);
     receive(before, { t: "access", access: "view", grantedTerminals: [] });
-    receive(before, { t: "approval-resolved", id: "a1", ref: "agent-prompt", outcome: "denied" });
+    receive(before, { t: "approval-resolved", id: "a1", ref: "agent-prompt", outcome: "denied", text: null, name: "" });
     expect(before).toEqual(copy);
     expect(receive(before, { t: "term-data", id: "t-1", data: "ls\r\n", replay: false })).toBe(before);
     expect(receive(before, { t: "board-update", update: "AA==" })).toBe(before);
@@ -92,8 +92,8 @@ describe("the room state", () => {
 describe("a guest's requests", () => {
   it("wait for the host, then say in words how they ended", () => {
     const waiting = fold([welcome("edit"), pending("a1", "agent-prompt", "s1")]);
-    expect(waiting.requests).toEqual([{ id: "a1", ref: "agent-prompt", subject: "s1" }]);
-    const denied = receive(waiting, { t: "approval-resolved", id: "a1", ref: "agent-prompt", outcome: "denied" });
+    expect(waiting.requests).toEqual([{ id: "a1", ref: "agent-prompt", subject: "s1", text: "" }]);
+    const denied = receive(waiting, { t: "approval-resolved", id: "a1", ref: "agent-prompt", outcome: "denied", text: null, name: "" });
     expect(denied.requests).toEqual([]);
     expect(denied.resolutions.get("s1")).toEqual({ ref: "agent-prompt", outcome: "denied" });
     expect(outcomeText("agent-prompt", "denied", "Demo agent 1")).toBe("Your prompt to Demo agent 1: the host said no.");
@@ -103,9 +103,9 @@ describe("a guest's requests", () => {
     const state = fold([
       welcome("edit"),
       pending("a1", "agent-prompt", "s1"),
-      { t: "approval-resolved", id: "a1", ref: "agent-prompt", outcome: "denied" },
+      { t: "approval-resolved", id: "a1", ref: "agent-prompt", outcome: "denied", text: null, name: "" },
       pending("a2", "term-open", "t-1"),
-      { t: "approval-resolved", id: "a2", ref: "term-open", outcome: "approved" },
+      { t: "approval-resolved", id: "a2", ref: "term-open", outcome: "approved", text: null, name: "" },
     ]);
     expect(state.ended.map((r) => [r.id, r.outcome])).toEqual([
       ["a1", "denied"],
@@ -120,7 +120,7 @@ describe("a guest's requests", () => {
     const state = fold([
       welcome("edit"),
       pending("a1", "agent-prompt", "s1"),
-      { t: "approval-resolved", id: "a1", ref: "agent-prompt", outcome: "expired" },
+      { t: "approval-resolved", id: "a1", ref: "agent-prompt", outcome: "expired", text: null, name: "" },
       pending("a2", "agent-prompt", "s1"),
     ]);
     expect(state.resolutions.has("s1")).toBe(false);
@@ -163,14 +163,14 @@ describe("the host's approvals", () => {
       ["a2", "again"],
       ["a1", "hello!"],
     ]);
-    const answered = receive(state, { t: "approval-resolved", id: "a2", ref: "agent-prompt", outcome: "approved" });
+    const answered = receive(state, { t: "approval-resolved", id: "a2", ref: "agent-prompt", outcome: "approved", text: null, name: "" });
     expect(answered.approvals.map((a) => a.id)).toEqual(["a1"]);
     expect(answered.notices).toEqual([]);
   });
 
   it("stay the same list when another's request is resolved", () => {
     const state = fold([welcome(), request("a1", "hello")]);
-    const after = receive(state, { t: "approval-resolved", id: "zz", ref: "agent-prompt", outcome: "approved" });
+    const after = receive(state, { t: "approval-resolved", id: "zz", ref: "agent-prompt", outcome: "approved", text: null, name: "" });
     expect(after.approvals).toBe(state.approvals);
   });
 });
@@ -200,5 +200,45 @@ describe("a restart the server announces", () => {
   it("gives way to a connection nothing reconnects from", () => {
     const told = fold([welcome(), { t: "restarting" }], initialRoomState("connected"));
     expect(selectConnection(withConnection(told, "unauthorized"))).toBe("unauthorized");
+  });
+});
+
+describe("guests as people", () => {
+  const person = (peerId: string, name: string) => ({ peerId, name, color: "#112233", access: "edit" as const });
+
+  it("say briefly who came and who went, but not for the first list", () => {
+    const first = fold([welcome("host"), { t: "people", people: [person("p", "Host")] }]);
+    expect(first.arrivals).toEqual([]);
+    const came = receive(first, { t: "people", people: [person("p", "Host"), person("guest-a", "Ada")] });
+    expect(came.arrivals.map((a) => a.text)).toEqual(["Ada joined"]);
+    const went = receive(came, { t: "people", people: [person("p", "Host")] });
+    expect(went.arrivals.map((a) => a.text)).toEqual(["Ada joined", "Ada left"]);
+  });
+
+  it("keep a denied request's text for the guest, and a request told again only once", () => {
+    const asked = { t: "request-pending" as const, id: "a1", ref: "agent-prompt", subject: "s1", expiresInMs: 1000, text: "Ada (guest, edit): hi" };
+    const waiting = fold([welcome("edit"), asked, asked]);
+    expect(waiting.requests).toHaveLength(1);
+    const denied = receive(waiting, { t: "approval-resolved", id: "a1", ref: "agent-prompt", outcome: "denied", text: "Ada (guest, edit): hi", name: "Ada" });
+    expect(denied.ended.map((e) => e.text)).toEqual(["Ada (guest, edit): hi"]);
+  });
+
+  it("leave the host a line for a request that expired unanswered", () => {
+    const request = {
+      t: "approval-request" as const,
+      id: "a1",
+      guestId: "g",
+      name: "Ada",
+      color: "#112233",
+      what: "agent-prompt",
+      text: "hi",
+      length: 2,
+      sha256: "0".repeat(64),
+      subject: null,
+      expiresInMs: 1000,
+    };
+    const expired = fold([welcome("host"), request, { t: "approval-resolved", id: "a1", ref: "agent-prompt", outcome: "expired", text: "hi", name: "Ada" }]);
+    expect(expired.approvals).toEqual([]);
+    expect(expired.notices.map((n) => n.text)).toEqual(["Ada's prompt to the agent expired before you answered it."]);
   });
 });

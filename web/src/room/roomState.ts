@@ -6,9 +6,13 @@
  */
 import type {
   ApprovalRequest,
+  AuditPage,
   ClientFrame,
   File,
   GuestList,
+  GuestRemoved,
+  InviteCreated,
+  InviteList,
   Person,
   ServerFrame,
   TerminalInfo,
@@ -16,7 +20,7 @@ import type {
 } from "../protocol.gen";
 import { NO_SESSIONS, receiveSessions, type Session, type Sessions } from "../agents/sessions";
 import { mayType } from "../terminals/stream";
-import type { Outcome } from "./requests";
+import { requestNoun, type Outcome } from "./requests";
 
 /** What a shared file holds, as the server last sent it. */
 export type FileContent = File["file"];
@@ -30,6 +34,8 @@ export interface PendingRequest {
   ref: string;
   /** The session or terminal it is about, if any. */
   subject: string | null;
+  /** What it says, as the host reads it; kept when it did not run, to copy or send again. */
+  text: string;
 }
 
 /** How our last request about a subject ended. */
@@ -77,6 +83,16 @@ export interface RoomState<S extends string = string> {
   notices: readonly Notice[];
   /** Who is here: every host and guest, with access. */
   people: readonly Person[];
+  /** Who came or went lately ("Ada joined"), each shown briefly. */
+  arrivals: readonly Notice[];
+  /** The host's: the invitations, and the open room link while it is on. */
+  invites: InviteList | null;
+  /** The host's: the page of the room's record it asked for last. */
+  audit: AuditPage | null;
+  /** The host's: the last removal, to offer rotating the open link it leaves open. */
+  removed: GuestRemoved | null;
+  /** The host's: the invitation it made last, whose link is shown once to copy. */
+  created: InviteCreated | null;
   /** The room's open files, by path: everyone sees the files on the board. */
   files: ReadonlyMap<string, FileContent>;
   sessions: Sessions;
@@ -85,6 +101,7 @@ export interface RoomState<S extends string = string> {
 }
 
 const KEPT_NOTICES = 5;
+const KEPT_ARRIVALS = 3;
 const KEPT_ENDED = 8;
 const NO_ASKS: readonly ClientFrame[] = [];
 
@@ -104,6 +121,11 @@ export function initialRoomState<S extends string>(connection: S): RoomState<S> 
     ended: [],
     notices: [],
     people: [],
+    arrivals: [],
+    invites: null,
+    audit: null,
+    removed: null,
+    created: null,
     files: new Map(),
     sessions: NO_SESSIONS,
     asks: NO_ASKS,
@@ -129,7 +151,15 @@ export function receive<S extends string>(before: RoomState<S>, frame: ServerFra
     case "restarting":
       return { ...state, restarting: true };
     case "people":
-      return { ...state, people: frame.people };
+      return arrived(state, frame.people);
+    case "invites":
+      return { ...state, invites: frame };
+    case "audit-page":
+      return { ...state, audit: frame };
+    case "guest-removed":
+      return { ...state, removed: frame };
+    case "invite-created":
+      return { ...state, created: frame };
     case "file": {
       const files = new Map(state.files);
       if (frame.file.kind === "denied") files.delete(frame.path);
@@ -151,9 +181,9 @@ export function receive<S extends string>(before: RoomState<S>, frame: ServerFra
     case "approval-request":
       return { ...state, approvals: [...withoutId(state.approvals, frame.id), frame] };
     case "approval-resolved":
-      return resolved(state, frame.id, frame.outcome);
+      return resolved(state, frame.id, frame.outcome, frame.text ?? null, frame.name);
     case "request-pending":
-      return pending(state, { id: frame.id, ref: frame.ref, subject: frame.subject });
+      return pending(state, { id: frame.id, ref: frame.ref, subject: frame.subject, text: frame.text });
     case "error":
       return notice(state, frame.message);
     default:
@@ -170,17 +200,52 @@ function withSessions<S extends string>(state: RoomState<S>, frame: ServerFrame)
 function pending<S extends string>(state: RoomState<S>, request: PendingRequest): RoomState<S> {
   const resolutions = new Map(state.resolutions);
   if (request.subject !== null) resolutions.delete(request.subject);
-  return { ...state, requests: [...state.requests, request], resolutions };
+  // A request told again (after a reconnect or the host's restart) is the same request, once.
+  return { ...state, requests: [...withoutId(state.requests, request.id), request], resolutions };
 }
 
-function resolved<S extends string>(state: RoomState<S>, id: string, outcome: Outcome): RoomState<S> {
+function resolved<S extends string>(
+  state: RoomState<S>,
+  id: string,
+  outcome: Outcome,
+  text: string | null,
+  name: string,
+): RoomState<S> {
   const approvals = withoutId(state.approvals, id);
   const mine = state.requests.find((r) => r.id === id);
-  if (!mine) return approvals === state.approvals ? state : { ...state, approvals };
+  if (!mine) {
+    const was = state.approvals.find((a) => a.id === id);
+    if (was && outcome === "expired") {
+      // The host keeps a line for a request nobody answered in time.
+      return notice({ ...state, approvals }, `${name || was.name}'s ${requestNoun(was.what)} expired before you answered it.`);
+    }
+    return approvals === state.approvals ? state : { ...state, approvals };
+  }
   const resolutions = new Map(state.resolutions);
   if (mine.subject !== null) resolutions.set(mine.subject, { ref: mine.ref, outcome });
-  const ended = [...state.ended.slice(1 - KEPT_ENDED), { ...mine, outcome }];
+  const ended = [...state.ended.slice(1 - KEPT_ENDED), { ...mine, text: text ?? mine.text, outcome }];
   return { ...state, approvals, requests: withoutId(state.requests, id), resolutions, ended };
+}
+
+/** The people now here; who came or went since the last list is a brief notice (not on the first list). */
+function arrived<S extends string>(state: RoomState<S>, people: readonly Person[]): RoomState<S> {
+  if (state.people.length === 0) return { ...state, people };
+  const before = new Set(state.people.map((p) => p.peerId));
+  const now = new Set(people.map((p) => p.peerId));
+  const me = state.welcome?.peerId;
+  const lines = [
+    ...people.filter((p) => !before.has(p.peerId) && p.peerId !== me).map((p) => `${p.name} joined`),
+    ...state.people.filter((p) => !now.has(p.peerId) && p.peerId !== me).map((p) => `${p.name} left`),
+  ];
+  let id = state.arrivals.at(-1)?.id ?? 0;
+  const arrivals = [...state.arrivals, ...lines.map((text) => ({ id: ++id, text }))].slice(-KEPT_ARRIVALS);
+  return { ...state, people, arrivals: lines.length ? arrivals : state.arrivals };
+}
+
+/** The state without arrival `id`: its moment passed. */
+export function dismissArrival<S extends string>(state: RoomState<S>, id: number): RoomState<S> {
+  const arrivals = state.arrivals.filter((a) => a.id !== id);
+  return arrivals.length === state.arrivals.length ? state : { ...state, arrivals };
 }
 
 /** The state without notice `id`: the person dismissed it. */

@@ -3,6 +3,7 @@ import { Listeners } from "../listeners";
 import type { ClientFrame, ServerFrame, Welcome } from "../protocol.gen";
 import type { RoomClient } from "../roomClient";
 import {
+  dismissArrival,
   dismissEnded,
   dismissNotice,
   initialRoomState,
@@ -47,6 +48,11 @@ export class RoomStore<S extends string = string> implements RoomClient {
   /** The person read notice `id` and put it away. */
   dismissNotice(id: number): void {
     this.set(dismissNotice(this.state, id));
+  }
+
+  /** An arrival notice's moment passed. */
+  dismissArrival(id: number): void {
+    this.set(dismissArrival(this.state, id));
   }
 
   /** The guest read how its request `id` ended. */

@@ -5,7 +5,6 @@ export function welcomeFrame(fields: Partial<Omit<Welcome, "t">> = {}): Welcome 
   return {
     t: "welcome",
     roomId: "r",
-    key: "k",
     hostPublicKey: "h",
     project: "project",
     cwd: "/project",

@@ -1,0 +1,98 @@
+"""`canvas invite`: invite one person to the room this folder serves, list the invitations, or revoke one.
+
+It asks the running `canvas serve` through its API, as the host: the port from `.canvas/serve.lock`,
+the host token from `.canvas/secrets.json` (both readable only by their owner).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from canvasrelay.cli.usage import UsageError
+
+ACCESS = ("view", "edit", "trusted")
+UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+TIMEOUT = 10.0
+
+
+def add_command(commands: Any) -> None:
+    invite = commands.add_parser("invite", help="invite one person (a link of their own), list or revoke invitations")
+    invite.add_argument("name", nargs="?", help="who the invitation is for")
+    invite.add_argument("--access", choices=ACCESS, default="edit", help="what they may do (default edit)")
+    invite.add_argument("--expires", type=duration, metavar="TIME", help="lapses after this long: 30m, 2h, 7d")
+    invite.add_argument("--single-use", action="store_true", help="only the first person who joins with it may use it")
+    invite.add_argument("--list", action="store_true", help="list the invitations")
+    invite.add_argument("--revoke", metavar="ID", help="revoke one: whoever came with it leaves at once")
+    invite.add_argument("--dir", type=Path, default=Path.cwd(), help="the project folder (default: here)")
+
+
+def duration(text: str) -> float:
+    unit = UNITS.get(text[-1:])
+    number = text[:-1] if unit else text
+    try:
+        value = float(number) * (unit or 1)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a duration: {text} (say 30m, 2h or 7d)") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError("a duration must be more than zero")
+    return value
+
+
+def _server(folder: Path) -> tuple[str, str]:
+    canvas = folder.resolve() / ".canvas"
+    try:
+        holder = json.loads((canvas / "serve.lock").read_text(encoding="ascii") or "{}")
+        token = json.loads((canvas / "secrets.json").read_text(encoding="utf-8"))["token"]
+    except (OSError, ValueError, KeyError):
+        raise UsageError(f"no canvas serve runs in {folder.resolve()}: start it there first") from None
+    port = holder.get("port") if isinstance(holder, dict) else None
+    if not isinstance(port, int):
+        raise UsageError(f"no canvas serve runs in {folder.resolve()}: start it there first")
+    return f"http://127.0.0.1:{port}", token
+
+
+def _call(base: str, token: str, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+    data = json.dumps(body).encode("utf-8") if body is not None else None
+    request = urllib.request.Request(base + path, data=data, method=method)
+    request.add_header("Authorization", f"Bearer {token}")
+    if data is not None:
+        request.add_header("Content-Type", "application/json")
+    try:
+        with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
+            raw = response.read()
+    except urllib.error.HTTPError as exc:
+        try:
+            message = json.loads(exc.read()).get("error", {}).get("message") or exc.reason
+        except (ValueError, AttributeError):
+            message = exc.reason
+        raise UsageError(str(message)) from None
+    except OSError as exc:
+        raise UsageError(f"could not reach canvas serve ({exc})") from None
+    return json.loads(raw) if raw else None
+
+
+def run(args: argparse.Namespace) -> int:
+    base, token = _server(args.dir)
+    if args.revoke:
+        _call(base, token, "DELETE", f"/api/invites/{urllib.parse.quote(args.revoke, safe='')}")
+        print(f"Revoked {args.revoke}: whoever came with it has left, and its link no longer works.")
+        return 0
+    if args.list or not args.name:
+        listed = _call(base, token, "GET", "/api/invites")
+        for invite in listed["invites"]:
+            access = invite["access"] or "room default"
+            print(f"{invite['id']:<14} {invite['state']:<9} {access:<12} {invite['name']}")
+        return 0
+    body: dict[str, Any] = {"name": args.name, "access": args.access, "singleUse": args.single_use}
+    if args.expires is not None:
+        body["expiresInS"] = args.expires
+    made = _call(base, token, "POST", "/api/invites", body)
+    print(f"Invitation for {args.name} ({args.access} access), id {made['id']}. Give this link to them only:")
+    print(made["link"])
+    return 0

@@ -1,0 +1,146 @@
+"""The host's say over people, sans-I/O: invites, the open link, guests asking for more, the record, and
+who speaks to an agent.
+
+Routes the invite frames (a host makes, revokes, turns off or rotates), grants an approved
+`access-ask`, answers the host's reads of the room's record, and names a guest's prompt to the
+agent (`Ada (guest, edit): …`) before the policy sees it, so the host approves exactly what the
+agent will get. Each change to the invites is told to the hosts (`invites`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from canvasrelay.core.audit import Audit
+from canvasrelay.core.effects import AnyEffect, Broadcast, Send
+from canvasrelay.core.guests import Guests
+from canvasrelay.core.invites import Invite, InviteRefused, Invites
+from canvasrelay.core.room import Peer, Room, error
+from canvasrelay.protocol import ClientFrame
+from canvasrelay.protocol.access import Access
+from canvasrelay.protocol.agents import MAX_PROMPT_CHARS, AgentPrompt
+from canvasrelay.protocol.people import (
+    AccessAsk,
+    AuditPage,
+    AuditRead,
+    InviteCreate,
+    InviteCreated,
+    InviteList,
+    InviteRevoke,
+    OpenLinkSet,
+    PromptAttribution,
+)
+
+NOT_A_GUEST = "Only a guest asks for more access: the host has it all."
+
+
+def attribution(name: str, access: Access, text: str) -> str:
+    """How a guest's prompt reaches the agent: its author named first, as the host sees it in the approval."""
+    return f"{name} (guest, {access.value}): {text}"
+
+
+@dataclass
+class PeopleRoom:
+    room: Room
+    guests: Guests
+    invites: Invites
+    audit: Audit
+    host_public_key: str
+    link_tail: str = ""
+    """What every link carries after its keys (`&signal=…`): set once the server knows it."""
+    unattributed: set[str] = field(default_factory=set)
+    """Sessions whose guests' prompts reach the agent as written (the host switched naming off)."""
+
+    def __post_init__(self) -> None:
+        self.room.route(InviteCreate, self._create)
+        self.room.route(InviteRevoke, self._revoke)
+        self.room.route(OpenLinkSet, self._open_link)
+        self.room.route(AccessAsk, self._access)
+        self.room.route(AuditRead, self._read)
+        self.room.route(PromptAttribution, self._attribution)
+        self.room.rewrite(self._attributed)
+        self.room.observe(self.audit.observe)
+        self.room.on_join(self._joined)
+        self.room.on_leave(self._left)
+
+    def fragment(self, invite: Invite) -> str:
+        return f"room={invite.room}&key={invite.secret}&host={self.host_public_key}{self.link_tail}"
+
+    def invite_list(self) -> InviteList:
+        now = self.invites.clock()
+        open_invite = self.invites.open
+        return InviteList(
+            invites=[i.info(now) for i in self.invites if i.revoked_at is None or i.is_open],
+            open_link=self.fragment(open_invite) if open_invite.stands(now) else None,
+        )
+
+    def to_hosts(self) -> Broadcast:
+        return Broadcast(self.invite_list(), min_access=Access.HOST)
+
+    def create(self, by: Peer, frame: InviteCreate) -> Invite:
+        name = frame.name.strip() or frame.name
+        invite = self.invites.create(name, frame.access, frame.expires_in_s, frame.single_use)
+        self.audit.record(by, "made an invitation", f"{name} ({frame.access})")
+        return invite
+
+    def revoke(self, by: Peer, invite_id: str) -> list[AnyEffect]:
+        invite = self.invites.revoke(invite_id)
+        self.audit.record(by, "revoked an invitation", invite.name)
+        return [*self.guests.withdraw(invite_id), self.to_hosts()]
+
+    # -- routes -------------------------------------------------------------------------------
+
+    def _create(self, host: Peer, frame: InviteCreate) -> list[AnyEffect]:
+        try:
+            invite = self.create(host, frame)
+        except InviteRefused as exc:
+            return [error(host.id, str(exc), frame.t)]
+        created = InviteCreated(id=invite.id, name=invite.name, fragment=self.fragment(invite))
+        return [Send(host.id, created), self.to_hosts()]
+
+    def _revoke(self, host: Peer, frame: InviteRevoke) -> list[AnyEffect]:
+        try:
+            return self.revoke(host, frame.id)
+        except InviteRefused as exc:
+            return [error(host.id, str(exc), frame.t, "not-found" if exc.missing else "invalid")]
+
+    def _open_link(self, _host: Peer, frame: OpenLinkSet) -> list[AnyEffect]:
+        # Whoever came through the old link stays: the host removes people one by one.
+        if frame.change == "rotate":
+            self.invites.rotate_open()
+        else:
+            self.invites.set_open(frame.change == "on")
+        return [self.to_hosts()]
+
+    def _access(self, peer: Peer, frame: AccessAsk) -> list[AnyEffect]:
+        guest_id = self.guests.guest_id_of(peer)
+        if guest_id is None:
+            return [error(peer.id, NOT_A_GUEST, frame.t)]
+        return self.guests.set_own_access(guest_id, Access(frame.access))
+
+    def _read(self, host: Peer, frame: AuditRead) -> list[AnyEffect]:
+        entries, more = self.audit.page(frame.before, frame.who, frame.limit)
+        return [Send(host.id, AuditPage(entries=entries, more=more))]
+
+    def _attribution(self, _host: Peer, frame: PromptAttribution) -> list[AnyEffect]:
+        if frame.on:
+            self.unattributed.discard(frame.session_id)
+        else:
+            self.unattributed.add(frame.session_id)
+        return []
+
+    def _attributed(self, peer: Peer, frame: ClientFrame) -> ClientFrame:
+        if peer.is_host or not isinstance(frame, AgentPrompt) or frame.session_id in self.unattributed:
+            return frame
+        text = attribution(peer.name or "A guest", peer.access, frame.text)[:MAX_PROMPT_CHARS]
+        return frame.model_copy(update={"text": text})
+
+    # -- presence -----------------------------------------------------------------------------
+
+    def _joined(self, peer: Peer) -> list[AnyEffect]:
+        self.audit.joined(peer)
+        return [Send(peer.id, self.invite_list())] if peer.is_host else []
+
+    def _left(self, peer: Peer) -> list[AnyEffect]:
+        self.audit.left(peer)
+        return []
