@@ -26,7 +26,7 @@ TIERS = {
     "paced": "paced",
     "all": "",
 }
-SUMMARY = re.compile(r"^=+ (.*\d+ (passed|failed|skipped|error).*) =+$", re.MULTILINE)
+SUMMARY = re.compile(r"^=* ?(\d+ (?:passed|failed|skipped|errors?|deselected)\b.*?) ?=*$", re.MULTILINE)
 
 
 def load() -> str:
@@ -41,7 +41,7 @@ def run(tier: str) -> None:
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     wall = time.monotonic() - start
     found = SUMMARY.findall(done.stdout)
-    outcome = found[-1][0] if found else f"exit {done.returncode}"
+    outcome = found[-1] if found else f"exit {done.returncode}"
     print(f"{tier:<9} {wall:7.1f} s   load {before} -> {load()}   {outcome}", flush=True)
 
 
