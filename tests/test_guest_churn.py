@@ -111,6 +111,8 @@ async def test_guests_come_and_go_and_leave_nothing_behind(served: InProcessServ
     reader = asyncio.get_running_loop().create_task(read_host())
     await one_guest(0)
     await all_gone()
+    # The agents' SDKs load in a thread for a few seconds after start: the baseline comes after.
+    await server.deferred.ready()
     before = tables()
     fds, tasks = open_fds(), len(asyncio.all_tasks())
 

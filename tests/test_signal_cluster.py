@@ -167,7 +167,8 @@ async def test_rendezvous_and_redis_see_only_ciphertext_and_topics_stay_apart(
 
     published = [c.split(" ", 3) for c in commands if c.startswith("PUBLISH " + CHANNEL_PREFIX)]
     room_channel = CHANNEL_PREFIX + signal_crypto.topic(link.key)
-    envelopes = [parts[3] for parts in published if parts[1] == room_channel]
+    # Each is "<instance> <sender's tag> <envelope>": the tag is the rendezvous's, for the hub's pacing.
+    envelopes = [parts[3].rsplit(" ", 1)[-1] for parts in published if parts[1] == room_channel]
     assert len(envelopes) >= 2, "the offer and the answer crossed Redis"
     kinds = {signal_crypto.open_envelope(key, envelope)["kind"] for envelope in envelopes}
     assert kinds == {"offer", "answer"}, "what Redis carried is exactly the sealed envelopes"
