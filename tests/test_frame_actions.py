@@ -26,6 +26,7 @@ EXPECTED: dict[str, Action] = {
     "agent-history-request": Action.READ,
     "board-update": Action.EDIT_BOARD,
     "board-sync": Action.READ,
+    "board-more": Action.READ,
     "awareness": Action.READ,
     "file-open": Action.BROWSE_FILES,
     "file-close": Action.READ,
