@@ -57,6 +57,8 @@ MAX_READS_PER_PEER = 4
 """History pages a peer may have asked for and not yet received."""
 MAX_QUEUE = 20
 MAX_SESSIONS = 500
+MAX_TOOL_TEXT_CHARS = 1_000_000
+"""Of one text in a tool call's content (a command's output): the rest is cut, and the cut said."""
 
 
 # -- effects the adapter carries out ---------------------------------------------------------
@@ -183,9 +185,12 @@ class Session:
     head: session_log.Head = field(default_factory=session_log.empty_head)
     queued: list[QueuedPrompt] = field(default_factory=list)
     options: list[dict[str, Any]] = field(default_factory=list)
+    commands: list[dict[str, Any]] = field(default_factory=list)
     pending: dict[str, Pending] = field(default_factory=dict)
     turn_from: int | None = None
     """The seq of the running turn's `turn` event (a turn begun before a restart has none)."""
+    turn_started: float | None = None
+    """When the running turn began, by the clock (a turn begun before a restart has none)."""
 
     @property
     def last_seq(self) -> int:
@@ -210,6 +215,7 @@ class Session:
             status=self.status,  # type: ignore[arg-type]
             queued=list(self.queued),
             options=self.options,
+            commands=self.commands,
             created=self.created,
             last_seq=self.last_seq,
             turn_open=self.turn_open,
@@ -222,6 +228,7 @@ class Session:
             "agentLabel": self.agent_label,
             "queued": [q.model_dump() for q in self.queued],
             "options": self.options,
+            "commands": self.commands,
         }
 
 
@@ -251,6 +258,7 @@ class Sessions:
             head={**session_log.empty_head(), **(row.get("head") or {})},
             queued=[QueuedPrompt.model_validate(q) for q in meta.get("queued", [])],
             options=list(meta.get("options", [])),
+            commands=list(meta.get("commands", [])),
         )
         self.sessions[session.id] = session
         if session.status == "idle":
@@ -392,7 +400,13 @@ class Sessions:
         session = self.sessions.get(session_id)
         if session is None:
             return []
-        return self._append(session, {"kind": "chunk", "update": update})
+        effects = self._append(session, {"kind": "chunk", "update": _bounded(update)})
+        if update.get("sessionUpdate") == "available_commands_update":
+            commands = list(update.get("availableCommands") or [])
+            if commands != session.commands:
+                session.commands = commands
+                effects += [StoreSession(session.id), self._meta(session)]
+        return effects
 
     def options(self, session_id: str, options: list[dict[str, Any]]) -> list[AnyEffect]:
         """The agent's options changed: one `agent-options` per change, none for the same list."""
@@ -456,7 +470,7 @@ class Sessions:
         effects: list[AnyEffect] = []
         for request_id in list(session.pending):
             effects += self._resolve(session, request_id, None, "cancelled")
-        event: dict[str, Any] = {"kind": "turn-end"}
+        event = self._turn_end(session)
         if error_text:
             event["error"] = error_text
         if cancelled:
@@ -483,7 +497,7 @@ class Sessions:
                 effects += self._resolve(session, request_id, None, "cancelled")
             if session.turn_open:
                 # Not compacted: the store's reader stops with the server.
-                effects += self._append(session, {"kind": "turn-end", "interrupted": True})
+                effects += self._append(session, {**self._turn_end(session), "interrupted": True})
                 session.turn_from = None
         return effects
 
@@ -495,7 +509,7 @@ class Sessions:
         if session is None:
             return []
         if not session.turn_open:
-            return self._append(session, {"kind": "turn-end", "error": error_text})
+            return self._append(session, {**self._turn_end(session), "error": error_text})
         return [Broadcast(ErrorFrame(message=error_text, ref="agent-config"), min_access=Access.HOST)]
 
     # -- removing ----------------------------------------------------------------------------
@@ -517,12 +531,21 @@ class Sessions:
         event = {"kind": "turn", "text": text, "sha256": text_sha256(text), "author": author, "time": self.clock()}
         appended = self._append(session, event)
         session.turn_from = session.last_seq
+        session.turn_started = event["time"]
         return [
             *appended,
             StoreSession(session.id),
             self._meta(session),
             RunTurn(session.id, text),
         ]
+
+    def _turn_end(self, session: Session) -> dict[str, Any]:
+        """A `turn-end` event, with the turn's elapsed seconds when its start was seen."""
+        event: dict[str, Any] = {"kind": "turn-end"}
+        if session.turn_started is not None:
+            event["elapsed"] = round(self.clock() - session.turn_started, 3)
+            session.turn_started = None
+        return event
 
     def _resolve(
         self,
@@ -571,6 +594,22 @@ class RecordAnswer(Effect):
     by: str
     option_kind: str | None = None
     """The ACP kind of the agent's option picked (e.g. `allow_always`: the agent remembers)."""
+
+
+def _bounded(update: dict[str, Any]) -> dict[str, Any]:
+    """The update with each text of its tool content cut to `MAX_TOOL_TEXT_CHARS`."""
+    content = update.get("content")
+    if not isinstance(content, list):
+        return update
+    blocks = []
+    for block in content:
+        inner = block.get("content") if isinstance(block, dict) else None
+        text = inner.get("text") if isinstance(inner, dict) else None
+        if isinstance(text, str) and len(text) > MAX_TOOL_TEXT_CHARS:
+            cut = f"{text[:MAX_TOOL_TEXT_CHARS]}\n… ({len(text) - MAX_TOOL_TEXT_CHARS} more characters not kept)"
+            block = {**block, "content": {**inner, "text": cut}}
+        blocks.append(block)
+    return {**update, "content": blocks}
 
 
 def _unknown(peer: Peer, session_id: str, ref: str) -> Send:
