@@ -13,9 +13,7 @@ from canvasrelay.core import agent_sessions, session_log
 from canvasrelay.core.agent_sessions import Sessions, StoreEvent
 from canvasrelay.core.room import Peer
 from canvasrelay.protocol.access import Access
-from canvasrelay.protocol.agents import AgentCreate, AgentPrompt
-from canvasrelay.server.agent_catalog import DEMO
-from canvasrelay.protocol.agents import AgentEvent
+from canvasrelay.protocol.agents import AgentCreate, AgentEvent, AgentPrompt
 from canvasrelay.protocol.session_events import (
     EVENT_MODELS,
     SESSION_EVENT_KINDS,
@@ -24,6 +22,7 @@ from canvasrelay.protocol.session_events import (
     ToolCallUpdate,
 )
 from canvasrelay.protocol.typescript import generate
+from canvasrelay.server.agent_catalog import DEMO
 from canvasrelay.server.api import sessions as api_sessions
 
 VECTORS = sorted((Path(__file__).parent / "vectors" / "session_log").glob("*.json"))
