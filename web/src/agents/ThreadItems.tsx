@@ -168,13 +168,14 @@ function UsageView({ item }: { item: UsageItem }) {
 
 /** "4.2 s", "2 min 5 s". */
 export function elapsedWords(seconds: number): string {
+  if (seconds < 0.1) return "under 0.1 s";
   if (seconds < 60) return `${seconds < 10 ? seconds.toFixed(1) : Math.round(seconds)} s`;
   const minutes = Math.floor(seconds / 60);
   return `${minutes} min ${Math.round(seconds - minutes * 60)} s`;
 }
 
 function TurnEndView({ item }: { item: TurnEndItem }) {
-  const took = item.elapsed !== null ? `after ${elapsedWords(item.elapsed)}` : "";
+  const took = item.elapsed !== null ? `in ${elapsedWords(item.elapsed)}` : "";
   if (item.error || item.cancelled || item.interrupted) {
     const what = item.error ? `Error: ${item.error}` : item.cancelled ? "Cancelled" : "Interrupted (the server restarted)";
     return (
