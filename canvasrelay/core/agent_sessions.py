@@ -47,6 +47,7 @@ from canvasrelay.protocol.agents import (
 )
 from canvasrelay.protocol.core import AgentInfo, ErrorFrame
 from canvasrelay.protocol.encoding import text_sha256
+from canvasrelay.protocol.session_events import AvailableCommand, ConfigOption, session_event
 from canvasrelay.protocol.words import RULES_BY
 
 HISTORY_PAGE = 200
@@ -214,8 +215,8 @@ class Session:
             title=self.title,
             status=self.status,  # type: ignore[arg-type]
             queued=list(self.queued),
-            options=self.options,
-            commands=self.commands,
+            options=[ConfigOption.model_validate(option) for option in self.options],
+            commands=[AvailableCommand.model_validate(command) for command in self.commands],
             created=self.created,
             last_seq=self.last_seq,
             turn_open=self.turn_open,
@@ -379,7 +380,12 @@ class Sessions:
                 self.reading[read.peer_id] = left
         if read.session_id not in self.sessions:
             return []
-        frame = AgentHistory(session_id=read.session_id, events=page.events, after=page.after, through=page.through)
+        frame = AgentHistory(
+            session_id=read.session_id,
+            events=[session_event(e) for e in page.events],
+            after=page.after,
+            through=page.through,
+        )
         return [Send(read.peer_id, frame)]
 
     def joined(self, peer: Peer) -> list[AnyEffect]:
@@ -414,7 +420,10 @@ class Sessions:
         if session is None or session.options == options:
             return []
         session.options = options
-        return [StoreSession(session.id), Broadcast(AgentOptions(session_id=session.id, options=options))]
+        return [
+            StoreSession(session.id),
+            Broadcast(AgentOptions(session_id=session.id, options=[ConfigOption.model_validate(o) for o in options])),
+        ]
 
     def ask(
         self, session_id: str, request: Mapping[str, Any], announced: Mapping[str, Any] | None = None
@@ -528,10 +537,11 @@ class Sessions:
     # -- inside ------------------------------------------------------------------------------
 
     def _start_turn(self, session: Session, text: str, author: str) -> list[AnyEffect]:
-        event = {"kind": "turn", "text": text, "sha256": text_sha256(text), "author": author, "time": self.clock()}
+        now = self.clock()
+        event = {"kind": "turn", "text": text, "sha256": text_sha256(text), "author": author, "time": now}
         appended = self._append(session, event)
         session.turn_from = session.last_seq
-        session.turn_started = event["time"]
+        session.turn_started = now
         return [
             *appended,
             StoreSession(session.id),
@@ -573,7 +583,7 @@ class Sessions:
         session_log.advance(session.head, stamped)
         effects: list[AnyEffect] = [
             StoreEvent(session.id, stamped, {**session.head, "open": list(session.head["open"])}),
-            Broadcast(AgentEvent(session_id=session.id, event=stamped)),
+            Broadcast(AgentEvent(session_id=session.id, event=session_event(stamped))),
         ]
         if session.status != status:
             effects.append(self._meta(session))
@@ -604,8 +614,8 @@ def _bounded(update: dict[str, Any]) -> dict[str, Any]:
     blocks = []
     for block in content:
         inner = block.get("content") if isinstance(block, dict) else None
-        text = inner.get("text") if isinstance(inner, dict) else None
-        if isinstance(text, str) and len(text) > MAX_TOOL_TEXT_CHARS:
+        if isinstance(inner, dict) and isinstance(inner.get("text"), str) and len(inner["text"]) > MAX_TOOL_TEXT_CHARS:
+            text = inner["text"]
             cut = f"{text[:MAX_TOOL_TEXT_CHARS]}\n… ({len(text) - MAX_TOOL_TEXT_CHARS} more characters not kept)"
             block = {**block, "content": {**inner, "text": cut}}
         blocks.append(block)

@@ -11,9 +11,11 @@ TypeScript are made from these models, so a kind cannot be sent and left out of 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from functools import cache
 from typing import Annotated, Any, Literal, get_args
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, TypeAdapter
 
 from canvasrelay.protocol.base import Model
 
@@ -393,3 +395,19 @@ class Thread(Model):
     items: list[ThreadItem]
     last_seq: int
     turn_open: bool
+
+
+@cache
+def _event_adapter() -> TypeAdapter[SessionEvent]:
+    # Built on first use, like the models (`defer_build`): not at import, on start-up's path.
+    return TypeAdapter(SessionEvent)
+
+
+def session_event(data: Mapping[str, Any]) -> SessionEvent:
+    """An event from its JSON form (as stored, defaults left out); raises `ValidationError`."""
+    return _event_adapter().validate_python(data)
+
+
+def session_event_json(event: SessionEvent) -> bytes:
+    """An event in the wire's JSON: every field, camelCase."""
+    return _event_adapter().dump_json(event, by_alias=True)

@@ -19,6 +19,7 @@ import statistics
 import tempfile
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -122,7 +123,9 @@ def run(events: int, tools: int, diffs: int, runs: int) -> None:
             last_reply = reply(int(log[last_turn]["text"].split()[1]))[:20]
             server = ServerProcess(root).start()
             try:
-                asyncio.run(settled(server.proc.pid))
+                # In a thread of its own: Playwright's sync API holds this thread's event loop.
+                with ThreadPoolExecutor(1) as pool:
+                    pool.submit(asyncio.run, settled(server.proc.pid)).result()
                 figures = [measure(browser, server, last_reply) for _ in range(runs)]
             finally:
                 server.stop()

@@ -12,11 +12,10 @@ import contextlib
 from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
-from pydantic import TypeAdapter
 
 from canvasrelay.protocol import ServerFrame
 from canvasrelay.protocol.agents import AgentEvent, AgentRemoved
-from canvasrelay.protocol.session_events import EVENT_MODELS, SESSION_EVENT_KINDS, SessionEvent
+from canvasrelay.protocol.session_events import EVENT_MODELS, SESSION_EVENT_KINDS, session_event, session_event_json
 from canvasrelay.server.api.app import response_headers
 from canvasrelay.server.api.errors import ApiError, not_found
 from canvasrelay.server.api.models import (
@@ -60,7 +59,6 @@ STREAM_BATCH = 200
 STREAM_QUEUE = 1000
 """Events a stream may fall behind the broadcast; further behind, it reads them from the store."""
 HEARTBEAT_S = 15.0
-_EVENT: TypeAdapter[Any] = TypeAdapter(SessionEvent)
 
 
 def session_out(row: dict[str, Any]) -> SessionOut:
@@ -110,7 +108,7 @@ def operations(server: CanvasServer) -> list[Operation]:
         events = events[: query.limit]
         return SessionEventsOut(
             session=session_out(row),
-            events=events,
+            events=[session_event(e) for e in events],
             next_after=events[-1]["seq"] if more else None,
         )
 
@@ -250,8 +248,8 @@ class _Feed:
 
 async def _write(response: web.StreamResponse, event: Any) -> int:
     """One event, stored (a dict) or broadcast (a model), in the models' JSON like every page of them."""
-    typed = _EVENT.validate_python(event) if isinstance(event, dict) else event
-    data = _EVENT.dump_json(typed, by_alias=True).decode()
+    typed = session_event(event) if isinstance(event, dict) else event
+    data = session_event_json(typed).decode()
     await response.write(f"id: {typed.seq}\nevent: {typed.kind}\ndata: {data}\n\n".encode())
     return int(typed.seq)
 

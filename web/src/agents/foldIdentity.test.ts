@@ -89,5 +89,5 @@ describe("fold identity", () => {
     const thread = fold(events);
     expect(thread.items).toHaveLength(15_000);
     expect(thread.items.at(-2)).toMatchObject({ type: "message", text: "ab" });
-  });
+  }, 30_000);
 });
