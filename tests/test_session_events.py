@@ -145,7 +145,7 @@ def test_a_turn_end_says_how_long_the_turn_took_and_the_head_offers_the_agents_c
     assert [c.name for c in heads[-1].commands] == ["run"]
     now[0] = 112.5
     ended = [e.event for e in sessions.turn_ended("s") if isinstance(e, StoreEvent)]
-    assert ended[-1] == {"seq": 3, "kind": "turn-end", "elapsed": 12.5}
+    assert ended[-1] == {"seq": 2, "kind": "turn-end", "elapsed": 12.5}
 
 
 def test_every_turn_end_is_an_item_with_its_elapsed_time() -> None:

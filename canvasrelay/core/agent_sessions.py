@@ -406,13 +406,14 @@ class Sessions:
         session = self.sessions.get(session_id)
         if session is None:
             return []
-        effects = self._append(session, {"kind": "chunk", "update": _bounded(update)})
         if update.get("sessionUpdate") == "available_commands_update":
+            # Head state, like the options: kept and told with the head, not logged.
             commands = list(update.get("availableCommands") or [])
-            if commands != session.commands:
-                session.commands = commands
-                effects += [StoreSession(session.id), self._meta(session)]
-        return effects
+            if commands == session.commands:
+                return []
+            session.commands = commands
+            return [StoreSession(session.id), self._meta(session)]
+        return self._append(session, {"kind": "chunk", "update": _bounded(update)})
 
     def options(self, session_id: str, options: list[dict[str, Any]]) -> list[AnyEffect]:
         """The agent's options changed: one `agent-options` per change, none for the same list."""

@@ -32,7 +32,7 @@ FILE_LINES = 120
 SCROLL_FRAMES = 240
 
 # Scrolls the thread up by `step` px a frame for `frames` frames; returns each frame's time (ms).
-SCROLL = """async ([thread, frames, step]) => {
+SCROLL = """async (thread, [frames, step]) => {
   const times = [];
   let last = performance.now();
   for (let i = 0; i < frames; i++) {
