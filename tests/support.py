@@ -308,3 +308,10 @@ async def open_paced(guest: Any, names: list[str], rate: float = OPEN_RATE, wind
     finally:
         guest.listeners.remove(on_frame)
     return answered
+
+
+def as_sent(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Stored events as frames carry them: every field of their model, defaults included."""
+    from canvasrelay.protocol.session_events import session_event
+
+    return [session_event(event).model_dump(mode="json", by_alias=True) for event in events]

@@ -108,9 +108,11 @@ async def test_plain_prompt_streams_plan_then_chunks_in_order(root: Path) -> Non
         assert agent.agent_info["name"] == "canvas-demo"
         session = await agent.new_session()
         assert await agent.prompt(session, "hello there, demo agent") == "end_turn"
-    kinds = recorder.kinds()
+    offered, *kinds = recorder.kinds()
+    assert offered == "available_commands_update", "the demo offers its commands once the session starts"
+    assert [c["name"] for c in recorder.updates[0][1]["availableCommands"]] == ["run", "read", "write", "note", "slow"]
     assert kinds[0] == "plan" and kinds[-1] == "plan"
-    assert len(recorder.updates[0][1]["entries"]) == 3
+    assert len(recorder.updates[1][1]["entries"]) == 3
     assert kinds[1:-1] == ["agent_message_chunk"] * (len(kinds) - 2)
     assert len(kinds) - 2 >= 3
     assert recorder.text() == "You said: hello there, demo agent"

@@ -122,7 +122,7 @@ def test_history_is_read_as_an_effect_one_page_per_request_and_bounded_per_peer(
     assert all(isinstance(r[0], ReadHistory) and r[0].before == 2 and r[0].asked for r in reads)
     refused = sessions.history(HOST, AgentHistoryRequest(session_id="s", after=0))
     assert isinstance(refused[0], Send) and "on their way" in refused[0].frame.message  # type: ignore[attr-defined]
-    event = {"seq": 1, "kind": "turn", "text": "hi", "author": "host", "time": 1.0}
+    event = {"seq": 1, "kind": "turn", "text": "hi", "sha256": "", "author": "host", "time": 1.0}
     sent = sessions.history_read(reads[0][0], HistoryPage([event], after=0, through=1))  # type: ignore[arg-type]
     assert isinstance(sent[0], Send) and sent[0].to == HOST.id
     assert sent[0].frame.model_dump(by_alias=True) == {

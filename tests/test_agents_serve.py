@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from canvasrelay.core import session_log
-from tests.support import HostClient, ServerProcess
+from tests.support import HostClient, ServerProcess, as_sent
 
 TURN_TIMEOUT = 30.0
 _ids = itertools.count(1)
@@ -252,4 +252,4 @@ async def test_a_finished_turn_is_compacted_in_the_store_with_the_same_thread(ho
     assert session_log.fold(log) == session_log.fold(sent)
     await host.send({"t": "agent-history-request", "sessionId": session_id, "before": sent[-1]["seq"] + 1})
     page = await host.expect("agent-history", sessionId=session_id)
-    assert (page["after"], page["through"], page["events"]) == (0, sent[-1]["seq"], log)
+    assert (page["after"], page["through"], page["events"]) == (0, sent[-1]["seq"], as_sent(log))

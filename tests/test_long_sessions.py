@@ -17,7 +17,7 @@ from canvasrelay.core import session_log
 from canvasrelay.core.agent_sessions import HISTORY_PAGE, HISTORY_PAGE_CHARS
 from canvasrelay.server.app import CanvasServer, ServeOptions
 from tests.long_sessions import write_sessions
-from tests.support import InProcessServer
+from tests.support import InProcessServer, as_sent
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -89,8 +89,8 @@ async def test_a_guest_gets_every_head_then_one_bounded_page_each_and_older_ones
             after = page["after"]
             asked += 1
         assert asked >= (EVENTS // HISTORY_PAGE) - 1
-        assert held == store.events(session_id)
-        assert session_log.fold(held) == session_log.fold(store.events(session_id))
+        assert held == as_sent(store.events(session_id))
+        assert session_log.fold(held) == session_log.fold(as_sent(store.events(session_id)))
     finally:
         await guest.close()
 

@@ -53,7 +53,7 @@ def test_status_follows_turn_and_permissions() -> None:
     assert thread["status"] == "running"
     session_log.apply(thread, {"seq": 4, "kind": "turn-end"})
     assert thread["status"] == "idle"
-    assert [item["type"] for item in thread["items"]] == ["user", "permission"]
+    assert [item["type"] for item in thread["items"]] == ["user", "permission", "turn-end"]
 
 
 def test_replayed_overlap_is_ignored() -> None:

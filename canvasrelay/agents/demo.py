@@ -9,7 +9,9 @@ deterministic, so it doubles as the agent the tests drive:
   asking for any write, as real agents do;
 - ``/read PATH``: ``fs/read_text_file`` of ``cwd/PATH``, shown in the reply;
 - ``/run CMD``: an execute tool call whose raw input is an argv list
-  (``["/bin/bash", "-lc", CMD]``, Codex's shape), a permission request, then CMD run in ``cwd``;
+  (``["/bin/bash", "-lc", CMD]``, Codex's shape), a permission request, then CMD run in ``cwd``,
+  its output (stdout and stderr, up to ``OUTPUT_MAX``) as the call's content and its exit code
+  as its raw output;
 - ``/late-write PATH TEXT``: like ``/write``, but the turn ends first and the permission is
   asked after (real agents do this);
 - ``/fail``: answers the prompt with an error, as an agent whose model refused the request;
@@ -17,7 +19,8 @@ deterministic, so it doubles as the agent the tests drive:
 - ``/note TEXT``: calls the ``add_note`` tool of the board's MCP server (an HTTP MCP server
   given in ``session/new``);
 - ``/slow N``: N chunks 0.2 s apart, so a turn can be cancelled;
-- config option ``mode`` ("concise" or "verbose") shapes the plain reply.
+- config option ``mode`` ("concise" or "verbose") shapes the plain reply;
+- it offers its commands (``available_commands_update``) once a session starts.
 
 Sessions live in this process's memory. ``session/load`` of a session this process created
 replays its history; after a restart the agent accepts the id and starts the session fresh.
@@ -63,10 +66,13 @@ from acp import (
     update_tool_call,
     update_user_message_text,
 )
+from acp.helpers import update_available_commands
 from acp.schema import (
     AgentCapabilities,
     AllowedOutcome,
     AudioContentBlock,
+    AvailableCommand,
+    AvailableCommandInput,
     ClientCapabilities,
     ConfigOptionUpdate,
     DeniedOutcome,
@@ -87,6 +93,7 @@ from acp.schema import (
     ToolCallLocation,
     ToolCallStatus,
     ToolCallUpdate,
+    UnstructuredCommandInput,
 )
 
 log = logging.getLogger("canvasrelay.agents.demo")
@@ -96,7 +103,15 @@ MCP_TIMEOUT = 15.0
 MODES = {"concise": "Concise", "verbose": "Verbose"}
 MODELS = {"demo-small": "Demo small", "demo-large": "Demo large"}
 RUN_TIMEOUT = 30.0
-OUTPUT_MAX = 4000
+OUTPUT_MAX = 1_000_000
+"""Characters of a command's output the demo agent reports (canvas keeps as much of one text)."""
+COMMANDS = {
+    "run": ("Run a shell command in the project", "command"),
+    "read": ("Read a file of the project", "path"),
+    "write": ("Write a file of the project (asks first)", "path and text"),
+    "note": ("Add a note to the board", "text"),
+    "slow": ("Reply in N slow chunks", "N"),
+}
 
 PromptBlock = (
     TextContentBlock | ImageContentBlock | AudioContentBlock | ResourceContentBlock | EmbeddedResourceContentBlock
@@ -220,6 +235,8 @@ class DemoAgent:
     ) -> NewSessionResponse | dict[str, Any]:
         session_id = f"demo-{uuid.uuid4().hex[:12]}"
         session = self._sessions[session_id] = _Session(cwd=Path(cwd), mcp_servers=list(mcp_servers or []))
+        # After this answer, as agents announce theirs: the client knows the session by then.
+        self._in_background(self._offer_commands(session_id))
         if self._legacy:
             return {"sessionId": session_id, **_legacy_fields(session)}
         return NewSessionResponse(session_id=session_id, config_options=_config_options("concise"))
@@ -271,6 +288,17 @@ class DemoAgent:
         for role, text in list(session.history):
             update = update_user_message_text(text) if role == "user" else update_agent_message_text(text)
             await self.conn.session_update(session_id=session_id, update=update)
+
+    async def _offer_commands(self, session_id: str) -> None:
+        commands = [
+            AvailableCommand(
+                name=name,
+                description=description,
+                input=AvailableCommandInput(root=UnstructuredCommandInput(hint=hint)),
+            )
+            for name, (description, hint) in COMMANDS.items()
+        ]
+        await self.conn.session_update(session_id=session_id, update=update_available_commands(commands))
 
     def _in_background(self, work: Any) -> None:
         task = asyncio.ensure_future(work)
@@ -468,7 +496,10 @@ class _Turn:
             output = b"(timed out)"
         shown = output.decode("utf-8", "replace")[:OUTPUT_MAX]
         content = [tool_content(text_block(shown))] if shown else None
-        await self.update_tool(tool_call_id, "completed" if proc.returncode == 0 else "failed", content)
+        status: ToolCallStatus = "completed" if proc.returncode == 0 else "failed"
+        await self.send(
+            update_tool_call(tool_call_id, status=status, content=content, raw_output={"exit_code": proc.returncode})
+        )
         await self.say(f"Ran {command} (exit code {proc.returncode}).")
 
     async def read(self, rel_path: str) -> None:

@@ -160,5 +160,7 @@ def _status(item: dict[str, Any]) -> str | None:
     if kind == "turn-end":
         if item["error"]:
             return f"turn failed: {item['error']}"
-        return "turn cancelled" if item["cancelled"] else "turn interrupted"
+        if item["cancelled"]:
+            return "turn cancelled"
+        return "turn interrupted" if item["interrupted"] else None
     return None

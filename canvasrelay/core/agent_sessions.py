@@ -47,6 +47,7 @@ from canvasrelay.protocol.agents import (
 )
 from canvasrelay.protocol.core import AgentInfo, ErrorFrame
 from canvasrelay.protocol.encoding import text_sha256
+from canvasrelay.protocol.session_events import AvailableCommand, ConfigOption, session_event
 from canvasrelay.protocol.words import RULES_BY
 
 HISTORY_PAGE = 200
@@ -60,6 +61,8 @@ encoding are shared, so a peer paging through everything leaves the others their
 """History pages a peer may have asked for and not yet received."""
 MAX_QUEUE = 20
 MAX_SESSIONS = 500
+MAX_TOOL_TEXT_CHARS = 1_000_000
+"""Of one text in a tool call's content (a command's output): the rest is cut, and the cut said."""
 
 
 # -- effects the adapter carries out ---------------------------------------------------------
@@ -194,9 +197,12 @@ class Session:
     head: session_log.Head = field(default_factory=session_log.empty_head)
     queued: list[QueuedPrompt] = field(default_factory=list)
     options: list[dict[str, Any]] = field(default_factory=list)
+    commands: list[dict[str, Any]] = field(default_factory=list)
     pending: dict[str, Pending] = field(default_factory=dict)
     turn_from: int | None = None
     """The seq of the running turn's `turn` event (a turn begun before a restart has none)."""
+    turn_started: float | None = None
+    """When the running turn began, by the clock (a turn begun before a restart has none)."""
 
     @property
     def last_seq(self) -> int:
@@ -220,7 +226,8 @@ class Session:
             title=self.title,
             status=self.status,  # type: ignore[arg-type]
             queued=list(self.queued),
-            options=self.options,
+            options=[ConfigOption.model_validate(option) for option in self.options],
+            commands=[AvailableCommand.model_validate(command) for command in self.commands],
             created=self.created,
             last_seq=self.last_seq,
             turn_open=self.turn_open,
@@ -233,6 +240,7 @@ class Session:
             "agentLabel": self.agent_label,
             "queued": [q.model_dump() for q in self.queued],
             "options": self.options,
+            "commands": self.commands,
         }
 
 
@@ -264,6 +272,7 @@ class Sessions:
             head={**session_log.empty_head(), **(row.get("head") or {})},
             queued=[QueuedPrompt.model_validate(q) for q in meta.get("queued", [])],
             options=list(meta.get("options", [])),
+            commands=list(meta.get("commands", [])),
         )
         self.sessions[session.id] = session
         if session.status == "idle":
@@ -397,7 +406,12 @@ class Sessions:
                 self.reading[read.peer_id] = left
         if read.session_id not in self.sessions:
             return []
-        frame = AgentHistory(session_id=read.session_id, events=page.events, after=page.after, through=page.through)
+        frame = AgentHistory(
+            session_id=read.session_id,
+            events=[session_event(e) for e in page.events],
+            after=page.after,
+            through=page.through,
+        )
         return [Send(read.peer_id, frame)]
 
     def joined(self, peer: Peer) -> list[AnyEffect]:
@@ -419,7 +433,14 @@ class Sessions:
         session = self.sessions.get(session_id)
         if session is None:
             return []
-        return self._append(session, {"kind": "chunk", "update": update})
+        if update.get("sessionUpdate") == "available_commands_update":
+            # Head state, like the options: kept and told with the head, not logged.
+            commands = list(update.get("availableCommands") or [])
+            if commands == session.commands:
+                return []
+            session.commands = commands
+            return [StoreSession(session.id), self._meta(session)]
+        return self._append(session, {"kind": "chunk", "update": _bounded(update)})
 
     def options(self, session_id: str, options: list[dict[str, Any]]) -> list[AnyEffect]:
         """The agent's options changed: one `agent-options` per change, none for the same list."""
@@ -427,7 +448,10 @@ class Sessions:
         if session is None or session.options == options:
             return []
         session.options = options
-        return [StoreSession(session.id), Broadcast(AgentOptions(session_id=session.id, options=options))]
+        return [
+            StoreSession(session.id),
+            Broadcast(AgentOptions(session_id=session.id, options=[ConfigOption.model_validate(o) for o in options])),
+        ]
 
     def ask(
         self, session_id: str, request: Mapping[str, Any], announced: Mapping[str, Any] | None = None
@@ -493,7 +517,7 @@ class Sessions:
         effects: list[AnyEffect] = []
         for request_id in list(session.pending):
             effects += self._resolve(session, request_id, None, "cancelled")
-        event: dict[str, Any] = {"kind": "turn-end", **_error(error_text, error_detail)}
+        event = {**self._turn_end(session), **_error(error_text, error_detail)}
         if cancelled:
             event["cancelled"] = True
         effects += self._append(session, event)
@@ -518,7 +542,7 @@ class Sessions:
                 effects += self._resolve(session, request_id, None, "cancelled")
             if session.turn_open:
                 # Not compacted: the store's reader stops with the server.
-                effects += self._append(session, {"kind": "turn-end", "interrupted": True})
+                effects += self._append(session, {**self._turn_end(session), "interrupted": True})
                 session.turn_from = None
         return effects
 
@@ -530,7 +554,7 @@ class Sessions:
         if session is None:
             return []
         if not session.turn_open:
-            return self._append(session, {"kind": "turn-end", **_error(error_text, error_detail)})
+            return self._append(session, {**self._turn_end(session), **_error(error_text, error_detail)})
         return [Broadcast(ErrorFrame(message=error_text, ref="agent-config"), min_access=Access.HOST)]
 
     # -- removing ----------------------------------------------------------------------------
@@ -549,15 +573,25 @@ class Sessions:
     # -- inside ------------------------------------------------------------------------------
 
     def _start_turn(self, session: Session, text: str, author: str) -> list[AnyEffect]:
-        event = {"kind": "turn", "text": text, "sha256": text_sha256(text), "author": author, "time": self.clock()}
+        now = self.clock()
+        event = {"kind": "turn", "text": text, "sha256": text_sha256(text), "author": author, "time": now}
         appended = self._append(session, event)
         session.turn_from = session.last_seq
+        session.turn_started = now
         return [
             *appended,
             StoreSession(session.id),
             self._meta(session),
             RunTurn(session.id, text),
         ]
+
+    def _turn_end(self, session: Session) -> dict[str, Any]:
+        """A `turn-end` event, with the turn's elapsed seconds when its start was seen."""
+        event: dict[str, Any] = {"kind": "turn-end"}
+        if session.turn_started is not None:
+            event["elapsed"] = round(self.clock() - session.turn_started, 3)
+            session.turn_started = None
+        return event
 
     def _resolve(
         self,
@@ -585,7 +619,7 @@ class Sessions:
         session_log.advance(session.head, stamped)
         effects: list[AnyEffect] = [
             StoreEvent(session.id, stamped, {**session.head, "open": list(session.head["open"])}),
-            Broadcast(AgentEvent(session_id=session.id, event=stamped)),
+            Broadcast(AgentEvent(session_id=session.id, event=session_event(stamped))),
         ]
         if session.status != status:
             effects.append(self._meta(session))
@@ -606,6 +640,22 @@ class RecordAnswer(Effect):
     by: str
     option_kind: str | None = None
     """The ACP kind of the agent's option picked (e.g. `allow_always`: the agent remembers)."""
+
+
+def _bounded(update: dict[str, Any]) -> dict[str, Any]:
+    """The update with each text of its tool content cut to `MAX_TOOL_TEXT_CHARS`."""
+    content = update.get("content")
+    if not isinstance(content, list):
+        return update
+    blocks = []
+    for block in content:
+        inner = block.get("content") if isinstance(block, dict) else None
+        if isinstance(inner, dict) and isinstance(inner.get("text"), str) and len(inner["text"]) > MAX_TOOL_TEXT_CHARS:
+            text = inner["text"]
+            cut = f"{text[:MAX_TOOL_TEXT_CHARS]}\n… ({len(text) - MAX_TOOL_TEXT_CHARS} more characters not kept)"
+            block = {**block, "content": {**inner, "text": cut}}
+        blocks.append(block)
+    return {**update, "content": blocks}
 
 
 def _unknown(peer: Peer, session_id: str, ref: str) -> Send:

@@ -3,14 +3,9 @@
 Plain data in, plain data out, no I/O: the web app ports this module to TypeScript line by
 line, and the JSON vectors in ``tests/vectors/session_log/`` pin both ports to one output.
 
-Events (appended by the server, each with a strictly increasing ``seq``)::
-
-    {"seq", "kind": "turn", "text", "sha256", "author", "time"}   (sha256: of text, as in its approval)
-    {"seq", "kind": "chunk", "update": <ACP session update, verbatim>}
-    {"seq", "kind": "permission", "requestId", "toolCallId", "title", "options", "preview"?}
-    {"seq", "kind": "permission-resolved", "requestId", "optionId": str | null, "by", "answer"?}
-    {"seq", "kind": "turn-end", "error"?: str | null, "cancelled"?: bool, "interrupted"?: bool}
-    {"seq", "kind": "notice", "text"}
+Events and items are typed by the models in ``canvasrelay.protocol.session_events`` (the
+events as ``SessionEvent``, the thread as ``Thread``); this fold works on their JSON form, as the
+store keeps it and the API serves it. Events carry a strictly increasing ``seq``.
 
 Thread::
 
@@ -28,24 +23,25 @@ turn ended waits for its answer and then leaves the session idle. Items, in log 
         consecutive ``agent_message_chunk`` updates, merged.
     {"type": "thought", "seq", "text"}
         consecutive ``agent_thought_chunk`` updates, merged.
-    {"type": "tool", "seq", "toolCallId", "title", "kind", "status", "content", "locations"}
+    {"type": "tool", "seq", "toolCallId", "title", "kind", "status", "content", "locations", "rawOutput"}
         one per toolCallId (``tool_call`` or ``tool_call_update``, whichever comes first,
-        defaults: title "", kind "other", status "pending", content [], locations []);
-        later updates overwrite only the fields they carry (content and locations are
-        replaced whole, as ACP says). Tools still pending or in_progress at ``turn-end``
-        become "failed": the turn that ran them is over.
+        defaults: title "", kind "other", status "pending", content [], locations [],
+        rawOutput null); later updates overwrite only the fields they carry (null is not
+        carried; content and locations are replaced whole, as ACP says). Tools still pending
+        or in_progress at ``turn-end`` become "failed": the turn that ran them is over.
     {"type": "plan", "seq", "entries"}
         a ``plan`` replaces the entries of the latest plan item of the current turn (the
         items after the last user item); otherwise it appends a new plan item.
+    {"type": "usage", "seq", "used", "size", "cost"}
+        a ``usage_update``, replacing the latest usage item of the current turn, like a plan.
     {"type": "permission", "seq", "requestId", "toolCallId", "title", "options", "preview", "resolution"}
         "preview" is what the host is shown before answering (``permission_preview``), or null;
         "resolution" is null while open, then {"optionId": str | null, "by": str | null,
         "answer": str | null}; optionId null means cancelled, answer is the host's (once,
         always…) when it gave one. A ``turn-end`` closes open permissions with
         {"optionId": null, "by": null, "answer": null}.
-    {"type": "turn-end", "seq", "error", "cancelled", "interrupted"}
-        only for a turn that did not end normally (an error, a cancel, or an interruption
-        such as a server restart); a normal ``turn-end`` adds no item.
+    {"type": "turn-end", "seq", "error", "cancelled", "interrupted", "elapsed"}
+        every ``turn-end``: how long the turn took (seconds, or null) and how it ended.
     {"type": "notice", "seq", "text"}
         a ``notice`` event: canvas telling the thread something about the agent (e.g. that
         it could not reload the conversation).
@@ -79,7 +75,9 @@ Event = dict[str, Any]
 Item = dict[str, Any]
 
 _MERGED_CHUNKS = {"agent_message_chunk": "message", "agent_thought_chunk": "thought"}
-_TOOL_FIELDS = ("title", "kind", "status", "content", "locations")
+_TOOL_FIELDS = ("title", "kind", "status", "content", "locations", "rawOutput")
+_REPLACED_IN_TURN = {"plan": "plan", "usage_update": "usage"}
+"""Updates whose latest in a turn replaces the one before, and the item they make."""
 _UNFINISHED_TOOL = ("pending", "in_progress")
 
 
@@ -191,13 +189,19 @@ def _apply_update(thread: Thread, seq: int, update: dict[str, Any], texts: _Text
             items.append({"type": "user", "seq": seq, "text": text, "author": None, "time": None})
     elif kind in ("tool_call", "tool_call_update"):
         _apply_tool(items, seq, update)
-    elif kind == "plan":
-        plan = _current_turn_plan(items)
-        entries = update.get("entries", [])
-        if plan is None:
-            items.append({"type": "plan", "seq": seq, "entries": entries})
+    elif kind in _REPLACED_IN_TURN:
+        fields = _replaced_fields(update)
+        latest = _current_turn_item(items, _REPLACED_IN_TURN[kind])
+        if latest is None:
+            items.append({"type": _REPLACED_IN_TURN[kind], "seq": seq, **fields})
         else:
-            plan["entries"] = entries
+            latest.update(fields)
+
+
+def _replaced_fields(update: dict[str, Any]) -> dict[str, Any]:
+    if update.get("sessionUpdate") == "plan":
+        return {"entries": update.get("entries") or []}
+    return {"used": update.get("used", 0), "size": update.get("size", 0), "cost": update.get("cost")}
 
 
 def _append_text(item: Item, text: str, texts: _Texts | None) -> None:
@@ -234,6 +238,7 @@ def _apply_tool(items: list[Item], seq: int, update: dict[str, Any]) -> None:
             "status": "pending",
             "content": [],
             "locations": [],
+            "rawOutput": None,
         }
         items.append(tool)
     for field in _TOOL_FIELDS:
@@ -241,9 +246,9 @@ def _apply_tool(items: list[Item], seq: int, update: dict[str, Any]) -> None:
             tool[field] = update[field]
 
 
-def _current_turn_plan(items: list[Item]) -> Item | None:
+def _current_turn_item(items: list[Item], item_type: str) -> Item | None:
     for item in reversed(items):
-        if item["type"] == "plan":
+        if item["type"] == item_type:
             return item
         if item["type"] == "user":
             return None
@@ -266,19 +271,16 @@ def _end_turn(thread: Thread, seq: int, event: Event) -> None:
             item["resolution"] = {"optionId": None, "by": None, "answer": None}
         elif item["type"] == "tool" and item["status"] in _UNFINISHED_TOOL:
             item["status"] = "failed"
-    error = event.get("error")
-    cancelled = bool(event.get("cancelled"))
-    interrupted = bool(event.get("interrupted"))
-    if error or cancelled or interrupted:
-        thread["items"].append(
-            {
-                "type": "turn-end",
-                "seq": seq,
-                "error": error or None,
-                "cancelled": cancelled,
-                "interrupted": interrupted,
-            }
-        )
+    thread["items"].append(
+        {
+            "type": "turn-end",
+            "seq": seq,
+            "error": event.get("error") or None,
+            "cancelled": bool(event.get("cancelled")),
+            "interrupted": bool(event.get("interrupted")),
+            "elapsed": event.get("elapsed"),
+        }
+    )
     thread["turnOpen"] = False
 
 
@@ -411,23 +413,23 @@ def _target(kept: _Compacted, items: list[Item], update: dict[str, Any]) -> int 
         return kept.creators.get(id(items[-1])) if items else None
     if kind in ("tool_call", "tool_call_update"):
         return kept.tools.get(update.get("toolCallId"))
-    if kind == "plan":
-        plan = _current_turn_plan(items)
-        return kept.creators.get(id(plan)) if plan is not None else None
+    if kind in _REPLACED_IN_TURN:
+        latest = _current_turn_item(items, _REPLACED_IN_TURN[kind])
+        return kept.creators.get(id(latest)) if latest is not None else None
     return None
 
 
 def _fold_into(kept: _Compacted, target: int | None, update: dict[str, Any]) -> bool:
     """Fold a chunk that made no item into the kept event it changed; True if it needs no event of its own."""
     kind = update.get("sessionUpdate")
-    if kind not in (*_TEXT_CHUNKS, "tool_call", "tool_call_update", "plan"):
+    if kind not in (*_TEXT_CHUNKS, "tool_call", "tool_call_update", *_REPLACED_IN_TURN):
         return True  # an update the fold ignores
     if target is None:
         return False
     if kind in _TEXT_CHUNKS:
         kept.add_text(target, _content_text(update.get("content")))
-    elif kind == "plan":
-        kept.own(target)["update"]["entries"] = update.get("entries", [])
+    elif kind in _REPLACED_IN_TURN:
+        kept.own(target)["update"] = update
     else:
         fields = kept.own(target)["update"]
         for field in _TOOL_FIELDS:

@@ -9,12 +9,13 @@ one page per request.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field, model_validator
 
 from canvasrelay.protocol.access import Action
 from canvasrelay.protocol.base import ClientFrame, Model, ServerFrame, client_frame, server_frame
+from canvasrelay.protocol.session_events import AvailableCommand, ConfigOption, SessionEvent, SessionStatus
 
 SESSION_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 MAX_PROMPT_CHARS = 100_000
@@ -117,10 +118,12 @@ class SessionHead(Model):
     agent: str
     agent_label: str
     title: str
-    status: Literal["idle", "running", "waiting"]
+    status: SessionStatus
     queued: list[QueuedPrompt] = Field(default_factory=list)
-    options: list[dict[str, Any]] = Field(default_factory=list)
-    """The agent's config options (ACP JSON), as it last reported them."""
+    options: list[ConfigOption] = Field(default_factory=list)
+    """The agent's config options, as it last reported them."""
+    commands: list[AvailableCommand] = Field(default_factory=list)
+    """The commands the agent offers (`/name` in the prompt box), as it last reported them."""
     created: float
     last_seq: int
     """The seq of the session's newest event; 0 when it has none."""
@@ -140,14 +143,14 @@ class AgentMeta(ServerFrame):
 class AgentEvent(ServerFrame):
     t: Literal["agent-event"] = "agent-event"
     session_id: str
-    event: dict[str, Any]
+    event: SessionEvent
 
 
 @server_frame
 class AgentOptions(ServerFrame):
     t: Literal["agent-options"] = "agent-options"
     session_id: str
-    options: list[dict[str, Any]]
+    options: list[ConfigOption]
 
 
 @server_frame
@@ -157,7 +160,7 @@ class AgentHistory(ServerFrame):
 
     t: Literal["agent-history"] = "agent-history"
     session_id: str
-    events: list[dict[str, Any]]
+    events: list[SessionEvent]
     after: int
     through: int
 

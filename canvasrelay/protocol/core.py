@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field
 
 from canvasrelay.protocol.access import Action
+from canvasrelay.protocol.agents import SessionHead
 from canvasrelay.protocol.base import ClientFrame, Model, ServerFrame, client_frame, server_frame
 from canvasrelay.protocol.guests import ApprovalRequest
 
@@ -89,6 +90,6 @@ class Welcome(ServerFrame):
     board_warning: str | None = None
     """To hosts: why the stored board is past its bound (stored by another version or bound), or
     what of the store could not be loaded."""
-    sessions: list[dict[str, Any]] = Field(default_factory=list)
+    sessions: list[SessionHead] = Field(default_factory=list)
     approvals: list[ApprovalRequest] = Field(default_factory=list)
     """To hosts: the guests' requests still waiting for an answer, so a reloaded page shows them."""

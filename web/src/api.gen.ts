@@ -20,6 +20,17 @@ export interface AgentsOut {
   agents: AgentOut[];
 }
 
+export interface AvailableCommand {
+  name: string;
+  description: string;
+  input: CommandInput | null;
+}
+
+export interface AvailableCommandsUpdate {
+  sessionUpdate: "available_commands_update";
+  availableCommands: AvailableCommand[];
+}
+
 export interface BoardItem {
   id: string;
   kind: string | null;
@@ -34,6 +45,45 @@ export interface BoardItem {
 
 export interface BoardItemsOut {
   items: BoardItem[];
+}
+
+export interface ChunkEvent {
+  seq: number;
+  kind: "chunk";
+  update: MessageChunk | ToolCallUpdate | PlanUpdate | UsageUpdate | AvailableCommandsUpdate | ConfigOptionUpdate | OtherUpdate;
+}
+
+export interface CommandInput {
+  hint: string;
+}
+
+export interface ConfigChoice {
+  value: string;
+  name: string | null;
+}
+
+export interface ConfigGroup {
+  group: string;
+  name: string | null;
+  options: ConfigChoice[];
+}
+
+export interface ConfigOption {
+  id: string;
+  name: string | null;
+  type: string;
+  currentValue: string | boolean | null;
+  options: (ConfigChoice | ConfigGroup)[];
+}
+
+export interface ConfigOptionUpdate {
+  sessionUpdate: "config_option_update";
+  configOptions: ConfigOption[];
+}
+
+export interface Cost {
+  amount: number;
+  currency: string;
 }
 
 export interface ErrorBody {
@@ -91,14 +141,93 @@ export interface HealthOut {
   guests: number;
 }
 
+export interface MessageChunk {
+  sessionUpdate: "agent_message_chunk" | "agent_thought_chunk" | "user_message_chunk";
+  content: TextBlock | ResourceLinkBlock | OtherBlock | null;
+}
+
+export interface NoticeEvent {
+  seq: number;
+  kind: "notice";
+  text: string;
+}
+
+export interface OtherBlock {
+  type: "image" | "audio" | "resource";
+}
+
+export interface OtherUpdate {
+  sessionUpdate: string;
+}
+
 export interface PageQuery {
   limit?: number;
   /** From a previous page's nextCursor. */
   cursor?: number;
 }
 
+export interface PermissionEvent {
+  seq: number;
+  kind: "permission";
+  requestId: string;
+  toolCallId: string | null;
+  title: string;
+  options: PermissionOption[];
+  preview: PermissionPreview | null;
+}
+
+export interface PermissionOption {
+  optionId: string;
+  name: string;
+  kind: string;
+}
+
+export interface PermissionPreview {
+  kind: string;
+  paths: string[];
+  command: string | null;
+  commandChars: number | null;
+  changes: PreviewChange[];
+  rules: Record<string, RuleSketch>;
+}
+
+export interface PermissionResolvedEvent {
+  seq: number;
+  kind: "permission-resolved";
+  requestId: string;
+  optionId: string | null;
+  by: string | null;
+  answer: string | null;
+}
+
+export interface PlanEntry {
+  content: string;
+  status: "pending" | "in_progress" | "completed";
+  priority: "high" | "medium" | "low";
+}
+
+export interface PlanUpdate {
+  sessionUpdate: "plan";
+  entries: PlanEntry[];
+}
+
+export interface PreviewChange {
+  path: string;
+  bytes: number;
+  lines: number;
+  diff: string | null;
+  head: string | null;
+  truncated: boolean;
+}
+
 export interface RemovedOut {
   removed: number;
+}
+
+export interface ResourceLinkBlock {
+  type: "resource_link";
+  name: string;
+  uri: string;
 }
 
 export interface Rule {
@@ -116,6 +245,11 @@ export interface RuleOut {
   rule: Rule;
 }
 
+export interface RuleSketch {
+  permission: string;
+  pattern: string;
+}
+
 export interface RulesOut {
   /** The session's own rules (removable). */
   session: RuleOut[];
@@ -130,7 +264,7 @@ export interface RulesOut {
 export interface SessionEventsOut {
   session: SessionOut;
   /** The session's log: turn, chunk, permission… each with seq. */
-  events: Record<string, unknown>[];
+  events: (TurnEvent | ChunkEvent | PermissionEvent | PermissionResolvedEvent | TurnEndEvent | NoticeEvent)[];
   /** Pass as `after` for the next page; null when this is the end. */
   nextAfter: number | null;
 }
@@ -150,4 +284,69 @@ export interface SessionOut {
 export interface SessionsOut {
   sessions: SessionOut[];
   nextCursor: number | null;
+}
+
+export interface TextBlock {
+  type: "text";
+  text: string;
+}
+
+export interface ToolCallUpdate {
+  sessionUpdate: "tool_call" | "tool_call_update";
+  toolCallId: string;
+  title: string | null;
+  kind: "read" | "edit" | "delete" | "move" | "search" | "execute" | "think" | "fetch" | "switch_mode" | "other" | null;
+  status: "pending" | "in_progress" | "completed" | "failed" | null;
+  content: (ToolContentBlock | ToolDiff | ToolTerminal)[] | null;
+  locations: ToolLocation[] | null;
+  rawInput: unknown;
+  rawOutput: unknown;
+}
+
+export interface ToolContentBlock {
+  type: "content";
+  content: TextBlock | ResourceLinkBlock | OtherBlock;
+}
+
+export interface ToolDiff {
+  type: "diff";
+  path: string;
+  oldText: string | null;
+  newText: string;
+}
+
+export interface ToolLocation {
+  path: string;
+  line: number | null;
+}
+
+export interface ToolTerminal {
+  type: "terminal";
+  terminalId: string;
+}
+
+export interface TurnEndEvent {
+  seq: number;
+  kind: "turn-end";
+  error: string | null;
+  errorDetail: string | null;
+  cancelled: boolean;
+  interrupted: boolean;
+  elapsed: number | null;
+}
+
+export interface TurnEvent {
+  seq: number;
+  kind: "turn";
+  text: string;
+  sha256: string;
+  author: string | null;
+  time: number | null;
+}
+
+export interface UsageUpdate {
+  sessionUpdate: "usage_update";
+  used: number;
+  size: number;
+  cost: Cost | null;
 }

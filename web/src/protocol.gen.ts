@@ -117,6 +117,8 @@ export const ANSWER_WORDS: Record<string, string> = {
 
 export const RULES_BY = "rules";
 
+export const SESSION_EVENT_KINDS = ["turn", "chunk", "permission", "permission-resolved", "turn-end", "notice"] as const;
+
 export type ItemKind = "note" | "text" | "shape" | "arrow" | "stroke" | "frame" | "image";
 
 export type ShapeKind = "rect" | "ellipse";
@@ -161,13 +163,13 @@ export interface AgentCreate {
 export interface AgentEvent {
   t: "agent-event";
   sessionId: string;
-  event: Record<string, unknown>;
+  event: TurnEvent | ChunkEvent | PermissionEvent | PermissionResolvedEvent | TurnEndEvent | NoticeEvent;
 }
 
 export interface AgentHistory {
   t: "agent-history";
   sessionId: string;
-  events: Record<string, unknown>[];
+  events: (TurnEvent | ChunkEvent | PermissionEvent | PermissionResolvedEvent | TurnEndEvent | NoticeEvent)[];
   after: number;
   through: number;
 }
@@ -199,7 +201,7 @@ export interface AgentMeta {
 export interface AgentOptions {
   t: "agent-options";
   sessionId: string;
-  options: Record<string, unknown>[];
+  options: ConfigOption[];
 }
 
 export interface AgentPermission {
@@ -287,6 +289,17 @@ export interface Auth {
   token: string;
 }
 
+export interface AvailableCommand {
+  name: string;
+  description: string;
+  input: CommandInput | null;
+}
+
+export interface AvailableCommandsUpdate {
+  sessionUpdate: "available_commands_update";
+  availableCommands: AvailableCommand[];
+}
+
 export interface Awareness {
   t: "awareness";
   state: AwarenessStateInput;
@@ -365,10 +378,49 @@ export interface Bye {
   reason: string;
 }
 
+export interface ChunkEvent {
+  seq: number;
+  kind: "chunk";
+  update: MessageChunk | ToolCallUpdate | PlanUpdate | UsageUpdate | AvailableCommandsUpdate | ConfigOptionUpdate | OtherUpdate;
+}
+
+export interface CommandInput {
+  hint: string;
+}
+
+export interface ConfigChoice {
+  value: string;
+  name: string | null;
+}
+
+export interface ConfigGroup {
+  group: string;
+  name: string | null;
+  options: ConfigChoice[];
+}
+
+export interface ConfigOption {
+  id: string;
+  name: string | null;
+  type: string;
+  currentValue: string | boolean | null;
+  options: (ConfigChoice | ConfigGroup)[];
+}
+
+export interface ConfigOptionUpdate {
+  sessionUpdate: "config_option_update";
+  configOptions: ConfigOption[];
+}
+
 export interface Controller {
   guestId: string;
   name: string;
   color: string;
+}
+
+export interface Cost {
+  amount: number;
+  currency: string;
 }
 
 export interface DeniedFile {
@@ -501,8 +553,25 @@ export interface InviteRevoke {
   id: string;
 }
 
+export interface MessageChunk {
+  sessionUpdate: "agent_message_chunk" | "agent_thought_chunk" | "user_message_chunk";
+  content: TextBlock | ResourceLinkBlock | OtherBlock | null;
+}
+
 export interface MissingFile {
   kind: "missing";
+}
+
+export interface NoticeEvent {
+  seq: number;
+  kind: "notice";
+  text: string;
+}
+
+export interface NoticeItem {
+  type: "notice";
+  seq: number;
+  text: string;
 }
 
 export interface OpenLinkSet {
@@ -510,9 +579,63 @@ export interface OpenLinkSet {
   change: "on" | "off" | "rotate";
 }
 
+export interface OtherBlock {
+  type: "image" | "audio" | "resource";
+}
+
+export interface OtherUpdate {
+  sessionUpdate: string;
+}
+
 export interface People {
   t: "people";
   people: Person[];
+}
+
+export interface PermissionEvent {
+  seq: number;
+  kind: "permission";
+  requestId: string;
+  toolCallId: string | null;
+  title: string;
+  options: PermissionOption[];
+  preview: PermissionPreview | null;
+}
+
+export interface PermissionItem {
+  type: "permission";
+  seq: number;
+  requestId: string;
+  toolCallId: string | null;
+  title: string;
+  options: PermissionOption[];
+  preview: PermissionPreview | null;
+  resolution: Resolution | null;
+}
+
+export interface PermissionOption {
+  optionId: string;
+  name: string;
+  kind: string;
+}
+
+export interface PermissionPreview {
+  kind: string;
+  paths: string[];
+  command: string | null;
+  commandChars: number | null;
+  changes: PreviewChange[];
+  rules: Record<string, RuleSketch>;
+  named: boolean;
+}
+
+export interface PermissionResolvedEvent {
+  seq: number;
+  kind: "permission-resolved";
+  requestId: string;
+  optionId: string | null;
+  by: string | null;
+  answer: string | null;
 }
 
 export interface Person {
@@ -526,6 +649,23 @@ export interface Ping {
   t: "ping";
 }
 
+export interface PlanEntry {
+  content: string;
+  status: "pending" | "in_progress" | "completed";
+  priority: "high" | "medium" | "low";
+}
+
+export interface PlanItem {
+  type: "plan";
+  seq: number;
+  entries: PlanEntry[];
+}
+
+export interface PlanUpdate {
+  sessionUpdate: "plan";
+  entries: PlanEntry[];
+}
+
 export interface Point {
   x: number;
   y: number;
@@ -533,6 +673,15 @@ export interface Point {
 
 export interface Pong {
   t: "pong";
+}
+
+export interface PreviewChange {
+  path: string;
+  bytes: number;
+  lines: number;
+  diff: string | null;
+  head: string | null;
+  truncated: boolean;
 }
 
 export interface PromptAttribution {
@@ -555,6 +704,18 @@ export interface RequestPending {
   text: string;
 }
 
+export interface Resolution {
+  optionId: string | null;
+  by: string | null;
+  answer: string | null;
+}
+
+export interface ResourceLinkBlock {
+  type: "resource_link";
+  name: string;
+  uri: string;
+}
+
 export interface Restarting {
   t: "restarting";
 }
@@ -564,6 +725,11 @@ export interface RoomSetAccess {
   access: "view" | "edit" | "trusted";
 }
 
+export interface RuleSketch {
+  permission: string;
+  pattern: string;
+}
+
 export interface SessionHead {
   id: string;
   agent: string;
@@ -571,7 +737,8 @@ export interface SessionHead {
   title: string;
   status: "idle" | "running" | "waiting";
   queued: QueuedPrompt[];
-  options: Record<string, unknown>[];
+  options: ConfigOption[];
+  commands: AvailableCommand[];
   created: number;
   lastSeq: number;
   turnOpen: boolean;
@@ -671,15 +838,79 @@ export interface Terminals {
   outliveRestart: boolean;
 }
 
+export interface TextBlock {
+  type: "text";
+  text: string;
+}
+
 export interface TextFile {
   kind: "text";
   text: string;
   size: number;
 }
 
+export interface TextItem {
+  type: "message" | "thought";
+  seq: number;
+  text: string;
+}
+
+export interface Thread {
+  status: "idle" | "running" | "waiting";
+  items: (UserItem | TextItem | ToolItem | PlanItem | UsageItem | PermissionItem | TurnEndItem | NoticeItem)[];
+  lastSeq: number;
+  turnOpen: boolean;
+}
+
 export interface TooLargeFile {
   kind: "too-large";
   size: number;
+}
+
+export interface ToolCallUpdate {
+  sessionUpdate: "tool_call" | "tool_call_update";
+  toolCallId: string;
+  title: string | null;
+  kind: "read" | "edit" | "delete" | "move" | "search" | "execute" | "think" | "fetch" | "switch_mode" | "other" | null;
+  status: "pending" | "in_progress" | "completed" | "failed" | null;
+  content: (ToolContentBlock | ToolDiff | ToolTerminal)[] | null;
+  locations: ToolLocation[] | null;
+  rawInput: unknown;
+  rawOutput: unknown;
+}
+
+export interface ToolContentBlock {
+  type: "content";
+  content: TextBlock | ResourceLinkBlock | OtherBlock;
+}
+
+export interface ToolDiff {
+  type: "diff";
+  path: string;
+  oldText: string | null;
+  newText: string;
+}
+
+export interface ToolItem {
+  type: "tool";
+  seq: number;
+  toolCallId: string;
+  title: string;
+  kind: string;
+  status: string;
+  content: (ToolContentBlock | ToolDiff | ToolTerminal)[];
+  locations: ToolLocation[];
+  rawOutput: unknown;
+}
+
+export interface ToolLocation {
+  path: string;
+  line: number | null;
+}
+
+export interface ToolTerminal {
+  type: "terminal";
+  terminalId: string;
 }
 
 export interface Tree {
@@ -689,6 +920,58 @@ export interface Tree {
 
 export interface TreeWatch {
   t: "tree-watch";
+}
+
+export interface TurnEndEvent {
+  seq: number;
+  kind: "turn-end";
+  error: string | null;
+  errorDetail: string | null;
+  cancelled: boolean;
+  interrupted: boolean;
+  elapsed: number | null;
+}
+
+export interface TurnEndItem {
+  type: "turn-end";
+  seq: number;
+  error: string | null;
+  errorDetail: string | null;
+  cancelled: boolean;
+  interrupted: boolean;
+  elapsed: number | null;
+}
+
+export interface TurnEvent {
+  seq: number;
+  kind: "turn";
+  text: string;
+  sha256: string;
+  author: string | null;
+  time: number | null;
+}
+
+export interface UsageItem {
+  type: "usage";
+  seq: number;
+  used: number;
+  size: number;
+  cost: Cost | null;
+}
+
+export interface UsageUpdate {
+  sessionUpdate: "usage_update";
+  used: number;
+  size: number;
+  cost: Cost | null;
+}
+
+export interface UserItem {
+  type: "user";
+  seq: number;
+  text: string;
+  author: string | null;
+  time: number | null;
 }
 
 export interface ViewRect {
@@ -711,7 +994,7 @@ export interface Welcome {
   boardSize: number;
   boardVersion: number;
   boardWarning: string | null;
-  sessions: Record<string, unknown>[];
+  sessions: SessionHead[];
   approvals: ApprovalRequest[];
 }
 
@@ -720,6 +1003,16 @@ export interface YourAccess {
   access: "view" | "edit" | "trusted";
   grantedTerminals: string[];
 }
+
+export type SessionEvent = TurnEvent | ChunkEvent | PermissionEvent | PermissionResolvedEvent | TurnEndEvent | NoticeEvent;
+
+export type ThreadItem = UserItem | TextItem | ToolItem | PlanItem | UsageItem | PermissionItem | TurnEndItem | NoticeItem;
+
+export type SessionUpdate = MessageChunk | ToolCallUpdate | PlanUpdate | UsageUpdate | AvailableCommandsUpdate | ConfigOptionUpdate | OtherUpdate;
+
+export type ContentBlock = TextBlock | ResourceLinkBlock | OtherBlock;
+
+export type ToolContent = ToolContentBlock | ToolDiff | ToolTerminal;
 
 export type ClientFrame = AccessAsk | AgentCancel | AgentConfig | AgentCreate | AgentHistoryRequest | AgentPermission | AgentPrompt | AgentRename | ApprovalAnswer | AuditRead | Auth | Awareness | BoardMore | BoardSyncRequest | BoardUpdate | FileClose | FileOpen | GuestJoin | GuestKick | GuestSetAccess | HostProfile | InviteCreate | InviteRevoke | OpenLinkSet | Ping | PromptAttribution | RoomSetAccess | TermClose | TermControl | TermDetach | TermInput | TermList | TermOpen | TermRename | TermResize | TerminalGrant | TreeWatch;
 

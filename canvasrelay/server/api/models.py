@@ -13,6 +13,7 @@ from pydantic.alias_generators import to_camel
 
 from canvasrelay.core.permission_rules import Rule
 from canvasrelay.protocol.guests import AccessLevel, GuestInfo
+from canvasrelay.protocol.session_events import SessionEvent
 
 ID_MAX = 128
 PAGE_MAX = 500
@@ -128,7 +129,7 @@ class SessionsOut(ApiModel):
 
 class SessionEventsOut(ApiModel):
     session: SessionOut
-    events: list[dict[str, Any]] = Field(description="The session's log: turn, chunk, permission… each with seq.")
+    events: list[SessionEvent] = Field(description="The session's log: turn, chunk, permission… each with seq.")
     next_after: int | None = Field(description="Pass as `after` for the next page; null when this is the end.")
 
 

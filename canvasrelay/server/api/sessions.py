@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
 from canvasrelay.protocol import ServerFrame
 from canvasrelay.protocol.agents import AgentEvent, AgentRemoved
+from canvasrelay.protocol.session_events import EVENT_MODELS, SESSION_EVENT_KINDS, session_event, session_event_json
 from canvasrelay.server.api.app import response_headers
 from canvasrelay.server.api.errors import ApiError, not_found
 from canvasrelay.server.api.models import (
@@ -35,21 +35,20 @@ from canvasrelay.server.rule_book import RuleBook
 if TYPE_CHECKING:
     from canvasrelay.server.app import CanvasServer
 
-EVENT_KINDS = ["turn", "chunk", "permission", "permission-resolved", "turn-end"]
 SSE_EVENT: dict[str, Any] = {
     "type": "object",
     "description": "One server-sent event: a session event (its kind as `event`, its seq as `id`), "
     "or `deleted` once the session is gone.",
     "required": ["data"],
     "properties": {
-        "event": {"type": "string", "enum": [*EVENT_KINDS, "deleted"]},
+        "event": {"type": "string", "enum": [*SESSION_EVENT_KINDS, "deleted"]},
         "id": {"type": "string", "pattern": "^[0-9]{1,15}$"},
         "data": {
             "type": "string",
             "contentMediaType": "application/json",
             "contentSchema": {
-                "type": "object",
-                "properties": {"seq": {"type": "integer", "minimum": 1}, "kind": {"enum": EVENT_KINDS}},
+                "oneOf": [{"$ref": f"#/components/schemas/{model.__name__}"} for model in EVENT_MODELS],
+                "discriminator": {"propertyName": "kind"},
             },
         },
         "retry": {"type": "integer"},
@@ -109,7 +108,7 @@ def operations(server: CanvasServer) -> list[Operation]:
         events = events[: query.limit]
         return SessionEventsOut(
             session=session_out(row),
-            events=events,
+            events=[session_event(e) for e in events],
             next_after=events[-1]["seq"] if more else None,
         )
 
@@ -247,10 +246,12 @@ class _Feed:
         return getting.result() if getting.done() and not getting.cancelled() else None
 
 
-async def _write(response: web.StreamResponse, event: dict[str, Any]) -> int:
-    data = json.dumps(event, separators=(",", ":"), ensure_ascii=False)
-    await response.write(f"id: {event['seq']}\nevent: {event['kind']}\ndata: {data}\n\n".encode())
-    return int(event["seq"])
+async def _write(response: web.StreamResponse, event: Any) -> int:
+    """One event, stored (a dict) or broadcast (a model), in the models' JSON like every page of them."""
+    typed = session_event(event) if isinstance(event, dict) else event
+    data = session_event_json(typed).decode()
+    await response.write(f"id: {typed.seq}\nevent: {typed.kind}\ndata: {data}\n\n".encode())
+    return int(typed.seq)
 
 
 async def follow(
@@ -283,7 +284,7 @@ async def follow(
             if item is None:
                 if not stop.is_set():
                     await response.write(b": keep-alive\n\n")
-            elif item["seq"] > after:
+            elif item.seq > after:
                 after = await _write(response, item)
     finally:
         unsubscribe()

@@ -1,35 +1,28 @@
-import { lazy, memo, Suspense, useCallback, useState, type KeyboardEvent } from "react";
+import { lazy, Suspense, useCallback, useMemo, useState } from "react";
 import { AskForEdit } from "../guests/AskForEdit";
 import type { FrameContentProps } from "../frames";
-import type { HostAnswer } from "../protocol.gen";
+import type { AvailableCommand, ConfigOption, HostAnswer } from "../protocol.gen";
 import { RequestNotes } from "../attention/RequestNotes";
-import { PermissionCard } from "../attention/PermissionCard";
 import { selectSession } from "../room/roomState";
 import { useAccess, useRoom, useRoomClient } from "../roomClient";
 import { type Item, shownStatus } from "./sessionLog";
 import { contentKeys } from "../keys";
-import { renderMarkdown } from "./markdown";
+import { Composer } from "./Composer";
 import { olderPage, type Session } from "./sessions";
-import { toolKindWord, toolStatusWord, toolTitle } from "./toolWords";
+import { ThreadItem, type ItemActions } from "./ThreadItems";
 import { ThreadList } from "./ThreadList";
 import { AgentMenu } from "./AgentMenu";
 import "./agents.css";
+import "./tools/tools.css";
 
 const NO_ITEMS: Item[] = [];
+const NO_COMMANDS: AvailableCommand[] = [];
 /** Only the host sees a session's rules: guests never load them. */
 const SessionRules = lazy(() => import("../rules/SessionRules").then((module) => ({ default: module.SessionRules })));
 
 /** Unique within a thread: an event makes at most one item of each type. */
 function itemKey(item: Item): string {
   return `${item.type}-${item.seq}`;
-}
-
-interface ConfigOption {
-  id: string;
-  name?: string;
-  type?: string;
-  currentValue?: string | boolean;
-  options?: { value: string; name?: string }[];
 }
 
 /**
@@ -61,22 +54,14 @@ export function AgentView({ refId, width, height }: FrameContentProps) {
   const mayRun = access !== null && access !== "view";
   const head = state?.head ?? null;
   const thread = state?.thread;
+  const ownName = useRoom((s) => s.people.find((person) => person.peerId === s.welcome?.peerId)?.name ?? null);
+  const [editing, setEditing] = useState(0);
 
   const send = useCallback(() => {
     const text = draft.trim();
     if (!text) return;
     if (client.send({ t: "agent-prompt", sessionId: refId, text, author: isHost ? "host" : "" })) setDraft("");
   }, [client, draft, isHost, refId]);
-
-  const onKey = useCallback(
-    (event: KeyboardEvent<HTMLTextAreaElement>) => {
-      if (event.key === "Enter" && !event.shiftKey && !event.nativeEvent.isComposing) {
-        event.preventDefault();
-        send();
-      }
-    },
-    [send],
-  );
 
   const answer = useCallback(
     (requestId: string, choice: HostAnswer) => {
@@ -86,10 +71,20 @@ export function AgentView({ refId, width, height }: FrameContentProps) {
     [client, refId],
   );
 
-  const renderItem = useCallback(
-    (item: Item) => <ThreadItem item={item} isHost={isHost} onAnswer={answer} />,
-    [isHost, answer],
+  // A prompt put back in the box is a new prompt when sent: it passes the same approval as any.
+  const actions: ItemActions = useMemo(
+    () => ({
+      isHost,
+      onAnswer: answer,
+      isOwn: (author) => mayRun && author !== null && (author === ownName || (isHost && author === "host")),
+      onEdit: (text) => {
+        setDraft(text);
+        setEditing((n) => n + 1);
+      },
+    }),
+    [isHost, answer, mayRun, ownName],
   );
+  const renderItem = useCallback((item: Item) => <ThreadItem item={item} actions={actions} />, [actions]);
   const older = useOlderPages(refId, state);
 
   if (!head) {
@@ -104,7 +99,7 @@ export function AgentView({ refId, width, height }: FrameContentProps) {
   const status = head.status;
   const shown = shownStatus(status, thread?.items ?? NO_ITEMS);
   const queuedKeys = contentKeys(head.queued, (queued) => `${queued.author}\n${queued.text}`);
-  const options = head.options as unknown as ConfigOption[];
+  const options = head.options;
   return (
     <div className="agent-view" style={{ width, height }} data-testid="agent-view" data-status={status}>
       <div className="agent-head">
@@ -154,31 +149,20 @@ export function AgentView({ refId, width, height }: FrameContentProps) {
         </div>
       )}
       {mayRun && (
-        <div className="agent-composer">
-          <textarea
-            value={draft}
-            placeholder={
-              isHost || access === "trusted"
-                ? "Prompt the agent (Enter sends, Shift+Enter for a new line)"
-                : "Prompt the agent: the host approves each prompt (Enter sends)"
-            }
-            onChange={(e) => setDraft(e.target.value)}
-            onKeyDown={onKey}
-            aria-label={`Prompt for ${head.agentLabel}`}
-            data-testid="agent-input"
-            rows={2}
-          />
-          <div className="agent-actions">
-            <button type="button" onClick={send} disabled={!draft.trim()}>
-              Send
-            </button>
-            {status !== "idle" && (
-              <button type="button" onClick={() => client.send({ t: "agent-cancel", sessionId: refId })}>
-                Cancel
-              </button>
-            )}
-          </div>
-        </div>
+        <Composer
+          draft={draft}
+          setDraft={setDraft}
+          onSend={send}
+          onCancel={status !== "idle" ? () => client.send({ t: "agent-cancel", sessionId: refId }) : null}
+          commands={head.commands ?? NO_COMMANDS}
+          label={`Prompt for ${head.agentLabel}`}
+          placeholder={
+            isHost || access === "trusted"
+              ? "Prompt the agent (Enter sends, Shift+Enter for a new line, / for commands)"
+              : "Prompt the agent: the host approves each prompt (Enter sends)"
+          }
+          editing={editing}
+        />
       )}
     </div>
   );
@@ -219,86 +203,14 @@ function ConfigSelect({
         onChange={(e) => onChange(e.target.value)}
         data-testid={`agent-config-${option.id}`}
       >
-        {(option.options ?? []).map((choice) => (
-          <option key={choice.value} value={choice.value}>
-            {choice.name ?? choice.value}
-          </option>
-        ))}
+        {(option.options ?? [])
+          .flatMap((choice) => ("group" in choice ? choice.options : [choice]))
+          .map((choice) => (
+            <option key={choice.value} value={choice.value}>
+              {choice.name ?? choice.value}
+            </option>
+          ))}
       </select>
     </label>
   );
 }
-
-const ThreadItem = memo(function ThreadItem({
-  item,
-  isHost,
-  onAnswer,
-}: {
-  item: Item;
-  isHost: boolean;
-  onAnswer: (requestId: string, answer: HostAnswer) => void;
-}) {
-  switch (item.type) {
-    case "user":
-      return (
-        <div className="agent-user">
-          {item.author && <small>{item.author}</small>}
-          <div>{item.text}</div>
-        </div>
-      );
-    case "message":
-      return (
-        <div
-          className="agent-message"
-          data-testid="agent-message"
-          dangerouslySetInnerHTML={{ __html: renderMarkdown(item.text) }}
-        />
-      );
-    case "thought":
-      return <div className="agent-thought">{item.text}</div>;
-    case "tool":
-      return (
-        <div className={`agent-tool agent-tool-${item.status}`} data-testid="agent-tool">
-          {toolKindWord(item.kind) && <span className="agent-tool-kind">{toolKindWord(item.kind)}</span>}{" "}
-          {toolTitle(item.title)}
-          <span className="agent-tool-status">{toolStatusWord(item.status)}</span>
-        </div>
-      );
-    case "plan": {
-      const planKeys = contentKeys(item.entries, (entry) => entry.content);
-      return (
-        <ol className="agent-plan">
-          {item.entries.map((entry, i) => (
-            <li key={planKeys[i]} className={`agent-plan-${entry.status ?? "pending"}`}>
-              {entry.content}
-            </li>
-          ))}
-        </ol>
-      );
-    }
-    case "permission":
-      return (
-        <div className="agent-permission" data-testid="agent-permission">
-          <PermissionCard item={item} isHost={isHost} onAnswer={onAnswer} />
-        </div>
-      );
-    case "turn-end":
-      return (
-        <div className="agent-turn-end" data-testid="agent-turn-end">
-          {item.error ?? (item.cancelled ? "Cancelled" : "Interrupted (the server restarted)")}
-          {item.errorDetail && (
-            <details className="agent-error-detail">
-              <summary>Details</summary>
-              <pre>{item.errorDetail}</pre>
-            </details>
-          )}
-        </div>
-      );
-    case "notice":
-      return (
-        <div className="agent-notice" role="note">
-          {item.text}
-        </div>
-      );
-  }
-});

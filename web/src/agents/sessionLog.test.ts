@@ -4,6 +4,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { advance, apply, empty, fold, type HeadState, shownStatus } from "./sessionLog";
+import { logged } from "./testing";
 
 const VECTORS = join(dirname(fileURLToPath(import.meta.url)), "../../../tests/vectors/session_log");
 const names = readdirSync(VECTORS).filter((name) => name.endsWith(".json")).sort();
@@ -55,16 +56,17 @@ describe("session log vectors", () => {
 });
 
 describe("shownStatus", () => {
-  const turn = { seq: 1, kind: "turn", text: "go", author: "ann" };
+  const turn = logged({ seq: 1, kind: "turn", text: "go", author: "ann" });
+  const interrupted = logged({ seq: 2, kind: "turn-end", interrupted: true });
   it("says interrupted for a turn the server ended, until the next turn", () => {
-    const ended = fold([turn, { seq: 2, kind: "turn-end", interrupted: true }]);
+    const ended = fold([turn, interrupted]);
     expect(shownStatus(ended.status, ended.items)).toBe("interrupted");
-    const again = fold([turn, { seq: 2, kind: "turn-end", interrupted: true }, { ...turn, seq: 3 }]);
+    const again = fold([turn, interrupted, { ...turn, seq: 3 }]);
     expect(shownStatus(again.status, again.items)).toBe("running");
   });
   it("says idle for a turn that simply ended, or was cancelled", () => {
     for (const end of [{ seq: 2, kind: "turn-end" }, { seq: 2, kind: "turn-end", cancelled: true }]) {
-      const thread = fold([turn, end]);
+      const thread = fold([turn, logged(end)]);
       expect(shownStatus(thread.status, thread.items)).toBe("idle");
     }
   });

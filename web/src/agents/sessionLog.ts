@@ -1,76 +1,51 @@
 /**
  * Fold an agent session's event log into the thread every screen shows: a line-by-line port
- * of `canvasrelay/session_log.py`. Both pass the JSON vectors in `tests/vectors/session_log/`;
- * change one, change the other and the vectors.
+ * of `canvasrelay/core/session_log.py`. Both pass the JSON vectors in `tests/vectors/session_log/`;
+ * change one, change the other and the vectors. Events and items are the generated types of
+ * `canvasrelay/protocol/session_events.py`.
  *
  * One difference: the Python fold changes its thread in place, this one never does. React (and
  * the memoised rows) see a change only in a new object, and a change can reach any item, not
  * just the current turn's (a late tool update, a permission resolved in a catch-up batch, a
  * turn-end closing older ones). So `apply` returns a new thread in which exactly the items that
  * changed are new objects and the others are shared.
+ *
+ * Events read from the store leave out fields at their defaults, and an older log may hold what
+ * the models no longer name: every field is read as possibly absent.
  */
+import type {
+  AvailableCommandsUpdate,
+  ConfigOptionUpdate,
+  ContentBlock,
+  MessageChunk,
+  PermissionEvent,
+  PermissionResolvedEvent,
+  PlanUpdate,
+  SessionEvent,
+  SessionUpdate,
+  Thread,
+  ThreadItem,
+  ToolCallUpdate,
+  ToolItem,
+  TurnEndEvent,
+  UsageUpdate,
+} from "../protocol.gen";
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
-export type SessionEvent = { seq: number; kind?: string; [key: string]: any };
+export type { SessionEvent, Thread } from "../protocol.gen";
+export type Item = ThreadItem;
 
-/** What the host is shown of a tool call before answering (canvasrelay/core/permission_preview.py). */
-export interface PermissionPreview {
-  kind: string;
-  paths: string[];
-  command: string | null;
-  commandChars: number | null;
-  changes: { path: string; bytes: number; lines: number; diff?: string; head?: string; truncated: boolean }[];
-  rules: Partial<Record<"always" | "never", { permission: string; pattern: string }>>;
-  /** False when the agent named no path or command: "always" and "never" are not offered. */
-  named?: boolean;
+/** The updates the fold draws (an `OtherUpdate` is any other kind, passed over). */
+type DrawnUpdate = MessageChunk | ToolCallUpdate | PlanUpdate | UsageUpdate | AvailableCommandsUpdate | ConfigOptionUpdate;
+
+function isUpdate<K extends DrawnUpdate["sessionUpdate"]>(
+  update: SessionUpdate | null | undefined,
+  ...kinds: K[]
+): update is DrawnUpdate & { sessionUpdate: K } {
+  return update != null && (kinds as string[]).includes(update.sessionUpdate);
 }
 
-export interface PermissionOption {
-  optionId: string;
-  name?: string;
-  kind?: string;
-}
-
-export type Item =
-  | { type: "user"; seq: number; text: string; author: string | null; time: number | null }
-  | { type: "message" | "thought"; seq: number; text: string }
-  | {
-      type: "tool";
-      seq: number;
-      toolCallId: string;
-      title: string;
-      kind: string;
-      status: string;
-      content: any[];
-      locations: any[];
-    }
-  | { type: "plan"; seq: number; entries: { content: string; status?: string; priority?: string }[] }
-  | {
-      type: "permission";
-      seq: number;
-      requestId: string;
-      toolCallId: string | null;
-      title: string;
-      options: PermissionOption[];
-      preview: PermissionPreview | null;
-      resolution: { optionId: string | null; by: string | null; answer: string | null } | null;
-    }
-  | { type: "turn-end"; seq: number; error: string | null; errorDetail?: string; cancelled: boolean; interrupted: boolean }
-  | { type: "notice"; seq: number; text: string };
-
-export interface Thread {
-  status: "idle" | "running" | "waiting";
-  items: Item[];
-  lastSeq: number;
-  /** From a `turn` to its `turn-end`; the status follows from it and the open permissions. */
-  turnOpen: boolean;
-}
-
-const MERGED_CHUNKS: Record<string, "message" | "thought"> = {
-  agent_message_chunk: "message",
-  agent_thought_chunk: "thought",
-};
-const TOOL_FIELDS = ["title", "kind", "status", "content", "locations"] as const;
+const MERGED_CHUNKS = { agent_message_chunk: "message", agent_thought_chunk: "thought" } as const;
+const TOOL_FIELDS = ["title", "kind", "status", "content", "locations", "rawOutput"] as const;
 const UNFINISHED_TOOL = ["pending", "in_progress"];
 const STATUS_KINDS = new Set<string | undefined>(["turn", "permission", "permission-resolved", "turn-end"]);
 
@@ -148,67 +123,62 @@ class Draft {
     const seq = event.seq;
     if (seq <= this.lastSeq) return;
     this.lastSeq = seq;
-    const kind = event.kind;
-    if (kind === "turn") {
-      this.push({
-        type: "user",
-        seq,
-        text: event.text ?? "",
-        author: event.author ?? null,
-        time: event.time ?? null,
-      });
-      this.turnOpen = true;
-    } else if (kind === "chunk") {
-      this.applyUpdate(seq, event.update ?? {});
-    } else if (kind === "permission") {
-      this.push({
-        type: "permission",
-        seq,
-        requestId: event.requestId,
-        toolCallId: event.toolCallId ?? null,
-        title: event.title ?? "",
-        options: event.options ?? [],
-        preview: event.preview ?? null,
-        resolution: null,
-      });
-    } else if (kind === "permission-resolved") {
-      this.resolvePermission(event);
-    } else if (kind === "turn-end") {
-      this.endTurn(seq, event);
-    } else if (kind === "notice") {
-      this.push({ type: "notice", seq, text: event.text ?? "" });
+    switch (event.kind) {
+      case "turn":
+        this.push({ type: "user", seq, text: event.text ?? "", author: event.author ?? null, time: event.time ?? null });
+        this.turnOpen = true;
+        break;
+      case "chunk":
+        this.applyUpdate(seq, event.update);
+        break;
+      case "permission":
+        this.addPermission(seq, event);
+        break;
+      case "permission-resolved":
+        this.resolvePermission(event);
+        break;
+      case "turn-end":
+        this.endTurn(seq, event);
+        break;
+      case "notice":
+        this.push({ type: "notice", seq, text: event.text ?? "" });
+        break;
     }
-    if (STATUS_KINDS.has(kind)) this.status = nextStatus(this.turnOpen, this.openPermissions());
+    if (STATUS_KINDS.has(event.kind)) this.status = nextStatus(this.turnOpen, this.openPermissions());
   }
 
   private openPermissions(): number {
     return this.items.filter((item) => item.type === "permission" && item.resolution === null).length;
   }
 
-  private applyUpdate(seq: number, update: any): void {
+  private applyUpdate(seq: number, update: SessionUpdate | undefined): void {
     const lastIndex = this.items.length - 1;
     const last = lastIndex >= 0 ? this.items[lastIndex] : null;
-    const kind = update?.sessionUpdate;
-    if (typeof kind === "string" && kind in MERGED_CHUNKS) {
-      const itemType = MERGED_CHUNKS[kind];
+    if (isUpdate(update, "agent_message_chunk", "agent_thought_chunk")) {
+      const itemType = MERGED_CHUNKS[update.sessionUpdate];
       const text = contentText(update.content);
       if (last !== null && last.type === itemType) this.edit<ItemOf<"message" | "thought">>(lastIndex).text += text;
       else this.push({ type: itemType, seq, text });
-    } else if (kind === "user_message_chunk") {
+    } else if (isUpdate(update, "user_message_chunk")) {
       const text = contentText(update.content);
       if (last !== null && last.type === "user" && last.author === null) this.edit<ItemOf<"user">>(lastIndex).text += text;
       else this.push({ type: "user", seq, text, author: null, time: null });
-    } else if (kind === "tool_call" || kind === "tool_call_update") {
+    } else if (isUpdate(update, "tool_call", "tool_call_update")) {
       this.applyTool(seq, update);
-    } else if (kind === "plan") {
-      const plan = this.currentTurnPlan();
+    } else if (isUpdate(update, "plan")) {
+      const plan = this.currentTurnItem("plan");
       const entries = update.entries ?? [];
       if (plan === -1) this.push({ type: "plan", seq, entries });
       else this.edit<ItemOf<"plan">>(plan).entries = entries;
+    } else if (isUpdate(update, "usage_update")) {
+      const usage = { used: update.used ?? 0, size: update.size ?? 0, cost: update.cost ?? null };
+      const latest = this.currentTurnItem("usage");
+      if (latest === -1) this.push({ type: "usage", seq, ...usage });
+      else Object.assign(this.edit<ItemOf<"usage">>(latest), usage);
     }
   }
 
-  private applyTool(seq: number, update: any): void {
+  private applyTool(seq: number, update: ToolCallUpdate): void {
     const toolCallId = update.toolCallId;
     let index = this.items.length - 1;
     while (index >= 0) {
@@ -216,29 +186,53 @@ class Draft {
       if (item.type === "tool" && item.toolCallId === toolCallId) break;
       index--;
     }
-    let tool: ItemOf<"tool">;
+    let tool: ToolItem;
     if (index === -1) {
-      tool = { type: "tool", seq, toolCallId, title: "", kind: "other", status: "pending", content: [], locations: [] };
+      tool = {
+        type: "tool",
+        seq,
+        toolCallId,
+        title: "",
+        kind: "other",
+        status: "pending",
+        content: [],
+        locations: [],
+        rawOutput: null,
+      };
       this.push(tool);
     } else {
-      tool = this.edit<ItemOf<"tool">>(index);
+      tool = this.edit<ToolItem>(index);
     }
     for (const field of TOOL_FIELDS) {
-      if (update[field] !== undefined && update[field] !== null) (tool as any)[field] = update[field];
+      const value = update[field];
+      if (value !== undefined && value !== null) Object.assign(tool, { [field]: value });
     }
   }
 
-  /** The index of the latest plan item of the current turn, or -1. */
-  private currentTurnPlan(): number {
+  /** The index of the latest item of `type` in the current turn (after the last user item), or -1. */
+  private currentTurnItem(type: "plan" | "usage"): number {
     for (let i = this.items.length - 1; i >= 0; i--) {
       const item = this.items[i];
-      if (item.type === "plan") return i;
+      if (item.type === type) return i;
       if (item.type === "user") return -1;
     }
     return -1;
   }
 
-  private resolvePermission(event: SessionEvent): void {
+  private addPermission(seq: number, event: PermissionEvent): void {
+    this.push({
+      type: "permission",
+      seq,
+      requestId: event.requestId,
+      toolCallId: event.toolCallId ?? null,
+      title: event.title ?? "",
+      options: event.options ?? [],
+      preview: event.preview ?? null,
+      resolution: null,
+    });
+  }
+
+  private resolvePermission(event: PermissionResolvedEvent): void {
     for (let i = 0; i < this.items.length; i++) {
       const item = this.items[i];
       if (item.type === "permission" && item.requestId === event.requestId && item.resolution === null) {
@@ -251,7 +245,7 @@ class Draft {
     }
   }
 
-  private endTurn(seq: number, event: SessionEvent): void {
+  private endTurn(seq: number, event: TurnEndEvent): void {
     for (let i = 0; i < this.items.length; i++) {
       const item = this.items[i];
       if (item.type === "permission" && item.resolution === null) {
@@ -260,12 +254,15 @@ class Draft {
         this.edit<ItemOf<"tool">>(i).status = "failed";
       }
     }
-    const error = event.error;
-    const cancelled = Boolean(event.cancelled);
-    const interrupted = Boolean(event.interrupted);
-    if (error || cancelled || interrupted) {
-      this.push({ type: "turn-end", seq, error: error || null, errorDetail: event.errorDetail || undefined, cancelled, interrupted });
-    }
+    this.push({
+      type: "turn-end",
+      seq,
+      error: event.error || null,
+      errorDetail: event.errorDetail || null,
+      cancelled: Boolean(event.cancelled),
+      interrupted: Boolean(event.interrupted),
+      elapsed: event.elapsed ?? null,
+    });
     this.turnOpen = false;
   }
 }
@@ -287,7 +284,7 @@ export function advance<H extends HeadState>(head: H, event: SessionEvent): H {
   if (event.seq <= head.lastSeq) return head;
   let { turnOpen, openPermissions } = head;
   if (event.kind === "turn") turnOpen = true;
-  else if (event.kind === "permission") openPermissions = [...openPermissions, String(event.requestId)];
+  else if (event.kind === "permission") openPermissions = [...openPermissions, event.requestId];
   else if (event.kind === "permission-resolved") openPermissions = openPermissions.filter((r) => r !== event.requestId);
   else if (event.kind === "turn-end") [turnOpen, openPermissions] = [false, []];
   return { ...head, lastSeq: event.seq, turnOpen, openPermissions, status: nextStatus(turnOpen, openPermissions.length) };
@@ -299,7 +296,7 @@ function nextStatus(turnOpen: boolean, openPermissions: number): Thread["status"
   return openPermissions > 0 ? "waiting" : turnOpen ? "running" : "idle";
 }
 
-function contentText(block: any): string {
+function contentText(block: ContentBlock | null | undefined): string {
   if (typeof block !== "object" || block === null || Array.isArray(block)) return "";
   if (block.type === "text") return block.text ?? "";
   if (block.type === "resource_link") return "[" + (block.name ?? "") + "](" + (block.uri ?? "") + ")";

@@ -3,17 +3,18 @@ import type { AgentHistory, AgentHistoryRequest, ServerFrame, SessionHead } from
 import { welcomeFrame } from "../room/testing";
 import { fold, type SessionEvent } from "./sessionLog";
 import { NO_SESSIONS, olderPage, receiveSessions, type Sessions } from "./sessions";
+import { logged, sessionHead } from "./testing";
 
 function head(id: string, lastSeq: number): SessionHead {
-  return { id, agent: "demo", agentLabel: "Demo agent", title: "", status: "idle", queued: [], options: [], created: 1, lastSeq, turnOpen: false, openPermissions: [] };
+  return sessionHead({ id, lastSeq });
 }
 
-const welcome = (heads: SessionHead[]) => welcomeFrame({ sessions: heads as unknown as Record<string, unknown>[] });
+const welcome = (heads: SessionHead[]) => welcomeFrame({ sessions: heads });
 
 /** A session's log as the server writes it: turns of a prompt, three message chunks and an end. */
 function log(turns: number): SessionEvent[] {
   const events: SessionEvent[] = [];
-  const add = (event: Omit<SessionEvent, "seq">) => events.push({ seq: events.length + 1, ...event });
+  const add = (event: { kind: string; [field: string]: unknown }) => events.push(logged({ ...event, seq: events.length + 1 }));
   for (let n = 0; n < turns; n++) {
     add({ kind: "turn", text: `turn ${n}`, author: "host", time: n });
     for (const word of ["You ", "said ", `${n}`]) {
@@ -62,7 +63,7 @@ describe("agent sessions", () => {
     const events = log(200);
     const client = new Client().hear(welcome([head("s", events.length)]), page(events, "s", null, 100));
     expect(client.get("s").hasOlder).toBe(true);
-    expect(client.get("s").thread.items.at(-1)).toMatchObject({ type: "message", text: "You said 199" });
+    expect(client.get("s").thread.items.at(-2)).toMatchObject({ type: "message", text: "You said 199" });
     let pages = 1;
     for (let request = olderPage("s", client.get("s")); request; request = olderPage("s", client.get("s"))) {
       client.hear(page(events, "s", request, 100));
@@ -82,7 +83,7 @@ describe("agent sessions", () => {
     const client = new Client().hear(welcome([running]), page(events, "s", null, 2));
     expect(client.get("s").thread.status).toBe("idle"); // the two events held hold no turn
     expect(client.get("s").head?.status).toBe("running");
-    client.hear({ t: "agent-event", sessionId: "s", event: { seq: events.length + 1, kind: "turn-end" } });
+    client.hear({ t: "agent-event", sessionId: "s", event: logged({ seq: events.length + 1, kind: "turn-end" }) });
     expect(client.get("s").head?.status).toBe("idle");
   });
 
@@ -113,7 +114,7 @@ describe("agent sessions", () => {
       { seq: 1, kind: "turn", text: "go", author: "host", time: 0 },
       { seq: 2, kind: "chunk", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "all at once" } } },
       { seq: 9, kind: "turn-end" },
-    ];
+    ].map(logged);
     const client = new Client().hear(welcome([head("s", 9)]), {
       t: "agent-history",
       sessionId: "s",
@@ -124,9 +125,9 @@ describe("agent sessions", () => {
     expect(olderPage("s", client.get("s"))).toEqual({ t: "agent-history-request", sessionId: "s", before: 3 });
     client.hear(
       { t: "agent-history", sessionId: "s", events: compacted.slice(0, 2), after: 0, through: 2 },
-      { t: "agent-event", sessionId: "s", event: { seq: 10, kind: "turn", text: "again", author: "host", time: 1 } },
+      { t: "agent-event", sessionId: "s", event: logged({ seq: 10, kind: "turn", text: "again", author: "host", time: 1 }) },
     );
-    expect(client.get("s").thread.items.map((i) => i.type)).toEqual(["user", "message", "user"]);
+    expect(client.get("s").thread.items.map((i) => i.type)).toEqual(["user", "message", "turn-end", "user"]);
     expect(client.get("s").hasOlder).toBe(false);
     expect(client.asks).toEqual([]);
   });
@@ -169,19 +170,19 @@ describe("agent sessions", () => {
   });
 
   it("take new options, forget removed sessions, and stay the same value for frames not about them", () => {
-    const options = [{ id: "mode", currentValue: "fast" }];
+    const options = [{ id: "mode", name: null, type: "select", currentValue: "fast", options: [] }];
     const client = new Client().hear(
       welcome([head("s1", 0), head("s2", 0)]),
       { t: "agent-options", sessionId: "s1", options },
       { t: "agent-removed", sessionId: "s2" },
-      { t: "agent-event", sessionId: "s1", event: { seq: 1, kind: "turn", text: "t", author: "host", time: 1 } },
+      { t: "agent-event", sessionId: "s1", event: logged({ seq: 1, kind: "turn", text: "t", author: "host", time: 1 }) },
     );
     expect(client.get("s1").head?.options).toEqual(options);
     expect([...client.sessions.byId.keys()]).toEqual(["s1"]);
     const sessions = client.sessions;
     expect(receiveSessions(sessions, { t: "pong" }).sessions).toBe(sessions);
     expect(
-      receiveSessions(sessions, { t: "agent-event", sessionId: "s1", event: { seq: 1, kind: "turn" } }).sessions,
+      receiveSessions(sessions, { t: "agent-event", sessionId: "s1", event: logged({ seq: 1, kind: "turn" }) }).sessions,
     ).toBe(sessions);
   });
 });

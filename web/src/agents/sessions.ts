@@ -52,7 +52,7 @@ export function receiveSessions(sessions: Sessions, frame: ServerFrame): Session
     case "welcome":
       // A full resync: the newest page of each session follows unasked. What is shown stays until
       // it comes, so a reconnect does not blank the threads.
-      step.reset(frame.sessions as unknown as SessionHead[]);
+      step.reset(frame.sessions);
       break;
     case "agent-meta":
       step.setHead(frame.meta);
@@ -64,7 +64,7 @@ export function receiveSessions(sessions: Sessions, frame: ServerFrame): Session
       break;
     }
     case "agent-event":
-      step.addEvent(frame.sessionId, frame.event as SessionEvent);
+      step.addEvent(frame.sessionId, frame.event);
       break;
     case "agent-history":
       step.addPage(frame);

@@ -7,6 +7,7 @@ import { subjectName, type RoomState } from "../room/roomState";
 import { useRoom, useRoomStore } from "../roomClient";
 import { sha256Hex, visible } from "../guests/visibleText";
 import { ApprovalCard, type ApprovalAnswer } from "./ApprovalCard";
+import { useDesktopNotices } from "./desktopNotices";
 import { attentionEntries, waitingCount, type Entry, type Place } from "./entries";
 import { PermissionCard } from "./PermissionCard";
 import "./attention.css";
@@ -43,6 +44,8 @@ export function AttentionCentre() {
   const shown = entries.filter((entry) => !answered.has(entry.key));
   const count = waitingCount(shown);
   useDocumentTitle(count, project);
+  const headlineOf = useCallback((entry: Entry) => headline(entry, store.getState()), [store]);
+  const notices = useDesktopNotices(entries, headlineOf);
 
   const hide = useCallback((entry: Entry) => setAnswered((keys) => new Set(keys).add(entry.key)), []);
   const answerPermission = useCallback(
@@ -111,6 +114,14 @@ export function AttentionCentre() {
             </li>
           ))}
         </ul>
+      )}
+      {isHost && shown.length > 0 && notices.available && !notices.enabled && (
+        <p className="attention-notify">
+          <button type="button" className="attention-notify-on" onClick={notices.enable} data-testid="attention-notify">
+            Tell me on the desktop
+          </button>{" "}
+          when something waits for you while this tab is in the background
+        </p>
       )}
     </section>
   );

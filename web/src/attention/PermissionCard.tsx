@@ -1,6 +1,6 @@
 import { useId } from "react";
 import type { HostAnswer } from "../protocol.gen";
-import type { PermissionPreview } from "../agents/sessionLog";
+import type { PermissionPreview } from "../protocol.gen";
 import { answerWords, ruleWords, sizeWords } from "../room/requests";
 import type { PermissionItem } from "./entries";
 

@@ -2,21 +2,18 @@ import { describe, expect, it } from "vitest";
 import type { ServerFrame, SessionHead } from "../protocol.gen";
 import { initialRoomState, receive, type RoomState } from "../room/roomState";
 import { welcomeFrame } from "../room/testing";
+import { logged, sessionHead } from "../agents/testing";
 import { attentionEntries, waitingCount } from "./entries";
 
-const head: SessionHead = {
+const head: SessionHead = sessionHead({
   id: "s1",
-  agent: "demo",
-  agentLabel: "Demo agent",
   title: "Demo agent 1",
   status: "waiting",
-  queued: [],
-  options: [],
   created: 0,
   lastSeq: 2,
   turnOpen: true,
   openPermissions: ["p1"],
-};
+});
 
 function fold(frames: ServerFrame[]): RoomState {
   return frames.reduce(receive, initialRoomState("connected"));
@@ -25,13 +22,13 @@ function fold(frames: ServerFrame[]): RoomState {
 const permission: ServerFrame = {
   t: "agent-event",
   sessionId: "s1",
-  event: { seq: 1, kind: "permission", requestId: "p1", toolCallId: "w1", title: "Write a.txt", options: [] },
+  event: logged({ seq: 1, kind: "permission", requestId: "p1", toolCallId: "w1", title: "Write a.txt", options: [] }),
 };
 
 describe("what waits for the host", () => {
   it("is every open permission and every guest request, each naming who, what and where", () => {
     const state = fold([
-      welcomeFrame({ sessions: [head as unknown as Record<string, unknown>] }),
+      welcomeFrame({ sessions: [head] }),
       permission,
       {
         t: "approval-request",
@@ -77,7 +74,7 @@ describe("what waits for the host", () => {
     const answered = receive(state, {
       t: "agent-event",
       sessionId: "s1",
-      event: { seq: 2, kind: "permission-resolved", requestId: "p1", optionId: "ok", by: "the host" },
+      event: logged({ seq: 2, kind: "permission-resolved", requestId: "p1", optionId: "ok", by: "the host" }),
     });
     expect(waitingCount(attentionEntries(answered))).toBe(2);
   });
@@ -86,7 +83,7 @@ describe("what waits for the host", () => {
 describe("what a guest waits for", () => {
   it("is its own requests, then how they ended, which do not count as waiting", () => {
     const state = fold([
-      welcomeFrame({ access: "edit", sessions: [head as unknown as Record<string, unknown>] }),
+      welcomeFrame({ access: "edit", sessions: [head] }),
       { t: "request-pending", id: "a1", ref: "agent-prompt", subject: "s1", expiresInMs: 1000, text: "" },
       { t: "request-pending", id: "a2", ref: "term-open", subject: "t9", expiresInMs: 1000, text: "" },
       { t: "approval-resolved", id: "a2", ref: "term-open", outcome: "denied", text: null, name: "" },

@@ -31,3 +31,12 @@ export function highlightHtml(path: string, text: string): string | null {
   if (!language || text.length > MAX_HIGHLIGHT_CHARS) return null;
   return hljs.highlight(text, { language, ignoreIllegals: true }).value;
 }
+
+/** A piece of code as highlighted HTML in a language named as a code fence names it ("py", "ts"…), or null. */
+export function highlightIn(language: string | null, text: string): string | null {
+  if (!language || !hljs.getLanguage(language) || text.length > MAX_HIGHLIGHT_CHARS) return null;
+  return hljs.highlight(text, { language, ignoreIllegals: true }).value;
+}
+
+/** The language of a file by its name, for a diff's lines. */
+export { languageFor } from "./tree";

@@ -4,7 +4,7 @@
  * person reads "send a prompt to Demo agent 1" everywhere and never a frame type.
  */
 import { ANSWER_WORDS, REQUEST_WORDS, RULES_BY } from "../protocol.gen";
-import type { PermissionOption } from "../agents/sessionLog";
+import type { PermissionOption } from "../protocol.gen";
 
 export type Outcome = "approved" | "denied" | "trusted" | "expired" | "withdrawn";
 

@@ -233,6 +233,7 @@ describe("guests as people", () => {
       what: "agent-prompt",
       text: "hi",
       length: 2,
+      escaped: 0,
       sha256: "0".repeat(64),
       subject: null,
       expiresInMs: 1000,

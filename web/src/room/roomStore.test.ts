@@ -4,6 +4,7 @@ import { Listeners } from "../listeners";
 import type { ClientFrame, ServerFrame } from "../protocol.gen";
 import { RoomStore } from "./roomStore";
 import { welcomeFrame } from "./testing";
+import { logged } from "../agents/testing";
 
 /** A stand-in for the WebSocket or data channel: the test plays the server's side. */
 class ScriptedConnection implements Connection<"idle" | "connected"> {
@@ -68,8 +69,8 @@ describe("RoomStore", () => {
     const store = new RoomStore(connection);
     store.start();
     connection.play(welcome);
-    connection.play({ t: "agent-event", sessionId: "s1", event: { seq: 1, kind: "turn", text: "hi" } });
-    connection.play({ t: "agent-event", sessionId: "s1", event: { seq: 3, kind: "turn", text: "hi" } });
+    connection.play({ t: "agent-event", sessionId: "s1", event: logged({ seq: 1, kind: "turn", text: "hi" }) });
+    connection.play({ t: "agent-event", sessionId: "s1", event: logged({ seq: 3, kind: "turn", text: "hi" }) });
     connection.play({ t: "pong" });
     expect(connection.sent).toEqual([{ t: "agent-history-request", sessionId: "s1", after: 1 }]);
   });

@@ -1,0 +1,42 @@
+import { describe, expect, it } from "vitest";
+import { ansiRuns, stripAnsi } from "./ansi";
+import { outputLines, toolOutput } from "./toolOutput";
+
+describe("ansiRuns", () => {
+  it("turns colour codes into coloured runs and never keeps an escape", () => {
+    const runs = ansiRuns("ok \x1b[1;31mfailed\x1b[0m done\x1b[2K\x1b]0;title\x07");
+    expect(runs).toEqual([
+      { text: "ok ", colour: null, bold: false },
+      { text: "failed", colour: 1, bold: true },
+      { text: " done", colour: null, bold: false },
+    ]);
+    expect(runs.map((r) => r.text).join("")).not.toContain("\x1b");
+  });
+
+  it("reads bright colours and skips 256-colour codes", () => {
+    expect(ansiRuns("\x1b[38;5;196mx\x1b[92my")).toEqual([
+      { text: "x", colour: null, bold: false },
+      { text: "y", colour: 10, bold: false },
+    ]);
+  });
+
+  it("strips", () => expect(stripAnsi("\x1b[32mgreen\x1b[m")).toBe("green"));
+});
+
+describe("toolOutput", () => {
+  it("takes the text content and the exit code of the raw output", () => {
+    const content = [{ type: "content" as const, content: { type: "text" as const, text: "a\nb\n" } }];
+    expect(toolOutput({ content, rawOutput: { exit_code: 2 } })).toEqual({ text: "a\nb\n", exitCode: 2 });
+  });
+
+  it("falls back to the raw output: a string, or a command's output", () => {
+    expect(toolOutput({ content: [], rawOutput: "done" })).toEqual({ text: "done", exitCode: null });
+    expect(toolOutput({ content: [], rawOutput: { formatted_output: "x", exitCode: 0 } })).toEqual({ text: "x", exitCode: 0 });
+    expect(toolOutput({ content: [], rawOutput: null })).toEqual({ text: "", exitCode: null });
+  });
+
+  it("splits lines without an empty last one", () => {
+    expect(outputLines("a\nb\n")).toEqual(["a", "b"]);
+    expect(outputLines("")).toEqual([]);
+  });
+});
