@@ -159,6 +159,7 @@ def test_every_turn_end_is_an_item_with_its_elapsed_time() -> None:
         "type": "turn-end",
         "seq": 2,
         "error": None,
+        "errorDetail": None,
         "cancelled": False,
         "interrupted": False,
         "elapsed": 2.5,

@@ -40,7 +40,7 @@ turn ended waits for its answer and then leaves the session idle. Items, in log 
         "answer": str | null}; optionId null means cancelled, answer is the host's (once,
         always…) when it gave one. A ``turn-end`` closes open permissions with
         {"optionId": null, "by": null, "answer": null}.
-    {"type": "turn-end", "seq", "error", "cancelled", "interrupted", "elapsed"}
+    {"type": "turn-end", "seq", "error", "errorDetail", "cancelled", "interrupted", "elapsed"}
         every ``turn-end``: how long the turn took (seconds, or null) and how it ended.
     {"type": "notice", "seq", "text"}
         a ``notice`` event: canvas telling the thread something about the agent (e.g. that
@@ -276,6 +276,7 @@ def _end_turn(thread: Thread, seq: int, event: Event) -> None:
             "type": "turn-end",
             "seq": seq,
             "error": event.get("error") or None,
+            "errorDetail": event.get("errorDetail") or None,
             "cancelled": bool(event.get("cancelled")),
             "interrupted": bool(event.get("interrupted")),
             "elapsed": event.get("elapsed"),
