@@ -49,6 +49,8 @@ def add_frame(page: Any, kind: str) -> Any:
     """Clicks the toolbar's button for a terminal or agent frame; returns the new frame's node."""
     before = frames(page).count()
     page.get_by_test_id(f"board-add-{kind}").click()
+    if kind == "agent":
+        page.get_by_test_id("agent-menu").get_by_test_id("agent-start-demo").click()
     page.wait_for_function(
         "n => document.querySelectorAll('.react-flow__node-frame').length > n", arg=before, timeout=WAIT_MS
     )

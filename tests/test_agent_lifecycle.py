@@ -130,7 +130,9 @@ async def test_an_error_answer_ends_the_turn_not_the_agent(project: Path) -> Non
         session_id = await create(host)
         pid = served.server.agents.procs[session_id].pid
         end = (await prompt(host, session_id, "/fail"))[-1]
-        assert "HTTP 400" in end["error"]
+        # In words for everyone; the agent's own message behind "Details".
+        assert end["error"] == "The agent could not finish its answer: it answered with an error."
+        assert "HTTP 400" in end["errorDetail"]
         assert "You said: and on" in said(await prompt(host, session_id, "and on"))
         assert served.server.agents.procs[session_id].pid == pid
         await host.close()

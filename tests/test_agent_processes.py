@@ -4,6 +4,7 @@ stopped and reloaded, and shutdown by process group (stdin closed, SIGTERM, SIGK
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import sys
 from pathlib import Path
@@ -117,8 +118,10 @@ async def test_no_agent_process_survives_canvas(project: Path) -> None:
         await events_until(host, stubborn, "chunk")
         await host.close()
         log = (project / ".canvas" / "agent-stderr.log").read_text()
-        [(child, group)] = [(int(a), int(b)) for a, b in re.findall(r"child (\d+) of (\d+)", log)]
-        assert child in group_members(group)
+        [(child, agent)] = [(int(a), int(b)) for a, b in re.findall(r"child (\d+) of (\d+)", log)]
+        # The agent's group is its watchdog's, which forked it.
+        group = os.getpgid(agent)
+        assert child in group_members(group) and group != agent
     finally:
         assert server.stop() == 0
     assert group_members(group) == []
