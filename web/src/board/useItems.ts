@@ -1,12 +1,12 @@
 /**
- * The board's items as React state, kept current from the Y.Doc: other people's changes at most
- * once per animation frame (a burst of remote updates (a paste of hundreds of items, a peer's drag) costs one render), this page's own at once, and
+ * The board's items as React state, kept current from the Y.Doc at most once per animation frame:
+ * a burst of remote updates (a paste of hundreds of items, a peer's drag) costs one render, and
  * only the items that changed are read again, so unchanged ones keep their object (and their
  * memoised component skips its render).
  */
 import { useEffect, useState } from "react";
 import * as Y from "yjs";
-import { byZ, type Item, keepDrawable, readItem, REMOTE } from "./model";
+import { byZ, type Item, keepDrawable, readItem } from "./model";
 import type { BoardSession } from "./sync";
 
 /** The ids of the items that a batch of deep events touched (an item's own map, or something inside it). */
@@ -38,15 +38,10 @@ export function useItems(session: BoardSession): Item[] {
       else for (const id of changed) cache.delete(id);
       setItems(readAll(session.items, cache));
     };
-    const observe = (events: Y.YEvent<Y.AbstractType<unknown>>[], transaction: Y.Transaction) => {
+    const observe = (events: Y.YEvent<Y.AbstractType<unknown>>[]) => {
       const ids = touched(events, session.items);
       if (pending !== "all") pending = ids === "all" ? "all" : new Set([...pending, ...ids]);
-      // This page's own edits show at once (a dropped item must not flash back for a frame);
-      // other people's are batched per frame.
-      if (transaction.origin !== REMOTE) {
-        if (frame) cancelAnimationFrame(frame);
-        flush();
-      } else if (!frame) frame = requestAnimationFrame(flush);
+      if (!frame) frame = requestAnimationFrame(flush);
     };
     flush();
     session.items.observeDeep(observe);
