@@ -19,7 +19,10 @@ from canvasrelay.protocol.board_items import MAX_IMAGE_SRC
 from canvasrelay.server.app import CanvasServer, ServeOptions
 from tests.support import InProcessServer
 
-PIXEL = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+PIXEL = (
+    "data:image/png;base64,"
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+)
 
 
 def replay(board: Board, *edits: api.Edit) -> Board:

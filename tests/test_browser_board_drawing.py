@@ -13,7 +13,17 @@ import pytest
 
 from tests.browser_pages import add_agent, open_host
 from tests.support import ServerProcess
-from tests.test_browser_board_edit import NODE_BOX, WAIT_MS, add_note, board_point, box, centre, drag, stored_items, wait_box
+from tests.test_browser_board_edit import (
+    NODE_BOX,
+    WAIT_MS,
+    add_note,
+    board_point,
+    box,
+    centre,
+    drag,
+    stored_items,
+    wait_box,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
 
@@ -192,7 +202,8 @@ def test_two_items_grouped_move_together_and_undo_puts_them_back(host: Any, serv
     drag(host, (x, y), (x + 80, y + 160))
     host.wait_for_function(
         f"([a, b, sa, sb]) => {{ const [ba, bb] = [({NODE_BOX})(a), ({NODE_BOX})(b)];"
-        " return ba.y - sa.y > 100 && Math.abs((ba.x - sa.x) - (bb.x - sb.x)) < 1 && Math.abs((ba.y - sa.y) - (bb.y - sb.y)) < 1; }",
+        " return ba.y - sa.y > 100 && Math.abs((ba.x - sa.x) - (bb.x - sb.x)) < 1"
+        " && Math.abs((ba.y - sa.y) - (bb.y - sb.y)) < 1; }",
         arg=[a, b, start[a], start[b]],
         timeout=WAIT_MS,
     )
@@ -234,12 +245,16 @@ def test_the_wheel_pans_and_ctrl_wheel_zooms_with_the_level_shown(host: Any) -> 
     host.keyboard.up("Control")
     host.wait_for_function(f"z => ({VIEWPORT})().zoom > z", arg=panned["zoom"], timeout=WAIT_MS)
     zoomed = viewport(host)["zoom"]
-    host.wait_for_function("() => document.querySelector('[data-testid=board-zoom-level]').textContent !== '100 %'", timeout=WAIT_MS)
+    host.wait_for_function(
+        "() => document.querySelector('[data-testid=board-zoom-level]').textContent !== '100 %'", timeout=WAIT_MS
+    )
     assert level.inner_text() == f"{round(zoomed * 100)} %"
 
     host.get_by_test_id("board").focus()
     host.keyboard.press("Shift+Digit0")
-    host.wait_for_function("() => document.querySelector('[data-testid=board-zoom-level]').textContent === '100 %'", timeout=WAIT_MS)
+    host.wait_for_function(
+        "() => document.querySelector('[data-testid=board-zoom-level]').textContent === '100 %'", timeout=WAIT_MS
+    )
 
 
 def png_size(data: bytes) -> tuple[int, int]:

@@ -132,8 +132,9 @@ def _describe(item_id: str, item: Map) -> dict[str, Any]:
         out["from"] = item.get("from")
         out["to"] = item.get("to")
         for key in ("x1", "y1", "x2", "y2", "bend"):
-            if isinstance(item.get(key), int | float):
-                out[key] = float(item.get(key))
+            value = item.get(key)
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                out[key] = float(value)
         label = item.get("label")
         if isinstance(label, str) and label:
             out["label"] = label
@@ -325,7 +326,10 @@ def _end(board: Board, name: str, item_id: str | None, point: tuple[float, float
         return {"from" if name == "1" else "to": item_id}
     if point is None:
         raise BoardApiError(f"give the arrow's {'start' if name == '1' else 'end'} as an item id or as a point")
-    return {f"x{name}": _number(f"x{name}", point[0], MAX_COORDINATE), f"y{name}": _number(f"y{name}", point[1], MAX_COORDINATE)}
+    return {
+        f"x{name}": _number(f"x{name}", point[0], MAX_COORDINATE),
+        f"y{name}": _number(f"y{name}", point[1], MAX_COORDINATE),
+    }
 
 
 def add_free_arrow(

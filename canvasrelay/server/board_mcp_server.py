@@ -120,7 +120,7 @@ def _server(tools: BoardTools, caller: Callable[[Context], str | None]) -> MCPSe
     async def add_image_placeholder(
         alt: str, x: float | None = None, y: float | None = None, w: float | None = None, h: float | None = None
     ) -> str:
-        """Add an image placeholder that says (alt) what picture belongs there; people paste the image. Returns its id."""
+        """Add an image placeholder saying (alt) what picture belongs there; people paste it in. Returns its id."""
         return await edit(tools.add_image(alt, None, x, y, w, h))
 
     @mcp.tool()

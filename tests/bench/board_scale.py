@@ -33,7 +33,11 @@ SPACING = 260.0
 RECORD_FRAMES = """() => {
   window.__frames = [];
   let last = performance.now();
-  const tick = (now) => { window.__frames.push(now - last); last = now; if (window.__recording) requestAnimationFrame(tick); };
+  const tick = (now) => {
+    window.__frames.push(now - last);
+    last = now;
+    if (window.__recording) requestAnimationFrame(tick);
+  };
   window.__recording = true;
   requestAnimationFrame(tick);
 }"""
@@ -48,15 +52,36 @@ def seeded_board(count: int) -> bytes:
         for index in range(count):
             item_id = secrets.token_hex(6)
             if index % 4 == 3 and placed:
-                fields: dict[str, Any] = {"kind": "arrow", "from": placed[-1], "to": placed[-2] if len(placed) > 1 else placed[-1]}
+                fields: dict[str, Any] = {
+                    "kind": "arrow",
+                    "from": placed[-1],
+                    "to": placed[-2] if len(placed) > 1 else placed[-1],
+                }
                 fields.update({"x": 0.0, "y": 0.0, "w": 1.0, "h": 1.0, "color": "#1e1e1e"})
             else:
                 slot = len(placed)
                 x, y = (slot % columns) * SPACING, (slot // columns) * SPACING
                 if index % 2:
-                    fields = {"kind": "shape", "shape": "rect", "x": x, "y": y, "w": 160.0, "h": 100.0, "color": "#1971c2", "text": Text(f"shape {slot}")}
+                    fields = {
+                        "kind": "shape",
+                        "shape": "rect",
+                        "x": x,
+                        "y": y,
+                        "w": 160.0,
+                        "h": 100.0,
+                        "color": "#1971c2",
+                        "text": Text(f"shape {slot}"),
+                    }
                 else:
-                    fields = {"kind": "note", "x": x, "y": y, "w": 200.0, "h": 200.0, "color": "#ffd43b", "text": Text(f"note {slot}")}
+                    fields = {
+                        "kind": "note",
+                        "x": x,
+                        "y": y,
+                        "w": 200.0,
+                        "h": 200.0,
+                        "color": "#ffd43b",
+                        "text": Text(f"note {slot}"),
+                    }
                 placed.append(item_id)
             fields["z"] = float(index)
             board.items[item_id] = Map(fields)
@@ -91,7 +116,9 @@ def heap_mb(page: Any) -> float:
     return float(metrics.get("JSHeapUsedSize", 0)) / 1e6
 
 
-def measure(browser: Any, server: ServerProcess, room_id: str, culling: bool, fitted: bool, steps: int) -> dict[str, Any]:
+def measure(
+    browser: Any, server: ServerProcess, room_id: str, culling: bool, fitted: bool, steps: int
+) -> dict[str, Any]:
     context = browser.new_context(viewport={"width": 1280, "height": 840})
     view = {} if fitted else {f"canvas.view.{room_id}": json.dumps({"x": 40, "y": 120, "zoom": 1})}
     settings = {**view, **({} if culling else {"canvas.board.culling": "off"})}
@@ -114,7 +141,9 @@ def measure(browser: Any, server: ServerProcess, room_id: str, culling: bool, fi
 
 def row(label: str, figures: dict[str, Any]) -> str:
     def spread(values: list[float]) -> str:
-        return f"{percentile(values, 0.5):6.1f} {percentile(values, 0.95):6.1f} {max(values, default=float('nan')):7.1f}"
+        return (
+            f"{percentile(values, 0.5):6.1f} {percentile(values, 0.95):6.1f} {max(values, default=float('nan')):7.1f}"
+        )
 
     return (
         f"{label:<26} {figures['drawn_ms'] / 1000:7.2f} s {figures['nodes']:6d}  pan {spread(figures['pan'])}"
@@ -130,7 +159,10 @@ def main() -> None:
     from playwright.sync_api import sync_playwright
 
     print(f"load average {os.getloadavg()[0]:.2f}; frame times in ms: p50 p95 max")
-    print(f"{'board':<26} {'drawn':>9} {'nodes':>6}  pan {'p50':>6} {'p95':>6} {'max':>7}   zoom {'p50':>6} {'p95':>6} {'max':>7}  {'heap':>10}")
+    print(
+        f"{'board':<26} {'drawn':>9} {'nodes':>6}  pan {'p50':>6} {'p95':>6} {'max':>7}"
+        f"   zoom {'p50':>6} {'p95':>6} {'max':>7}  {'heap':>10}"
+    )
     with sync_playwright() as playwright, tempfile.TemporaryDirectory() as tmp:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         for size in args.sizes:
@@ -138,7 +170,7 @@ def main() -> None:
             root.mkdir()
             # A first start makes the project's .canvas (its store and an empty board log), which
             # the seeded board then replaces.
-            ServerProcess(root).start().stop()
+            ServerProcess(root).start().stop(timeout=120)
             write_log(root / ".canvas" / BOARD_LOG, [seeded_board(size)])
             server = ServerProcess(root).start()
             try:
