@@ -189,6 +189,7 @@ export interface PermissionPreview {
   commandChars: number | null;
   changes: PreviewChange[];
   rules: Record<string, RuleSketch>;
+  named: boolean;
 }
 
 export interface PermissionResolvedEvent {
