@@ -182,7 +182,12 @@ async def test_broken_agents_are_error_events(server: ServerProcess, host: HostC
     session_id = await create(host, agent)
     end = (await events_until(host, session_id, "turn-end"))[-1]
     assert end["error"]
-    assert ("not found" if agent == "missing" else "other than ACP JSON") in end["error"]
+    if agent == "missing":
+        assert "not found" in end["error"]
+    else:
+        # In words for everyone; what the agent actually wrote is behind "Details".
+        assert "broke off talking to canvas" in end["error"]
+        assert "other than ACP JSON" in end["errorDetail"]
     await host.send({"t": "agent-prompt", "sessionId": session_id, "text": "hello"})
     end = (await events_until(host, session_id, "turn-end"))[-1]
     assert end["error"]

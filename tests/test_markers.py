@@ -95,7 +95,11 @@ def words(node: ast.AST) -> set[str]:
         elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr == "getfixturevalue":
             found |= {a.value for a in sub.args if isinstance(a, ast.Constant) and isinstance(a.value, str)}
         elif isinstance(sub, ast.Constant) and isinstance(sub.value, str) and id(sub) not in docstrings:
-            found |= {f"program:{w}" for w in sub.value.replace("/", " ").split() if w in PROGRAMS}
+            # A command names its program first ("tmux", "/usr/bin/tmux -C"); prose that names one
+            # ("install tmux") starts nothing.
+            command = sub.value.split(maxsplit=1)
+            if command and (program := command[0].rsplit("/", 1)[-1]) in PROGRAMS:
+                found.add(f"program:{program}")
     return found
 
 

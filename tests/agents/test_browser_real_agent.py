@@ -13,9 +13,9 @@ import pytest
 
 from tests.agent_support import config
 from tests.agents.fake_models import FakeModels
-from tests.agents.real_agents import missing, setup
+from tests.agents.real_agents import lacking, setup
 from tests.browser_pages import WAIT_MS, open_host, start_agent
-from tests.support import ServerProcess
+from tests.support import ServerProcess, missing
 
 pytestmark = [pytest.mark.browser, pytest.mark.interop, pytest.mark.timeout(600)]
 
@@ -40,9 +40,9 @@ def fake_models() -> Iterator[FakeModels]:
 
 
 def test_a_host_starts_a_real_agent_from_the_menu(browser: Any, fake_models: FakeModels, tmp_path: Path) -> None:
-    reason = missing(AGENT)
-    if reason is not None:
-        pytest.skip(reason)
+    lacks = lacking(AGENT)
+    if lacks is not None:
+        missing(*lacks)
     root = tmp_path / "project"
     root.mkdir()
     config(root, setup(AGENT, fake_models.url, tmp_path / "home", root))

@@ -5,6 +5,14 @@ export interface AgentOut {
   label: string;
   available: boolean;
   reason?: string | null;
+  state?: "ready" | "not-installed" | "needs-key";
+  /** The command that installs it, when it is not installed. */
+  install?: string | null;
+  /** How to give it a key or log it in, when it needs one. */
+  setup?: string | null;
+  confined?: boolean;
+  /** Whether it runs confined to the room's view of the project, in words. */
+  confinement?: string;
 }
 
 export interface AgentRuleOut {
