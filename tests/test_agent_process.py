@@ -237,8 +237,9 @@ async def test_fs_outside_the_root_is_refused(root: Path, tmp_path: Path) -> Non
     assert not (tmp_path / "escape.txt").exists()
     assert not (outside / "escape.txt").exists()
     assert "s3cret" not in text
-    assert text.count("'reason': 'outside the project folder'") == 2
-    assert text.count("'reason': 'a link pointing outside the project folder'") == 2
+    assert text.count(": outside the project folder") == 2
+    assert text.count(": a link pointing outside the project folder") == 2
+    assert "'reason'" not in text, "the refusal reads in words, not as the error's data"
     assert "inside.txt says:\nfine" in text
 
 

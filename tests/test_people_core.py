@@ -94,6 +94,7 @@ def test_identities_are_bounded_but_a_blocked_one_is_kept() -> None:
 def test_the_record_counts_typing_and_board_edits_per_minute_and_pages_newest_first() -> None:
     clock = Clock()
     audit = Audit(clock)
+    audit.things = lambda ref: {"t1": "Terminal 1"}.get(ref, "")
     ada = Peer(id="guest-ada", access=Access.EDIT, name="Ada")
     audit.joined(ada)
     for _ in range(3):
@@ -104,7 +105,7 @@ def test_the_record_counts_typing_and_board_edits_per_minute_and_pages_newest_fi
     entries, more = audit.page(None, "ada", 10)
     assert [(e.action, e.detail) for e in reversed(entries)] == [
         ("joined", "with edit access"),
-        ("typed in a terminal", "9 bytes in t1"),
+        ("typed in a terminal", "9 bytes in Terminal 1"),
         ("edited the board", "3 edits"),
     ] and not more
     assert "ls" not in str(entries), "never the keystrokes"

@@ -453,7 +453,7 @@ class _Turn:
                 await self.conn.write_text_file(session_id=self.session_id, path=path, content=content)
             except RequestError as exc:
                 await self.update_tool(tool_call_id, "failed")
-                await self.say(f"Could not write {rel_path}: {exc} {exc.data or ''}")
+                await self.say(f"Could not write {rel_path}: {exc}")
                 return
             await self.update_tool(tool_call_id, "completed")
             await self.say(f"Wrote {len(content)} characters to {rel_path}.")
@@ -518,7 +518,7 @@ class _Turn:
             response = await self.conn.read_text_file(session_id=self.session_id, path=path)
         except RequestError as exc:
             await self.update_tool(tool_call_id, "failed")
-            await self.say(f"Could not read {rel_path}: {exc} {exc.data or ''}")
+            await self.say(f"Could not read {rel_path}: {exc}")
             return
         await self.update_tool(tool_call_id, "completed")
         await self.say(f"{rel_path} says:\n{response.content}")

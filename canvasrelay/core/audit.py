@@ -50,6 +50,8 @@ class Audit:
     names: Callable[[str], str] = lambda who: who
     """A guest's name by its id (for "the host made Ada an edit guest")."""
     approvals: Callable[[str], str | None] = lambda _id: None
+    things: Callable[[str], str] = lambda _ref: ""
+    """A terminal's or a session's name on the board, by its id: what a person reads, never the id."""
     """What a waiting request was ("Ada's prompt"), by its id, while it still waits."""
     entries: deque[AuditEntry] = field(default_factory=deque)
     _new: list[AuditEntry] = field(default_factory=list)
@@ -82,12 +84,12 @@ class Audit:
     def observe(self, peer: Peer, frame: ClientFrame, asked: bool) -> None:
         """A frame someone performed, or (`asked`) one that now waits for the host."""
         if asked:
-            self.record(peer, f"asked to {request_verb(frame.t)}", _prompt_detail(frame))
+            self.record(peer, f"asked to {request_verb(frame.t)}", self._prompt_detail(frame))
             return
         if isinstance(frame, BoardUpdate):
             self._tally(peer, "edited the board", "", 1)
         elif isinstance(frame, TermInput):
-            self._tally(peer, "typed in a terminal", frame.id, len(frame.data.encode("utf-8")))
+            self._tally(peer, "typed in a terminal", self._thing(frame.id), len(frame.data.encode("utf-8")))
         else:
             line = self._line(frame)
             if line is not None:
@@ -96,11 +98,11 @@ class Audit:
     def _line(self, frame: ClientFrame) -> tuple[str, str] | None:
         match frame:
             case AgentPrompt():
-                return "sent a prompt", _prompt_detail(frame)
+                return "sent a prompt", self._prompt_detail(frame)
             case AgentCreate():
                 return "started an agent session", frame.agent
             case AgentPermission():
-                return "answered an agent's permission request", frame.option_id or "cancelled"
+                return "answered an agent's permission request", _permission_words(frame)
             case ApprovalAnswer():
                 what = self.approvals(frame.id) or "a request"
                 return f"{_PAST[frame.answer]} {what}", ""
@@ -112,11 +114,14 @@ class Audit:
                 return "removed a guest", self.names(frame.guest_id)
             case TerminalGrant():
                 verb = "gave control of a terminal" if frame.granted else "took back control of a terminal"
-                return verb, f"{frame.terminal_id} to {self.names(frame.guest_id)}"
+                return verb, f"{self._thing(frame.terminal_id)} to {self.names(frame.guest_id)}"
             case TermControl():
-                return "took control of a terminal", frame.id
+                return "took control of a terminal", self._thing(frame.id)
             case TermOpen():
-                return "opened a terminal", frame.id
+                # A page opens every terminal it shows; only a terminal's first opening starts a shell.
+                if self.things(frame.id):
+                    return None
+                return "opened a terminal", ""
             case FileOpen():
                 return "opened a file", frame.path[:DETAIL_MAX]
             case OpenLinkSet():
@@ -126,6 +131,15 @@ class Audit:
             case AccessAsk():
                 return "got more access", frame.access
         return None
+
+    def _prompt_detail(self, frame: ClientFrame) -> str:
+        if isinstance(frame, AgentPrompt):
+            digest = text_sha256(frame.text)[:DIGEST_CHARS]
+            return f"{len(frame.text)} characters to {self._thing(frame.session_id)} (fingerprint {digest})"
+        return ""
+
+    def _thing(self, ref: str) -> str:
+        return self.things(ref) or "a terminal or session that has gone"
 
     def _tally(self, peer: Peer, action: str, where: str, amount: int) -> None:
         minute = int(self.clock() // 60)
@@ -148,7 +162,7 @@ class Audit:
             if not flush_all and tally.minute == minute:
                 continue
             who, action, where = key
-            unit = "edits" if action == "edited the board" else "bytes"
+            unit = ("edit" if action == "edited the board" else "byte") + ("" if tally.count == 1 else "s")
             detail = f"{tally.count} {unit}" + (f" in {where}" if where else "")
             self._append(who, self._tally_names.get(who, who), action, detail, at=tally.minute * 60.0)
             del self._tallies[key]
@@ -207,10 +221,19 @@ def _who(peer: Peer) -> tuple[str, str]:
     return peer.id.removeprefix("guest-"), peer.name
 
 
-def _prompt_detail(frame: ClientFrame) -> str:
-    if isinstance(frame, AgentPrompt):
-        return f"{len(frame.text)} characters, sha256 {text_sha256(frame.text)[:DIGEST_CHARS]}, to {frame.session_id}"
-    return ""
+_ANSWERS = {
+    "once": "allowed once",
+    "reject": "rejected",
+    "always": "allowed for the rest of the session",
+    "never": "rejected for the rest of the session",
+    "session": "allowed anything of that kind for the session",
+}
+
+
+def _permission_words(frame: AgentPermission) -> str:
+    if frame.answer is not None:
+        return _ANSWERS[frame.answer]
+    return "picked one of the agent's own answers" if frame.option_id else "cancelled"
 
 
 _PAST = {"approve": "approved", "deny": "denied", "trust": "trusted the guest for"}

@@ -109,6 +109,7 @@ class CanvasServer:
         self.audit = self.people_store.audit
         self.audit.names = self._guest_name
         self.audit.approvals = self._approval_words
+        self.audit.things = self._thing_name
         self.people = PeopleRoom(self.room, self.guests, self.invites, self.audit, self.secrets.host_public_key)
         self.hub: Hub | None = None
         self.app = web.Application(middlewares=[_security_headers])
@@ -149,6 +150,14 @@ class CanvasServer:
     def _guest_name(self, guest_id: str) -> str:
         identity = self.guests.identities.get(guest_id)
         return identity.name if identity is not None else guest_id
+
+    def _thing_name(self, ref: str) -> str:
+        """A terminal's or an agent session's name on the board, or "" for what is not there."""
+        terminal = self.terminals.room_side.terminals.get(ref)
+        if terminal is not None:
+            return terminal.name
+        session = self.agents.core.sessions.get(ref)
+        return session.title if session is not None else ""
 
     def _approval_words(self, approval_id: str) -> str | None:
         approval = self.guests.pending.get(approval_id)
