@@ -90,6 +90,10 @@ class Room:
             raise ValueError(f"{frame_type.__name__} already has a handler")
         self._routes[frame_type] = Route(handler, request)
 
+    def handled(self) -> frozenset[type[ClientFrame]]:
+        """The frame types some feature handles (each by exactly one: `route` refuses a second)."""
+        return frozenset(self._routes)
+
     def add_welcome_part(self, part: WelcomePart) -> None:
         self._welcome_parts.append(part)
 
