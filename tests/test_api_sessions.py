@@ -78,6 +78,8 @@ async def test_permission_config_rename_delete(
     async with http.post("/api/session/api2/prompt", json={"text": "/write api.txt by the api"}) as response:
         assert response.status == 202
     asked = (await events_until(host, "api2", "permission"))[-1]
+    async with http.post(f"/api/session/api2/permission/{asked['requestId']}", json={"optionId": "x"}) as response:
+        assert "offered no option 'x'" in (await error_of(response, 422))["message"]
     async with http.post(f"/api/session/api2/permission/{asked['requestId']}", json={"answer": "once"}) as response:
         assert response.status == 200, await response.text()
     async with http.post(f"/api/session/api2/permission/{asked['requestId']}", json={"answer": "reject"}) as response:

@@ -26,13 +26,14 @@ from cryptography.hazmat.primitives.asymmetric import ec
 
 from canvasrelay.client.identity import public_key, sign_join
 from canvasrelay.core.guest_identity import guest_id_of
+from canvasrelay.net.channel import AiortcChannel, Channel
+from canvasrelay.net.peer_connection import peer_connection
+from canvasrelay.net.turn_client import TurnClient
 from canvasrelay.protocol import signal_crypto
 from canvasrelay.protocol.board_parts import BoardAssembly
 from canvasrelay.protocol.encoding import b64url, b64url_decode
 from canvasrelay.protocol.framing import Reassembler, chunks, parse_stream_message
-from canvasrelay.protocol.ice import TurnClient, servers_to_use, signal_url_for, signal_urls
-from canvasrelay.protocol.rtc_channel import AiortcChannel, Channel
-from canvasrelay.protocol.rtc_configuration import peer_connection
+from canvasrelay.protocol.ice import servers_to_use, signal_url_for, signal_urls
 
 log = logging.getLogger(__name__)
 

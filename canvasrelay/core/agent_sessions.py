@@ -23,9 +23,10 @@ from typing import Any
 
 from canvasrelay.core import session_log
 from canvasrelay.core.effects import AnyEffect, Broadcast, Effect, Send
+from canvasrelay.core.errors import Refused
 from canvasrelay.core.permission_preview import preview
 from canvasrelay.core.permission_rules import Choice, merge_announced, named, option_for, subject_of
-from canvasrelay.core.room import Peer, error
+from canvasrelay.core.room import Peer
 from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.agents import (
     AgentCancel,
@@ -291,12 +292,12 @@ class Sessions:
 
     def create(self, peer: Peer, frame: AgentCreate) -> list[AnyEffect]:
         if frame.id in self.sessions:
-            return [error(peer.id, "That session exists already.", frame.t, "conflict")]
+            raise Refused("conflict", "That session exists already.")
         agent = self.agents.get(frame.agent)
         if agent is None:
-            return [error(peer.id, f"unknown agent {frame.agent[:64]!r}", frame.t, "not-found")]
+            raise Refused("not-found", f"unknown agent {frame.agent[:64]!r}")
         if len(self.sessions) >= MAX_SESSIONS:
-            return [error(peer.id, f"too many sessions (limit {MAX_SESSIONS})", frame.t, "conflict")]
+            raise Refused("conflict", f"too many sessions (limit {MAX_SESSIONS})")
         title = frame.title or self._numbered(agent.label)
         session = Session(frame.id, agent.id, agent.label, title, self.clock())
         self.sessions[session.id] = session
@@ -305,11 +306,11 @@ class Sessions:
     def prompt(self, peer: Peer, frame: AgentPrompt) -> list[AnyEffect]:
         session = self.sessions.get(frame.session_id)
         if session is None:
-            return [_unknown(peer, frame.session_id, frame.t)]
+            raise _no_such_session()
         author = (frame.author or peer.name or peer.id) if peer.is_host else (peer.name or peer.id)
         if session.turn_open or session.queued:
             if len(session.queued) >= MAX_QUEUE:
-                return [error(peer.id, f"The queue is full: {MAX_QUEUE} prompts wait already.", frame.t, "conflict")]
+                raise Refused("conflict", f"The queue is full: {MAX_QUEUE} prompts wait already.")
             session.queued.append(QueuedPrompt(text=frame.text, author=author))
             return [StoreSession(session.id), self._meta(session)]
         return self._start_turn(session, frame.text, author)
@@ -317,7 +318,7 @@ class Sessions:
     def cancel(self, peer: Peer, frame: AgentCancel) -> list[AnyEffect]:
         session = self.sessions.get(frame.session_id)
         if session is None:
-            return [_unknown(peer, frame.session_id, frame.t)]
+            raise _no_such_session()
         effects: list[AnyEffect] = []
         for request_id in list(session.pending):
             effects += self._resolve(session, request_id, None, "cancelled")
@@ -328,7 +329,7 @@ class Sessions:
     def configure(self, peer: Peer, frame: AgentConfig) -> list[AnyEffect]:
         session = self.sessions.get(frame.session_id)
         if session is None:
-            return [_unknown(peer, frame.session_id, frame.t)]
+            raise _no_such_session()
         return [SetConfig(session.id, frame.config_id, frame.value)]
 
     def _numbered(self, label: str) -> str:
@@ -338,38 +339,28 @@ class Sessions:
 
     def rename_frame(self, peer: Peer, frame: AgentRename) -> list[AnyEffect]:
         if frame.session_id not in self.sessions:
-            return [_unknown(peer, frame.session_id, frame.t)]
+            raise _no_such_session()
         return self.rename(frame.session_id, frame.title.strip() or frame.title)
 
     def answer(self, peer: Peer, frame: AgentPermission) -> list[AnyEffect]:
         """The first answer wins; a later one is told, and everyone saw `permission-resolved`."""
         session = self.sessions.get(frame.session_id)
         if session is None:
-            return [_unknown(peer, frame.session_id, frame.t)]
+            raise _no_such_session()
         pending = session.pending.get(frame.request_id)
         if pending is None:
-            return [
-                error(
-                    peer.id,
-                    "That permission request was already answered, or the agent stopped asking.",
-                    frame.t,
-                    "conflict",
-                )
-            ]
+            raise Refused("conflict", "That permission request was already answered, or the agent stopped asking.")
         if frame.answer in ("always", "never") and not named(subject_of(pending.tool_call)):
-            return [
-                error(
-                    peer.id,
-                    f"The agent did not say which file or command this is, so “{frame.answer}” would cover "
-                    "every such call: answer Allow once or Reject.",
-                    frame.t,
-                )
-            ]
+            raise Refused(
+                "invalid",
+                f"The agent did not say which file or command this is, so “{frame.answer}” would cover "
+                "every such call: answer Allow once or Reject.",
+            )
         option_id = frame.option_id
         if frame.answer is not None and option_id is None:
             option_id = option_for(pending.options, frame.answer)
         if option_id is not None and option_id not in {o.get("optionId") for o in pending.options}:
-            return [error(peer.id, f"the agent offered no option {option_id[:64]!r}", frame.t)]
+            raise Refused("invalid", f"the agent offered no option {option_id[:64]!r}")
         by = frame.by or peer.name or peer.id
         kind = next((o.get("kind") for o in pending.options if o.get("optionId") == option_id), None)
         return [
@@ -381,16 +372,11 @@ class Sessions:
         """One page, read from the store; the client asks for the next once this one came."""
         session = self.sessions.get(frame.session_id)
         if session is None:
-            return [_unknown(peer, frame.session_id, frame.t)]
+            raise _no_such_session()
         if self.reading.get(peer.id, 0) >= MAX_READS_PER_PEER:
-            return [
-                error(
-                    peer.id,
-                    f"{MAX_READS_PER_PEER} history pages are on their way already: ask for more once they came",
-                    frame.t,
-                    "conflict",
-                )
-            ]
+            raise Refused(
+                "conflict", f"{MAX_READS_PER_PEER} history pages are on their way already: ask for more once they came"
+            )
         self.reading[peer.id] = self.reading.get(peer.id, 0) + 1
         now = self.clock()
         # Never further ahead than the pages it may have asked for (a clock set back waits no longer).
@@ -658,8 +644,8 @@ def _bounded(update: dict[str, Any]) -> dict[str, Any]:
     return {**update, "content": blocks}
 
 
-def _unknown(peer: Peer, session_id: str, ref: str) -> Send:
-    return error(peer.id, "There is no such session: it was deleted, or never started.", ref, "not-found")
+def _no_such_session() -> Refused:
+    return Refused("not-found", "There is no such session: it was deleted, or never started.")
 
 
 def _error(text: str | None, detail: str | None) -> dict[str, str]:

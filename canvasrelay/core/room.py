@@ -13,6 +13,7 @@ from pathlib import PurePath
 from typing import Any, Generic, TypeVar
 
 from canvasrelay.core.effects import AnyEffect, Send
+from canvasrelay.core.errors import Refused
 from canvasrelay.core.policy import Decision, Request, decide, denial_reason
 from canvasrelay.protocol import ClientFrame, FrameError, parse_client_frame
 from canvasrelay.protocol.access import Access
@@ -89,6 +90,10 @@ class Room:
             raise ValueError(f"{frame_type.__name__} already has a handler")
         self._routes[frame_type] = Route(handler, request)
 
+    def handled(self) -> frozenset[type[ClientFrame]]:
+        """The frame types some feature handles (each by exactly one: `route` refuses a second)."""
+        return frozenset(self._routes)
+
     def add_welcome_part(self, part: WelcomePart) -> None:
         self._welcome_parts.append(part)
 
@@ -154,32 +159,48 @@ class Room:
         return self.dispatch(peer, frame)
 
     def dispatch(self, peer: Peer, frame: ClientFrame) -> list[AnyEffect]:
-        route = self._routes.get(type(frame))
-        if route is None:
-            return [error(peer.id, NOT_ACCEPTED, frame.t)]
+        """Check the frame against the policy and run its handler; a refusal is one `error` frame to the peer."""
+        try:
+            return self.attempt(peer, frame)
+        except Refused as refused:
+            return [error(peer.id, refused.message, frame.t, refused.kind)]
+
+    def attempt(self, peer: Peer, frame: ClientFrame) -> list[AnyEffect]:
+        """As `dispatch`, but a refusal raises `Refused`: for a caller that answers it its own way
+        (the HTTP API, with the kind's status code)."""
+        route = self._route_of(frame)
         request = route.request(peer, frame) if route.request else Request(type(frame).action)
         decision = decide(peer.access, request)
         if decision is Decision.DENY:
-            return [error(peer.id, denial_reason(peer.access, request), frame.t)]
+            raise Refused("invalid", denial_reason(peer.access, request))
         for rewrite in self._rewrites:
             frame = rewrite(peer, frame)
         if decision is Decision.ASK_HOST:
             for observer in self._observers:
                 observer(peer, frame, True)
             return self.ask_host(peer, frame)
-        return self.perform(peer, frame)
+        return self._run(route, peer, frame)
 
     def perform(self, peer: Peer, frame: ClientFrame) -> list[AnyEffect]:
         """Run a frame's handler without asking the policy again: for a request the host approved."""
+        try:
+            return self._run(self._route_of(frame), peer, frame)
+        except Refused as refused:
+            return [error(peer.id, refused.message, frame.t, refused.kind)]
+
+    def _route_of(self, frame: ClientFrame) -> Route[Any]:
         route = self._routes.get(type(frame))
         if route is None:
-            return [error(peer.id, NOT_ACCEPTED, frame.t)]
+            raise Refused("invalid", NOT_ACCEPTED)
+        return route
+
+    def _run(self, route: Route[Any], peer: Peer, frame: ClientFrame) -> list[AnyEffect]:
         for observer in self._observers:
             observer(peer, frame, False)
         try:
             return route.handler(peer, frame)
         except FrameError as exc:
-            return [error(peer.id, str(exc), frame.t)]
+            raise Refused("invalid", str(exc)) from None
 
     def _ping(self, peer: Peer, _frame: Ping) -> list[AnyEffect]:
         return [Send(peer.id, Pong())]

@@ -1,26 +1,16 @@
 """ICE server lists, the rendezvous URLs and TURN credentials, as the room link and `--ice-server` give them.
 
-Hub and guests share this: both ask the rendezvous for short-lived TURN credentials before each
-ICE start (`TurnClient`), and put them first, since aiortc uses only the first TURN server. The
-servers are plain data here; only `rtc_configuration` turns them into aiortc's, so the server
-can start without importing aiortc (half a second) and load it once it is up.
+Plain data and parsing only: asking the rendezvous for credentials is `canvasrelay.net.turn_client`'s,
+and turning the servers into aiortc's is `canvasrelay.net.peer_connection`'s, so the server can start
+without importing aiortc (half a second) and load it once it is up.
 """
 
 from __future__ import annotations
 
-import logging
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-import aiohttp
-
-from canvasrelay.protocol import signal_crypto
-
-log = logging.getLogger(__name__)
-
-TURN_FETCH_TIMEOUT = 3.0
 MAX_TURN_SERVERS = 4
 
 
@@ -76,42 +66,8 @@ def turn_endpoint_for(signal_url: str) -> str:
     return f"{scheme}://{parts.netloc}{parts.path.removesuffix('/signal')}/turn"
 
 
-@dataclass
-class TurnClient:
-    """Short-lived TURN credentials for one room, fetched from the rendezvous with the room's proof.
-
-    A credential is checked only when a relay is allocated, so one with half its life left is as
-    good as a fresh one for an ICE start; beyond that a new one is fetched.
-    """
-
-    room_id: str
-    room_key: str
-    servers: list[IceServer] = field(default_factory=list)
-    fresh_until: float = 0.0
-
-    async def fetch(self, session: aiohttp.ClientSession, signal_url: str) -> list[IceServer]:
-        """The rendezvous's TURN servers with credentials, or none if it has none or cannot be asked."""
-        if time.monotonic() < self.fresh_until:
-            return self.servers
-        body = {"topic": signal_crypto.topic(self.room_key), "proof": signal_crypto.turn_proof(self.room_key)}
-        try:
-            async with session.post(
-                turn_endpoint_for(signal_url), json=body, timeout=aiohttp.ClientTimeout(total=TURN_FETCH_TIMEOUT)
-            ) as response:
-                if response.status != 200:
-                    log.warning("the rendezvous refused TURN credentials (HTTP %s)", response.status)
-                    return []
-                answer = await response.json(content_type=None)
-        except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
-            log.warning("could not ask the rendezvous for TURN credentials (%s)", type(exc).__name__)
-            return []
-        self.servers = _parse_servers(answer)
-        ttl = answer.get("ttl") if isinstance(answer, dict) else None
-        self.fresh_until = time.monotonic() + (ttl / 2 if isinstance(ttl, int | float) and self.servers else 0)
-        return self.servers
-
-
-def _parse_servers(answer: Any) -> list[IceServer]:
+def parse_turn_servers(answer: Any) -> list[IceServer]:
+    """The TURN servers in the rendezvous's untrusted answer: at most a few, each with string credentials."""
     listed = answer.get("iceServers") if isinstance(answer, dict) else None
     servers = []
     for item in listed[:MAX_TURN_SERVERS] if isinstance(listed, list) else []:

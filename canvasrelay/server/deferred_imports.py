@@ -15,7 +15,7 @@ import importlib
 from collections.abc import Sequence
 
 AGENT_MODULES = ("canvasrelay.server.agent_process", "canvasrelay.server.board_mcp_server")
-WEBRTC_MODULES = ("aiortc", "canvasrelay.protocol.rtc_configuration")
+WEBRTC_MODULES = ("aiortc", "canvasrelay.net.peer_connection")
 
 
 class DeferredImports:

@@ -29,13 +29,14 @@ from canvasrelay.core.guests import Guests, peer_id_of
 from canvasrelay.core.invites import MAX_INVITES, Invite
 from canvasrelay.core.rate_limit import BucketPerKey, InboundGate, SeenOnce
 from canvasrelay.core.room import Peer
+from canvasrelay.net.channel import AiortcChannel, Channel
+from canvasrelay.net.turn_client import TurnClient
 from canvasrelay.protocol import FrameError, encode, parse_client_frame, signal_crypto
 from canvasrelay.protocol.core import ErrorFrame
 from canvasrelay.protocol.encoding import b64url, b64url_decode
 from canvasrelay.protocol.framing import Reassembler
 from canvasrelay.protocol.guests import Bye, GuestJoin, HubProof, StreamGap
-from canvasrelay.protocol.ice import TurnClient, servers_to_use, signal_urls
-from canvasrelay.protocol.rtc_channel import AiortcChannel, Channel
+from canvasrelay.protocol.ice import servers_to_use, signal_urls
 from canvasrelay.server.background import cancelled
 from canvasrelay.server.deferred_imports import DeferredImports
 from canvasrelay.server.occupancy import Periodic
@@ -351,7 +352,7 @@ class Hub:
                 log.warning("relay-only, but no TURN relay is configured or offered: no guest can connect")
                 return
             await self.webrtc.ready()
-            from canvasrelay.protocol.rtc_configuration import peer_connection
+            from canvasrelay.net.peer_connection import peer_connection
 
             await self._handshake(peer_connection(servers, self.relay_only), offer, listener)
         finally:

@@ -14,8 +14,8 @@ import asyncio
 from collections import deque
 from collections.abc import Awaitable, Callable
 
+from canvasrelay.net.channel import Channel
 from canvasrelay.protocol.framing import chunks
-from canvasrelay.protocol.rtc_channel import Channel
 
 COALESCE_BYTES = 64 * 1024
 """Small frames are packed into messages up to this size: one SCTP send instead of many."""

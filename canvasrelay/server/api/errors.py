@@ -13,6 +13,8 @@ from collections.abc import Awaitable, Callable
 from aiohttp import web
 from pydantic import ValidationError
 
+from canvasrelay.core.errors import Refused
+from canvasrelay.protocol.core import ErrorKind
 from canvasrelay.server.api.models import ErrorBody, ErrorOut, FieldError
 
 log = logging.getLogger(__name__)
@@ -45,6 +47,14 @@ class ApiError(Exception):
         self.message = message[:MESSAGE_MAX]
         self.details = details
         self.headers = headers or {}
+
+
+STATUS_OF_KIND: dict[ErrorKind, int] = {"invalid": 422, "not-found": 404, "conflict": 409}
+
+
+def refused(refusal: Refused) -> ApiError:
+    """The core's refusal as the API's answer: its kind decides the status, its message is the words."""
+    return ApiError(STATUS_OF_KIND[refusal.kind], refusal.message)
 
 
 def not_found(what: str) -> ApiError:

@@ -10,11 +10,13 @@ from typing import TYPE_CHECKING
 
 from canvasrelay import __version__
 from canvasrelay.core import board_edits as board_api
+from canvasrelay.core.effects import AnyEffect
+from canvasrelay.core.errors import Refused
 from canvasrelay.core.room import Peer
 from canvasrelay.protocol import ClientFrame
 from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.guests import GuestKick, GuestSetAccess
-from canvasrelay.server.api.errors import not_found
+from canvasrelay.server.api.errors import not_found, refused
 from canvasrelay.server.api.models import (
     AgentOut,
     AgentsOut,
@@ -32,8 +34,17 @@ if TYPE_CHECKING:
 API_PEER = Peer(id="api", access=Access.HOST, name="api")
 
 
+def attempt(server: CanvasServer, frame: ClientFrame) -> list[AnyEffect]:
+    """What a host page's frame would do, through the Room's policy like every frame; a refusal
+    raises the `ApiError` its kind calls for."""
+    try:
+        return server.room.attempt(API_PEER, frame)
+    except Refused as refusal:
+        raise refused(refusal) from None
+
+
 async def as_host(server: CanvasServer, frame: ClientFrame) -> None:
-    await server.runtime.run(server.room.dispatch(API_PEER, frame))
+    await server.runtime.run(attempt(server, frame))
 
 
 def session_count(server: CanvasServer) -> int:

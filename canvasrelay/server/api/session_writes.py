@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import Field, ValidationError
 
-from canvasrelay.core.effects import AnyEffect, Send
+from canvasrelay.core.effects import AnyEffect
 from canvasrelay.protocol import ClientFrame
 from canvasrelay.protocol.agents import (
     MAX_CONFIG_CHARS,
@@ -25,13 +25,12 @@ from canvasrelay.protocol.agents import (
     AgentPrompt,
     HostAnswer,
 )
-from canvasrelay.protocol.core import ErrorFrame, ErrorKind
 from canvasrelay.server.agent_error import AgentError
 from canvasrelay.server.agent_host import AgentHost, Ordered
 from canvasrelay.server.api.errors import ApiError, invalid, not_found
 from canvasrelay.server.api.models import ApiModel, RequestModel, SessionOut
 from canvasrelay.server.api.openapi import Call, Operation
-from canvasrelay.server.api.routes import API_PEER
+from canvasrelay.server.api.routes import attempt
 from canvasrelay.server.api.sessions import find, session_out
 
 if TYPE_CHECKING:
@@ -68,19 +67,6 @@ class ConfigIn(RequestModel):
     value: str | bool = Field(union_mode="left_to_right")
 
 
-STATUS: dict[ErrorKind, int] = {"invalid": 422, "not-found": 404, "conflict": 409}
-
-
-def _refusal(effects: list[AnyEffect]) -> ApiError | None:
-    """The core refuses by sending the peer an `error`; its kind is the API's status."""
-    for effect in effects:
-        if isinstance(effect, Ordered):
-            return _refusal(effect.effects)
-        if isinstance(effect, Send) and effect.to == API_PEER.id and isinstance(effect.frame, ErrorFrame):
-            return ApiError(STATUS[effect.frame.kind], effect.frame.message)
-    return None
-
-
 def _in_order(effects: list[AnyEffect]) -> list[AnyEffect]:
     """The effects the agents' pump would carry out, so the API can wait until they are."""
     return [inner for e in effects for inner in (_in_order(e.effects) if isinstance(e, Ordered) else [e])]
@@ -91,14 +77,10 @@ def operations(server: CanvasServer) -> list[Operation]:
         return server.agents
 
     async def act(effects: list[AnyEffect]) -> None:
-        refusal = _refusal(effects)
-        if refusal is not None:
-            raise refusal
         await host().run(_in_order(effects))
 
     async def send(frame: ClientFrame) -> None:
-        """What a host page's frame would do, through the Room's policy like every frame."""
-        await act(server.room.dispatch(API_PEER, frame))
+        await act(attempt(server, frame))
 
     def frame(model: Any, **fields: Any) -> Any:
         try:

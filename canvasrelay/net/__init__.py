@@ -1,0 +1,4 @@
+"""The network I/O the hub and the guest client share: TURN credentials, the peer connection, the data channel.
+
+It imports aiohttp and aiortc so that `protocol/` and `core/` never need to; it never imports `server/`.
+"""
