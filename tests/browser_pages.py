@@ -45,10 +45,18 @@ def frames(page: Any) -> Any:
     return page.locator(".react-flow__node-frame")
 
 
+def toolbar_button(page: Any, button: Any) -> Any:
+    """A toolbar button, with "More tools" opened first where a phone's toolbar keeps it there."""
+    more = page.get_by_test_id("board-more")
+    if not button.is_visible() and more.is_visible() and more.get_attribute("aria-expanded") != "true":
+        more.click()
+    return button
+
+
 def add_frame(page: Any, kind: str) -> Any:
     """Clicks the toolbar's button for a terminal or agent frame; returns the new frame's node."""
     before = frames(page).count()
-    page.get_by_test_id(f"board-add-{kind}").click()
+    toolbar_button(page, page.get_by_test_id(f"board-add-{kind}")).click()
     if kind == "agent":
         page.get_by_test_id("agent-menu").get_by_test_id("agent-start-demo").click()
     page.wait_for_function(
@@ -110,7 +118,7 @@ def text_contrast(element: Any) -> float:
 
 def start_agent(page: Any, agent: str = "demo") -> None:
     """The board's Agent button, then the agent picked in its menu."""
-    page.get_by_role("button", name="Add agent").click()
+    toolbar_button(page, page.get_by_role("button", name="Add agent")).click()
     page.get_by_test_id("agent-menu").get_by_test_id(f"agent-start-{agent}").click()
 
 
