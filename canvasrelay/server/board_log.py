@@ -56,18 +56,23 @@ def read_updates(path: Path) -> list[bytes]:
 def write_log(path: Path, updates: Iterable[bytes]) -> None:
     """Replace the log at `path` by one holding `updates`, all at once: written aside, synced, renamed."""
     aside = path.with_name(path.name + ".new")
-    fd = os.open(aside, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, FILE_MODE)
-    try:
-        _write_all(fd, b"".join(_record(data) for data in updates))
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    _write_synced(aside, os.O_TRUNC, updates)
     os.replace(aside, path)
     folder = os.open(path.parent, os.O_RDONLY | os.O_CLOEXEC)
     try:
         os.fsync(folder)
     finally:
         os.close(folder)
+
+
+def _write_synced(path: Path, mode: int, updates: Iterable[bytes]) -> None:
+    """Write `updates` as records to `path` (truncated or appended to, by `mode`), synced."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | mode | os.O_CLOEXEC, FILE_MODE)
+    try:
+        _write_all(fd, b"".join(_record(data) for data in updates))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -80,12 +85,7 @@ def set_aside(path: Path, records: list[bytes]) -> Path:
     """Keep `records` (updates that could not be applied) in a side file next to the log, appended
     to what an earlier start set aside: the next compaction leaves them out of the log."""
     aside = path.with_name(path.name + ".unusable")
-    fd = os.open(aside, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, FILE_MODE)
-    try:
-        _write_all(fd, b"".join(_record(data) for data in records))
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    _write_synced(aside, os.O_APPEND, records)
     return aside
 
 
