@@ -177,8 +177,11 @@ def pan_away(page: Any) -> None:
 
 
 def in_view(page: Any, locator: Any) -> bool:
-    """Whether `locator` is (mostly) inside the board's visible area."""
+    """Whether `locator` is (mostly) inside the board's visible area. The board draws only the items
+    in view (culling), so an item it left out of the page is not in view."""
     board = page.get_by_test_id("board").bounding_box()
+    if locator.count() == 0:
+        return False
     box = locator.bounding_box()
     if box is None:
         return False

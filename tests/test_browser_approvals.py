@@ -62,7 +62,7 @@ def test_every_invisible_class_is_shown_escaped_and_the_card_says_all_is_shown(
     composer.press("Enter")
     approval = host.locator('[data-testid="approval"][data-what="agent-prompt"]')
     approval.wait_for(timeout=TIMEOUT_MS)
-    assert approval.get_by_test_id("approval-text").inner_text() == " | ".join(v["shown"] for v in vectors)
+    assert approval.get_by_test_id("approval-text").inner_text() == NAMED + " | ".join(v["shown"] for v in vectors)
     assert approval.locator(".escaped").count() == sum(v["escaped"] for v in vectors)
     assert "all shown above" in approval.get_by_test_id("approval-length").inner_text()
     for page in (host, ada):

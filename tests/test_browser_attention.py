@@ -48,7 +48,9 @@ def test_an_off_screen_permission_is_counted_brought_into_view_and_answered(
 
     entry.get_by_test_id("attention-show").click()
     host.wait_for_function(
-        """() => { const f = document.querySelector('[data-testid="board-frame"]').getBoundingClientRect();
+        """() => { const e = document.querySelector('[data-testid="board-frame"]');
+                   if (!e) return false;  // the board draws only what is in view
+                   const f = e.getBoundingClientRect();
                    const b = document.querySelector('[data-testid="board"]').getBoundingClientRect();
                    const x = f.x + f.width / 2, y = f.y + f.height / 2;
                    return x > b.left && x < b.right && y > b.top && y < b.bottom; }""",
@@ -93,7 +95,9 @@ def test_a_guests_long_prompt_waits_whole_in_front_of_the_host(browser: Any, ser
     assert not in_view(host, host.get_by_test_id("board-frame"))
     entry.get_by_test_id("attention-show").click()
     host.wait_for_function(
-        """() => { const f = document.querySelector('[data-testid="board-frame"]').getBoundingClientRect();
+        """() => { const e = document.querySelector('[data-testid="board-frame"]');
+                   if (!e) return false;  // the board draws only what is in view
+                   const f = e.getBoundingClientRect();
                    const b = document.querySelector('[data-testid="board"]').getBoundingClientRect();
                    return f.x + f.width / 2 > b.left && f.x + f.width / 2 < b.right; }""",
         timeout=TIMEOUT_MS,
