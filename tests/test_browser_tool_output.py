@@ -124,7 +124,10 @@ def test_code_and_replies_copy_and_a_guests_prompt_sent_again_waits_for_the_host
     guest_view = guest.get_by_test_id("agent-view")
     prompt(guest, "first try")
     approve(host, "first try")
-    guest_view.get_by_test_id("agent-message").filter(has_text="You said: first try").wait_for(timeout=TIMEOUT_MS)
+    # The agent reads a guest's prompt named as theirs, and answers that.
+    guest_view.get_by_test_id("agent-message").filter(has_text="You said: Ada (guest, edit): first try").wait_for(
+        timeout=TIMEOUT_MS
+    )
     assert host.get_by_test_id("agent-view").get_by_test_id("agent-edit").count() == 1, "only the host's own prompt"
     guest_view.get_by_test_id("agent-user").filter(has_text="first try").get_by_test_id("agent-edit").click()
     box = guest_view.get_by_test_id("agent-input")
@@ -136,9 +139,9 @@ def test_code_and_replies_copy_and_a_guests_prompt_sent_again_waits_for_the_host
     guest_view.get_by_test_id("request-waiting").wait_for(timeout=TIMEOUT_MS)
     assert guest_view.get_by_test_id("agent-message").filter(has_text="first try, again").count() == 0
     approve(host, "first try, again")
-    guest_view.get_by_test_id("agent-message").filter(has_text="You said: first try, again").wait_for(
-        timeout=TIMEOUT_MS
-    )
+    guest_view.get_by_test_id("agent-message").filter(
+        has_text="You said: Ada (guest, edit): first try, again"
+    ).wait_for(timeout=TIMEOUT_MS)
     for page in (host, guest):
         page.context.close()
 

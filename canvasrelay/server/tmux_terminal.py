@@ -207,16 +207,24 @@ class TmuxTerminal:
         """Put tmux's screen and history in the ring, as a page would have seen them; the output
         that comes before the answer is already in it."""
         self._replaying = True
-        state = self._command("display-message -p '#{alternate_on} #{cursor_x} #{cursor_y}'")
+        state = self._command("display-message -p '#{alternate_on} #{cursor_x} #{cursor_y} #{pane_height}'")
         normal = self._command(f"capture-pane -p -e -q -a -S -{HISTORY_LINES}")
         screen = self._command(f"capture-pane -p -e -S -{HISTORY_LINES}")
         try:
             words = b" ".join(await state).split()
-            alternate, x, y = (int(w) for w in words) if len(words) == 3 else (0, 0, 0)
-            replay = _lines(await screen)
+            alternate, x, y, rows = (int(w) for w in words) if len(words) == 4 else (0, 0, 0, 0)
+            captured = await screen
             if alternate:
-                replay = _lines(await normal) + b"\x1b[?1049h\x1b[H" + replay
-            self.scrollback.append(replay + b"\x1b[%d;%dH" % (y + 1, x + 1))
+                replay = (
+                    _lines(await normal) + b"\x1b[?1049h\x1b[H" + _lines(captured) + b"\x1b[%d;%dH" % (y + 1, x + 1)
+                )
+            else:
+                # Up to the cursor's line, and the cursor put back in it relative to where it is: a page
+                # narrower than tmux's pane wraps its long lines, so a row counted in tmux's is not its own.
+                replay = (
+                    _lines(captured[: max(1, len(captured) - rows + y + 1)]) + b"\r" + (b"\x1b[%dC" % x if x else b"")
+                )
+            self.scrollback.append(replay)
         except (ConnectionError, ValueError) as exc:
             log.warning("terminal %s: no replay from tmux: %s", self.tid, exc)
         finally:

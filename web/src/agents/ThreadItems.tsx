@@ -59,6 +59,18 @@ export const ThreadItem = memo(function ThreadItem({ item, actions }: { item: It
   }
 });
 
+/**
+ * A guest's prompt reaches the agent, and the thread, named (`Ada (guest, edit): …`): put back in the box
+ * it is the words the guest wrote, or sent again it would be named twice.
+ */
+function asWritten(text: string, author: string | null): string {
+  if (author === null || author === "host") return text;
+  const named = `${author} (guest, `;
+  if (!text.startsWith(named)) return text;
+  const access = /^(view|edit|trusted)\): /.exec(text.slice(named.length));
+  return access ? text.slice(named.length + access[0].length) : text;
+}
+
 function UserView({ item, actions }: { item: UserItem; actions: ItemActions }) {
   const own = actions.isOwn(item.author);
   return (
@@ -66,7 +78,7 @@ function UserView({ item, actions }: { item: UserItem; actions: ItemActions }) {
       {item.author && <small>{item.author}</small>}
       <div>{item.text}</div>
       {own && (
-        <button type="button" className="agent-link agent-edit" onClick={() => actions.onEdit(item.text)} data-testid="agent-edit">
+        <button type="button" className="agent-link agent-edit" onClick={() => actions.onEdit(asWritten(item.text, item.author))} data-testid="agent-edit">
           Edit and send again
         </button>
       )}
