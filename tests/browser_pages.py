@@ -53,19 +53,34 @@ def toolbar_button(page: Any, button: Any) -> Any:
     return button
 
 
+NEW_FRAME = """known => {
+  for (const node of document.querySelectorAll('.react-flow__node-frame.selected'))
+    if (!known.includes(node.dataset.id)) return node.dataset.id;
+  return null;
+}"""
+"""The id of a selected frame node not among `known` (a new frame is selected), or null."""
+
+
 def add_frame(page: Any, kind: str) -> Any:
-    """Clicks the toolbar's button for a terminal or agent frame; returns the new frame's node."""
-    before = frames(page).count()
+    """Clicks the toolbar's button for a terminal or agent frame; returns the new frame's node.
+
+    The board draws only the items in view, so frames already there are counted as every frame
+    node seen so far (not the nodes drawn now), and the new one is the selected frame not among them."""
+    known = page.evaluate(
+        "() => [...new Set([...(window.__seenFrames ?? []),"
+        " ...[...document.querySelectorAll('.react-flow__node-frame')].map(n => n.dataset.id)])]"
+    )
     toolbar_button(page, page.get_by_test_id(f"board-add-{kind}")).click()
     if kind == "agent":
         page.get_by_test_id("agent-menu").get_by_test_id("agent-start-demo").click()
+    new = page.wait_for_function(NEW_FRAME, arg=known, timeout=WAIT_MS).json_value()
+    page.evaluate("ids => { window.__seenFrames = ids; }", [*known, new])
+    # The new frame takes the focus once drawn: waited for, so it is not taken from what comes next.
     page.wait_for_function(
-        "n => document.querySelectorAll('.react-flow__node-frame').length > n", arg=before, timeout=WAIT_MS
+        'id => document.querySelector(`.react-flow__node[data-id="${id}"]`)?.contains(document.activeElement)',
+        arg=new,
+        timeout=WAIT_MS,
     )
-    ids = [node.get_attribute("data-id") for node in frames(page).all()]
-    known = page.evaluate("() => window.__seenFrames ?? []")
-    new = next(i for i in ids if i not in known)
-    page.evaluate("ids => { window.__seenFrames = ids; }", ids)
     return page.locator(f'.react-flow__node[data-id="{new}"]')
 
 

@@ -114,6 +114,11 @@ def test_three_terminals_and_two_agents_added_in_a_row_do_not_overlap(browser: A
                 timeout=WAIT_MS,
             )
             page.wait_for_function("el => document.activeElement === el", arg=node.element_handle(), timeout=WAIT_MS)
+        # The board draws only what is in view: fitting it brings all five back to compare.
+        page.get_by_test_id("board-zoom-fit").click()
+        page.wait_for_function(
+            "() => document.querySelectorAll('.react-flow__node-frame').length >= 5", timeout=WAIT_MS
+        )
         assert frames(page).count() == 5
         boxes = [box(node) for node in frames(page).all()]
         for a, b in combinations(boxes, 2):
