@@ -89,6 +89,12 @@ def stored_items(server: ServerProcess) -> dict[str, Any]:
 @pytest.fixture
 def pages(browser: Any, server: ServerProcess) -> Any:
     one, two = open_board(browser, server), open_board(browser, server)
+    # The second page follows what the first does anywhere on the board: it draws every item (the
+    # board's own switch; by default it draws only what is in view), so any item's box can be read.
+    two.evaluate("localStorage.setItem('canvas.board.culling', 'off')")
+    two.reload()
+    two.get_by_test_id("connection-state").filter(has_text="Connected").wait_for(timeout=WAIT_MS)
+    two.get_by_test_id("board-toolbar").wait_for(timeout=WAIT_MS)
     yield one, two
     one.close()
     two.close()
@@ -338,12 +344,6 @@ def test_notes_caught_in_a_selection_box_move_together(pages: Any, server: Serve
 
 def test_a_page_opened_on_a_board_fits_its_items_in_view(browser: Any, pages: Any, server: ServerProcess) -> None:
     one, two = pages
-    # The second page follows the note out of its view: it draws every item (the board's own
-    # switch; by default it draws only what is in view), so the note's box can be read there.
-    two.evaluate("localStorage.setItem('canvas.board.culling', 'off')")
-    two.reload()
-    two.get_by_test_id("connection-state").filter(has_text="Connected").wait_for(timeout=WAIT_MS)
-    two.get_by_test_id("board-toolbar").wait_for(timeout=WAIT_MS)
     note = add_note(one, 300, 300, "far away")
     # Zoomed out, the note is dropped far off where a fresh page's default view looks.
     for _ in range(4):
