@@ -4,7 +4,6 @@ and says of the one whose shell exited meanwhile that it ended while canvas was 
 from __future__ import annotations
 
 import asyncio
-import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -14,7 +13,7 @@ import pytest
 from tests.browser_pages import WAIT_MS, assert_plain, open_host
 from tests.support import HostClient, ServerProcess
 from tests.test_terminals import open_terminal
-from tests.test_terminals_tmux import WITH_TMUX, kept, sigterm, tmux
+from tests.test_terminals_tmux import WITH_TMUX, after_hook, kept, sigterm, tmux
 
 pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.timeout(180)]
 __all__ = ["kept"]
@@ -37,11 +36,8 @@ def test_the_page_shows_what_ran_on_and_what_ended_while_canvas_was_stopped(
     with ThreadPoolExecutor(1) as pool:
         pool.submit(asyncio.run, two_terminals(server)).result(timeout=60)
     sigterm(server)
-    tmux(kept, "send-keys", "-t", "=b:", "exit 7", "Enter")
-    deadline = time.monotonic() + 10
-    while tmux(kept, "has-session", "-t", "=b").returncode == 0:
-        assert time.monotonic() < deadline, "the shell did not exit"
-        time.sleep(0.05)
+    after_hook(kept, "session-closed", lambda: tmux(kept, "send-keys", "-t", "=b:", "exit 7", "Enter"))
+    assert tmux(kept, "has-session", "-t", "=b").returncode != 0, "the shell did not exit"
 
     again = ServerProcess(kept, env=WITH_TMUX).start()
     page = open_host(browser, again, width=1280, height=800)
@@ -56,12 +52,9 @@ def test_the_page_shows_what_ran_on_and_what_ended_while_canvas_was_stopped(
         assert_plain(page)
         # The host ends every shell from the board: none is left in tmux.
         page.get_by_test_id("end-all-terminals").click()
-        page.get_by_test_id("end-all-confirm").click()
+        after_hook(kept, "session-closed", lambda: page.get_by_test_id("end-all-confirm").click())
         entries.filter(has_text="running").wait_for(state="detached", timeout=WAIT_MS)
-        deadline = time.monotonic() + 10
-        while tmux(kept, "has-session", "-t", "=a").returncode == 0:
-            assert time.monotonic() < deadline, "the shell outlived its end on the board"
-            time.sleep(0.05)
+        assert tmux(kept, "has-session", "-t", "=a").returncode != 0, "the shell outlived its end on the board"
         assert page.get_by_test_id("end-all-terminals").count() == 0
     finally:
         page.context.close()

@@ -16,7 +16,7 @@ import stat
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +47,15 @@ def tmux(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [TMUX, "-S", "tmux.sock", *args], cwd=project / ".canvas", capture_output=True, text=True, timeout=10
     )
+
+
+def after_hook(project: Path, hook: str, act: Callable[[], object]) -> None:
+    """Does `act`, then waits for tmux's own `hook` (session-closed, say) to fire: a
+    tmux channel signalled by the hook, not a poll. A signal that came first is kept by tmux."""
+    channel = f"canvas-test-{hook}"
+    assert tmux(project, "set-hook", "-g", hook, f"wait-for -S {channel}").returncode == 0
+    act()
+    tmux(project, "wait-for", channel)
 
 
 @pytest.fixture
@@ -125,12 +134,9 @@ async def test_two_terminals_come_back_and_one_that_ended_meanwhile_says_so(kept
     sigterm(server)
 
     # While canvas is stopped, the shell of "build" exits with code 7.
-    assert tmux(kept, "send-keys", "-t", "=b:", "exit 7", "Enter").returncode == 0
+    after_hook(kept, "session-closed", lambda: tmux(kept, "send-keys", "-t", "=b:", "exit 7", "Enter"))
+    assert tmux(kept, "has-session", "-t", "=b").returncode != 0, "the shell did not exit"
     exit_file = kept / ".canvas" / "terminal-exits" / "b"
-    deadline = time.monotonic() + 10
-    while tmux(kept, "has-session", "-t", "=b").returncode == 0:
-        assert time.monotonic() < deadline, "the shell did not exit"
-        time.sleep(0.05)
     assert exit_file.exists()
 
     again = ServerProcess(kept, env=WITH_TMUX).start()
