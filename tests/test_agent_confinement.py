@@ -5,6 +5,7 @@ outlives canvas, however canvas ends."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -56,12 +57,32 @@ def _state(proc: Path) -> str:
 
 
 async def _gone(root: Path, keep: int = 0, timeout: float = 10.0) -> list[int]:
-    """Until at most `keep` marked processes are left (or the timeout); returns those left."""
+    """Until at most `keep` marked processes are left (or the timeout); returns those left. Each
+    process's exit is awaited on its pidfd, which becomes readable when it exits."""
     loop = asyncio.get_running_loop()
+    exits: dict[int, asyncio.Future[None]] = {}
+    for pid in marked(root):
+        with contextlib.suppress(ProcessLookupError):
+            fd = os.pidfd_open(pid)
+            exits[fd] = loop.create_future()
+            loop.add_reader(fd, _exited, exits[fd])
     deadline = loop.time() + timeout
-    while len(left := marked(root)) > keep and loop.time() < deadline:
-        await asyncio.sleep(0.1)
-    return left
+    try:
+        pending = set(exits.values())
+        while len(pending) > keep and loop.time() < deadline:
+            _, pending = await asyncio.wait(
+                pending, timeout=deadline - loop.time(), return_when=asyncio.FIRST_COMPLETED
+            )
+    finally:
+        for fd in exits:
+            loop.remove_reader(fd)
+            os.close(fd)
+    return marked(root)
+
+
+def _exited(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
 
 
 async def run(host: HostClient, session_id: str, command: str) -> list[dict[str, object]]:
