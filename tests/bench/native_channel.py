@@ -103,7 +103,7 @@ def native_peer(loop: asyncio.AbstractEventLoop) -> tuple[Any, asyncio.Future[No
     return peer, gathered
 
 
-Answering = tuple[Any, asyncio.Future[None], asyncio.Future[Any], list[int]]
+Answering = tuple[Any, asyncio.Future[None], asyncio.Future[Any], asyncio.Queue[int]]
 
 
 def answer_with_native(loop: asyncio.AbstractEventLoop, offer: str) -> Answering:
@@ -113,11 +113,11 @@ def answer_with_native(loop: asyncio.AbstractEventLoop, offer: str) -> Answering
 
     peer, gathered = native_peer(loop)
     opened: asyncio.Future[Any] = loop.create_future()
-    received: list[int] = []
+    received: asyncio.Queue[int] = asyncio.Queue()
 
     def on_channel(channel: Any) -> None:
         NEVER_FREED.append(channel)  # an unreferenced channel is collected, and closes
-        channel.on_message(lambda m: loop.call_soon_threadsafe(received.append, len(m)))
+        channel.on_message(lambda m: loop.call_soon_threadsafe(received.put_nowait, len(m)))
         loop.call_soon_threadsafe(lambda: opened.done() or opened.set_result(channel))
 
     peer.on_data_channel(on_channel)
@@ -195,12 +195,11 @@ async def native_with_chromium() -> None:
         await page.wait_for_function("() => got.length >= 2", timeout=20_000)
         chromium_got = await page.evaluate("() => got")
         await page.evaluate(f"() => {{ ch.send('z'.repeat({CAP})); ch.send('hi'); }}")
-        while len(received) < 2:
-            await asyncio.sleep(0.05)
+        native_got = [await asyncio.wait_for(received.get(), 20) for _ in range(2)]
         mdns = ".local" in offer
         print(
             f"chromium offers, pylibdatachannel answers: open {took * 1000:.0f} ms (mDNS candidates: {mdns}); "
-            f"Chromium received {chromium_got}, pylibdatachannel {received}   load {os.getloadavg()[0]:.2f}",
+            f"Chromium received {chromium_got}, pylibdatachannel {native_got}   load {os.getloadavg()[0]:.2f}",
             flush=True,
         )
         await browser.close()
