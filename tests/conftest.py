@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from tests.agent_support import serving
 from tests.services import Coturn, RedisServer, SignalInstance
 from tests.support import (
     CHROMIUM,
@@ -90,6 +91,13 @@ def browser() -> Iterator[Any]:
         instance = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield instance
         instance.close()
+
+
+@pytest.fixture
+async def served(project: Path) -> AsyncIterator[InProcessServer]:
+    """The project served in the test's process (a module may serve it its own way)."""
+    async with serving(project) as server:
+        yield server
 
 
 @pytest.fixture

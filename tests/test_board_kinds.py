@@ -5,8 +5,6 @@ MCP server), read by every peer, and converging when a host and a guest edit at 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,7 +14,6 @@ from mcp.client.streamable_http import create_mcp_http_client, streamable_http_c
 from canvasrelay.core import board_edits as api
 from canvasrelay.core.board import Board
 from canvasrelay.protocol.board_items import MAX_IMAGE_SRC
-from canvasrelay.server.app import CanvasServer, ServeOptions
 from tests.support import InProcessServer
 
 PIXEL = (
@@ -102,14 +99,6 @@ def test_a_host_and_a_guest_editing_the_new_kinds_at_once_converge() -> None:
     assert host.to_json() == guest.to_json()
     kinds = sorted(item["kind"] for item in api.list_items(host))
     assert kinds == ["arrow", "image", "note", "note"]
-
-
-@pytest.fixture
-async def served(project: Path) -> AsyncIterator[InProcessServer]:
-    server = CanvasServer(ServeOptions(root=project))
-    await server.start()
-    yield InProcessServer(server)
-    await server.stop()
 
 
 async def test_agents_draw_free_arrows_groups_locks_and_image_placeholders_through_the_mcp_server(

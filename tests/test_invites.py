@@ -14,7 +14,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -25,20 +24,11 @@ import pytest
 from canvasrelay.client.guest import Guest, HubRefused
 from canvasrelay.core.invites import TURNED_OFF, WITHDRAWN
 from canvasrelay.protocol import signal_crypto
-from canvasrelay.server.app import CanvasServer, ServeOptions
 from tests.support import HostClient, InProcessServer, ServerProcess
 
 pytestmark = pytest.mark.timeout(180)
 
 TURN_TIMEOUT = 30.0
-
-
-@pytest.fixture
-async def served(project: Path) -> AsyncIterator[InProcessServer]:
-    server = CanvasServer(ServeOptions(root=project))
-    await server.start()
-    yield InProcessServer(server)
-    await server.stop()
 
 
 async def api(served: InProcessServer | ServerProcess, method: str, path: str, body: Any = None) -> tuple[int, Any]:

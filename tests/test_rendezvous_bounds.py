@@ -10,7 +10,7 @@ import hashlib
 import os
 import resource
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import aiohttp
@@ -21,7 +21,6 @@ from aiohttp.test_utils import make_mocked_request
 from canvasrelay.client.guest import Guest, RoomLink
 from canvasrelay.protocol import signal_crypto
 from canvasrelay.server import rendezvous
-from canvasrelay.server.app import CanvasServer, ServeOptions
 from canvasrelay.server.client_address import client_address
 from canvasrelay.server.turn_credentials import TurnConfig
 from tests.support import HostClient, InProcessServer, ServerProcess
@@ -37,14 +36,6 @@ def from_address(last: int) -> aiohttp.ClientSession:
 
 def signal_url(link: str) -> str:
     return RoomLink.parse(link).signal
-
-
-@pytest.fixture
-async def served(project: Path) -> AsyncIterator[InProcessServer]:
-    server = CanvasServer(ServeOptions(root=project))
-    await server.start()
-    yield InProcessServer(server)
-    await server.stop()
 
 
 @pytest.fixture
