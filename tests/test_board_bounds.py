@@ -152,12 +152,18 @@ def test_compaction_is_due_by_bytes_as_well_as_by_count() -> None:
 # -- over the wire ----------------------------------------------------------------------------
 
 
-async def test_writes_past_the_bound_are_refused_and_new_pages_still_load(bounded: InProcessServer) -> None:
+async def host_and_edit_guest(bounded: InProcessServer) -> tuple[HostClient, Guest]:
+    """The host, and Eve joined once the room's default is edit."""
     host = await HostClient.connect(bounded)
     await host.send({"t": "room-set-access", "access": "edit"})
     await host.expect("guests", defaultAccess="edit")
     guest = await Guest(bounded.room_link, name="Eve").connect()
     await guest.expect("access")
+    return host, guest
+
+
+async def test_writes_past_the_bound_are_refused_and_new_pages_still_load(bounded: InProcessServer) -> None:
+    host, guest = await host_and_edit_guest(bounded)
     doc: Doc = Doc()
     doc.apply_update(await load_board(guest))
     await guest.send({"t": "board-update", "update": b64(note(doc, "g1", 700_000))})
@@ -187,11 +193,7 @@ async def test_writes_past_the_bound_are_refused_and_new_pages_still_load(bounde
 
 
 async def test_a_guest_writing_fast_is_told_to_slow_down(bounded: InProcessServer) -> None:
-    host = await HostClient.connect(bounded)
-    await host.send({"t": "room-set-access", "access": "edit"})
-    await host.expect("guests", defaultAccess="edit")
-    guest = await Guest(bounded.room_link, name="Eve").connect()
-    await guest.expect("access")
+    host, guest = await host_and_edit_guest(bounded)
     doc: Doc = Doc()
     # Small notes (the board bound is far), sent faster than a guest may write.
     refused: dict[str, Any] | None = None
