@@ -6,12 +6,13 @@ refuse unknown fields, so what the document promises is exactly what is accepted
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from canvasrelay.core.permission_rules import Rule
+from canvasrelay.protocol.core import AgentInfo
 from canvasrelay.protocol.guests import AccessLevel, GuestInfo
 from canvasrelay.protocol.session_events import SessionEvent
 
@@ -163,17 +164,5 @@ class RemovedOut(ApiModel):
     removed: int
 
 
-class AgentOut(ApiModel):
-    id: str
-    label: str
-    available: bool
-    reason: str | None = None
-    state: Literal["ready", "not-installed", "needs-key"] = "ready"
-    install: str | None = Field(None, description="The command that installs it, when it is not installed.")
-    setup: str | None = Field(None, description="How to give it a key or log it in, when it needs one.")
-    confined: bool = False
-    confinement: str = Field("", description="Whether it runs confined to the room's view of the project, in words.")
-
-
 class AgentsOut(ApiModel):
-    agents: list[AgentOut]
+    agents: list[AgentInfo]

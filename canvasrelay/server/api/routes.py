@@ -18,7 +18,6 @@ from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.guests import GuestKick, GuestSetAccess
 from canvasrelay.server.api.errors import not_found, refused
 from canvasrelay.server.api.models import (
-    AgentOut,
     AgentsOut,
     BoardItem,
     BoardItemsOut,
@@ -64,7 +63,7 @@ def operations(server: CanvasServer) -> list[Operation]:
         )
 
     async def list_agents(_call: Call) -> AgentsOut:
-        return AgentsOut(agents=[AgentOut.model_validate(a.model_dump()) for a in server.room.agents])
+        return AgentsOut(agents=server.room.agents)
 
     async def list_guests(_call: Call) -> GuestsOut:
         listed = server.guests.guest_list()
