@@ -167,6 +167,28 @@ async def test_two_terminals_come_back_and_one_that_ended_meanwhile_says_so(kept
         third.stop()
 
 
+async def test_after_a_restart_each_terminal_replays_its_own_shell(kept: Path) -> None:
+    server = ServerProcess(kept, env=WITH_TMUX).start()
+    host, _ = await connect(server)
+    for tid in ("a", "b"):
+        screen = await open_terminal(host, tid)
+        await host.send({"t": "term-input", "id": tid, "data": f"echo only-in-{tid}-$((1+1))\r"})
+        await screen.until(f"only-in-{tid}-2")
+    await host.close()
+    sigterm(server)
+
+    again = ServerProcess(kept, env=WITH_TMUX).start()
+    try:
+        host, _ = await connect(again)
+        for tid, other in (("a", "b"), ("b", "a")):
+            screen = await open_terminal(host, tid)
+            await screen.until(f"only-in-{tid}-2")
+            assert f"only-in-{other}-2" not in screen.text, f"terminal {tid} replays {other}'s shell"
+        await host.close()
+    finally:
+        again.stop()
+
+
 async def test_a_terminal_ended_from_the_board_ends_its_session(serving: ServerProcess, kept: Path) -> None:
     host, _ = await connect(serving)
     screen = await open_terminal(host, "t1")

@@ -207,9 +207,13 @@ class TmuxTerminal:
         """Put tmux's screen and history in the ring, as a page would have seen them; the output
         that comes before the answer is already in it."""
         self._replaying = True
-        state = self._command("display-message -p '#{alternate_on} #{cursor_x} #{cursor_y} #{pane_height}'")
-        normal = self._command(f"capture-pane -p -e -q -a -S -{HISTORY_LINES}")
-        screen = self._command(f"capture-pane -p -e -S -{HISTORY_LINES}")
+        # Named, not left to tmux's current session: a command read before this client has attached
+        # would act on whichever session was used last (another terminal, after a restart).
+        pane = f"-t ={self.tid}:"
+        fields = "#{alternate_on} #{cursor_x} #{cursor_y} #{pane_height}"
+        state = self._command(f"display-message {pane} -p '{fields}'")
+        normal = self._command(f"capture-pane {pane} -p -e -q -a -S -{HISTORY_LINES}")
+        screen = self._command(f"capture-pane {pane} -p -e -S -{HISTORY_LINES}")
         try:
             words = b" ".join(await state).split()
             alternate, x, y, rows = (int(w) for w in words) if len(words) == 4 else (0, 0, 0, 0)
@@ -256,7 +260,7 @@ class TmuxTerminal:
             return False
         self._output.input_sent()
         for start in range(0, len(raw), SEND_BYTES):
-            self._send("send-keys -H " + raw[start : start + SEND_BYTES].hex(" "))
+            self._send(f"send-keys -t ={self.tid}: -H " + raw[start : start + SEND_BYTES].hex(" "))
         return True
 
     def resize(self, cols: int, rows: int) -> None:
