@@ -83,6 +83,11 @@ def test_a_rectangle_is_dragged_out_at_its_size_and_a_click_gives_the_default(ho
     assert stored[ellipse]["shape"] == "ellipse"
 
 
+# A point of the board with no item on it and nothing floating over it (the minimap, lower right,
+# would pan the view on a click).
+EMPTY = (300, 120)
+
+
 def test_a_free_arrow_dropped_on_a_note_stays_bound_as_the_note_moves(host: Any, server: ServerProcess) -> None:
     note = add_note(host, 700, 300, "target")
     host.get_by_test_id("board-tool-arrow").click()
@@ -105,7 +110,7 @@ def test_a_free_arrow_dropped_on_a_note_stays_bound_as_the_note_moves(host: Any,
         timeout=WAIT_MS,
     )
     before = end()
-    host.mouse.click(*board_point(host, 1000, 700))
+    host.mouse.click(*board_point(host, *EMPTY))
     x, y = centre(host, note)
     drag(host, (x, y), (x + 100, y + 150))
     moved = box(host, note)
@@ -193,7 +198,7 @@ def test_two_items_grouped_move_together_and_undo_puts_them_back(host: Any, serv
     node(host, b).click(modifiers=["Shift"])
     host.keyboard.press("Control+g")
     host.get_by_role("button", name="Ungroup").wait_for(timeout=WAIT_MS)
-    host.mouse.click(*board_point(host, 1000, 700))
+    host.mouse.click(*board_point(host, *EMPTY))
     start = {item: box(host, item) for item in (a, b)}
 
     # A click on one member picks the group; dragging it moves both.

@@ -160,6 +160,9 @@ function Canvas({ session }: { session: BoardSession }) {
   const byId = useMemo(() => new Map(items.map((item) => [item.id, item])), [items]);
   /** Where each item being dragged started, and the items a dragged frame carries along. */
   const dragStart = useRef<{ origin: Map<string, { x: number; y: number }>; carried: string[] } | null>(null);
+  // Items just dropped: they keep their drag position until the doc's next items arrive (the doc
+  // follows once per frame), so a drop never shows the last position written during the drag.
+  const dropped = useRef<Set<string>>(new Set());
 
   // Each drag event carries every dragged node, so the latest call's positions are the ones to write.
   const writePositions = useMemo(
@@ -391,27 +394,27 @@ function Canvas({ session }: { session: BoardSession }) {
       session.setPresence({ dragging: [] });
       dragStart.current = null;
       setGuides([]);
-      setOverrides((old) => {
-        const next = new Map(old);
-        for (const id of moved.keys()) next.delete(id);
-        return next;
-      });
+      for (const id of moved.keys()) dropped.current.add(id);
     },
     [session, writePositions, dragPositions],
   );
 
-  // A resize ends with the write in NodeResizer's onResizeEnd; then the doc holds the size. Done
+  // A drop or a resize ends with a write; once the doc's items hold it, the override goes. Done
   // while rendering, when the items change (React's pattern for state that follows a prop).
-  const [sizedItems, setSizedItems] = useState(items);
-  if (sizedItems !== items) {
-    setSizedItems(items);
+  const [settledItems, setSettledItems] = useState(items);
+  if (settledItems !== items) {
+    setSettledItems(items);
+    const landed = dropped.current;
+    dropped.current = new Set();
     setOverrides((old) => {
       let changed = false;
       const next = new Map(old);
       for (const item of items) {
         const box = next.get(item.id);
-        if (box?.w !== undefined && box.w === item.w && box.h === item.h) changed = next.delete(item.id);
+        const resized = box?.w !== undefined && box.w === item.w && box.h === item.h;
+        if (resized || landed.has(item.id)) changed = next.delete(item.id);
       }
+      for (const id of landed) if (!byId.has(id)) changed = next.delete(id) || changed;
       return changed ? next : old;
     });
   }
