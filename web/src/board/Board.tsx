@@ -162,7 +162,7 @@ function Canvas({ session }: { session: BoardSession }) {
   const dragStart = useRef<{ origin: Map<string, { x: number; y: number }>; carried: string[] } | null>(null);
   // Items just dropped: they keep their drag position until the doc's next items arrive (the doc
   // follows once per frame), so a drop never shows the last position written during the drag.
-  const dropped = useRef<Set<string>>(new Set());
+  const [dropped, setDropped] = useState<ReadonlySet<string>>(new Set());
 
   // Each drag event carries every dragged node, so the latest call's positions are the ones to write.
   const writePositions = useMemo(
@@ -394,7 +394,7 @@ function Canvas({ session }: { session: BoardSession }) {
       session.setPresence({ dragging: [] });
       dragStart.current = null;
       setGuides([]);
-      for (const id of moved.keys()) dropped.current.add(id);
+      setDropped((old) => new Set([...old, ...moved.keys()]));
     },
     [session, writePositions, dragPositions],
   );
@@ -404,8 +404,8 @@ function Canvas({ session }: { session: BoardSession }) {
   const [settledItems, setSettledItems] = useState(items);
   if (settledItems !== items) {
     setSettledItems(items);
-    const landed = dropped.current;
-    dropped.current = new Set();
+    const landed = dropped;
+    if (landed.size) setDropped(new Set());
     setOverrides((old) => {
       let changed = false;
       const next = new Map(old);
