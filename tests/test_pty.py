@@ -265,3 +265,14 @@ def test_output_queue_skip_ahead_replays_the_ring_once() -> None:
     emit(b"next")
     assert queue.take() == Output(b"next")
     assert queue.skips == 1
+
+
+async def test_what_is_typed_before_the_shell_starts_reaches_it(tmp_path: Path) -> None:
+    rec = Recorder()
+    terminal = Terminal(tmp_path, on_output=rec.on_output, shell="/bin/bash", env=SHELL_ENV)
+    assert terminal.write("echo ear''ly-$((3+4))\n")
+    await terminal.start(80, 24)
+    try:
+        await rec.until("early-7")
+    finally:
+        await asyncio.wait_for(terminal.close(), 10)

@@ -107,22 +107,27 @@ class Terminal:
         os.set_blocking(master, False)
         self._loop.add_reader(master, self._on_readable)
         self._waiter = asyncio.create_task(self._wait_exit())
+        if self._in:
+            self._output.input_sent()
+            self._drain_input()
 
     @property
     def running(self) -> bool:
         return self._proc is not None and not self._exited.is_set()
 
     def write(self, data: str | bytes) -> bool:
-        """Queue input for the shell; False when dropped (exited, or input backlog full)."""
-        if not self.running or self._master is None:
+        """Queue input for the shell (what comes while it starts waits for it); False when dropped
+        (exited, or input backlog full)."""
+        if self._exited.is_set():
             return False
         raw = data.encode("utf-8") if isinstance(data, str) else data
         if len(self._in) + len(raw) > MAX_PENDING_INPUT:
             log.warning("terminal %s: input backlog full, dropping %d bytes", self.pid, len(raw))
             return False
         self._in += raw
-        self._output.input_sent()
-        self._drain_input()
+        if self._master is not None:
+            self._output.input_sent()
+            self._drain_input()
         return True
 
     def resize(self, cols: int, rows: int) -> None:

@@ -163,8 +163,14 @@ class TmuxTerminal:
         self._output = OutputCoalescer(self.scrollback, on_output)
         self._proc: asyncio.subprocess.Process | None = None
         self._reader: asyncio.Task[None] | None = None
-        self._replies: deque[asyncio.Future[list[bytes]] | None] = deque()
+        # Each command sent, in order, with who waits for its answer and the keys it types (to type
+        # again if tmux's client goes before answering).
+        self._replies: deque[tuple[asyncio.Future[list[bytes]] | None, bytes]] = deque()
         self._replaying = False
+        # Input typed while canvas's control client is not attached (starting, or watching the
+        # shell again) waits here, not in a pipe nobody reads.
+        self._held = bytearray()
+        self._watching = False
         self._leaving = False
         self._rewatches = 0
         self._size = (80, 24)
@@ -197,11 +203,14 @@ class TmuxTerminal:
             start_new_session=True,
         )
         self._reader = asyncio.create_task(self._read())
+        self._watching = True
         self.server.tighten_socket()
         if replay:
             await self._replay()
         else:
             self.resize(cols, rows)
+        held, self._held = bytes(self._held), bytearray()
+        self._send_keys(held)
 
     async def _replay(self) -> None:
         """Put tmux's screen and history in the ring, as a page would have seen them; the output
@@ -239,10 +248,10 @@ class TmuxTerminal:
         self._send(line, reply)
         return reply
 
-    def _send(self, line: str, reply: asyncio.Future[list[bytes]] | None = None) -> bool:
+    def _send(self, line: str, reply: asyncio.Future[list[bytes]] | None = None, keys: bytes = b"") -> bool:
         if self._proc is None or self._proc.stdin is None or self._exited.is_set():
             return False
-        self._replies.append(reply)
+        self._replies.append((reply, keys))
         self._proc.stdin.write(line.encode("utf-8") + b"\n")
         return True
 
@@ -251,17 +260,29 @@ class TmuxTerminal:
         return self._proc is not None and not self._exited.is_set()
 
     def write(self, data: str | bytes) -> bool:
-        """Queue input for the shell; False when dropped (ended, or input backlog full)."""
-        if not self.running or self._proc is None or self._proc.stdin is None:
+        """Queue input for the shell (what comes while canvas attaches waits for it); False when
+        dropped (ended, or input backlog full)."""
+        if self._exited.is_set():
             return False
         raw = data.encode("utf-8") if isinstance(data, str) else data
-        if self._proc.stdin.transport.get_write_buffer_size() + 3 * len(raw) > MAX_PENDING_INPUT:
+        stdin = self._proc.stdin if self._watching and self._proc is not None else None
+        # Sent as hex: three bytes in the pipe for each byte typed.
+        backlog = len(self._held) if stdin is None else stdin.transport.get_write_buffer_size() // 3
+        if backlog + len(raw) > MAX_PENDING_INPUT:
             log.warning("terminal %s: input backlog full, dropping %d bytes", self.tid, len(raw))
             return False
-        self._output.input_sent()
-        for start in range(0, len(raw), SEND_BYTES):
-            self._send(f"send-keys -t ={self.tid}: -H " + raw[start : start + SEND_BYTES].hex(" "))
+        if stdin is None:
+            self._held += raw
+        else:
+            self._send_keys(raw)
         return True
+
+    def _send_keys(self, raw: bytes) -> None:
+        if raw:
+            self._output.input_sent()
+        for start in range(0, len(raw), SEND_BYTES):
+            chunk = raw[start : start + SEND_BYTES]
+            self._send(f"send-keys -t ={self.tid}: -H " + chunk.hex(" "), keys=chunk)
 
     def resize(self, cols: int, rows: int) -> None:
         self._size = (max(1, min(cols, 10_000)), max(1, min(rows, 10_000)))
@@ -312,9 +333,12 @@ class TmuxTerminal:
                     block, block_id = [], b" ".join(line.split(b" ")[1:3])
         except (ValueError, ConnectionError) as exc:
             log.warning("terminal %s: tmux's control client failed: %s", self.tid, exc)
+        self._watching = False
         await self._proc.wait()
         self._output.flush()
-        for reply in self._replies:
+        unanswered = b"".join(keys for _, keys in self._replies)
+        self._held[:0] = unanswered
+        for reply, _ in self._replies:
             if reply is not None and not reply.done():
                 reply.set_exception(ConnectionError("tmux's control client ended"))
         self._replies.clear()
@@ -335,7 +359,7 @@ class TmuxTerminal:
         self._exited.set()
 
     def _answered(self, lines: list[bytes], failed: bool) -> None:
-        reply = self._replies.popleft() if self._replies else None
+        reply = self._replies.popleft()[0] if self._replies else None
         if failed:
             log.warning("terminal %s: tmux refused a command: %s", self.tid, b" ".join(lines)[:200])
         if reply is not None and not reply.done():
