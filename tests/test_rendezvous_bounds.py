@@ -81,7 +81,10 @@ async def test_sockets_from_one_address_are_bounded_and_the_host_keeps_working(
             assert response.status == 200
         session_id = await create(host)
         await host.send({"t": "agent-prompt", "sessionId": session_id, "text": "hello"})
-        await events_until(host, session_id, "turn-end")
+        try:
+            await events_until(host, session_id, "turn-end")
+        except TimeoutError:
+            pytest.fail("the agent did not answer; the server said:\n" + "".join(limited_server.output[-40:]))
         await host.close()
     finally:
         for ws in opened:
