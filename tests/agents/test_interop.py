@@ -10,6 +10,7 @@ skipped, named at the end of the run with how to install it; in CI, it fails.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,11 @@ questions in words and it retried them with backoff; the fake now answers JSON.)
 REASON_REACHES_THE_MODEL = {"claude"}
 """Claude's agent tells its model an error answer's message; Codex ends the turn on a refusal,
 and Gemini CLI and opencode tell their model a refusal of their own words."""
+SHOWS_NO_OUTPUT = {"gemini"}
+"""Gemini CLI tells an ACP client neither the output of a command that ran nor its raw result."""
+SHOWS_DIFFS = {"claude", "gemini"}
+"""Agents whose file-writing tool reports the edit as a diff: Codex writes with its shell, and
+opencode's write tool reports only that it wrote."""
 PREFERRED_VALUES = ("acceptEdits", "autoEdit", "gpt-5.5", "plan")
 """A setting each agent offers whose change leaves later turns alone."""
 
@@ -103,6 +109,11 @@ async def turns_at_once(host: HostClient, prompts: dict[str, str]) -> dict[str, 
             if frame.get("t") == "agent-event" and frame["sessionId"] in events:
                 events[frame["sessionId"]].append(frame["event"])
     return events
+
+
+def tools_of(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The tool rows of these events' thread, as every page folds them."""
+    return [item for item in session_log.fold(events)["items"] if item["type"] == "tool"]
 
 
 def resolved(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -188,6 +199,21 @@ async def test_a_real_agent_through_canvas(agent: str, tmp_path: Path) -> None:
             await run.answer(asked["requestId"], "once")
             await run.finish()
             assert (root / "once.txt").exists()
+
+            # what a tool did is in the thread every guest folds: a command's output, the file a read
+            # read, an edit's diff (Claude's agent writes over a file only after reading it)
+            ran = tools_of(await run.turn("ACTION: run printf 'tool-says-%d' 42"))
+            if agent not in SHOWS_NO_OUTPUT:
+                assert any("tool-says-42" in json.dumps([t["content"], t["rawOutput"]]) for t in ran), ran
+            read = tools_of(await run.turn("ACTION: read notes.txt"))
+            assert any("notes.txt" in json.dumps([t["title"], t["locations"]]) for t in read), read
+            wrote = tools_of(await run.turn("ACTION: write notes.txt notes changed by the agent"))
+            assert (root / "notes.txt").read_text().startswith("notes changed by the agent")
+            if agent in SHOWS_DIFFS:
+                diffs = [c for tool in wrote for c in tool["content"] if c.get("type") == "diff"]
+                assert diffs and diffs[0]["newText"].startswith("notes changed by the agent"), wrote
+                # Claude's Write tool sends the new text alone, as for a new file.
+                assert agent == "claude" or diffs[0]["oldText"].startswith("plain notes"), diffs
 
             if agent not in CORE_ONLY:
                 # reject
