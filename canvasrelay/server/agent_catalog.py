@@ -79,6 +79,9 @@ class AgentSpec:
     """The agent tells its model why a call was refused only from an error answer."""
     confine: bool = True
     """Run it confined to the room's view of the project (`confine = false` opts out)."""
+    offers_files: bool = True
+    """Offer it canvas's ACP file methods. Gemini CLI takes a missing file's error answer for a
+    failure, so it could not write a new file through them: it uses its own, confined like the others'."""
 
     def resolve(self) -> str | None:
         return shutil.which(self.command)
@@ -160,6 +163,7 @@ KNOWN: tuple[tuple[AgentSpec, ...], ...] = (
             key_vars=("GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI"),
             logins=(".gemini/oauth_creds.json",),
             login="log in once by running `gemini` and choosing Google login",
+            offers_files=False,
         ),
     ),
     (
@@ -205,14 +209,14 @@ def _user_agents(config: dict[str, object]) -> list[AgentSpec]:
         label = entry.get("label", name)
         # One of the known agents run from elsewhere keeps what canvas knows of its ways.
         known = next((c[0] for c in KNOWN if c[0].id == name), None)
-        refusal_as_error = known.refusal_as_error if known else False
         spec = AgentSpec(
             name,
             str(label),
             entry["command"],
             tuple(args),
             dict(env),
-            refusal_as_error=refusal_as_error,
+            refusal_as_error=known.refusal_as_error if known else False,
+            offers_files=known.offers_files if known else True,
             confine=_confine(name, entry),
         )
         specs.append(spec)

@@ -365,6 +365,7 @@ class AgentHost:
             env={**spec.env, **agent_launch.marked(self.root)},
             files=self.files,
             refusal_as_error=spec.refusal_as_error,
+            offers_files=spec.offers_files,
         )
 
     async def _open(self, session_id: str, proc: AgentProcess) -> str:

@@ -124,6 +124,7 @@ class AgentProcess:
         on_options: OptionsCallback | None = None,
         on_stderr: Callable[[str], None] | None = None,
         refusal_as_error: bool = False,
+        offers_files: bool = True,
     ) -> None:
         self.command = command
         self.args = list(args)
@@ -136,6 +137,7 @@ class AgentProcess:
         self._refusal_as_error = refusal_as_error
         """Refuse with a reason as an error answer: the one way some agents (Claude's) tell
         their model why; others drop `_meta.reason`, and some end the turn on an error."""
+        self._offers_files = offers_files
         self._env = {**os.environ, **(env or {})}
         self._init_timeout = init_timeout
         self._proc: asyncio.subprocess.Process | None = None
@@ -245,7 +247,10 @@ class AgentProcess:
                 self._conn.initialize(
                     protocol_version=PROTOCOL_VERSION,
                     client_capabilities=ClientCapabilities(
-                        fs=FileSystemCapabilities(read_text_file=True, write_text_file=True), terminal=False
+                        fs=FileSystemCapabilities(
+                            read_text_file=self._offers_files, write_text_file=self._offers_files
+                        ),
+                        terminal=False,
                     ),
                     client_info=Implementation(name="canvas", title="canvas", version="0"),
                 ),

@@ -20,6 +20,7 @@ from canvasrelay.server.runtime import Runtime
 
 log = logging.getLogger(__name__)
 
+
 def board_bounds(config: dict[str, Any]) -> BoardBounds:
     """`[board] max_bytes` and `max_items` from `.canvas/config.toml`; the defaults otherwise."""
     table = config.get("board", {})

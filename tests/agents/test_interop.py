@@ -34,6 +34,17 @@ permission = "execute"
 pattern = "touch denied*"
 action = "deny"
 reason = "no denied files here"
+
+[[permissions]]
+permission = "edit"
+pattern = "ruled-in*"
+action = "allow"
+
+[[permissions]]
+permission = "edit"
+pattern = "ruled-out*"
+action = "deny"
+reason = "not this file"
 """
 CANCEL_WITHIN = 5.0
 """Seconds from the host's cancel to the turn's end, as a person waits for it."""
@@ -47,6 +58,8 @@ questions in words and it retried them with backoff; the fake now answers JSON.)
 REASON_REACHES_THE_MODEL = {"claude"}
 """Claude's agent tells its model an error answer's message; Codex ends the turn on a refusal,
 and Gemini CLI and opencode tell their model a refusal of their own words."""
+EDITS_WITH_A_TOOL = {"claude", "gemini", "opencode"}
+"""Agents that write with an edit tool, which path rules on `edit` decide (Codex writes with its shell)."""
 SHOWS_NO_OUTPUT = {"gemini"}
 """Gemini CLI tells an ACP client neither the output of a command that ran nor its raw result."""
 SHOWS_DIFFS = {"claude", "gemini"}
@@ -214,6 +227,13 @@ async def test_a_real_agent_through_canvas(agent: str, tmp_path: Path) -> None:
                 assert diffs and diffs[0]["newText"].startswith("notes changed by the agent"), wrote
                 # Claude's Write tool sends the new text alone, as for a new file.
                 assert agent == "claude" or diffs[0]["oldText"].startswith("plain notes"), diffs
+
+            if agent in EDITS_WITH_A_TOOL:
+                # the agent's edit tool against an allow and a deny path rule: no one is asked
+                allowed = resolved(await run.turn("ACTION: write ruled-in.txt let in"))
+                assert [r["by"] for r in allowed] == ["rules"] and (root / "ruled-in.txt").exists()
+                refused = resolved(await run.turn("ACTION: write ruled-out.txt kept out"))
+                assert [r["by"] for r in refused] == ["rules"] and not (root / "ruled-out.txt").exists()
 
             if agent not in CORE_ONLY:
                 # reject
