@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import signal
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +24,7 @@ from canvasrelay.server.agent_host import RELOAD_FAILED
 from tests.agent_support import TURN_TIMEOUT, config, create, events_until, group_members, said, serving
 from tests.agents.fake_models import FakeModels
 from tests.agents.real_agents import AGENTS, lacking, setup
-from tests.support import HostClient, InProcessServer, ServerProcess, missing
-from tests.test_agent_confinement import marked
+from tests.support import HostClient, InProcessServer, missing
 
 pytestmark = [pytest.mark.interop, pytest.mark.timeout(1200)]
 
@@ -323,121 +321,3 @@ async def test_a_real_agent_through_canvas(agent: str, tmp_path: Path) -> None:
         assert all(group_members(g) == [] for g in groups)
     finally:
         await fake.stop()
-
-
-ENV_SECRET = "ENV-SECRET-5d1e"
-READ_RULE = """
-[[permissions]]
-permission = "read"
-pattern = ".env.local"
-action = "deny"
-reason = "not that file"
-"""
-ASKS_BEFORE_READING = {"opencode"}
-"""Agents that ask before some reads inside the project (opencode, for `.env*` files), so a read
-rule decides for them: opencode announces the path, then asks with empty locations and raw input."""
-
-
-@pytest.mark.parametrize("agent", AGENTS)
-async def test_a_confined_agent_cannot_read_the_rooms_secrets(agent: str, tmp_path: Path) -> None:
-    """Whatever tool the agent reads with, `.canvas/secrets.json` and `.env` reach neither the
-    thread nor the model; a read rule decides for agents that ask; a model error and a crash read
-    in words; two sessions of the agent answer at once."""
-    lacks = lacking(agent)
-    if lacks is not None:
-        missing(*lacks)
-    fake = await FakeModels().start()
-    root = project_for(tmp_path, agent, fake)
-    (root / ".env").write_text(f"TOKEN={ENV_SECRET}\n")
-    (root / ".env.local").write_text("rule-protected\n")
-    with (root / ".canvas" / "config.toml").open("a") as file:
-        file.write(READ_RULE)
-    try:
-        async with serving(root) as served:
-            info = {a.id: a for a in served.server.room.agents}
-            assert info[agent].confined
-            token = served.token
-            host = await HostClient.connect(served)
-            session_id = await create(host, agent, options=False)
-            run = Run(host, session_id)
-            events = await run.turn("ACTION: read .env")
-            events += await run.turn("ACTION: read .canvas/secrets.json")
-            events += await run.turn("ACTION: run cat .env .canvas/secrets.json")
-            told = repr([seen.body for seen in fake.requests]) + repr(fake.tool_results)
-            shown = repr(events)
-            for secret in (ENV_SECRET, token):
-                assert secret not in shown and secret not in told
-
-            read = await run.turn("ACTION: read .env.local")
-            if agent in ASKS_BEFORE_READING:
-                decided = resolved(read)
-                assert [r["by"] for r in decided] == ["rules"], read
-                assert "rule-protected" not in repr(fake.tool_results)
-
-            # two sessions at once
-            other = await create(host, agent, options=False)
-            both = await turns_at_once(host, {session_id: "first of two", other: "second of two"})
-            assert "Fake model says: first of two" in said(both[session_id])
-            assert "Fake model says: second of two" in said(both[other])
-
-            # a model error, in words
-            failed = (await run.turn("ACTION: fail"))[-1]
-            assert failed.get("error") is None or failed["error"].startswith("The agent "), failed
-            # Claude's agent may answer the prompt after an error with that error's end.
-            await run.turn("after the error")
-
-            # a crash of the agent, in words
-            await host.send({"t": "agent-prompt", "sessionId": session_id, "text": "ACTION: slow"})
-            while "slow chunk" not in said(await events_until(host, session_id, "chunk")):
-                pass
-            os.killpg(served.server.agents.procs[session_id].pid, 9)
-            ended = (await events_until(host, session_id, "turn-end"))[-1]
-            assert ended["error"].startswith("The agent stopped before it could finish its answer"), ended
-            await host.close()
-    finally:
-        await fake.stop()
-
-
-def running(command: str) -> list[int]:
-    """Live processes whose command line is exactly `command`."""
-    found = []
-    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
-        try:
-            if cmdline.read_bytes().rstrip(b"\0").replace(b"\0", b" ") == command.encode():
-                found.append(int(cmdline.parent.name))
-        except OSError:
-            continue
-    return found
-
-
-@pytest.mark.parametrize("agent", AGENTS)
-async def test_closing_the_terminal_leaves_neither_the_agent_nor_what_it_runs(agent: str, tmp_path: Path) -> None:
-    """SIGHUP (the host's terminal closed) while the agent runs a command the host allowed: canvas
-    stops as on SIGTERM, and neither the agent nor the command is left running."""
-    lacks = lacking(agent)
-    if lacks is not None:
-        missing(*lacks)
-    fake = await FakeModels().start()
-    root = project_for(tmp_path, agent, fake)
-    command = f"sleep {4700 + AGENTS.index(agent)}"
-    server = ServerProcess(root).start()
-    try:
-        host = await HostClient.connect(server)
-        run = Run(host, await create(host, agent, options=False))
-        # Allowed once where the agent asks (Claude's runs a `sleep` unasked).
-        turn = asyncio.create_task(run.turn(f"ACTION: run {command}"))
-        deadline = asyncio.get_running_loop().time() + AGENT_TIMEOUT
-        while not running(command):
-            assert not turn.done(), turn.result()
-            assert asyncio.get_running_loop().time() < deadline, f"{command} never ran"
-            await asyncio.sleep(0.05)
-        assert marked(root)
-        assert server.proc is not None
-        server.proc.send_signal(signal.SIGHUP)
-        assert await asyncio.to_thread(server.proc.wait, 60) == 0
-        turn.cancel()
-        await host.close()
-    finally:
-        server.stop()
-        await fake.stop()
-    assert marked(root) == [] and running(command) == []
