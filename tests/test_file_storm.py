@@ -20,8 +20,7 @@ from typing import Any
 import pytest
 
 from canvasrelay.client.guest import Guest
-from canvasrelay.core.shared_files import MAX_OPEN_PER_PEER, LoadFile, SharedFiles
-from canvasrelay.protocol.files import FileOpen
+from canvasrelay.core.shared_files import MAX_OPEN_PER_PEER, SharedFiles
 from canvasrelay.server import hub
 from canvasrelay.server.app import CanvasServer, ServeOptions
 from canvasrelay.server.file_host import FileHost
@@ -63,8 +62,8 @@ async def test_a_file_open_storm_is_all_answered_and_leaves_nothing_behind(
     served: InProcessServer, host_client: HostClient
 ) -> None:
     server: Any = served.server
-    files: SharedFiles = server.room._routes[FileOpen].handler.__self__
-    file_host: FileHost = server.runtime._handlers[LoadFile].__self__
+    file_host: FileHost = server.files
+    files: SharedFiles = file_host.room_side
     assert file_host.watcher is not None
     await host_client.send({"t": "room-set-access", "access": "edit"})
     await host_client.expect("guests", defaultAccess="edit")

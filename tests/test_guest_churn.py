@@ -18,9 +18,6 @@ import pytest
 
 from canvasrelay.client.guest import Guest
 from canvasrelay.core.shared_files import SharedFiles
-from canvasrelay.core.terminals import StartTerminal
-from canvasrelay.protocol.board import Awareness
-from canvasrelay.protocol.files import FileOpen
 from canvasrelay.server import hub
 from canvasrelay.server.app import CanvasServer, ServeOptions
 from canvasrelay.server.terminal_host import TerminalHost
@@ -59,9 +56,9 @@ async def settles(measure: Callable[[], Any], expected: Any, within: float = 15.
 
 async def test_guests_come_and_go_and_leave_nothing_behind(served: InProcessServer, host_client: HostClient) -> None:
     server: Any = served.server
-    presence = server.room._routes[Awareness].handler.__self__
-    files: SharedFiles = server.room._routes[FileOpen].handler.__self__
-    terminals: TerminalHost = server.runtime._handlers[StartTerminal].__self__
+    presence = server.board.board_room
+    files: SharedFiles = server.files.room_side
+    terminals: TerminalHost = server.terminals
     await host_client.send({"t": "room-set-access", "access": "edit"})
     await host_client.expect("guests", defaultAccess="edit")
 
