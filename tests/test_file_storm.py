@@ -1,4 +1,4 @@
-"""An edit guest opens 3,000 names that do not exist and 500 real files while the host pings.
+"""An edit guest opens 1,000 names that do not exist and 200 real files while the host pings.
 
 Every open and every ping is answered, and once the guest has left the server holds what it held
 before: no file entry, watch or judgement of the guest's stays behind, and its memory is back
@@ -28,8 +28,8 @@ from tests.support import HostClient, InProcessServer, open_paced
 
 pytestmark = [pytest.mark.paced, pytest.mark.timeout(300)]
 
-REAL = 500
-MISSING = 3000
+REAL = 200
+MISSING = 1000
 
 
 def rss_kb() -> int:

@@ -1,4 +1,4 @@
-"""200 guests join and leave in turn: afterwards the server holds what it held before.
+"""60 guests join and leave in turn: afterwards the server holds what it held before.
 
 Each guest joins, is seen (presence), watches the tree, opens a file, pings and leaves. Once the
 hub's resume grace and the guests' own grace have passed, the guest list, every per-guest table
@@ -25,7 +25,7 @@ from tests.support import HostClient, InProcessServer
 
 pytestmark = [pytest.mark.paced, pytest.mark.timeout(600)]
 
-GUESTS = 200
+GUESTS = 60
 GRACE_S = 0.3
 
 
