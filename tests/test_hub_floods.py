@@ -147,6 +147,9 @@ async def test_an_offer_sealed_anew_holds_one_handshake_at_most(served: CanvasSe
     await real.close()
 
 
+CHURNS = 80
+
+
 @pytest.mark.paced
 async def test_one_identity_churning_cannot_lock_the_room(served: CanvasServer) -> None:
     hub = hub_of(served)
@@ -172,8 +175,9 @@ async def test_one_identity_churning_cannot_lock_the_room(served: CanvasServer) 
     async def churn() -> None:
         start = time.monotonic()
         attempts = []
-        for i in range(200):
-            # 200 joins (each leaving at once) spread over 60 s, whatever each one takes.
+        for i in range(CHURNS):
+            # Joins (each leaving at once) spread over 24 s, whatever each one takes: past the
+            # identity's burst of 6 and its 0.5 a second, most are refused.
             await asyncio.sleep(max(0.0, start + i * 0.3 - time.monotonic()))
             attempts.append(asyncio.get_running_loop().create_task(once()))
         await asyncio.gather(*attempts)
@@ -187,7 +191,7 @@ async def test_one_identity_churning_cannot_lock_the_room(served: CanvasServer) 
         await asyncio.wait({churning}, timeout=3.0)
     await churning
     print(f"churn: {Counter(outcomes)}; real guests joined {real_joins} times, each within {JOIN_WITHIN} s")
-    assert len(outcomes) == 200 and real_joins >= 10
+    assert len(outcomes) == CHURNS and real_joins >= 5
     assert "joined" in outcomes and hub.refusals["joining too often"] > 0
     # Past its address's share of offers (3 a second) a churner's offer goes unanswered: it times out.
     allowed = ("joined", "too often", "too many sockets", "TimeoutError")
