@@ -15,7 +15,7 @@ import aiohttp
 import pytest
 from aiohttp import web
 
-from canvasrelay.server import rendezvous
+from canvasrelay.signal import rendezvous
 from tests.conftest import Cluster
 
 TOPIC_A = "A" * 43

@@ -20,9 +20,9 @@ from aiohttp.test_utils import make_mocked_request
 
 from canvasrelay.client.guest import Guest, RoomLink
 from canvasrelay.protocol import signal_crypto
-from canvasrelay.server import rendezvous
-from canvasrelay.server.client_address import client_address
-from canvasrelay.server.turn_credentials import TurnConfig
+from canvasrelay.signal import rendezvous
+from canvasrelay.signal.client_address import client_address
+from canvasrelay.signal.turn_credentials import TurnConfig
 from tests.support import HostClient, InProcessServer, ServerProcess
 from tests.test_agents_serve import create, events_until
 

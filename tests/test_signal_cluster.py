@@ -15,7 +15,7 @@ import redis.asyncio as aioredis
 
 from canvasrelay.client.guest import Guest
 from canvasrelay.protocol import signal_crypto
-from canvasrelay.server.rendezvous_redis import CHANNEL_PREFIX
+from canvasrelay.signal.redis_bus import CHANNEL_PREFIX
 from tests.conftest import Cluster
 from tests.services import RedisServer, SignalInstance, link_via
 from tests.support import HostClient, ServerProcess, require

@@ -18,9 +18,9 @@ from aioice.turn import create_turn_endpoint
 
 from canvasrelay.client.guest import Guest
 from canvasrelay.protocol import signal_crypto
-from canvasrelay.server import rendezvous
 from canvasrelay.server.room_secrets import RoomSecrets
-from canvasrelay.server.turn_credentials import (
+from canvasrelay.signal import rendezvous
+from canvasrelay.signal.turn_credentials import (
     LIFETIME_SECONDS,
     PER_SOURCE_BURST,
     PER_TOPIC_BURST,

@@ -116,11 +116,11 @@ async def _signal(args: argparse.Namespace) -> int:
     check_port(args.host, args.port)
     from aiohttp import web
 
-    from canvasrelay.server import rendezvous, rendezvous_redis
     from canvasrelay.server.app import WEB_DIST
     from canvasrelay.server.http_log import one_line_refusals
     from canvasrelay.server.static_assets import add_static_routes
-    from canvasrelay.server.turn_credentials import TurnConfig, TurnConfigError
+    from canvasrelay.signal import redis_bus, rendezvous
+    from canvasrelay.signal.turn_credentials import TurnConfig, TurnConfigError
 
     one_line_refusals()
     turn = None
@@ -135,7 +135,7 @@ async def _signal(args: argparse.Namespace) -> int:
         return 2
     bus = None
     if args.redis:
-        bus = rendezvous_redis.RedisBus(args.redis)
+        bus = redis_bus.RedisBus(args.redis)
     relay = rendezvous.Rendezvous(bus, bus.verifiers if bus else None, turn, args.forwarded_for, args.page_origin)
     app = web.Application()
     rendezvous.add_routes(app, relay)
@@ -151,7 +151,7 @@ async def _signal(args: argparse.Namespace) -> int:
     port = int(runner.addresses[0][1])
     print(f"canvas rendezvous on ws://{args.host}:{port}/signal, guest page at http://{args.host}:{port}/", flush=True)
     if bus is not None:
-        where = rendezvous_redis.describe(args.redis)
+        where = redis_bus.describe(args.redis)
         if await bus.wait_up(REDIS_START_WAIT):
             print(f"Sharing topics through Redis at {where}", flush=True)
         else:

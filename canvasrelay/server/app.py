@@ -38,8 +38,6 @@ from canvasrelay.server.http_log import one_line_refusals
 from canvasrelay.server.hub import Hub
 from canvasrelay.server.lan import link_hosts, url_host
 from canvasrelay.server.people_store import PeopleStore
-from canvasrelay.server.rendezvous import Rendezvous
-from canvasrelay.server.rendezvous import add_routes as add_rendezvous
 from canvasrelay.server.rule_book import RuleBook, load_user_rules, project_rules
 from canvasrelay.server.runtime import Runtime
 from canvasrelay.server.static_assets import add_static_routes
@@ -47,6 +45,8 @@ from canvasrelay.server.store import Store, open_store
 from canvasrelay.server.terminal_host import TerminalHost
 from canvasrelay.server.tmux_terminal import TmuxServer, tmux_executable
 from canvasrelay.server.transport_ws import host_socket
+from canvasrelay.signal.rendezvous import Rendezvous
+from canvasrelay.signal.rendezvous import add_routes as add_rendezvous
 
 log = logging.getLogger(__name__)
 

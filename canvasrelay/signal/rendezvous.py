@@ -5,7 +5,7 @@ text message it sends is forwarded verbatim to the other sockets on that topic. 
 socket can cost: envelope size, envelopes per second, sockets per topic, topics in all, and what
 may wait to be written to it — a socket that does not read is cut off, never waited on.
 
-Alone it is one process. Given a `Bus` (Redis, see `rendezvous_redis`), any number of instances
+Alone it is one process. Given a `Bus` (Redis, see `redis_bus`), any number of instances
 serve any topic as one: each carries its local sockets' envelopes to the others through the bus.
 A host may register a TURN verifier for its topic (`?turn=`), so that holders of its room link can
 get relay credentials at `/turn` from any instance (see `turn_credentials`).
@@ -32,9 +32,9 @@ from canvasrelay.core.invites import MAX_INVITES, MAX_REVOKED
 from canvasrelay.core.rate_limit import InboundGate
 from canvasrelay.protocol.encoding import b64url
 from canvasrelay.protocol.signal_crypto import topic_of_verifier
-from canvasrelay.server.client_address import client_address
-from canvasrelay.server.rendezvous_metrics import RendezvousMetrics
-from canvasrelay.server.turn_credentials import TurnConfig, TurnIssuer
+from canvasrelay.signal.client_address import client_address
+from canvasrelay.signal.metrics import RendezvousMetrics
+from canvasrelay.signal.turn_credentials import TurnConfig, TurnIssuer
 
 MAX_ENVELOPE_BYTES = 64 * 1024
 """An SDP offer with its candidates is a few KB; anything much larger is abuse."""

@@ -25,8 +25,8 @@ from canvasrelay.core.rate_limit import InboundGate
 from canvasrelay.protocol.base import FrameError, load_bounded
 from canvasrelay.protocol.encoding import b64url
 from canvasrelay.protocol.signal_crypto import topic_of_verifier, turn_verifier
-from canvasrelay.server.client_address import client_address
-from canvasrelay.server.rendezvous_metrics import RendezvousMetrics
+from canvasrelay.signal.client_address import client_address
+from canvasrelay.signal.metrics import RendezvousMetrics
 
 LIFETIME_SECONDS = 600
 MAX_REQUEST_BYTES = 1024

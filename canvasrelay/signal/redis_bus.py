@@ -23,7 +23,7 @@ from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 
 from canvasrelay.protocol.encoding import b64url
-from canvasrelay.server.rendezvous import Deliver
+from canvasrelay.signal.rendezvous import Deliver
 
 log = logging.getLogger(__name__)
 
