@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from canvasrelay.client.guest import Guest
+from canvasrelay.server.shell_processes import ShellProcesses
 from canvasrelay.server.tmux_terminal import TmuxServer, TmuxTerminal
 from tests.support import HostClient, ServerProcess
 from tests.test_terminals import Screen, open_terminal
@@ -68,6 +69,8 @@ def kept(project: Path) -> Iterator[Path]:
     if (project / ".canvas").is_dir():
         canvas("stop", "--terminals", "--dir", str(project))
         assert tmux(project, "list-sessions").returncode != 0, "the room's tmux server outlived its test"
+        left = ShellProcesses(project / ".canvas").pids()
+        assert not left, f"programs the room's shells started outlived the test: {left}"
 
 
 @pytest.fixture
