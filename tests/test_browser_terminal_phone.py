@@ -16,7 +16,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
 
 
 def overlap(a: dict[str, float], b: dict[str, float]) -> bool:
-    return a["x"] < b["x"] + b["width"] and b["x"] < a["x"] + a["width"] and a["y"] < b["y"] + b["height"] and b["y"] < a["y"] + a["height"]
+    across = a["x"] < b["x"] + b["width"] and b["x"] < a["x"] + a["width"]
+    return across and a["y"] < b["y"] + b["height"] and b["y"] < a["y"] + a["height"]
 
 
 def test_a_phone_opens_a_terminal_full_width_and_types_what_its_keyboard_lacks(
@@ -35,7 +36,8 @@ def test_a_phone_opens_a_terminal_full_width_and_types_what_its_keyboard_lacks(
         # The frame on the board has no key bar: only the opened terminal does.
         assert frame.get_by_test_id("terminal-keybar").count() == 0
         opener = phone.get_by_test_id("board-open-terminal")
-        assert not overlap(box(opener), box(phone.get_by_test_id("board-zoom"))), "Open the terminal covers the zoom bar"
+        zoom = phone.get_by_test_id("board-zoom")
+        assert not overlap(box(opener), box(zoom)), "Open the terminal covers the zoom bar"
         phone.screenshot(path=str(tmp_path / "terminal-phone-selected-390.png"))
         opener.click()
         sheet = phone.get_by_test_id("thread-sheet")

@@ -323,7 +323,7 @@ def jobs_of(tag: str) -> dict[str, str]:
     started = " ".join(f"'{c}'" for c in commands.values())
     line = (
         f"{commands['plain']} & nohup {commands['nohup']} >/dev/null 2>&1 & setsid {commands['setsid']} & "
-        f"for c in {started}; do until pgrep -xf \"$c\" >/dev/null; do sleep 0.01; done; done; echo jobs-$((2+2))-run\r"
+        f'for c in {started}; do until pgrep -xf "$c" >/dev/null; do sleep 0.01; done; done; echo jobs-$((2+2))-run\r'
     )
     return {**commands, "line": line}
 
@@ -367,9 +367,7 @@ async def test_canvas_stop_with_terminals_ends_what_the_shells_started(kept: Pat
         server.stop()
 
 
-async def test_a_terminal_ended_from_the_board_ends_what_its_shell_started(
-    serving: ServerProcess, kept: Path
-) -> None:
+async def test_a_terminal_ended_from_the_board_ends_what_its_shell_started(serving: ServerProcess, kept: Path) -> None:
     host, _ = await connect(serving)
     screen, ended = await start_jobs(host, "t1", "1")
     _, kept_on = await start_jobs(host, "t2", "2")

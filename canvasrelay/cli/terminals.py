@@ -27,7 +27,9 @@ def add_commands(commands: Any) -> None:
     attach.add_argument("--dir", type=Path, default=Path.cwd(), help="the project folder (default: here)")
     stop = commands.add_parser("stop", help="stop the canvas serving this folder; its shells run on")
     stop.add_argument("--dir", type=Path, default=Path.cwd(), help="the project folder (default: here)")
-    stop.add_argument("--terminals", action="store_true", help="end every shell of the room too, and every program they started")
+    stop.add_argument(
+        "--terminals", action="store_true", help="end every shell of the room too, and every program they started"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
