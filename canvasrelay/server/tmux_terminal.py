@@ -52,7 +52,8 @@ SERVER_OPTIONS = [
     ["set-option", "-s", "default-terminal", "xterm-256color"],
     ["set-option", "-s", "escape-time", "10"],
 ]
-SHELL_SCRIPT = '"$1"; echo "$?" > "$2"'
+SHELL_SCRIPT = f'{MARK}="$3" "$1"; echo "$?" > "$2"'
+"""Runs the shell marked as the terminal's (see `shell_processes`) and writes its exit status."""
 _BLOCK_END = re.compile(rb"^%(end|error) (\d+ \d+) 1$")
 
 
@@ -206,8 +207,8 @@ class TmuxTerminal:
         self._output.start(asyncio.get_running_loop())
         options = [word for option in SERVER_OPTIONS for word in (*option, ";")]
         shell = ["/bin/sh", "-c", SHELL_SCRIPT, "canvas-terminal", self.shell, str(self.server.exit_file(self.tid))]
-        new = ["new-session", "-A", "-s", self.tid, "-x", str(cols), "-y", str(rows), "-c", str(self.cwd)]
-        new += ["-e", f"{MARK}={mark(self.server.canvas_dir, self.tid)}", "--"]
+        shell.append(mark(self.server.canvas_dir, self.tid))
+        new = ["new-session", "-A", "-s", self.tid, "-x", str(cols), "-y", str(rows), "-c", str(self.cwd), "--"]
         self._proc = await asyncio.create_subprocess_exec(
             *self.server.argv("-C", *options, *new, *shell),
             stdin=asyncio.subprocess.PIPE,
