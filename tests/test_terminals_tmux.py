@@ -379,6 +379,31 @@ async def test_a_terminal_ended_from_the_board_ends_what_its_shell_started(servi
     await host.close()
 
 
+async def test_without_tmux_canvas_stop_with_terminals_stops_the_server_and_its_shells(project: Path) -> None:
+    without = {"CANVAS_NO_TMUX": "1"}
+    server = ServerProcess(project, env={**WITH_TMUX, **without}).start()
+    host, _ = await connect(server)
+    try:
+        screen = await open_terminal(host, "t1")
+        plain = f"sleep 4242.{os.getpid()}9"
+        await host.send({"t": "term-input", "id": "t1", "data": f"{plain} & echo job:$!:\r"})
+        job = int((await screen.until(r"job:(\d+):")).group(1))
+        assert running(plain) == [job]
+        watch = os.pidfd_open(job)
+        try:
+            stopped = canvas("stop", "--terminals", "--dir", str(project), env=without)
+            assert stopped.returncode == 0, stopped.stderr
+            assert "stopped serving" in stopped.stdout
+            assert server.proc is not None and server.proc.wait(timeout=15) == 0
+            # The job's end, as the kernel tells it (its pidfd turns readable), not a poll.
+            assert select.select([watch], [], [], 10)[0], "the shell's job outlived the server"
+        finally:
+            os.close(watch)
+    finally:
+        await host.close()
+        server.stop()
+
+
 async def test_without_tmux_terminals_work_and_the_board_says_they_end_with_canvas(project: Path) -> None:
     bare = project.parent / "bin"
     bare.mkdir()

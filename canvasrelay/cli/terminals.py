@@ -83,7 +83,10 @@ def _recorded_names(canvas_dir: Path) -> dict[str, str]:
 
 
 def _stop(canvas_dir: Path, terminals: bool) -> int:
-    if terminals:
+    from canvasrelay.server.tmux_terminal import tmux_executable
+
+    # Without tmux every shell is the server's child, and ends with it.
+    if terminals and tmux_executable() is not None:
         # First, while canvas still watches them: the board then says they ended.
         tmux = _tmux(canvas_dir)
         ended = asyncio.run(tmux.kill())
