@@ -69,7 +69,7 @@ def kept(project: Path) -> Iterator[Path]:
     if (project / ".canvas").is_dir():
         canvas("stop", "--terminals", "--dir", str(project))
         assert tmux(project, "list-sessions").returncode != 0, "the room's tmux server outlived its test"
-        left = ShellProcesses(project / ".canvas").pids()
+        left = ShellProcesses.of_room(project / ".canvas").pids()
         assert not left, f"programs the room's shells started outlived the test: {left}"
 
 
@@ -379,27 +379,32 @@ async def test_a_terminal_ended_from_the_board_ends_what_its_shell_started(servi
     await host.close()
 
 
-async def test_without_tmux_canvas_stop_with_terminals_stops_the_server_and_its_shells(project: Path) -> None:
+async def test_without_tmux_canvas_stop_with_terminals_stops_the_server_and_what_its_shells_started(
+    project: Path,
+) -> None:
     without = {"CANVAS_NO_TMUX": "1"}
     server = ServerProcess(project, env={**WITH_TMUX, **without}).start()
     host, _ = await connect(server)
+    watches: dict[int, str] = {}
     try:
-        screen = await open_terminal(host, "t1")
-        plain = f"sleep 4242.{os.getpid()}9"
-        await host.send({"t": "term-input", "id": "t1", "data": f"{plain} & echo job:$!:\r"})
-        job = int((await screen.until(r"job:(\d+):")).group(1))
-        assert running(plain) == [job]
-        watch = os.pidfd_open(job)
-        try:
-            stopped = canvas("stop", "--terminals", "--dir", str(project), env=without)
-            assert stopped.returncode == 0, stopped.stderr
-            assert "stopped serving" in stopped.stdout
-            assert server.proc is not None and server.proc.wait(timeout=15) == 0
-            # The job's end, as the kernel tells it (its pidfd turns readable), not a poll.
-            assert select.select([watch], [], [], 10)[0], "the shell's job outlived the server"
-        finally:
-            os.close(watch)
+        _, jobs = await start_jobs(host, "t1", "9")
+        for kind, command in jobs.items():
+            if kind != "line":
+                (pid,) = running(command)
+                watches[os.pidfd_open(pid)] = kind
+        stopped = canvas("stop", "--terminals", "--dir", str(project), env=without)
+        assert stopped.returncode == 0, stopped.stderr
+        assert "stopped serving" in stopped.stdout
+        assert server.proc is not None and server.proc.wait(timeout=15) == 0
+        # Each job's end, as the kernel tells it (its pidfd turns readable), not a poll.
+        left = set(watches)
+        while left:
+            ended = select.select(list(left), [], [], 10)[0]
+            assert ended, f"jobs outlived the server: {sorted(watches[watch] for watch in left)}"
+            left -= set(ended)
     finally:
+        for watch in watches:
+            os.close(watch)
         await host.close()
         server.stop()
 

@@ -1,4 +1,4 @@
-"""The processes a shell kept by tmux started, found wherever they went, and ended with it.
+"""The processes a terminal's shell started, found wherever they went, and ended with it.
 
 A shell's jobs do not stay in reach of a hang-up: `sleep 9 &` has its own process group, `nohup`
 ignores SIGHUP, and `setsid` leaves the shell's session while its parent exits, so the job is
@@ -37,13 +37,22 @@ def _room(canvas_dir: Path) -> str:
 
 
 class ShellProcesses:
-    """The processes of one terminal (`tid`) or of every terminal of a room (`tid` None)."""
+    """The processes whose environment carries the mark `marked` (with `room`, any mark of that
+    room: `marked` is the room's part), or that are in one of `sessions`."""
 
-    def __init__(self, canvas_dir: Path, tid: str | None = None, sessions: Collection[int] = ()) -> None:
-        self._prefix = f"{MARK}={_room(canvas_dir)}".encode()
-        self._exact = None if tid is None else f"{MARK}={mark(canvas_dir, tid)}".encode()
+    def __init__(self, marked: str | None, sessions: Collection[int] = (), room: bool = False) -> None:
+        self._entry = None if marked is None else f"{MARK}={marked}".encode()
+        self._room = room
         # The panes' processes lead their sessions: a session's id is its leader's pid.
         self._sessions = set(sessions)
+
+    @classmethod
+    def of_terminal(cls, canvas_dir: Path, tid: str, sessions: Collection[int] = ()) -> ShellProcesses:
+        return cls(mark(canvas_dir, tid), sessions)
+
+    @classmethod
+    def of_room(cls, canvas_dir: Path, sessions: Collection[int] = ()) -> ShellProcesses:
+        return cls(_room(canvas_dir), sessions, room=True)
 
     def pids(self) -> set[int]:
         found = set()
@@ -57,13 +66,15 @@ class ShellProcesses:
         try:
             if self._sessions and os.getsid(pid) in self._sessions:
                 return True
+            if self._entry is None:
+                return False
             with open(f"/proc/{pid}/environ", "rb") as environ:
                 entries = environ.read().split(b"\0")
         except OSError:
             return False
-        if self._exact is not None:
-            return self._exact in entries
-        return any(entry.startswith(self._prefix) for entry in entries)
+        if self._room:
+            return any(entry.startswith(self._entry) for entry in entries)
+        return self._entry in entries
 
     def signal(self, sig: signal.Signals) -> set[int]:
         pids = self.pids()

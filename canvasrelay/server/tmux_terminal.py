@@ -140,7 +140,10 @@ class TmuxServer:
 
     async def processes(self, tid: str | None = None) -> ShellProcesses:
         """What the shell `tid` (or every shell of the room) started, wherever it went since."""
-        return ShellProcesses(self.canvas_dir, tid, await self.pane_pids(tid))
+        sessions = await self.pane_pids(tid)
+        if tid is None:
+            return ShellProcesses.of_room(self.canvas_dir, sessions)
+        return ShellProcesses.of_terminal(self.canvas_dir, tid, sessions)
 
     async def kill(self) -> bool:
         """End every shell it keeps, and every program they started; False when none was running."""
