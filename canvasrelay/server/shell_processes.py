@@ -43,7 +43,7 @@ class ShellProcesses:
     def __init__(self, marked: str | None, sessions: Collection[int] = (), room: bool = False) -> None:
         self._entry = None if marked is None else f"{MARK}={marked}".encode()
         self._room = room
-        # The panes' processes lead their sessions: a session's id is its leader's pid.
+        # A shell (or the process tmux runs in a pane) leads its session: the session's id is its pid.
         self._sessions = set(sessions)
 
     @classmethod
