@@ -15,6 +15,11 @@ from tests.support import ServerProcess
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
 
 
+def overlap(a: dict[str, float], b: dict[str, float]) -> bool:
+    across = a["x"] < b["x"] + b["width"] and b["x"] < a["x"] + a["width"]
+    return across and a["y"] < b["y"] + b["height"] and b["y"] < a["y"] + a["height"]
+
+
 def test_a_phone_opens_a_terminal_full_width_and_types_what_its_keyboard_lacks(
     browser: Any, server: ServerProcess, tmp_path: Path
 ) -> None:
@@ -22,12 +27,30 @@ def test_a_phone_opens_a_terminal_full_width_and_types_what_its_keyboard_lacks(
     desk = open_host(browser, server, width=1280, height=800, scheme="dark")
     try:
         add_frame(phone, "terminal")
-        phone.locator(".react-flow__node-frame .terminal-view .xterm").wait_for(timeout=WAIT_MS)
-        phone.locator(".react-flow__node-frame .board-frame-title").click(position={"x": 30, "y": 10})
-        phone.get_by_test_id("board-open-terminal").click()
+        # The pick closed "More tools": the board is in view again.
+        assert phone.get_by_test_id("board-more").get_attribute("aria-expanded") == "false"
+        assert not phone.get_by_test_id("board-add-terminal").is_visible()
+        frame = phone.locator(".react-flow__node-frame")
+        frame.locator(".terminal-view .xterm").wait_for(timeout=WAIT_MS)
+        frame.locator(".board-frame-title").click(position={"x": 30, "y": 10})
+        # The frame on the board has no key bar: only the opened terminal does.
+        assert frame.get_by_test_id("terminal-keybar").count() == 0
+        opener = phone.get_by_test_id("board-open-terminal")
+        zoom = phone.get_by_test_id("board-zoom")
+        assert not overlap(box(opener), box(zoom)), "Open the terminal covers the zoom bar"
+        phone.screenshot(path=str(tmp_path / "terminal-phone-selected-390.png"))
+        opener.click()
         sheet = phone.get_by_test_id("thread-sheet")
         screen = sheet.locator(".xterm")
         screen.wait_for(timeout=WAIT_MS)
+        # Opened, the terminal has the focus: a phone brings up its keyboard.
+        phone.wait_for_function(
+            "() => document.activeElement?.matches('[data-testid=thread-sheet] .xterm-helper-textarea')",
+            timeout=WAIT_MS,
+        )
+        hint = sheet.locator(".terminal-hint")
+        controller = sheet.get_by_test_id("terminal-controller")
+        assert not (hint.is_visible() and overlap(box(hint), box(controller))), "the hint covers who has control"
         assert box(sheet)["width"] >= 0.9 * 390
         assert box(sheet.locator(".terminal-view"))["width"] >= 0.85 * 390
         font = sheet.locator(".xterm-rows").evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
@@ -38,7 +61,6 @@ def test_a_phone_opens_a_terminal_full_width_and_types_what_its_keyboard_lacks(
             assert box(key)["height"] >= 40, name
         rows = sheet.locator(".xterm-rows")
 
-        screen.click()
         # Ctrl on the bar, then c: an interrupt ends `cat`, and the shell reads the next line.
         phone.keyboard.type("sh -c 'echo rea\"\"dy; exec cat'")
         phone.keyboard.press("Enter")
@@ -57,6 +79,8 @@ def test_a_phone_opens_a_terminal_full_width_and_types_what_its_keyboard_lacks(
         phone.keyboard.press("Enter")
         rows.filter(has_text="tab-3yx").wait_for(timeout=WAIT_MS)
         phone.screenshot(path=str(tmp_path / "terminal-phone-390.png"))
+        phone.emulate_media(color_scheme="dark")
+        phone.screenshot(path=str(tmp_path / "terminal-phone-390-dark.png"))
         assert_plain(phone)
 
         # The page on the desk watches the same terminal and is told who typed.

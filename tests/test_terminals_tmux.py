@@ -23,9 +23,10 @@ from typing import Any
 import pytest
 
 from canvasrelay.client.guest import Guest
+from canvasrelay.server.shell_processes import ShellProcesses
 from canvasrelay.server.tmux_terminal import TmuxServer, TmuxTerminal
 from tests.support import HostClient, ServerProcess
-from tests.test_terminals import open_terminal
+from tests.test_terminals import Screen, open_terminal
 
 pytestmark = [pytest.mark.services, pytest.mark.timeout(120)]
 
@@ -68,6 +69,8 @@ def kept(project: Path) -> Iterator[Path]:
     if (project / ".canvas").is_dir():
         canvas("stop", "--terminals", "--dir", str(project))
         assert tmux(project, "list-sessions").returncode != 0, "the room's tmux server outlived its test"
+        left = ShellProcesses.of_room(project / ".canvas").pids()
+        assert not left, f"programs the room's shells started outlived the test: {left}"
 
 
 @pytest.fixture
@@ -311,6 +314,99 @@ async def test_canvas_stop_ends_the_server_and_with_terminals_the_shells(kept: P
     server.stop()
     assert tmux(kept, "list-sessions").returncode != 0
     await host.close()
+
+
+def jobs_of(tag: str) -> dict[str, str]:
+    """A plain background job, a `nohup` one and a `setsid` one, each a `sleep` whose command
+    line is the test's own; and the shell line that starts them and says when all three run."""
+    commands = {kind: f"sleep 4242.{os.getpid()}{tag}{n}" for n, kind in enumerate(("plain", "nohup", "setsid"))}
+    started = " ".join(f"'{c}'" for c in commands.values())
+    line = (
+        f"{commands['plain']} & nohup {commands['nohup']} >/dev/null 2>&1 & setsid {commands['setsid']} & "
+        f'for c in {started}; do until pgrep -xf "$c" >/dev/null; do sleep 0.01; done; done; echo jobs-$((2+2))-run\r'
+    )
+    return {**commands, "line": line}
+
+
+def running(command: str) -> list[int]:
+    """The processes whose command line is exactly `command`, from /proc."""
+    wanted = command.replace(" ", "\0").encode() + b"\0"
+    found = []
+    for name in os.listdir("/proc"):
+        with contextlib.suppress(OSError):
+            if name.isdigit() and Path(f"/proc/{name}/cmdline").read_bytes() == wanted:
+                found.append(int(name))
+    return found
+
+
+async def start_jobs(host: HostClient, tid: str, tag: str) -> tuple[Screen, dict[str, str]]:
+    screen = await open_terminal(host, tid)
+    jobs = jobs_of(tag)
+    await host.send({"t": "term-input", "id": tid, "data": jobs["line"]})
+    await screen.until("jobs-4-run")
+    return screen, jobs
+
+
+def assert_ended(jobs: dict[str, str]) -> None:
+    left = {kind: running(command) for kind, command in jobs.items() if kind != "line"}
+    assert not any(left.values()), f"jobs outlived their terminal: {left}"
+
+
+async def test_canvas_stop_with_terminals_ends_what_the_shells_started(kept: Path) -> None:
+    server = ServerProcess(kept, env=WITH_TMUX).start()
+    host, _ = await connect(server)
+    try:
+        _, first = await start_jobs(host, "t1", "1")
+        _, second = await start_jobs(host, "t2", "2")
+        stopped = canvas("stop", "--terminals", "--dir", str(kept))
+        assert stopped.returncode == 0, stopped.stderr
+        assert_ended(first)
+        assert_ended(second)
+    finally:
+        await host.close()
+        server.stop()
+
+
+async def test_a_terminal_ended_from_the_board_ends_what_its_shell_started(serving: ServerProcess, kept: Path) -> None:
+    host, _ = await connect(serving)
+    screen, ended = await start_jobs(host, "t1", "1")
+    _, kept_on = await start_jobs(host, "t2", "2")
+    await host.send({"t": "term-close", "id": "t1"})
+    while screen.exit_code is None:
+        await screen.pump(10)
+    assert_ended(ended)
+    assert all(running(command) for kind, command in kept_on.items() if kind != "line"), "another terminal's jobs ended"
+    await host.close()
+
+
+async def test_without_tmux_canvas_stop_with_terminals_stops_the_server_and_what_its_shells_started(
+    project: Path,
+) -> None:
+    without = {"CANVAS_NO_TMUX": "1"}
+    server = ServerProcess(project, env={**WITH_TMUX, **without}).start()
+    host, _ = await connect(server)
+    watches: dict[int, str] = {}
+    try:
+        _, jobs = await start_jobs(host, "t1", "9")
+        for kind, command in jobs.items():
+            if kind != "line":
+                (pid,) = running(command)
+                watches[os.pidfd_open(pid)] = kind
+        stopped = canvas("stop", "--terminals", "--dir", str(project), env=without)
+        assert stopped.returncode == 0, stopped.stderr
+        assert "stopped serving" in stopped.stdout
+        assert server.proc is not None and server.proc.wait(timeout=15) == 0
+        # Each job's end, as the kernel tells it (its pidfd turns readable), not a poll.
+        left = set(watches)
+        while left:
+            ended = select.select(list(left), [], [], 10)[0]
+            assert ended, f"jobs outlived the server: {sorted(watches[watch] for watch in left)}"
+            left -= set(ended)
+    finally:
+        for watch in watches:
+            os.close(watch)
+        await host.close()
+        server.stop()
 
 
 async def test_without_tmux_terminals_work_and_the_board_says_they_end_with_canvas(project: Path) -> None:

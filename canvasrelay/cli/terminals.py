@@ -27,7 +27,9 @@ def add_commands(commands: Any) -> None:
     attach.add_argument("--dir", type=Path, default=Path.cwd(), help="the project folder (default: here)")
     stop = commands.add_parser("stop", help="stop the canvas serving this folder; its shells run on")
     stop.add_argument("--dir", type=Path, default=Path.cwd(), help="the project folder (default: here)")
-    stop.add_argument("--terminals", action="store_true", help="end every shell of the room too")
+    stop.add_argument(
+        "--terminals", action="store_true", help="end every shell of the room too, and every program they started"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -81,7 +83,10 @@ def _recorded_names(canvas_dir: Path) -> dict[str, str]:
 
 
 def _stop(canvas_dir: Path, terminals: bool) -> int:
-    if terminals:
+    from canvasrelay.server.tmux_terminal import tmux_executable
+
+    # Without tmux every shell is the server's child, and ends with it.
+    if terminals and tmux_executable() is not None:
         # First, while canvas still watches them: the board then says they ended.
         tmux = _tmux(canvas_dir)
         ended = asyncio.run(tmux.kill())

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from canvasrelay.core.terminal_output import SCROLLBACK_BYTES, Scrollback
 from canvasrelay.server.output_coalescer import OutputCoalescer
+from canvasrelay.server.shell_processes import MARK, ShellProcesses
 
 log = logging.getLogger(__name__)
 
@@ -156,29 +157,18 @@ class Terminal:
                 self._signal_session(signal.SIGKILL)
         await self._waiter
 
-    def _session_pids(self) -> list[int]:
-        if self.pid is None:
-            return []
-        pids = []
-        with contextlib.suppress(OSError):
-            for name in os.listdir("/proc"):
-                if name.isdigit():
-                    with contextlib.suppress(OSError):
-                        if os.getsid(int(name)) == self.pid and int(name) != self.pid:
-                            pids.append(int(name))
-        return pids
-
     def _signal_session(self, sig: signal.Signals) -> None:
         """Signal every process of the shell's session (background jobs have their own
-        process groups); processes that left the session with setsid() are out of reach."""
+        process groups) and, where the shell carries canvas's mark, every process that inherited
+        it (those that left the session with setsid())."""
         if self.pid is None or self._proc is None:
             return
         # Once the shell is reaped its pid may be reused: its group is signalled only while
-        # it lives, and the session scan skips that pid.
+        # it lives, and the scan skips that pid.
         if self._proc.returncode is None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.pid, sig)
-        for pid in self._session_pids():
+        for pid in ShellProcesses(self._env.get(MARK), {self.pid}).pids() - {self.pid}:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, sig)
 

@@ -45,6 +45,7 @@ from canvasrelay.server.background import Background
 from canvasrelay.server.canvas_dir import FILE_MODE
 from canvasrelay.server.pty_terminal import Terminal
 from canvasrelay.server.runtime import Runtime, Transport
+from canvasrelay.server.shell_processes import MARK, mark
 from canvasrelay.server.tmux_terminal import TmuxServer, TmuxTerminal
 
 log = logging.getLogger(__name__)
@@ -150,6 +151,7 @@ class TerminalHost:
         self.runtime = runtime
         self.room_side = room_side
         self.cwd = cwd
+        self.canvas_dir = canvas_dir
         self.record = canvas_dir / RECORD
         self.tmux = tmux
         room_side.outlive_restart = tmux is not None
@@ -233,7 +235,8 @@ class TerminalHost:
         if self.tmux is not None:
             terminal = TmuxTerminal(self.tmux, tid, self.cwd, on_output=on_output, on_exit=on_exit)
         else:
-            terminal = Terminal(self.cwd, on_output=on_output, on_exit=on_exit)
+            marked = {**os.environ, MARK: mark(self.canvas_dir, tid)}
+            terminal = Terminal(self.cwd, on_output=on_output, on_exit=on_exit, env=marked)
         self.terminals[tid] = terminal
         return terminal
 

@@ -28,6 +28,7 @@ from pathlib import Path
 from canvasrelay.core.terminal_output import SCROLLBACK_BYTES, Scrollback
 from canvasrelay.server.canvas_dir import FILE_MODE
 from canvasrelay.server.output_coalescer import OutputCoalescer
+from canvasrelay.server.shell_processes import MARK, ShellProcesses, mark
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +52,8 @@ SERVER_OPTIONS = [
     ["set-option", "-s", "default-terminal", "xterm-256color"],
     ["set-option", "-s", "escape-time", "10"],
 ]
-SHELL_SCRIPT = '"$1"; echo "$?" > "$2"'
+SHELL_SCRIPT = f'{MARK}="$3" "$1"; echo "$?" > "$2"'
+"""Runs the shell marked as the terminal's (see `shell_processes`) and writes its exit status."""
 _BLOCK_END = re.compile(rb"^%(end|error) (\d+ \d+) 1$")
 
 
@@ -87,8 +89,9 @@ class TmuxServer:
         return [self.executable, "-S", SOCKET, "-f", "/dev/null", *args]
 
     def env(self) -> dict[str, str]:
-        # Inside someone's own tmux, $TMUX would make tmux refuse to attach ("nested").
-        return {k: v for k, v in os.environ.items() if k != "TMUX"}
+        # Inside someone's own tmux, $TMUX would make tmux refuse to attach ("nested"); a canvas
+        # started in a terminal of the room must not pass that terminal's mark to tmux's server.
+        return {k: v for k, v in os.environ.items() if k not in ("TMUX", MARK)}
 
     async def run(self, *args: str) -> tuple[int, bytes]:
         proc = await asyncio.create_subprocess_exec(
@@ -129,9 +132,24 @@ class TmuxServer:
         with contextlib.suppress(OSError):
             os.chmod(self.socket, FILE_MODE | (os.stat(self.socket).st_mode & 0o100))
 
+    async def pane_pids(self, tid: str | None = None) -> set[int]:
+        """The pids of the processes tmux runs in the panes of session `tid` (or of them all)."""
+        scope = ["-a"] if tid is None else ["-s", "-t", f"={tid}"]
+        code, out = await self.run("list-panes", *scope, "-F", "#{pane_pid}")
+        return {int(word) for word in out.split() if word.isdigit()} if code == 0 else set()
+
+    async def processes(self, tid: str | None = None) -> ShellProcesses:
+        """What the shell `tid` (or every shell of the room) started, wherever it went since."""
+        sessions = await self.pane_pids(tid)
+        if tid is None:
+            return ShellProcesses.of_room(self.canvas_dir, sessions)
+        return ShellProcesses.of_terminal(self.canvas_dir, tid, sessions)
+
     async def kill(self) -> bool:
-        """End every shell it keeps; False when none was running."""
+        """End every shell it keeps, and every program they started; False when none was running."""
+        processes = await self.processes()
         code, _ = await self.run("kill-server")
+        await processes.end()
         return code == 0
 
 
@@ -173,6 +191,7 @@ class TmuxTerminal:
         self._watching = False
         self._leaving = False
         self._rewatches = 0
+        self._ending: asyncio.Future[None] | None = None
         self._size = (80, 24)
         self._exited = asyncio.Event()
 
@@ -191,6 +210,7 @@ class TmuxTerminal:
         self._output.start(asyncio.get_running_loop())
         options = [word for option in SERVER_OPTIONS for word in (*option, ";")]
         shell = ["/bin/sh", "-c", SHELL_SCRIPT, "canvas-terminal", self.shell, str(self.server.exit_file(self.tid))]
+        shell.append(mark(self.server.canvas_dir, self.tid))
         new = ["new-session", "-A", "-s", self.tid, "-x", str(cols), "-y", str(rows), "-c", str(self.cwd), "--"]
         self._proc = await asyncio.create_subprocess_exec(
             *self.server.argv("-C", *options, *new, *shell),
@@ -294,9 +314,15 @@ class TmuxTerminal:
         return self.exit_code
 
     async def close(self) -> None:
-        """End the shell (and what runs in its session)."""
+        """End the shell and every program it started (background, `nohup` and `setsid` jobs too)."""
+        if self._exited.is_set() or self._ending is not None:
+            return
+        processes = await self.server.processes(self.tid)
+        # The end is told once they are gone too: whoever sees it may count on that.
+        self._ending = asyncio.ensure_future(processes.end())
         if self._send("kill-session"):
             await self._exited.wait()
+        await self._ending
 
     async def leave(self) -> None:
         """canvas stops: let go of the session, which runs on."""
@@ -355,6 +381,8 @@ class TmuxTerminal:
                 return
             except OSError as exc:
                 log.warning("terminal %s: cannot watch it again: %s", self.tid, exc)
+        if self._ending is not None:
+            await self._ending
         self._ended(code)
         self._exited.set()
 

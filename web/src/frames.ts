@@ -13,6 +13,8 @@ export interface FrameContentProps {
   /** Board units in a frame; a side-panel copy may fill its column ("100%"). */
   width: number | string;
   height: number;
+  /** Opened on its own at the screen's width (a phone's sheet), not a frame among others. */
+  opened?: boolean;
 }
 
 /**

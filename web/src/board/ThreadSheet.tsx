@@ -15,7 +15,7 @@ export function ThreadSheet({ item, onClose }: { item: Item; onClose: () => void
     <Dialog title={item.title || (holds.type === "terminal" ? "Terminal" : "Agent")} onClose={onClose} className="thread-sheet" testId="thread-sheet">
       {Content && (
         <Suspense fallback={<p className="panel-empty">Loading…</p>}>
-          <Content refId={holds.ref} title={item.title ?? ""} width="100%" height={height} />
+          <Content refId={holds.ref} title={item.title ?? ""} width="100%" height={height} opened />
         </Suspense>
       )}
     </Dialog>

@@ -80,7 +80,17 @@ export function Toolbar(props: ToolbarProps) {
   }
   const { count, grouped, locked } = props.selection;
   return (
-    <div className={`board-toolbar${more ? " board-toolbar-open" : ""}`} role="toolbar" aria-label="Board tools" data-testid="board-toolbar">
+    <div
+      className={`board-toolbar${more ? " board-toolbar-open" : ""}`}
+      role="toolbar"
+      aria-label="Board tools"
+      data-testid="board-toolbar"
+      onClick={(event) => {
+        // A pick from "More tools" closes it, as a menu's does; opening a menu in it does not.
+        const button = (event.target as HTMLElement).closest("button");
+        if (more && button && !button.matches(".board-more, [aria-haspopup]")) setMore(false);
+      }}
+    >
       {TOOLS.map(({ tool, label, key }) => (
         <button
           key={tool}

@@ -4,8 +4,6 @@ import "@xterm/xterm/css/xterm.css";
 import { useEffect, useId, useRef, useState } from "react";
 import type { FrameContentProps } from "../frames";
 import { RequestNotes } from "../attention/RequestNotes";
-import { PHONE } from "../board/phone";
-import { useMedia } from "../board/useMedia";
 import { selectMayType, selectTerminal } from "../room/roomState";
 import { useAccess, useRoom, useRoomStore } from "../roomClient";
 import { currentTheme, onTheme, type Theme } from "../theme";
@@ -38,7 +36,7 @@ const TYPIST_SHOWN_MS = 2500;
  * says who has control. A terminal the server does not list (it ended with a restart) is not
  * asked for again unless someone presses "Start a shell".
  */
-export function TerminalView({ refId, title, width, height }: FrameContentProps) {
+export function TerminalView({ refId, title, width, height, opened = false }: FrameContentProps) {
   const store = useRoomStore();
   const listed = useRoom((s) => selectTerminal(s, refId) !== undefined);
   const access = useAccess();
@@ -46,7 +44,7 @@ export function TerminalView({ refId, title, width, height }: FrameContentProps)
     <div className="terminal-view" style={{ width, height }} data-testid={`terminal-${refId}`} title={title}>
       <TerminalControl id={refId} />
       {listed ? (
-        <Screen refId={refId} />
+        <Screen refId={refId} opened={opened} />
       ) : (
         <div className="terminal-none" data-testid="terminal-none">
           <p>No shell is running here.</p>
@@ -62,7 +60,9 @@ export function TerminalView({ refId, title, width, height }: FrameContentProps)
   );
 }
 
-function Screen({ refId }: { refId: string }) {
+/** `opened`: the terminal was opened on its own (a phone's sheet): it takes the focus, so a phone
+ * brings up its keyboard, and shows the bar of keys that keyboard lacks. */
+function Screen({ refId, opened }: { refId: string; opened: boolean }) {
   const store = useRoomStore();
   const box = useRef<HTMLDivElement>(null);
   const hintId = useId();
@@ -71,7 +71,6 @@ function Screen({ refId }: { refId: string }) {
     return info ? endedWords(info) : null;
   });
   const typing = useRoom((s) => selectMayType(s, refId));
-  const phone = useMedia(PHONE);
   const [typist, setTypist] = useState<{ name: string; color: string } | null>(null);
   // The key bar's Ctrl applies to the next key typed; the bar sends its keys through `send`.
   const ctrl = useRef(false);
@@ -90,8 +89,8 @@ function Screen({ refId }: { refId: string }) {
     if (!element) return;
     const term = new Terminal({
       fontFamily: "ui-monospace, SFMono-Regular, Menlo, monospace",
-      // A phone's terminal fills the screen's width: its text is set to be read there.
-      fontSize: phone ? 15 : 13,
+      // Opened, it fills a phone's width: its text is set to be read there.
+      fontSize: opened ? 15 : 13,
       scrollback: 5000,
       theme: THEMES[currentTheme()],
     });
@@ -99,6 +98,11 @@ function Screen({ refId }: { refId: string }) {
     term.loadAddon(fit);
     term.open(element);
     term.textarea?.setAttribute("aria-describedby", hintId);
+    if (opened) {
+      // The sheet's dialog may open after this (it then focuses what asks for it) or before.
+      term.textarea?.setAttribute("autofocus", "");
+      term.focus();
+    }
     // Access can change while the view is open; each keystroke asks again.
     const canType = () => selectMayType(store.getState(), refId);
     const input = (typed: string) => {
@@ -156,7 +160,7 @@ function Screen({ refId }: { refId: string }) {
       store.send({ t: "term-detach", id: refId });
       term.dispose();
     };
-  }, [store, refId, hintId, phone]);
+  }, [store, refId, hintId, opened]);
 
   return (
     <>
@@ -180,7 +184,7 @@ function Screen({ refId }: { refId: string }) {
           {ended}
         </div>
       )}
-      {phone && typing && !ended && (
+      {opened && typing && !ended && (
         <KeyBar
           ctrl={ctrlOn}
           onCtrl={() => {
