@@ -26,18 +26,33 @@ from tests.support import (
 
 _RUN_TMP = "CANVAS_TEST_RUN_TMP"
 """The run's own temporary folder, named in the environment so xdist's workers inherit it."""
+_RUN_HOME = "CANVAS_TEST_HOME"
 
 
 def pytest_configure(config: pytest.Config) -> None:
     """Everything the run writes to a temporary folder (pytest's tmp_path, Chromium's profiles,
     `canvas serve` and the agents it starts) goes under one folder of this run's, removed at its
     end: a run leaves nothing in /tmp. `--basetemp DIR` keeps the files, in DIR."""
-    if os.environ.get(_RUN_TMP) or config.option.basetemp:
-        return
-    folder = tempfile.mkdtemp(prefix="canvas-tests-")
-    os.chmod(folder, 0o755)  # as /tmp lets them: tests that run canvas as another user reach their folders
-    os.environ[_RUN_TMP] = os.environ["TMPDIR"] = tempfile.tempdir = folder
-    config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+    if not os.environ.get(_RUN_TMP) and not config.option.basetemp:
+        folder = tempfile.mkdtemp(prefix="canvas-tests-")
+        os.chmod(folder, 0o755)  # as /tmp lets them: tests that run canvas as another user reach their folders
+        os.environ[_RUN_TMP] = os.environ["TMPDIR"] = tempfile.tempdir = folder
+        config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+    if not os.environ.get(_RUN_HOME):
+        _own_home(config)
+
+
+def _own_home(config: pytest.Config) -> None:
+    """The shells the run starts read a home of the run's own: the user's start-up files stay out
+    (one that stalls, as a version manager's rehash waiting on a lock a killed shell left, stalls
+    every terminal test) and so do the user's rules, history and identities."""
+    home = tempfile.mkdtemp(prefix="canvas-home-")
+    os.chmod(home, 0o755)
+    gitconfig = Path.home() / ".gitconfig"
+    if gitconfig.is_file():
+        shutil.copy(gitconfig, home)
+    os.environ[_RUN_HOME] = os.environ["HOME"] = home
+    config.add_cleanup(lambda: shutil.rmtree(home, ignore_errors=True))
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
