@@ -1,0 +1,118 @@
+"""The sessions and waiting approvals a welcome lists come a page at a time: with every guest's
+waiting requests at their bounds (each prompt of the largest size, in characters JSON writes six
+bytes for), a fresh host page still loads at once and, asking page after page, lists them all."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from canvasrelay.client.guest import Guest
+from canvasrelay.core.guests import MAX_PENDING_PER_GUEST, PENDING_CHARS, PENDING_CHARS_PER_GUEST
+from canvasrelay.core.room import Peer
+from canvasrelay.core.welcome_heads import HEADS_PAGE_CHARS, WelcomeHeads
+from canvasrelay.protocol.access import Access
+from canvasrelay.protocol.agents import MAX_PROMPT_CHARS, QueuedPrompt, SessionHead
+from canvasrelay.protocol.core import HeadsMore
+from tests.support import HostClient, InProcessServer
+
+HOST = Peer("host", Access.HOST)
+
+
+def head(session_id: str, size: int) -> SessionHead:
+    """A session's head holding about `size` characters of queued prompts."""
+    queued = [QueuedPrompt(text="x" * size, author="Ada")]
+    return SessionHead(
+        id=session_id,
+        agent="demo",
+        agent_label="Demo",
+        title="t",
+        status="idle",
+        queued=queued,
+        created=0.0,
+        last_seq=0,
+    )
+
+
+def page_through(heads: WelcomeHeads) -> list[list[str]]:
+    """The ids on each page: the welcome's, then each part asked for with the cursor before it."""
+    first = heads.welcome(HOST)
+    pages = [[s.id for s in first["sessions"]]]
+    after = first["heads_after"]
+    while after is not None:
+        (sent,) = heads.on_more(HOST, HeadsMore(after=after))
+        part: Any = sent.frame  # type: ignore[attr-defined]
+        pages.append([s.id for s in part.sessions])
+        after = part.after
+    return pages
+
+
+def test_heads_come_in_pages_of_bounded_size_and_a_cursor_survives_a_removal() -> None:
+    sessions = {f"s{index:03}": head(f"s{index:03}", 200_000) for index in range(12)}
+    heads = WelcomeHeads()
+    heads.add(lambda _peer: list(sessions.items()))
+    pages = page_through(heads)
+    assert [session for page in pages for session in page] == sorted(sessions)
+    assert len(pages) > 1 and all(len(page) * 200_000 <= HEADS_PAGE_CHARS for page in pages)
+    # A session removed between asks (its removal was told live) does not lose the page its place.
+    first = heads.welcome(HOST)
+    del sessions[first["sessions"][-1].id]
+    (sent,) = heads.on_more(HOST, HeadsMore(after=first["heads_after"]))
+    assert sent.frame.sessions[0].id == sorted(sessions)[len(first["sessions"]) - 1]  # type: ignore[attr-defined]
+    # One head larger than a page still goes, alone.
+    heads = WelcomeHeads()
+    heads.add(lambda _peer: [("big", head("big", HEADS_PAGE_CHARS + 10))])
+    assert page_through(heads) == [["big"]]
+    (refusal,) = heads.on_more(HOST, HeadsMore(after="not a place"))
+    assert refusal.frame.t == "error"  # type: ignore[attr-defined]
+
+
+async def test_a_fresh_host_page_loads_and_lists_every_waiting_request_at_their_bounds(
+    served: InProcessServer,
+) -> None:
+    host = await HostClient.connect(served)
+    await host.send({"t": "room-set-access", "access": "edit"})
+    await host.expect("guests", defaultAccess="edit")
+    count = PENDING_CHARS // PENDING_CHARS_PER_GUEST
+    guests = [await Guest(served.room_link, name=f"Guest {n}").connect() for n in range(count)]
+    # Control characters: each is six bytes of JSON (and shown escaped), the most a character costs.
+    waiting = 0
+    for guest in guests:
+        await guest.expect("access")
+        held = 0
+        while held < PENDING_CHARS_PER_GUEST:
+            # Prompts of the largest size, the last one what is left of the guest's share.
+            size = min(MAX_PROMPT_CHARS, PENDING_CHARS_PER_GUEST - held)
+            await guest.send({"t": "agent-prompt", "sessionId": "s1", "text": "\x01" * size})
+            await guest.expect("request-pending")
+            # The host's page reads them as they come, as an open page does.
+            await host.expect("approval-request")
+            held += size
+            waiting += 1
+        await guest.send({"t": "agent-prompt", "sessionId": "s1", "text": "one more"})
+        assert "too long in all" in (await guest.expect("error", ref="agent-prompt"))["message"]
+    assert waiting <= MAX_PENDING_PER_GUEST * count
+    started = time.monotonic()
+    fresh = await HostClient.connect(served)
+    welcome_took = time.monotonic() - started
+    listed = [a["id"] for a in fresh.welcome["approvals"]]
+    after = fresh.welcome["headsAfter"]
+    parts = 0
+    async with asyncio.timeout(10):
+        while after is not None:
+            await fresh.send({"t": "heads-more", "after": after})
+            part = await fresh.expect("heads-part")
+            listed += [a["id"] for a in part["approvals"]]
+            after, parts = part["after"], parts + 1
+    took = time.monotonic() - started
+    print(
+        f"{len(listed)} waiting requests ({PENDING_CHARS:,} characters): the welcome in"
+        f" {welcome_took:.2f} s, all of them in {took:.2f} s over {parts} parts"
+    )
+    assert len(listed) == len(set(listed)) == waiting
+    assert parts >= 1 and welcome_took < 3.0
+    for guest in guests:
+        await guest.close()
+    for client in (fresh, host):
+        await client.close()
