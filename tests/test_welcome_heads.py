@@ -1,6 +1,7 @@
 """The sessions and waiting approvals a welcome lists come a page at a time: with every guest's
-waiting requests at their bounds (each prompt of the largest size, in characters JSON writes six
-bytes for), a fresh host page still loads at once and, asking page after page, lists them all."""
+waiting requests at their bounds, or sessions' queues full (each prompt of the largest size, in
+characters JSON writes six bytes for), a fresh host page and a guest still load at once and,
+asking page after page, list them all."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import time
 from typing import Any
 
 from canvasrelay.client.guest import Guest
+from canvasrelay.core.agent_sessions import MAX_QUEUE_CHARS, Session
 from canvasrelay.core.guests import MAX_PENDING_PER_GUEST, PENDING_CHARS, PENDING_CHARS_PER_GUEST
 from canvasrelay.core.room import Peer
 from canvasrelay.core.welcome_heads import HEADS_PAGE_CHARS, WelcomeHeads
@@ -116,3 +118,35 @@ async def test_a_fresh_host_page_loads_and_lists_every_waiting_request_at_their_
         await guest.close()
     for client in (fresh, host):
         await client.close()
+
+
+async def test_a_host_page_and_a_guest_load_however_much_the_sessions_queues_hold(served: InProcessServer) -> None:
+    core = served.server.agents.core
+    # Eight sessions, each queue full of prompts JSON writes six bytes a character for: some
+    # 19 MB of heads, past a host socket's 16 MiB backlog and a guest channel's 8 MiB.
+    prompt = QueuedPrompt(text="\x01" * MAX_PROMPT_CHARS, author="Ada")
+    for number in range(8):
+        session = Session(f"s{number}", "demo", "Demo agent", f"Session {number}", created=0.0)
+        session.queued = [prompt] * (MAX_QUEUE_CHARS // MAX_PROMPT_CHARS)
+        core.sessions[session.id] = session
+    started = time.monotonic()
+    host = await HostClient.connect(served)
+    titles = [s["title"] for s in host.welcome["sessions"]]
+    after, parts = host.welcome["headsAfter"], 0
+    async with asyncio.timeout(10):
+        while after is not None:
+            await host.send({"t": "heads-more", "after": after})
+            part = await host.expect("heads-part")
+            titles += [s["title"] for s in part["sessions"]]
+            after, parts = part["after"], parts + 1
+    host_took, started = time.monotonic() - started, time.monotonic()
+    assert sorted(titles) == [f"Session {n}" for n in range(8)] and parts == 7
+    guest = await Guest(served.room_link, name="Bob").connect()
+    welcome = await guest.expect("welcome")
+    assert welcome["headsAfter"] is not None and len(welcome["sessions"]) == 1
+    guest_took = time.monotonic() - started
+    print(
+        f"eight full queues: a host page had every head in {host_took:.2f} s, a guest its welcome in {guest_took:.2f} s"
+    )
+    await guest.close()
+    await host.close()
