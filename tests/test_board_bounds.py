@@ -15,8 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp.client.session import ClientSession
-from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
 from pycrdt import Doc, Map
 
 from canvasrelay.client.guest import Guest
@@ -26,7 +24,7 @@ from canvasrelay.protocol.board_parts import BoardAssembly
 from canvasrelay.server.app import CanvasServer, ServeOptions
 from canvasrelay.server.board_log import BOARD_LOG, HEADER, write_log
 from canvasrelay.server.store import open_store
-from tests.support import HostClient, InProcessServer
+from tests.support import HostClient, InProcessServer, board_tools
 
 BOUND = 1 << 20
 
@@ -231,13 +229,7 @@ async def test_an_agents_board_tools_meet_the_bound_and_new_pages_still_load(pro
     try:
         host = await HostClient.connect(served)
         await load_board(host)
-        headers = {"Authorization": f"Bearer {server.board_mcp.secret_for('s1')}"}
-        async with (
-            create_mcp_http_client(headers=headers) as http,
-            streamable_http_client(f"{served.base_url}/mcp/board", http_client=http) as (read, write, *_),
-            ClientSession(read, write) as mcp,
-        ):
-            await mcp.initialize()
+        async with board_tools(served) as mcp:
             added = 0
             while not (result := await mcp.call_tool("add_note", {"text": "x" * board_api.MAX_TEXT})).is_error:
                 added += 1

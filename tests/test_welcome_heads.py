@@ -50,6 +50,21 @@ def page_through(heads: WelcomeHeads) -> list[list[str]]:
     return pages
 
 
+async def every_head(host: HostClient) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int]:
+    """The approvals and sessions of a host's welcome and of every part after it, as a page asks
+    for them; and how many parts that took."""
+    approvals, sessions = list(host.welcome["approvals"]), list(host.welcome["sessions"])
+    after, parts = host.welcome["headsAfter"], 0
+    async with asyncio.timeout(10):
+        while after is not None:
+            await host.send({"t": "heads-more", "after": after})
+            part = await host.expect("heads-part")
+            approvals += part["approvals"]
+            sessions += part["sessions"]
+            after, parts = part["after"], parts + 1
+    return approvals, sessions, parts
+
+
 def test_heads_come_in_pages_of_bounded_size_and_a_cursor_survives_a_removal() -> None:
     sessions = {f"s{index:03}": head(f"s{index:03}", 200_000) for index in range(12)}
     heads = WelcomeHeads()
@@ -98,15 +113,8 @@ async def test_a_fresh_host_page_loads_and_lists_every_waiting_request_at_their_
     started = time.monotonic()
     fresh = await HostClient.connect(served)
     welcome_took = time.monotonic() - started
-    listed = [a["id"] for a in fresh.welcome["approvals"]]
-    after = fresh.welcome["headsAfter"]
-    parts = 0
-    async with asyncio.timeout(10):
-        while after is not None:
-            await fresh.send({"t": "heads-more", "after": after})
-            part = await fresh.expect("heads-part")
-            listed += [a["id"] for a in part["approvals"]]
-            after, parts = part["after"], parts + 1
+    approvals, _, parts = await every_head(fresh)
+    listed = [a["id"] for a in approvals]
     took = time.monotonic() - started
     print(
         f"{len(listed)} waiting requests ({PENDING_CHARS:,} characters): the welcome in"
@@ -131,14 +139,8 @@ async def test_a_host_page_and_a_guest_load_however_much_the_sessions_queues_hol
         core.sessions[session.id] = session
     started = time.monotonic()
     host = await HostClient.connect(served)
-    titles = [s["title"] for s in host.welcome["sessions"]]
-    after, parts = host.welcome["headsAfter"], 0
-    async with asyncio.timeout(10):
-        while after is not None:
-            await host.send({"t": "heads-more", "after": after})
-            part = await host.expect("heads-part")
-            titles += [s["title"] for s in part["sessions"]]
-            after, parts = part["after"], parts + 1
+    _, sessions, parts = await every_head(host)
+    titles = [s["title"] for s in sessions]
     host_took, started = time.monotonic() - started, time.monotonic()
     assert sorted(titles) == [f"Session {n}" for n in range(8)] and parts == 7
     guest = await Guest(served.room_link, name="Bob").connect()
