@@ -161,6 +161,11 @@ def test_local_edits_meet_the_bound_and_a_refused_one_leaves_the_board_as_it_was
         for _ in range(5):
             board_api.add_note(board, "x" * board_api.MAX_TEXT)
     assert len(board.to_json()) == 1
+    # An edit that fails after changing something leaves nothing of it behind either.
+    with pytest.raises(board_api.BoardApiError), board.within_bounds():
+        board_api.add_note(board, "half")
+        board_api.add_note(board, "x" * (board_api.MAX_TEXT + 1))
+    assert len(board.to_json()) == 1
     # What the shadow drafted and the board refused is gone from it too: a small note still goes in.
     peer: Doc = Doc()
     peer.apply_update(board.state())

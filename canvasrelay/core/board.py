@@ -299,7 +299,9 @@ class Board:
             yield
             drafts = self._drafts
         except BaseException:
-            self._resync_shadow()
+            # Most refusals come before the edit changed anything: then the shadow is as it was.
+            if self._drafts:
+                self._resync_shadow()
             raise
         finally:
             self._drafts, self.items = None, items
