@@ -14,7 +14,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -315,3 +315,20 @@ def as_sent(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     from canvasrelay.protocol.session_events import session_event
 
     return [session_event(event).model_dump(mode="json", by_alias=True) for event in events]
+
+
+@contextlib.asynccontextmanager
+async def board_tools(served: InProcessServer, session_id: str = "s1") -> AsyncIterator[Any]:
+    """An MCP client on the server's board tools, initialised, with agent session `session_id`'s secret."""
+    # Imported here: the MCP SDK takes a second to import, and few tests need it.
+    from mcp.client.session import ClientSession
+    from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
+
+    headers = {"Authorization": f"Bearer {served.server.board_mcp.secret_for(session_id)}"}
+    async with (
+        create_mcp_http_client(headers=headers) as http,
+        streamable_http_client(f"{served.base_url}/mcp/board", http_client=http) as (read, write, *_),
+        ClientSession(read, write) as mcp,
+    ):
+        await mcp.initialize()
+        yield mcp

@@ -8,6 +8,7 @@ import pytest
 
 from canvasrelay.core.agent_sessions import (
     HISTORY_PAGE_INTERVAL_S,
+    MAX_QUEUE_CHARS,
     MAX_READS_PER_PEER,
     CancelTurn,
     CompactTurn,
@@ -23,7 +24,14 @@ from canvasrelay.core.effects import Broadcast, Send
 from canvasrelay.core.errors import Refused
 from canvasrelay.core.room import Peer
 from canvasrelay.protocol.access import Access
-from canvasrelay.protocol.agents import AgentCancel, AgentCreate, AgentHistoryRequest, AgentPermission, AgentPrompt
+from canvasrelay.protocol.agents import (
+    MAX_PROMPT_CHARS,
+    AgentCancel,
+    AgentCreate,
+    AgentHistoryRequest,
+    AgentPermission,
+    AgentPrompt,
+)
 from canvasrelay.server.agent_catalog import DEMO
 
 HOST = Peer("host-1", Access.HOST, "host")
@@ -66,6 +74,18 @@ def test_a_prompt_during_a_turn_is_queued_and_runs_when_it_ends() -> None:
     assert [e["kind"] for e in stored(ended)] == ["turn-end", "turn"]
     assert stored(ended)[1]["text"] == "second"
     assert any(isinstance(e, RunTurn) and e.text == "second" for e in ended)
+
+
+def test_a_queue_holds_a_bounded_number_of_characters() -> None:
+    sessions = started()
+    sessions.prompt(HOST, AgentPrompt(session_id="s", text="first"))
+    longest = "x" * MAX_PROMPT_CHARS
+    for _ in range(MAX_QUEUE_CHARS // MAX_PROMPT_CHARS):
+        sessions.prompt(HOST, AgentPrompt(session_id="s", text=longest))
+    with pytest.raises(Refused, match="too long in all") as refused:
+        sessions.prompt(HOST, AgentPrompt(session_id="s", text="one more"))
+    assert refused.value.kind == "conflict"
+    assert sum(len(q.text) for q in sessions.sessions["s"].queued) == MAX_QUEUE_CHARS
 
 
 def test_first_answer_wins_and_the_second_is_told() -> None:

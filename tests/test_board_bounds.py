@@ -1,6 +1,7 @@
-"""The board has a bound anyone's writes meet, and no stored board can keep a page from loading:
-refusals leave the board as it was, a large board joins in parts while the host stays responsive,
-a store written past the bound (or holding an unusable record) still loads, with the host told."""
+"""The board has a bound anyone's writes meet (a guest's, the host's, an agent's board tools), and
+no stored board can keep a page from loading: refusals leave the board as it was, a large board
+joins in parts while the host stays responsive, a store written past the bound (or holding an
+unusable record) still loads, with the host told."""
 
 from __future__ import annotations
 
@@ -17,12 +18,13 @@ import pytest
 from pycrdt import Doc, Map
 
 from canvasrelay.client.guest import Guest
+from canvasrelay.core import board_edits as board_api
 from canvasrelay.core.board import Board, BoardBounds, BoardFullError
 from canvasrelay.protocol.board_parts import BoardAssembly
 from canvasrelay.server.app import CanvasServer, ServeOptions
 from canvasrelay.server.board_log import BOARD_LOG, HEADER, write_log
 from canvasrelay.server.store import open_store
-from tests.support import HostClient, InProcessServer
+from tests.support import HostClient, InProcessServer, board_tools
 
 BOUND = 1 << 20
 
@@ -138,6 +140,39 @@ def test_a_store_past_a_new_bound_loads_and_can_be_cleared() -> None:
     assert len(board.to_json()) == 3
 
 
+def test_local_edits_meet_the_bound_and_a_refused_one_leaves_the_board_as_it_was() -> None:
+    board = Board(BoardBounds(max_items=2, max_bytes=40_000))
+    for text in ("a", "b"):
+        with board.within_bounds():
+            board_api.add_note(board, text)
+    before = board.state()
+    with pytest.raises(BoardFullError, match="2 items"), board.within_bounds():
+        board_api.add_note(board, "c")
+    assert board.state() == before
+    # An edit that reads an item before changing it changes the board, not a copy it read from.
+    first = next(iter(board.to_json()))
+    with board.within_bounds():
+        board_api.move(board, first, 50, 60)
+    assert board_api.read_item(board, first)["x"] == 50.0
+    # Bytes: a long text that would pass the bound is refused, and so is nothing half done.
+    with board.within_bounds():
+        board_api.delete(board, first)
+    with pytest.raises(BoardFullError, match="the board is full"), board.within_bounds():
+        for _ in range(5):
+            board_api.add_note(board, "x" * board_api.MAX_TEXT)
+    assert len(board.to_json()) == 1
+    # An edit that fails after changing something leaves nothing of it behind either.
+    with pytest.raises(board_api.BoardApiError), board.within_bounds():
+        board_api.add_note(board, "half")
+        board_api.add_note(board, "x" * (board_api.MAX_TEXT + 1))
+    assert len(board.to_json()) == 1
+    # What the shadow drafted and the board refused is gone from it too: a small note still goes in.
+    peer: Doc = Doc()
+    peer.apply_update(board.state())
+    board.apply_update(note(peer, "p", 100), origin="peer")
+    assert len(board.to_json()) == 2
+
+
 def test_compaction_is_due_by_bytes_as_well_as_by_count() -> None:
     board = Board()
     peer: Doc = Doc()
@@ -190,6 +225,45 @@ async def test_writes_past_the_bound_are_refused_and_new_pages_still_load(bounde
         await client.close()
     for other in (guest, second_guest):
         await other.close()
+
+
+async def test_an_agents_board_tools_meet_the_bound_and_new_pages_still_load(project: Path) -> None:
+    stored_board(project, 1.0)
+    served = await serve(project, BOUND)
+    server: Any = served.server
+    try:
+        host = await HostClient.connect(served)
+        await load_board(host)
+        async with board_tools(served) as mcp:
+            added = 0
+            while not (result := await mcp.call_tool("add_note", {"text": "x" * board_api.MAX_TEXT})).is_error:
+                added += 1
+                await host.expect("board-update")
+                assert added < 20, "the agent's notes never met the bound"
+            refusal = str(getattr(result.content[0], "text", ""))
+            assert "the board is full" in refusal
+            before = server.board.tools.board.state()
+            items = items_of(before)
+            # Moving and deleting still work on a full board: the agent can make room.
+            first = sorted(items)[0]
+            moved = await mcp.call_tool("move_item", {"item_id": first, "x": 5, "y": 5})
+            assert not moved.is_error, moved.content
+            await host.expect("board-update")
+        assert added >= 1 and items_of(server.board.tools.board.state()) == items
+        started = time.monotonic()
+        second_host = await HostClient.connect(served)
+        assert items_of(await load_board(second_host)) == items
+        host_took, started = time.monotonic() - started, time.monotonic()
+        guest = await Guest(served.room_link, name="Bob").connect()
+        assert items_of(await load_board(guest)) == items
+        guest_took = time.monotonic() - started
+        print(f"after the agent's refusal: a host page loads in {host_took:.2f} s, a guest in {guest_took:.2f} s")
+        assert host_took < 3.0 and guest_took < 3.0
+        await guest.close()
+        for client in (host, second_host):
+            await client.close()
+    finally:
+        await served.server.stop()
 
 
 async def test_a_guest_writing_fast_is_told_to_slow_down(bounded: InProcessServer) -> None:

@@ -8,13 +8,11 @@ import json
 from typing import Any
 
 import pytest
-from mcp.client.session import ClientSession
-from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
 
 from canvasrelay.core import board_edits as api
 from canvasrelay.core.board import Board
 from canvasrelay.protocol.board_items import MAX_IMAGE_SRC
-from tests.support import InProcessServer
+from tests.support import InProcessServer, board_tools
 
 PIXEL = (
     "data:image/png;base64,"
@@ -105,13 +103,7 @@ async def test_agents_draw_free_arrows_groups_locks_and_image_placeholders_throu
     served: InProcessServer,
 ) -> None:
     server: Any = served.server
-    headers = {"Authorization": f"Bearer {server.board_mcp.secret_for('s1')}"}
-    async with (
-        create_mcp_http_client(headers=headers) as http,
-        streamable_http_client(f"{served.base_url}/mcp/board", http_client=http) as (read, write, *_),
-        ClientSession(read, write) as mcp,
-    ):
-        await mcp.initialize()
+    async with board_tools(served) as mcp:
         names = {tool.name for tool in (await mcp.list_tools()).tools}
         assert {"add_free_arrow", "add_image_placeholder", "group_items", "ungroup_items", "lock_item"} <= names
 

@@ -1,14 +1,20 @@
-"""Chromium: what the host approves is shown whole and as it is, escapes included, and survives a reload."""
+"""Chromium: what the host approves is shown whole and as it is, escapes included, and survives a reload;
+a host page lists every waiting request, however many pages of its welcome they take."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.support import ServerProcess
+from canvasrelay.client.guest import Guest
+from canvasrelay.core.guests import PENDING_CHARS, PENDING_CHARS_PER_GUEST
+from canvasrelay.protocol.agents import MAX_PROMPT_CHARS
+from tests.support import HostClient, ServerProcess
 from tests.test_browser_guests import TIMEOUT_MS, host_with_an_agent_and_an_edit_guest
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
@@ -67,3 +73,43 @@ def test_every_invisible_class_is_shown_escaped_and_the_card_says_all_is_shown(
     assert "all shown above" in approval.get_by_test_id("approval-length").inner_text()
     for page in (host, ada):
         page.context.close()
+
+
+async def fill_every_guests_share(server: ServerProcess) -> int:
+    """Five edit guests each leave their whole share of requests waiting (four of the longest
+    prompts), then go: their requests keep waiting. How many wait."""
+    host = await HostClient.connect(server)
+    await host.send({"t": "room-set-access", "access": "edit"})
+    await host.expect("guests", defaultAccess="edit")
+    waiting = 0
+    for number in range(PENDING_CHARS // PENDING_CHARS_PER_GUEST):
+        guest = await Guest(server.room_link, name=f"Guest {number}").connect()
+        await guest.expect("access")
+        for _ in range(PENDING_CHARS_PER_GUEST // MAX_PROMPT_CHARS):
+            waiting += 1
+            words = f"request {waiting} "
+            await guest.send(
+                {"t": "agent-prompt", "sessionId": "s1", "text": words + "x" * (MAX_PROMPT_CHARS - len(words))}
+            )
+            await guest.expect("request-pending")
+            await host.expect("approval-request")
+        await guest.close()
+    await host.close()
+    return waiting
+
+
+def test_a_host_page_lists_every_waiting_request_though_they_are_more_than_one_welcome_holds(
+    browser: Any, server: ServerProcess
+) -> None:
+    # Playwright's sync API runs a loop in this thread: the guests get a thread of their own.
+    with ThreadPoolExecutor(1) as guests:
+        waiting = guests.submit(asyncio.run, fill_every_guests_share(server)).result()
+    host = browser.new_context().new_page()
+    host.goto(server.host_link)
+    host.get_by_test_id("connection-state").filter(has_text="Connected").wait_for(timeout=TIMEOUT_MS)
+    entries = host.locator('[data-testid="attention-entry"][data-kind="approval"]')
+    entries.nth(waiting - 1).wait_for(timeout=TIMEOUT_MS)
+    assert entries.count() == waiting
+    texts = host.get_by_test_id("approval-text").all_inner_texts()
+    assert {text.split(" x")[0].split(": ", 1)[1] for text in texts} == {f"request {n}" for n in range(1, waiting + 1)}
+    host.context.close()

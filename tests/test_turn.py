@@ -1,17 +1,19 @@
 """TURN through a real coturn (`use-auth-secret`): credentials only for room-link holders, refused once
-expired, and a relay-only hub and guest that meet through the relay and stream a terminal over it."""
+expired, minted by every instance again as soon as a restarted Redis is back, and a relay-only hub and
+guest that meet through the relay and stream a terminal over it."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
 import aiohttp
 import pytest
+import redis.asyncio as aioredis
 from aiohttp import web
 from aioice.stun import TransactionFailed
 from aioice.turn import create_turn_endpoint
@@ -20,6 +22,7 @@ from canvasrelay.client.guest import Guest
 from canvasrelay.protocol import signal_crypto
 from canvasrelay.server.room_secrets import RoomSecrets
 from canvasrelay.signal import rendezvous
+from canvasrelay.signal.redis_bus import VERIFIER_PREFIX
 from canvasrelay.signal.turn_credentials import (
     LIFETIME_SECONDS,
     PER_SOURCE_BURST,
@@ -34,6 +37,8 @@ from tests.support import HostClient, ServerProcess
 pytestmark = pytest.mark.services
 
 TIMEOUT = 20.0
+AFTER_REDIS_RESTART = 10.0
+"""Well under the 30 s of an instance's periodic refresh: the verifiers come back on reconnecting."""
 
 
 async def ask(session: aiohttp.ClientSession, http: str, body: Any) -> tuple[int, dict[str, Any]]:
@@ -165,3 +170,33 @@ async def test_strangers_cannot_spend_a_rooms_budget(in_process_turn: tuple[str,
         right = json.dumps({"topic": topic, "proof": proof})
         async with session.post(f"{http}/turn", data=right, headers={"X-Forwarded-For": "198.51.100.99"}) as response:
             assert response.status == 200, "more wrong proofs than the topic's burst, and the room still gets in"
+
+
+async def test_after_a_redis_restart_the_other_instance_mints_for_a_registered_room_at_once(
+    own_cluster: Callable[..., Cluster], coturn: Coturn, tmp_path: Path
+) -> None:
+    secret_file = tmp_path / "turn-secret"
+    secret_file.write_text(coturn.secret + "\n")
+    secret_file.chmod(0o600)
+    running = own_cluster("--turn-secret-file", str(secret_file), "--turn-url", coturn.url)
+    room = RoomSecrets.generate()
+    topic, proof = signal_crypto.topic(room.room_key), signal_crypto.turn_proof(room.room_key)
+    verifier = signal_crypto.turn_verifier(proof)
+    async with aiohttp.ClientSession() as session:
+        host = await session.ws_connect(f"{running.a.url}?topic={topic}&turn={verifier}")
+        assert (await ask(session, running.b.http, {"topic": topic, "proof": proof}))[0] == 200
+        # Redis comes back empty: the verifier A holds for its host must be there again at once,
+        # not at A's next periodic refresh.
+        await asyncio.to_thread(running.redis.restart)
+        restarted = time.monotonic()
+        key = f"{VERIFIER_PREFIX}{topic}:{verifier}"
+        async with aioredis.from_url(running.redis.url) as redis, asyncio.timeout(AFTER_REDIS_RESTART):
+            while not await redis.exists(key):
+                await asyncio.sleep(0.05)
+        back = time.monotonic() - restarted
+        status, answer = await ask(session, running.b.http, {"topic": topic, "proof": proof})
+        took = time.monotonic() - restarted
+        print(f"after a Redis restart: the verifier was back in {back:.2f} s, B minted in {took:.2f} s")
+        assert status == 200, answer
+        await allocate(coturn, answer["iceServers"][0]["username"], answer["iceServers"][0]["credential"])
+        await host.close()

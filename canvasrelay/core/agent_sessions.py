@@ -61,6 +61,9 @@ HISTORY_PAGE_INTERVAL_S = 0.05
 encoding are shared, so a peer paging through everything leaves the others their share."""
 """History pages a peer may have asked for and not yet received."""
 MAX_QUEUE = 20
+MAX_QUEUE_CHARS = 400_000
+"""What one session's queued prompts hold in all: its head (queue included) is one page of a
+welcome's heads, so it stays far under a socket's backlog whatever is queued."""
 MAX_SESSIONS = 500
 MAX_TOOL_TEXT_CHARS = 1_000_000
 """Of one text in a tool call's content (a command's output): the rest is cut, and the cut said."""
@@ -311,6 +314,8 @@ class Sessions:
         if session.turn_open or session.queued:
             if len(session.queued) >= MAX_QUEUE:
                 raise Refused("conflict", f"The queue is full: {MAX_QUEUE} prompts wait already.")
+            if sum(len(q.text) for q in session.queued) + len(frame.text) > MAX_QUEUE_CHARS:
+                raise Refused("conflict", "The queue is full: the prompts waiting are too long in all.")
             session.queued.append(QueuedPrompt(text=frame.text, author=author))
             return [StoreSession(session.id), self._meta(session)]
         return self._start_turn(session, frame.text, author)
@@ -410,8 +415,8 @@ class Sessions:
         self.next_read.pop(peer.id, None)
         return []
 
-    def heads(self, _peer: Peer) -> dict[str, Any]:
-        return {"sessions": [s.frame_head().model_dump(mode="json", by_alias=True) for s in self.sessions.values()]}
+    def heads(self, _peer: Peer) -> list[tuple[str, SessionHead]]:
+        return [(s.id, s.frame_head()) for s in self.sessions.values()]
 
     # -- what the agent does (called by the adapter) -----------------------------------------
 

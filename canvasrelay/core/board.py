@@ -119,6 +119,8 @@ class Board:
         self.bounds = bounds or BoardBounds()
         self._removed: list[str] = []
         """The item ids the last update tried on the shadow removed (its observer fills this)."""
+        self._drafts: list[bytes] | None = None
+        """The updates local edits made on the shadow, while `within_bounds()` runs."""
         self._new_shadow(None)
         self.updates_since_checkpoint = 0
         self.bytes_since_checkpoint = 0
@@ -188,7 +190,7 @@ class Board:
             return f"the board holds {items} items (its bound is {self.bounds.max_items})"
         return None
 
-    def _check_bounds(self, update: bytes, items_before: int) -> None:
+    def _check_bounds(self, added: int, items_before: int) -> None:
         """Refuse an update the shadow took that would grow the board past a bound; one that
         shrinks a board already past it (a store from a larger bound) passes, so it can be cleared."""
         items = len(self._shadow_items)
@@ -196,7 +198,7 @@ class Board:
             raise BoardFullError(
                 f"the board is full: it holds at most {self.bounds.max_items} items; remove some first"
             )
-        if self._size_at_most + len(update) <= self.bounds.max_bytes:
+        if self._size_at_most + added <= self.bounds.max_bytes:
             return
         after = len(self._shadow.get_update())
         if after > self.bounds.max_bytes and after > self.size():
@@ -241,7 +243,7 @@ class Board:
             raise BoardUpdateError(refusal)
         if bounded:
             try:
-                self._check_bounds(update, items_before)
+                self._check_bounds(len(update), items_before)
             except BoardUpdateError:
                 self._resync_shadow()
                 raise
@@ -261,22 +263,57 @@ class Board:
 
     @contextmanager
     def change(self, origin: str = LOCAL_ORIGIN) -> Iterator[LocalChange]:
-        """Edit the board locally in one transaction; the yielded object then holds its update."""
+        """Edit the board locally in one transaction; the yielded object then holds its update.
+        Within `within_bounds()` the transaction is the shadow's, for the board to take after."""
         result = LocalChange()
+        doc = self._shadow if self._drafts is not None else self.doc
 
         def capture(event: TransactionEvent) -> None:
             result.update = event.update
 
-        subscription = self.doc.observe(capture)
+        subscription = doc.observe(capture)
         try:
-            with self.doc.transaction(origin=origin):
+            with doc.transaction(origin=origin):
                 yield result
         finally:
-            # Also when the block raised: what it changed is committed, and the shadow must follow.
-            self.doc.unobserve(subscription)
-            if result.update != EMPTY_UPDATE:
+            # Also when the block raised: what it changed is committed, and the other doc must follow.
+            doc.unobserve(subscription)
+            if result.update != EMPTY_UPDATE and self._drafts is not None:
+                self._drafts.append(result.update)
+            elif result.update != EMPTY_UPDATE:
                 self._shadow.apply_update(result.update)
                 self._changed(result.update)
+
+    @contextmanager
+    def within_bounds(self, origin: str = LOCAL_ORIGIN) -> Iterator[None]:
+        """Local edits made within (reads included) are drafted on the shadow; when the block ends
+        the board takes them, or raises BoardFullError if they would take it past its bounds and
+        stays as it was, as for a peer's update. A block that raises leaves the board as it was too.
+
+        The whole block, not only its `change()`, runs on the shadow: an edit holds on to the
+        items it read before changing them.
+        """
+        items, items_before = self.items, len(self._shadow_items)
+        self._drafts, self.items = [], self._shadow_items
+        try:
+            yield
+            drafts = self._drafts
+        except BaseException:
+            # Most refusals come before the edit changed anything: then the shadow is as it was.
+            if self._drafts:
+                self._resync_shadow()
+            raise
+        finally:
+            self._drafts, self.items = None, items
+        try:
+            self._check_bounds(sum(map(len, drafts)), items_before)
+        except BoardUpdateError:
+            self._resync_shadow()
+            raise
+        for update in drafts:
+            with self.doc.transaction(origin=origin):
+                self.doc.apply_update(update)
+            self._changed(update)
 
     def state(self) -> bytes:
         """The whole board as one update: what a new client gets, and the compaction checkpoint."""

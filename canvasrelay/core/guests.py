@@ -13,7 +13,6 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from canvasrelay.core.effects import AnyEffect, Broadcast, Close, Send
 from canvasrelay.core.guest_identity import Identities
@@ -88,6 +87,11 @@ class Approval:
     text: str
     """What the host is shown, whole; `sha256` is its digest."""
     sha256: str
+    escaped: int = field(init=False)
+    """How many characters of `text` the card shows escaped: counted once, not at every welcome."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "escaped", visible(self.text)[1])
 
 
 def peer_id_of(guest_id: str) -> str:
@@ -147,7 +151,7 @@ class Guests:
         room.route(HostProfile, self._host_profile)
         room.on_join(self._joined)
         room.on_leave(self._left)
-        room.add_welcome_part(self._waiting)
+        room.heads.add(self._waiting)
 
     # -- admission, driven by the hub -------------------------------------------------------
 
@@ -256,17 +260,17 @@ class Guests:
             what=approval.frame.t,
             text=approval.text,
             length=len(approval.text),
-            escaped=visible(approval.text)[1],
+            escaped=approval.escaped,
             sha256=approval.sha256,
             subject=subject_of(approval.frame),
             expires_in_ms=max(0, int((approval.expires_at - self.clock()) * 1000)),
         )
 
-    def _waiting(self, peer: Peer) -> dict[str, Any]:
+    def _waiting(self, peer: Peer) -> list[tuple[str, ApprovalRequest]]:
         """A host's welcome lists the requests still waiting, so a reloaded page loses none."""
         if not peer.is_host:
-            return {}
-        return {"approvals": [self._request(a) for a in self.pending.values()]}
+            return []
+        return [(a.id, self._request(a)) for a in self.pending.values()]
 
     def expire(self) -> list[AnyEffect]:
         """Called every second or so: requests nobody answered in time, and guests long gone."""

@@ -15,9 +15,10 @@ from typing import Any, Generic, TypeVar
 from canvasrelay.core.effects import AnyEffect, Send
 from canvasrelay.core.errors import Refused
 from canvasrelay.core.policy import Decision, Request, decide, denial_reason
+from canvasrelay.core.welcome_heads import WelcomeHeads
 from canvasrelay.protocol import ClientFrame, FrameError, parse_client_frame
 from canvasrelay.protocol.access import Access
-from canvasrelay.protocol.core import AgentInfo, ErrorFrame, ErrorKind, Ping, Pong, Welcome
+from canvasrelay.protocol.core import AgentInfo, ErrorFrame, ErrorKind, HeadsMore, Ping, Pong, Welcome
 from canvasrelay.protocol.words import request_verb
 
 
@@ -76,8 +77,13 @@ class Room:
         self.info = info
         self.peers: dict[str, Peer] = {}
         self.agents: list[AgentInfo] = []
-        self._routes: dict[type[ClientFrame], Route[Any]] = {Ping: Route(self._ping)}
-        self._welcome_parts: list[WelcomePart] = []
+        self.heads = WelcomeHeads()
+        """The sessions and waiting approvals a welcome lists, a page at a time: features add theirs."""
+        self._routes: dict[type[ClientFrame], Route[Any]] = {
+            Ping: Route(self._ping),
+            HeadsMore: Route(self.heads.on_more),
+        }
+        self._welcome_parts: list[WelcomePart] = [self.heads.welcome]
         self._join_hooks: list[Callable[[Peer], list[AnyEffect]]] = []
         self._leave_hooks: list[Callable[[Peer], list[AnyEffect]]] = []
         self._live_checks: list[Callable[[str], bool]] = []

@@ -93,3 +93,29 @@ class Welcome(ServerFrame):
     sessions: list[SessionHead] = Field(default_factory=list)
     approvals: list[ApprovalRequest] = Field(default_factory=list)
     """To hosts: the guests' requests still waiting for an answer, so a reloaded page shows them."""
+    heads_after: str | None = None
+    """When set, `sessions` and `approvals` are their first page: ask `heads-more` with this for the next."""
+
+
+HEADS_CURSOR_MAX = 200
+
+
+@client_frame
+class HeadsMore(ClientFrame):
+    """The next page of the sessions and approvals a welcome lists, after `after` (the welcome's
+    `heads_after`, then each part's): asked one page at a time, so no page meets a backlog."""
+
+    action: ClassVar[Action] = Action.READ
+    t: Literal["heads-more"] = "heads-more"
+    after: str = Field(min_length=1, max_length=HEADS_CURSOR_MAX)
+
+
+@server_frame
+class HeadsPart(ServerFrame):
+    """A page of the welcome's sessions and approvals; `after` set means more follow (ask with it).
+    A part repeats nothing a client holds wrongly: items are replaced by id, as live frames do."""
+
+    t: Literal["heads-part"] = "heads-part"
+    sessions: list[SessionHead] = Field(default_factory=list)
+    approvals: list[ApprovalRequest] = Field(default_factory=list)
+    after: str | None = None

@@ -146,7 +146,7 @@ class AgentHost:
         room.route(AgentPermission, self._ordered(self.core.answer))
         room.route(AgentRename, self._ordered(self.core.rename_frame))
         room.route(AgentHistoryRequest, self._ordered(self.core.history))
-        room.add_welcome_part(self.core.heads)
+        room.heads.add(self.core.heads)
         room.add_live_check(lambda ref: ref in self.core.sessions)
         room.on_join(lambda peer: [Ordered(self.core.joined(peer))])
         room.on_leave(self.core.left)

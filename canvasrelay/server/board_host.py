@@ -87,8 +87,9 @@ def _tool(fn: Callable[Concatenate[Board, P], Edit]) -> Callable[Concatenate[Boa
 
 class BoardTools:
     """The board for other features (agents' `/note` and board tools): each edit is applied,
-    stored and sent to every client, exactly like a peer's update. Errors are board_api's
-    (`BoardApiError`, `UnknownItemError`), raised before anything changed."""
+    stored and sent to every client, exactly like a peer's update, and meets the board's bound
+    as one does. Errors are board_api's (`BoardApiError`, `UnknownItemError`) and the bound's
+    (`BoardFullError`), raised before anything changed."""
 
     def __init__(self, board_room: BoardRoom, runtime: Runtime) -> None:
         self.board_room = board_room
@@ -105,7 +106,8 @@ class BoardTools:
         return board_api.read_item(self.board, item_id)
 
     async def edit(self, fn: Callable[Concatenate[Board, P], Edit], *args: P.args, **kwargs: P.kwargs) -> Edit:
-        edit = fn(self.board, *args, **kwargs)
+        with self.board.within_bounds():
+            edit = fn(self.board, *args, **kwargs)
         if edit.update != EMPTY_UPDATE:
             await self.runtime.run(self.board_room.applied(edit.update, exclude=None))
         return edit

@@ -15,6 +15,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
 
+from canvasrelay.core.board import BoardFullError
 from canvasrelay.core.board_edits import BoardApiError, UnknownItemError, spot_beside
 from canvasrelay.server.board_mcp import SERVER_NAME
 
@@ -48,7 +49,7 @@ def _server(tools: BoardTools, caller: Callable[[Context], str | None]) -> MCPSe
     async def edit(call: Any) -> str:
         try:
             result = await call
-        except (BoardApiError, UnknownItemError) as exc:
+        except (BoardApiError, UnknownItemError, BoardFullError) as exc:
             # A ToolError's message reaches the model (any other exception is only "Error executing
             # tool"), so it can correct its call.
             raise ToolError(str(exc)) from None

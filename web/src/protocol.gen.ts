@@ -503,6 +503,18 @@ export interface GuestSetAccess {
   access: "view" | "edit" | "trusted" | null;
 }
 
+export interface HeadsMore {
+  t: "heads-more";
+  after: string;
+}
+
+export interface HeadsPart {
+  t: "heads-part";
+  sessions: SessionHead[];
+  approvals: ApprovalRequest[];
+  after: string | null;
+}
+
 export interface HostProfile {
   t: "host-profile";
   name: string;
@@ -996,6 +1008,7 @@ export interface Welcome {
   boardWarning: string | null;
   sessions: SessionHead[];
   approvals: ApprovalRequest[];
+  headsAfter: string | null;
 }
 
 export interface YourAccess {
@@ -1014,8 +1027,8 @@ export type ContentBlock = TextBlock | ResourceLinkBlock | OtherBlock;
 
 export type ToolContent = ToolContentBlock | ToolDiff | ToolTerminal;
 
-export type ClientFrame = AccessAsk | AgentCancel | AgentConfig | AgentCreate | AgentHistoryRequest | AgentPermission | AgentPrompt | AgentRename | ApprovalAnswer | AuditRead | Auth | Awareness | BoardMore | BoardSyncRequest | BoardUpdate | FileClose | FileOpen | GuestJoin | GuestKick | GuestSetAccess | HostProfile | InviteCreate | InviteRevoke | OpenLinkSet | Ping | PromptAttribution | RoomSetAccess | TermClose | TermControl | TermDetach | TermInput | TermList | TermOpen | TermRename | TermResize | TerminalGrant | TreeWatch;
+export type ClientFrame = AccessAsk | AgentCancel | AgentConfig | AgentCreate | AgentHistoryRequest | AgentPermission | AgentPrompt | AgentRename | ApprovalAnswer | AuditRead | Auth | Awareness | BoardMore | BoardSyncRequest | BoardUpdate | FileClose | FileOpen | GuestJoin | GuestKick | GuestSetAccess | HeadsMore | HostProfile | InviteCreate | InviteRevoke | OpenLinkSet | Ping | PromptAttribution | RoomSetAccess | TermClose | TermControl | TermDetach | TermInput | TermList | TermOpen | TermRename | TermResize | TerminalGrant | TreeWatch;
 
-export type ServerFrame = AgentCompacted | AgentEvent | AgentHistory | AgentMeta | AgentOptions | AgentRemoved | ApprovalRequest | ApprovalResolved | AuditPage | AwarenessOut | BoardPart | BoardSync | BoardUpdateOut | Bye | ErrorFrame | File | GuestList | GuestRemoved | HubProof | InviteCreated | InviteList | People | Pong | RequestPending | Restarting | StreamGap | TermData | TermExit | TermTypist | Terminals | Tree | Welcome | YourAccess;
+export type ServerFrame = AgentCompacted | AgentEvent | AgentHistory | AgentMeta | AgentOptions | AgentRemoved | ApprovalRequest | ApprovalResolved | AuditPage | AwarenessOut | BoardPart | BoardSync | BoardUpdateOut | Bye | ErrorFrame | File | GuestList | GuestRemoved | HeadsPart | HubProof | InviteCreated | InviteList | People | Pong | RequestPending | Restarting | StreamGap | TermData | TermExit | TermTypist | Terminals | Tree | Welcome | YourAccess;
 
 export type ServerFrameOf<T extends ServerFrame["t"]> = Extract<ServerFrame, { t: T }>;

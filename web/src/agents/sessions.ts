@@ -54,6 +54,9 @@ export function receiveSessions(sessions: Sessions, frame: ServerFrame): Session
       // it comes, so a reconnect does not blank the threads.
       step.reset(frame.sessions);
       break;
+    case "heads-part":
+      step.addHeads(frame.sessions);
+      break;
     case "agent-meta":
       step.setHead(frame.meta);
       step.catchUp(frame.meta.id);
@@ -108,7 +111,17 @@ class Step {
     const shown = new Map(this.byId);
     this.byId.clear();
     this.asked.clear();
+    this.addHeads(heads, shown);
+  }
+
+  /** The heads of a welcome, or of a later page of its list: each session's newest page comes unasked. */
+  addHeads(heads: SessionHead[], shown: ReadonlyMap<string, Session> = this.byId): void {
     for (const head of heads) {
+      if (this.byId.get(head.id)?.held) {
+        // Its page came before its head (the pages follow the welcome, the heads are paged).
+        this.setHead(head);
+        continue;
+      }
       const held = head.lastSeq > 0 ? null : NOTHING;
       this.byId.set(head.id, { head, thread: shown.get(head.id)?.thread ?? empty(), held, hasOlder: head.lastSeq > 0 });
       // Its newest page is on its way unasked: as good as asked for.

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { AgentInfo, ServerFrame, Welcome } from "../protocol.gen";
+import { sessionHead } from "../agents/testing";
+import type { AgentInfo, ApprovalRequest, ServerFrame, Welcome } from "../protocol.gen";
 import { outcomeText, requestVerb } from "./requests";
 import { welcomeFrame } from "./testing";
 import {
@@ -155,6 +156,24 @@ describe("the host's approvals", () => {
     sha256: "",
     subject: "s1",
     expiresInMs: 120_000,
+  });
+
+  it("come a page at a time after a welcome that lists only the first, as do the sessions", () => {
+    const first = fold([welcomeFrame({ approvals: [request("a1", "one")] as ApprovalRequest[], headsAfter: "0:a1" })]);
+    expect(first.asks).toEqual([{ t: "heads-more", after: "0:a1" }]);
+    const part: ServerFrame = {
+      t: "heads-part",
+      approvals: [request("a2", "two")] as ApprovalRequest[],
+      sessions: [sessionHead({ id: "s1", lastSeq: 0, title: "Paged" })],
+      after: "1:s1",
+    };
+    const second = receive(first, part);
+    expect(second.approvals.map((a) => a.text)).toEqual(["one", "two"]);
+    expect(second.sessions.byId.get("s1")?.head?.title).toBe("Paged");
+    expect(second.asks).toEqual([{ t: "heads-more", after: "1:s1" }]);
+    const last = receive(second, { ...part, approvals: [], sessions: [], after: null });
+    expect(last.asks).toEqual([]);
+    expect(last.approvals).toHaveLength(2);
   });
 
   it("queue until answered, a repeated request replacing the first", () => {

@@ -146,7 +146,13 @@ export function receive<S extends string>(before: RoomState<S>, frame: ServerFra
         { ...state, restarting: false, welcome: frame, requests: [], approvals: frame.approvals, files: new Map(), terminals: [] },
         frame,
       );
-      return frame.boardWarning ? notice(next, `The board: ${frame.boardWarning}.`) : next;
+      const paged = askMoreHeads(next, frame.headsAfter);
+      return frame.boardWarning ? notice(paged, `The board: ${frame.boardWarning}.`) : paged;
+    }
+    case "heads-part": {
+      const ids = new Set(frame.approvals.map((a) => a.id));
+      const approvals = [...state.approvals.filter((a) => !ids.has(a.id)), ...frame.approvals];
+      return askMoreHeads(withSessions({ ...state, approvals }, frame), frame.after);
     }
     case "restarting":
       return { ...state, restarting: true };
@@ -189,6 +195,11 @@ export function receive<S extends string>(before: RoomState<S>, frame: ServerFra
     default:
       return withSessions(state, frame);
   }
+}
+
+/** The welcome's sessions and approvals come a page at a time: the next page is asked for once one came. */
+function askMoreHeads<S extends string>(state: RoomState<S>, after: string | null | undefined): RoomState<S> {
+  return after ? { ...state, asks: [...state.asks, { t: "heads-more", after }] } : state;
 }
 
 function withSessions<S extends string>(state: RoomState<S>, frame: ServerFrame): RoomState<S> {

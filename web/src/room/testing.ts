@@ -17,6 +17,7 @@ export function welcomeFrame(fields: Partial<Omit<Welcome, "t">> = {}): Welcome 
     boardWarning: null,
     sessions: [],
     approvals: [],
+    headsAfter: null,
     ...fields,
   };
 }
