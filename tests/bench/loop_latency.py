@@ -1,6 +1,6 @@
 """Loop latency: the host's ping round trip while one guest storms the server.
 
-Run: `python -m tests.bench.loop_latency [--storm files|history|awareness|all] [--server-src DIR]`.
+Run: `python -m tests.bench.loop_latency [--storm files|history|awareness|board|all] [--server-src DIR]`.
 
 It starts `canvas serve` in its own process on a fresh git repository (500 files of 2 KB in `src/`,
 and, for the history storm, a stored session of 20,000 events), connects the host from this
@@ -11,7 +11,9 @@ while one guest, in a process of its own, storms the server:
   paced just under the inbound gate's rate, each open answered before the window moves on;
 - history: a view guest asks for the 20,000-event session's history 100 times a second for 15 s;
 - awareness: a view guest sends a 33 KB presence (200 items selected, 200 dragged) 100 times a
-  second for 15 s, while a second guest watches the room.
+  second for 15 s, while a second guest watches the room;
+- board: a guest joins a stored board of 9 MiB and loads the whole of it, five times in turn
+  (the issue's goal: the host's ping p99 under 50 ms meanwhile).
 
 It prints the host's ping p50/p99/max in each phase and how many storm requests were answered.
 `--server-src` runs the server from another source tree (e.g. an export of an earlier commit), so
@@ -41,16 +43,22 @@ MISSING_NAMES = 3000
 HISTORY_EVENTS = 20_000
 STORM_RATE = 100.0
 STORM_SECONDS = 15.0
-STORMS = ["files", "history", "awareness"]
+STORMS = ["files", "history", "awareness", "board"]
+BOARD_MIB = 9.0
+BOARD_JOINS = 5
 PING_EVERY_S = 0.02
 IDLE_SECONDS = 3.0
 
 
-def make_project(root: Path, history: bool) -> None:
+def make_project(root: Path, history: bool, board: bool) -> None:
     (root / "src").mkdir(parents=True)
     for i in range(REAL_FILES):
         (root / "src" / f"f{i}.txt").write_text(f"file {i}\n" + "x" * 2000 + "\n")
     subprocess.run(["git", "init", "-q", str(root)], check=True)
+    if board:
+        from tests.test_board_bounds import stored_board
+
+        stored_board(root, BOARD_MIB)
     if history:
         # The store of the server under test, so its schema is the one it expects.
         from canvasrelay.server.room_secrets import ensure_private_dir
@@ -94,7 +102,7 @@ def figures(samples: list[float]) -> str:
 async def run(storm: str, server_src: str | None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "project"
-        make_project(root, history=storm == "history")
+        make_project(root, history=storm == "history", board=storm == "board")
         env = {"PYTHONPATH": server_src} if server_src else {}
         server = ServerProcess(root, env=env, cwd=root).start()
         assert server.proc is not None
@@ -177,6 +185,21 @@ async def awareness_storm(guest: Any, link: str) -> tuple[int, str]:
     return sent, f"{relayed()} presence frames relayed to another guest"
 
 
+async def board_storm(link: str) -> tuple[int, str]:
+    """Guests join the big board one after another, each loading the whole of it."""
+    from canvasrelay.client.guest import Guest
+    from tests.test_board_bounds import load_board
+
+    took = []
+    for n in range(BOARD_JOINS):
+        start = time.monotonic()
+        joiner = await Guest(link, name=f"joiner {n}", color="#3366aa").connect()
+        await load_board(joiner)
+        took.append(time.monotonic() - start)
+        await joiner.close()
+    return BOARD_JOINS, "each joined and loaded the board in " + ", ".join(f"{t:.1f}" for t in took) + " s"
+
+
 async def guest_storm(kind: str, link: str) -> None:
     from canvasrelay.client.guest import Guest
 
@@ -185,6 +208,9 @@ async def guest_storm(kind: str, link: str) -> None:
     start = time.monotonic()
     if kind == "files":
         sent, outcome = await files_storm(guest)
+    elif kind == "board":
+        await guest.close()
+        sent, outcome = await board_storm(link)
     elif kind == "history":
         sent, outcome = await history_storm(guest)
     else:
