@@ -18,8 +18,9 @@ from pycrdt import Map
 
 from canvasrelay.core.board import Board, BoardFullError, BoardUpdateError
 from canvasrelay.core.effects import AnyEffect, Broadcast, Effect, Send
+from canvasrelay.core.errors import Refused
 from canvasrelay.core.rate_limit import BucketPerKey
-from canvasrelay.core.room import Peer, Room, error
+from canvasrelay.core.room import Peer, Room
 from canvasrelay.protocol.board import (
     BOARD_PART_BYTES,
     BOARD_PARTS_PER_ASK,
@@ -135,7 +136,7 @@ class BoardRoom:
         version, state = self._snapshot(frame.version)
         offset = frame.offset if version == frame.version else 0
         if offset >= len(state) and len(state) > 0:
-            return [error(peer.id, "there is no more of the board to send", frame.t)]
+            raise Refused("invalid", "there is no more of the board to send")
         effects: list[AnyEffect] = []
         for index in range(BOARD_PARTS_PER_ASK):
             start = offset + index * BOARD_PART_BYTES
@@ -150,14 +151,14 @@ class BoardRoom:
     def on_update(self, peer: Peer, frame: BoardUpdate) -> list[AnyEffect]:
         update = base64.b64decode(frame.update)
         if not peer.is_host and not self.writes.take(peer.id, len(update)):
-            return [error(peer.id, "you are changing the board too fast: wait a moment", frame.t, kind="conflict")]
+            raise Refused("conflict", "you are changing the board too fast: wait a moment")
         guard = None if peer.is_host else self._keep_live_frames
         try:
             self.board.apply_update(update, origin=peer.id, guard=guard)
         except BoardFullError as exc:
-            return [error(peer.id, str(exc), frame.t, kind="conflict")]
+            raise Refused("conflict", str(exc)) from None
         except BoardUpdateError as exc:
-            return [error(peer.id, str(exc), frame.t)]
+            raise Refused("invalid", str(exc)) from None
         return self.applied(update, exclude=peer.id, encoded=frame.update)
 
     def _keep_live_frames(self, removed: list[str]) -> str | None:
@@ -184,7 +185,7 @@ class BoardRoom:
         try:
             missing = self.board.diff(base64.b64decode(frame.state_vector))
         except BoardUpdateError as exc:
-            return [error(peer.id, str(exc), frame.t)]
+            raise Refused("invalid", str(exc)) from None
         if len(missing) > BOARD_PART_BYTES:
             # Too much for one frame: the whole state in parts instead, then the client syncs again.
             return self.on_more(peer, BoardMore(version=self.board.version, offset=0))

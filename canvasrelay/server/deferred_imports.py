@@ -12,15 +12,22 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import threading
 from collections.abc import Sequence
 
 AGENT_MODULES = ("canvasrelay.server.agent_process", "canvasrelay.server.board_mcp_server")
 WEBRTC_MODULES = ("aiortc", "canvasrelay.net.peer_connection")
 
 
+_LOCKS: dict[tuple[str, ...], threading.Lock] = {}
+"""One lock per list of modules: two threads importing the same package at once (two servers in
+one process) can meet a module of it half initialised, an ImportError in one of them."""
+
+
 class DeferredImports:
     def __init__(self, modules: Sequence[str]) -> None:
         self.modules = tuple(modules)
+        self._lock = _LOCKS.setdefault(self.modules, threading.Lock())
         self._done: asyncio.Future[None] | None = None
 
     def start(self) -> None:
@@ -35,5 +42,6 @@ class DeferredImports:
         await asyncio.shield(self._done)
 
     def _import_all(self) -> None:
-        for name in self.modules:
-            importlib.import_module(name)
+        with self._lock:
+            for name in self.modules:
+                importlib.import_module(name)
