@@ -129,7 +129,7 @@ class Audit:
                     frame.change, "rotated the open link"
                 ), ""
             case AccessAsk():
-                return "got more access", frame.access
+                return "got edit access", ""
         return None
 
     def _prompt_detail(self, frame: ClientFrame) -> str:

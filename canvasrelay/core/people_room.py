@@ -31,7 +31,7 @@ from canvasrelay.protocol.people import (
     PromptAttribution,
 )
 
-NOT_A_GUEST = "Only a guest asks for more access: the host has it all."
+NOT_A_GUEST = "Only a guest asks for edit access: the host has it all."
 
 
 def attribution(name: str, access: Access, text: str) -> str:

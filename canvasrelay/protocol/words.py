@@ -42,7 +42,7 @@ REQUESTS: dict[str, RequestWords] = {
     "term-rename": {"verb": "rename {name}", "noun": "new name for {name}", "subject": "the terminal"},
     "file-open": {"verb": "open a file", "noun": "request to open a file", "subject": ""},
     "tree-watch": {"verb": "browse the files", "noun": "request to browse the files", "subject": ""},
-    "access-ask": {"verb": "get {name} access", "noun": "request for {name} access", "subject": "more"},
+    "access-ask": {"verb": "get edit access", "noun": "request for edit access", "subject": ""},
     "board-update": {"verb": "edit the board", "noun": "board edit", "subject": ""},
 }
 

@@ -92,9 +92,9 @@ export const REQUEST_WORDS = {
     "subject": ""
   },
   "access-ask": {
-    "verb": "get {name} access",
-    "noun": "request for {name} access",
-    "subject": "more"
+    "verb": "get edit access",
+    "noun": "request for edit access",
+    "subject": ""
   },
   "board-update": {
     "verb": "edit the board",
@@ -131,7 +131,7 @@ export type HostAnswer = "once" | "reject" | "always" | "never" | "session";
 
 export interface AccessAsk {
   t: "access-ask";
-  access?: "view" | "edit" | "trusted";
+  access?: "edit";
 }
 
 export interface AgentCancel {
