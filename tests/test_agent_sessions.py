@@ -129,7 +129,7 @@ def test_history_is_read_as_an_effect_one_page_per_request_and_bounded_per_peer(
     assert sent[0].frame.model_dump(by_alias=True) == {
         "t": "agent-history",
         "sessionId": "s",
-        "events": [event],
+        "events": [{**event, "asWritten": None}],
         "after": 0,
         "through": 1,
     }

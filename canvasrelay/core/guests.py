@@ -97,12 +97,18 @@ def peer_id_of(guest_id: str) -> str:
 
 
 def words_of(frame: ClientFrame) -> str | None:
-    """The words a person wrote in the frame (a prompt's text), if it carries any."""
+    """The words the frame carries (a prompt's text, as the agent will get it), if any."""
     for name in ("text", "prompt"):
         value = getattr(frame, name, None)
         if isinstance(value, str):
             return value
     return None
+
+
+def own_words(frame: ClientFrame) -> str | None:
+    """The words as the guest wrote them: a prompt named to the agent keeps them in `written`."""
+    written = getattr(frame, "written", None)
+    return written if isinstance(written, str) else words_of(frame)
 
 
 def describe(frame: ClientFrame) -> str:
@@ -247,7 +253,7 @@ class Guests:
     def _pending_of(self, approval: Approval) -> RequestPending:
         expires_in_ms = max(0, int((approval.expires_at - self.clock()) * 1000))
         ref, subject = approval.frame.t, subject_of(approval.frame)
-        text = words_of(approval.frame) or ""
+        text = own_words(approval.frame) or ""
         return RequestPending(id=approval.id, ref=ref, subject=subject, expires_in_ms=expires_in_ms, text=text)
 
     def restore(self, approval: Approval) -> None:
@@ -333,7 +339,7 @@ class Guests:
 
     def _resolved(self, approval: Approval, outcome: Outcome) -> list[AnyEffect]:
         """The guest keeps the words of a request that did not run (to copy or send again); the hosts keep a line."""
-        kept = words_of(approval.frame) if outcome in ("denied", "expired", "withdrawn") else None
+        kept = own_words(approval.frame) if outcome in ("denied", "expired", "withdrawn") else None
         guest = self.guests.get(approval.guest_id)
         resolved = ApprovalResolved(
             id=approval.id, ref=approval.frame.t, outcome=outcome, text=kept, name=guest.name if guest else ""

@@ -153,7 +153,7 @@ class RequestPending(ServerFrame):
     subject: str | None = None
     """What the request is about (a session or terminal id), so the view showing it can say it waits."""
     text: str = ""
-    """The words it carries (a prompt's text, as the host will read it); empty for a request without words."""
+    """The words it carries, as the guest wrote them (a prompt's text); empty for a request without words."""
 
 
 @client_frame

@@ -218,6 +218,7 @@ export interface AgentPrompt {
   sessionId: string;
   text: string;
   author?: string;
+  written?: string | null;
 }
 
 export interface AgentRemoved {
@@ -693,6 +694,7 @@ export interface PromptAttribution {
 export interface QueuedPrompt {
   text: string;
   author: string;
+  asWritten: string | null;
 }
 
 export interface RequestPending {
@@ -743,6 +745,7 @@ export interface SessionHead {
   lastSeq: number;
   turnOpen: boolean;
   openPermissions: string[];
+  namedPrompts: boolean;
 }
 
 export interface StreamGap {
@@ -949,6 +952,7 @@ export interface TurnEvent {
   sha256: string;
   author: string | null;
   time: number | null;
+  asWritten: string | null;
 }
 
 export interface UsageItem {
@@ -972,6 +976,7 @@ export interface UserItem {
   text: string;
   author: string | null;
   time: number | null;
+  asWritten: string | null;
 }
 
 export interface ViewRect {
