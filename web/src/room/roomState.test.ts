@@ -46,8 +46,11 @@ describe("the room state", () => {
     expect(selectAccess(state)).toBe("edit");
     expect(selectMayType(state, "t-1")).toBe(true);
     expect(selectMayType(state, "t-2")).toBe(false);
-    const lowered = receive(state, { t: "access", access: "view", grantedTerminals: ["t-1"] });
+    // Lowered, the guest's terminals are taken back; a view guest the host hands one types in it.
+    const lowered = receive(state, { t: "access", access: "view", grantedTerminals: [] });
     expect(selectMayType(lowered, "t-1")).toBe(false);
+    const handed = receive(lowered, { t: "access", access: "view", grantedTerminals: ["t-1"] });
+    expect(selectMayType(handed, "t-1")).toBe(true);
   });
 
   it("lets the host and trusted guests type into every terminal", () => {
