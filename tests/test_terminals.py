@@ -411,7 +411,7 @@ def test_a_view_guest_asks_for_a_terminal_types_once_approved_and_loses_it_when_
     room.dispatch(host, GuestSetAccess(guest_id="guest0001", access="edit"))
     assert room.dispatch(ada, typing)[0] == WriteTerminal("a", "ls\r", ada.id)
     lowered = room.dispatch(host, GuestSetAccess(guest_id="guest0001", access="view"))
-    assert listing(lowered) == [("Terminal 1", [])]
+    assert listing(lowered) == [("Terminal 1", [])] and guests.controllers("a") == []
     assert "does not allow typing" in (refused(room.dispatch(ada, typing)) or "")
 
 
