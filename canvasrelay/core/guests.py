@@ -458,10 +458,12 @@ class Guests:
         return [self.people()]
 
     def people(self) -> Broadcast:
-        """Who is here, for everyone: each host and connected guest with its name, colour and access."""
+        """Who is here, for everyone: each host and connected guest with its name, colour and access
+        (not a guest whose channel dropped, though its place waits for it to resume)."""
         people = [
             Person(peer_id=peer.id, name=self.name_of(peer), color=self.color_of(peer), access=peer.access.value)
             for peer in self.room.peers.values()
+            if getattr(self._guest_of(peer), "connected", True)
         ]
         return Broadcast(People(people=people))
 
@@ -505,10 +507,27 @@ class Guests:
         guest = self._guest_of(peer)
         if guest is None:
             return [self.people()]
+        # Its requests keep waiting: a guest that drops or a server that restarts finds them still there.
+        return self._gone(guest, self.clock() if guest.connected else guest.away_since)
+
+    def away(self, guest_id: str) -> list[AnyEffect]:
+        """The guest's channel dropped: its place waits for it to resume, but it is not here now."""
+        guest = self.guests.get(guest_id)
+        return self._gone(guest, self.clock()) if guest is not None and guest.connected else []
+
+    def back(self, guest_id: str) -> list[AnyEffect]:
+        """The guest resumed its place after a drop."""
+        guest = self.guests.get(guest_id)
+        if guest is None or guest.connected:
+            return []
+        guest.connected = True
+        guest.away_since = None
+        return [self.to_hosts(), self.people()]
+
+    def _gone(self, guest: Guest, since: float | None) -> list[AnyEffect]:
         guest.connected = False
         guest.latency_ms = None
-        guest.away_since = self.clock()
-        # Its requests keep waiting: a guest that drops or a server that restarts finds them still there.
+        guest.away_since = since
         return [self.to_hosts(), self.people()]
 
     def guest_id_of(self, peer: Peer) -> str | None:

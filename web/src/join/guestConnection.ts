@@ -143,13 +143,23 @@ export class GuestConnection implements Connection<GuestState> {
 
   start(): void {
     this.stopped = false;
+    window.addEventListener("pagehide", this.leave);
     void this.connect();
   }
 
   stop(): void {
     this.stopped = true;
+    window.removeEventListener("pagehide", this.leave);
     this.pc?.close();
   }
+
+  /**
+   * A closing page ends its connection: the hub counts the guest out now, rather than when the connection
+   * times out (closing the data channel alone does not reach the hub before the page is gone).
+   */
+  private readonly leave = (): void => {
+    this.pc?.close();
+  };
 
   private setState(state: GuestState): void {
     this.state = state;
