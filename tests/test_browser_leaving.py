@@ -41,4 +41,3 @@ def test_a_guest_who_closes_its_page_is_no_longer_counted(
     shot(host, f"left-host-{width}-{scheme}")
     for page in (host, ada):
         page.context.close()
-
