@@ -200,20 +200,30 @@ async def test_a_guests_prompt_reaches_the_agent_named_as_the_host_approved_it(
     await ada.close()
 
 
+async def host_with_a_session(server: ServerProcess, session_id: str) -> HostClient:
+    host = await HostClient.connect(server)
+    await host.send({"t": "agent-create", "id": session_id, "agent": "demo"})
+    await host.expect("agent-options", timeout=TURN_TIMEOUT, sessionId=session_id)
+    return host
+
+
+async def restarted(server: ServerProcess) -> None:
+    """SIGTERM, then the server again on its port (so the guests' links still reach it)."""
+    port = urlsplit(server.base_url).port
+    assert server.proc is not None
+    server.proc.send_signal(signal.SIGTERM)
+    assert await asyncio.to_thread(server.proc.wait, 30) == 0
+    server.start("--port", str(port))
+
+
 async def test_the_hosts_switch_for_named_prompts_is_kept_with_the_session_through_a_restart(project: Path) -> None:
     server = ServerProcess(project).start()
     try:
-        host = await HostClient.connect(server)
-        await host.send({"t": "agent-create", "id": "s-plain", "agent": "demo"})
-        await host.expect("agent-options", timeout=TURN_TIMEOUT, sessionId="s-plain")
+        host = await host_with_a_session(server, "s-plain")
         await host.send({"t": "prompt-attribution", "sessionId": "s-plain", "on": False})
         await switched_off(host, "s-plain")
         await host.close()
-        port = urlsplit(server.base_url).port
-        assert server.proc is not None
-        server.proc.send_signal(signal.SIGTERM)
-        assert await asyncio.to_thread(server.proc.wait, 30) == 0
-        server.start("--port", str(port))
+        await restarted(server)
 
         host = await HostClient.connect(server)
         (head,) = [s for s in host.welcome["sessions"] if s["id"] == "s-plain"]
@@ -396,9 +406,7 @@ async def test_canvas_invite_and_canvas_join_with_a_revoked_link(
 async def test_an_edit_guest_and_its_waiting_prompt_survive_a_restart(project: Path) -> None:
     server = ServerProcess(project).start()
     try:
-        host = await HostClient.connect(server)
-        await host.send({"t": "agent-create", "id": "s-restart", "agent": "demo"})
-        await host.expect("agent-options", timeout=TURN_TIMEOUT, sessionId="s-restart")
+        host = await host_with_a_session(server, "s-restart")
         status, made = await api(server, "POST", "/api/invites", {"name": "Ada", "access": "edit"})
         assert status == 201
         ada = await joined(made["link"], "Ada")
@@ -407,11 +415,7 @@ async def test_an_edit_guest_and_its_waiting_prompt_survive_a_restart(project: P
         await host.expect("approval-request", id=pending["id"])
         await host.close()
 
-        port = urlsplit(server.base_url).port
-        assert server.proc is not None
-        server.proc.send_signal(signal.SIGTERM)
-        assert await asyncio.to_thread(server.proc.wait, 30) == 0
-        server.start("--port", str(port))
+        await restarted(server)
 
         welcome = await ada.expect("welcome", timeout=TURN_TIMEOUT)
         assert welcome["access"] == "edit", "the guest came back by itself, as edit"
