@@ -24,6 +24,7 @@ from canvasrelay.core.errors import Refused
 from canvasrelay.core.room import Peer
 from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.agents import AgentCancel, AgentCreate, AgentHistoryRequest, AgentPermission, AgentPrompt
+from canvasrelay.protocol.people import PromptAttribution
 from canvasrelay.server.agent_catalog import DEMO
 
 HOST = Peer("host-1", Access.HOST, "host")
@@ -177,3 +178,26 @@ def test_a_finished_turn_is_compacted_and_every_client_told_which_seqs() -> None
         "through": 3,
     }
     assert sessions.compacted("gone", 0, 3, []) == []
+
+
+def test_the_switch_for_named_prompts_is_the_sessions_stored_and_restored() -> None:
+    sessions = started()
+    assert sessions.names_prompts("s") and sessions.sessions["s"].frame_head().named_prompts
+    effects = sessions.name_prompts(HOST, PromptAttribution(session_id="s", on=False))
+    (meta,) = [e.frame for e in effects if isinstance(e, Broadcast)]
+    assert meta.meta.named_prompts is False and not sessions.names_prompts("s")
+    saved = sessions.sessions["s"].meta()
+    restored = Sessions({"demo": DEMO.info()})
+    restored.restore({"id": "s", "agent": "demo", "title": "", "created": 1.0, "meta": saved, "head": {}})
+    assert not restored.names_prompts("s") and restored.sessions["s"].frame_head().named_prompts is False
+    with pytest.raises(Refused):
+        sessions.name_prompts(HOST, PromptAttribution(session_id="gone", on=True))
+
+
+def test_a_named_guest_prompt_keeps_the_guests_words_in_its_turn_and_in_the_queue() -> None:
+    sessions = started()
+    ada = Peer(id="guest-ada", access=Access.EDIT, name="Ada")
+    named = AgentPrompt(session_id="s", text="Ada (guest, edit): one", written="one")
+    assert stored(sessions.prompt(ada, named))[0]["asWritten"] == "one"
+    sessions.prompt(ada, named.model_copy(update={"text": "Ada (guest, edit): two", "written": "two"}))
+    assert sessions.sessions["s"].queued[0].as_written == "two"
