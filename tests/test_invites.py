@@ -306,7 +306,7 @@ async def test_the_record_lists_what_two_guests_did_in_order_and_guests_cannot_r
         ("the host", "approved Ada's prompt to the agent"),
         ("Ada", "sent a prompt"),
         ("Ada", "opened a file"),
-        ("Bo", "asked to get edit access"),
+        ("Bo", "asked for edit access"),
         ("the host", "denied Bo's request for edit access"),
     ]
     assert lines == expected, lines

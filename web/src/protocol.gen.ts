@@ -94,7 +94,8 @@ export const REQUEST_WORDS = {
   "access-ask": {
     "verb": "get edit access",
     "noun": "request for edit access",
-    "subject": ""
+    "subject": "",
+    "asks": "for edit access"
   },
   "board-update": {
     "verb": "edit the board",

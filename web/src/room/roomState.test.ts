@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AgentInfo, ServerFrame, Welcome } from "../protocol.gen";
-import { outcomeText, requestVerb } from "./requests";
+import { outcomeText, requestAsks, requestVerb } from "./requests";
 import { welcomeFrame } from "./testing";
 import {
   dismissEnded,
@@ -141,6 +141,9 @@ describe("a guest's requests", () => {
     expect(requestVerb("term-control", "Terminal 1")).toBe("take control of Terminal 1");
     expect(requestVerb("agent-prompt")).toBe("send a prompt to the agent");
     expect(requestVerb("x-unknown")).toBe("do something on your machine");
+    // As in "Ada asks …": which access a guest asks for is said.
+    expect(requestAsks("access-ask", requestVerb("access-ask"))).toBe("for edit access");
+    expect(requestAsks("term-control", requestVerb("term-control", "Terminal 1"))).toBe("to take control of Terminal 1");
   });
 });
 
