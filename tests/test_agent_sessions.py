@@ -32,6 +32,7 @@ from canvasrelay.protocol.agents import (
     AgentPermission,
     AgentPrompt,
 )
+from canvasrelay.protocol.people import PromptAttribution
 from canvasrelay.server.agent_catalog import DEMO
 
 HOST = Peer("host-1", Access.HOST, "host")
@@ -149,7 +150,7 @@ def test_history_is_read_as_an_effect_one_page_per_request_and_bounded_per_peer(
     assert sent[0].frame.model_dump(by_alias=True) == {
         "t": "agent-history",
         "sessionId": "s",
-        "events": [event],
+        "events": [{**event, "asWritten": None}],
         "after": 0,
         "through": 1,
     }
@@ -197,3 +198,26 @@ def test_a_finished_turn_is_compacted_and_every_client_told_which_seqs() -> None
         "through": 3,
     }
     assert sessions.compacted("gone", 0, 3, []) == []
+
+
+def test_the_switch_for_named_prompts_is_the_sessions_stored_and_restored() -> None:
+    sessions = started()
+    assert sessions.names_prompts("s") and sessions.sessions["s"].frame_head().named_prompts
+    effects = sessions.name_prompts(HOST, PromptAttribution(session_id="s", on=False))
+    (meta,) = [e.frame for e in effects if isinstance(e, Broadcast)]
+    assert meta.meta.named_prompts is False and not sessions.names_prompts("s")
+    saved = sessions.sessions["s"].meta()
+    restored = Sessions({"demo": DEMO.info()})
+    restored.restore({"id": "s", "agent": "demo", "title": "", "created": 1.0, "meta": saved, "head": {}})
+    assert not restored.names_prompts("s") and restored.sessions["s"].frame_head().named_prompts is False
+    with pytest.raises(Refused):
+        sessions.name_prompts(HOST, PromptAttribution(session_id="gone", on=True))
+
+
+def test_a_named_guest_prompt_keeps_the_guests_words_in_its_turn_and_in_the_queue() -> None:
+    sessions = started()
+    ada = Peer(id="guest-ada", access=Access.EDIT, name="Ada")
+    named = AgentPrompt(session_id="s", text="Ada (guest, edit): one", written="one")
+    assert stored(sessions.prompt(ada, named))[0]["asWritten"] == "one"
+    sessions.prompt(ada, named.model_copy(update={"text": "Ada (guest, edit): two", "written": "two"}))
+    assert sessions.sessions["s"].queued[0].as_written == "two"

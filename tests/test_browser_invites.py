@@ -84,7 +84,7 @@ def test_invite_ask_arrive_and_revoke(browser: Any, server: ServerProcess) -> No
     bo.get_by_test_id("ask-edit").click()
     bo.get_by_test_id("ask-edit").filter(has_text="Asked the host").wait_for(timeout=WAIT_MS)
     shot(bo, "guest-1024-dark-asked")
-    approval = host.get_by_test_id("attention-entry").filter(has_text="Bo asks to get more access")
+    approval = host.get_by_test_id("attention-entry").filter(has_text="Bo asks for edit access")
     approval.get_by_test_id("approve").click()
     bo.locator('[data-testid="access-banner"][data-access="edit"]').wait_for(timeout=WAIT_MS)
 
@@ -92,7 +92,7 @@ def test_invite_ask_arrive_and_revoke(browser: Any, server: ServerProcess) -> No
     shot(host, "host-1440-revoke-confirm")
     started = time.monotonic()
     host.locator('[data-testid="invite"][data-name="Ada"] [data-testid="invite-revoke-yes"]').click()
-    ada.get_by_test_id("refusal").filter(has_text="withdrawn").wait_for(timeout=2_000)
+    ada.get_by_test_id("ended-title").filter(has_text="This invitation was withdrawn").wait_for(timeout=2_000)
     assert time.monotonic() - started < 2.5
     shot(ada, "guest-390-withdrawn")
 

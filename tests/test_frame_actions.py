@@ -42,7 +42,7 @@ EXPECTED: dict[str, Action] = {
     "term-input": Action.TYPE_TERMINAL,
     "term-resize": Action.TYPE_TERMINAL,
     "term-close": Action.TYPE_TERMINAL,
-    "term-control": Action.RUN_ON_HOST,
+    "term-control": Action.ASK,
     "term-rename": Action.ADMIN,
     "term-detach": Action.READ,
     "term-list": Action.READ,

@@ -18,6 +18,7 @@ from canvasrelay.protocol.guests import (
     ApprovalAnswer,
     GuestKick,
     GuestSetAccess,
+    People,
     RoomSetAccess,
     TerminalGrant,
 )
@@ -270,3 +271,19 @@ def test_a_reloaded_host_page_gets_the_requests_still_waiting(
     reloaded = room.welcome(Peer(id="host-2", access=Access.HOST))
     assert [(a.text, a.name, a.expires_in_ms) for a in reloaded.approvals] == [("two", "Ada", 20_000)]
     assert room.welcome(guest).approvals == [], "guests are not shown the host's queue"
+
+
+def test_a_guest_whose_channel_dropped_is_not_counted_until_it_resumes(room: Room, guests: Guests, host: Peer) -> None:
+    def here(effects: list[AnyEffect]) -> list[str]:
+        (people,) = [e.frame for e in effects if isinstance(e, Broadcast) and isinstance(e.frame, People)]
+        return [p.name for p in people.people]
+
+    ada = join(room, guests)
+    assert ada.id in room.peers
+    assert here(guests.away("guest0001")) == ["Host"], "counted out while its place waits"
+    assert not guests.guests["guest0001"].connected and guests.away("guest0001") == []
+    assert here(guests.back("guest0001")) == ["Host", "Ada"]
+    assert here(guests.away("guest0001")) == ["Host"]
+    # Its place given up at last: still not here, and gone since it dropped, not since now.
+    dropped_at = guests.guests["guest0001"].away_since
+    assert here(room.leave(ada.id)) == ["Host"] and guests.guests["guest0001"].away_since == dropped_at

@@ -164,7 +164,7 @@ async def test_a_denied_request_keeps_its_text_for_the_guest_and_a_line_for_the_
     request = await host_client.expect("approval-request")
     await host_client.send({"t": "approval-answer", "id": request["id"], "answer": "deny"})
     resolved = await ed.expect("approval-resolved", id=request["id"])
-    assert resolved["outcome"] == "denied" and resolved["text"] == "Ed (guest, edit): please run this"
+    assert resolved["outcome"] == "denied" and resolved["text"] == "please run this", "as Ed wrote it, to send again"
     line = await host_client.expect("approval-resolved", id=request["id"])
     assert line["name"] == "Ed" and line["outcome"] == "denied"
     await ed.close()
@@ -179,19 +179,84 @@ async def test_a_guests_prompt_reaches_the_agent_named_as_the_host_approved_it(
     await ada.send({"t": "agent-prompt", "sessionId": "s-named", "text": "hello"})
     pending = await ada.expect("request-pending", ref="agent-prompt")
     request = await host_client.expect("approval-request", id=pending["id"])
-    assert request["text"] == "Ada (guest, edit): hello" == pending["text"]
+    assert request["text"] == "Ada (guest, edit): hello" and pending["text"] == "hello"
     await host_client.send(
         {"t": "approval-answer", "id": request["id"], "answer": "approve", "sha256": request["sha256"]}
     )
+    turn = await turn_of(host_client, "s-named")
+    assert (turn["text"], turn["asWritten"]) == ("Ada (guest, edit): hello", "hello")
     said = await reply_of(host_client, "s-named")
     assert said == f"You said: {request['text']}", "the agent got exactly what the host approved"
 
     await host_client.send({"t": "prompt-attribution", "sessionId": "s-named", "on": False})
-    await ada.send({"t": "agent-prompt", "sessionId": "s-named", "text": "plain"})
+    await switched_off(host_client, "s-named")
+    # A guest cannot fill in what it "wrote": the server sets that, and here leaves it empty.
+    await ada.send({"t": "agent-prompt", "sessionId": "s-named", "text": "plain", "written": "forged"})
     request = await host_client.expect("approval-request", text="plain")
     await host_client.send({"t": "approval-answer", "id": request["id"], "answer": "approve"})
+    turn = await turn_of(host_client, "s-named")
+    assert (turn["text"], turn["asWritten"]) == ("plain", None)
     assert await reply_of(host_client, "s-named") == "You said: plain"
     await ada.close()
+
+
+async def host_with_a_session(server: ServerProcess, session_id: str) -> HostClient:
+    host = await HostClient.connect(server)
+    await host.send({"t": "agent-create", "id": session_id, "agent": "demo"})
+    await host.expect("agent-options", timeout=TURN_TIMEOUT, sessionId=session_id)
+    return host
+
+
+async def restarted(server: ServerProcess) -> None:
+    """SIGTERM, then the server again on its port (so the guests' links still reach it)."""
+    port = urlsplit(server.base_url).port
+    assert server.proc is not None
+    server.proc.send_signal(signal.SIGTERM)
+    assert await asyncio.to_thread(server.proc.wait, 30) == 0
+    server.start("--port", str(port))
+
+
+async def test_the_hosts_switch_for_named_prompts_is_kept_with_the_session_through_a_restart(project: Path) -> None:
+    server = ServerProcess(project).start()
+    try:
+        host = await host_with_a_session(server, "s-plain")
+        await host.send({"t": "prompt-attribution", "sessionId": "s-plain", "on": False})
+        await switched_off(host, "s-plain")
+        await host.close()
+        await restarted(server)
+
+        host = await HostClient.connect(server)
+        (head,) = [s for s in host.welcome["sessions"] if s["id"] == "s-plain"]
+        assert head["namedPrompts"] is False, "the welcome says the switch as the host left it"
+        status, made = await api(server, "POST", "/api/invites", {"name": "Ada", "access": "edit"})
+        assert status == 201
+        ada = await joined(made["link"], "Ada")
+        assert [s["namedPrompts"] for s in ada.welcome["sessions"] if s["id"] == "s-plain"] == [False]
+        await ada.send({"t": "agent-prompt", "sessionId": "s-plain", "text": "as I wrote it"})
+        request = await host.expect("approval-request", timeout=TURN_TIMEOUT)
+        assert request["text"] == "as I wrote it"
+        await host.send({"t": "approval-answer", "id": request["id"], "answer": "approve"})
+        assert await reply_of(host, "s-plain") == "You said: as I wrote it"
+        await host.close()
+        await ada.close()
+    finally:
+        server.stop()
+
+
+async def turn_of(host: HostClient, session_id: str) -> dict[str, Any]:
+    """The next `turn` event of `session_id`: what the agent got, and the guest's own words."""
+    while True:
+        frame = await host.expect("agent-event", timeout=TURN_TIMEOUT, sessionId=session_id)
+        if frame["event"]["kind"] == "turn":
+            return dict(frame["event"])
+
+
+async def switched_off(host: HostClient, session_id: str) -> None:
+    """Until the session's head says its guests' prompts reach the agent as written."""
+    while True:
+        frame = await host.expect("agent-meta", timeout=TURN_TIMEOUT)
+        if frame["meta"]["id"] == session_id and frame["meta"]["namedPrompts"] is False:
+            return
 
 
 async def reply_of(host: HostClient, session_id: str) -> str:
@@ -241,8 +306,8 @@ async def test_the_record_lists_what_two_guests_did_in_order_and_guests_cannot_r
         ("the host", "approved Ada's prompt to the agent"),
         ("Ada", "sent a prompt"),
         ("Ada", "opened a file"),
-        ("Bo", "asked to get more access"),
-        ("the host", "denied Bo's request for more access"),
+        ("Bo", "asked for edit access"),
+        ("the host", "denied Bo's request for edit access"),
     ]
     assert lines == expected, lines
     status, page = await api(served, "GET", f"/api/audit?who={ada.guest_id}&limit=2")
@@ -341,9 +406,7 @@ async def test_canvas_invite_and_canvas_join_with_a_revoked_link(
 async def test_an_edit_guest_and_its_waiting_prompt_survive_a_restart(project: Path) -> None:
     server = ServerProcess(project).start()
     try:
-        host = await HostClient.connect(server)
-        await host.send({"t": "agent-create", "id": "s-restart", "agent": "demo"})
-        await host.expect("agent-options", timeout=TURN_TIMEOUT, sessionId="s-restart")
+        host = await host_with_a_session(server, "s-restart")
         status, made = await api(server, "POST", "/api/invites", {"name": "Ada", "access": "edit"})
         assert status == 201
         ada = await joined(made["link"], "Ada")
@@ -352,11 +415,7 @@ async def test_an_edit_guest_and_its_waiting_prompt_survive_a_restart(project: P
         await host.expect("approval-request", id=pending["id"])
         await host.close()
 
-        port = urlsplit(server.base_url).port
-        assert server.proc is not None
-        server.proc.send_signal(signal.SIGTERM)
-        assert await asyncio.to_thread(server.proc.wait, 30) == 0
-        server.start("--port", str(port))
+        await restarted(server)
 
         welcome = await ada.expect("welcome", timeout=TURN_TIMEOUT)
         assert welcome["access"] == "edit", "the guest came back by itself, as edit"

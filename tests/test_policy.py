@@ -31,8 +31,8 @@ def test_decide(action: Action, level: Access) -> None:
     assert decide(level, Request(action)) is TABLE[action][LEVELS.index(level)]
 
 
-@pytest.mark.parametrize(("level", "expected"), [(Access.VIEW, D), (Access.EDIT, A), (Access.TRUSTED, A)])
-def test_terminal_grant_lets_an_edit_guest_type(level: Access, expected: Decision) -> None:
+@pytest.mark.parametrize(("level", "expected"), [(Access.VIEW, A), (Access.EDIT, A), (Access.TRUSTED, A)])
+def test_terminal_grant_lets_a_guest_type(level: Access, expected: Decision) -> None:
     assert decide(level, Request(Action.TYPE_TERMINAL, terminal_granted=True)) is expected
 
 

@@ -27,7 +27,7 @@ from canvasrelay.core.terminals import (
 from canvasrelay.protocol import encode
 from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.core import ErrorFrame
-from canvasrelay.protocol.guests import ApprovalAnswer, TerminalGrant
+from canvasrelay.protocol.guests import ApprovalAnswer, GuestSetAccess, TerminalGrant
 from canvasrelay.protocol.terminals import TermControl, TermInput, TermOpen, TermRename, TermTypist
 from tests.people import joining
 from tests.support import HostClient, ServerProcess
@@ -84,14 +84,16 @@ def test_who_may_type() -> None:
     assert room.receive("trusted", typing)[0] == WriteTerminal("a", "ls\r", "trusted")
     assert "View access does not allow typing in a terminal" in (refused(room.receive("view", typing)) or "")
     assert "Edit access does not allow typing in a terminal" in (refused(room.receive("edit", typing)) or "")
-    # The host grants an edit guest control of one terminal: that one only, until revoked.
+    # The host grants a guest control of one terminal: that one only, until revoked.
     peers[Access.EDIT].granted_terminals.add("a")
     assert room.receive("edit", typing)[0] == WriteTerminal("a", "ls\r", "edit")
     assert refused(room.receive("edit", '{"t":"term-input","id":"b","data":"x"}'))
     assert refused(room.receive("edit", '{"t":"term-resize","id":"b","cols":80,"rows":24}'))
     assert not refused(room.receive("edit", '{"t":"term-resize","id":"a","cols":80,"rows":24}'))
+    # A view guest that asked and was handed the terminal types in it too, in that one only.
     peers[Access.VIEW].granted_terminals.add("a")
-    assert refused(room.receive("view", typing)), "a grant never lets a view guest type"
+    assert room.receive("view", typing)[0] == WriteTerminal("a", "ls\r", "view")
+    assert refused(room.receive("view", '{"t":"term-input","id":"b","data":"x"}'))
     peers[Access.EDIT].granted_terminals.discard("a")
     assert refused(room.receive("edit", typing))
     assert refused(room.receive("edit", '{"t":"term-close","id":"a"}'))
@@ -395,6 +397,22 @@ def test_a_guest_asks_for_control_and_holds_it_until_the_host_takes_it_back() ->
     assert listing(back) == [("Terminal 1", [])]
     assert "does not allow typing" in (refused(room.dispatch(ada, typing)) or "")
     assert guests.controllers("a") == []
+
+
+def test_a_view_guest_asks_for_a_terminal_types_once_approved_and_loses_it_when_lowered() -> None:
+    room, _, guests, host, ada = guest_room()
+    room.dispatch(host, GuestSetAccess(guest_id="guest0001", access="view"))
+    room.dispatch(host, TermOpen(id="a"))
+    typing = TermInput(id="a", data="ls\r")
+    asked = room.dispatch(ada, TermControl(id="a"))
+    (request,) = [e.frame for e in asked if getattr(e, "frame", None) is not None and e.frame.t == "approval-request"]  # type: ignore[attr-defined]
+    assert listing(room.dispatch(host, ApprovalAnswer(id=request.id, answer="approve"))) == [("Terminal 1", ["Ada"])]
+    assert room.dispatch(ada, typing)[0] == WriteTerminal("a", "ls\r", ada.id)
+    room.dispatch(host, GuestSetAccess(guest_id="guest0001", access="edit"))
+    assert room.dispatch(ada, typing)[0] == WriteTerminal("a", "ls\r", ada.id)
+    lowered = room.dispatch(host, GuestSetAccess(guest_id="guest0001", access="view"))
+    assert listing(lowered) == [("Terminal 1", [])] and guests.controllers("a") == []
+    assert "does not allow typing" in (refused(room.dispatch(ada, typing)) or "")
 
 
 def test_a_guests_approved_new_terminal_is_the_guests_to_type_in() -> None:

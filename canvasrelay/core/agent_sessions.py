@@ -48,6 +48,7 @@ from canvasrelay.protocol.agents import (
 )
 from canvasrelay.protocol.core import AgentInfo, ErrorFrame
 from canvasrelay.protocol.encoding import text_sha256
+from canvasrelay.protocol.people import PromptAttribution
 from canvasrelay.protocol.session_events import AvailableCommand, ConfigOption, session_event
 from canvasrelay.protocol.words import RULES_BY
 
@@ -207,6 +208,8 @@ class Session:
     """The seq of the running turn's `turn` event (a turn begun before a restart has none)."""
     turn_started: float | None = None
     """When the running turn began, by the clock (a turn begun before a restart has none)."""
+    named_prompts: bool = True
+    """A guest's prompt reaches the agent with its author named; the host switches it off here."""
 
     @property
     def last_seq(self) -> int:
@@ -236,6 +239,7 @@ class Session:
             last_seq=self.last_seq,
             turn_open=self.turn_open,
             open_permissions=list(self.head["open"]),
+            named_prompts=self.named_prompts,
         )
 
     def meta(self) -> dict[str, Any]:
@@ -245,6 +249,7 @@ class Session:
             "queued": [q.model_dump() for q in self.queued],
             "options": self.options,
             "commands": self.commands,
+            "namedPrompts": self.named_prompts,
         }
 
 
@@ -277,6 +282,7 @@ class Sessions:
             queued=[QueuedPrompt.model_validate(q) for q in meta.get("queued", [])],
             options=list(meta.get("options", [])),
             commands=list(meta.get("commands", [])),
+            named_prompts=bool(meta.get("namedPrompts", True)),
         )
         self.sessions[session.id] = session
         if session.status == "idle":
@@ -289,7 +295,7 @@ class Sessions:
         if session is None or session.turn_open or not session.queued:
             return []
         prompt = session.queued.pop(0)
-        return self._start_turn(session, prompt.text, prompt.author)
+        return self._start_turn(session, prompt.text, prompt.author, prompt.as_written)
 
     # -- frames ------------------------------------------------------------------------------
 
@@ -316,9 +322,9 @@ class Sessions:
                 raise Refused("conflict", f"The queue is full: {MAX_QUEUE} prompts wait already.")
             if sum(len(q.text) for q in session.queued) + len(frame.text) > MAX_QUEUE_CHARS:
                 raise Refused("conflict", "The queue is full: the prompts waiting are too long in all.")
-            session.queued.append(QueuedPrompt(text=frame.text, author=author))
+            session.queued.append(QueuedPrompt(text=frame.text, author=author, as_written=frame.written))
             return [StoreSession(session.id), self._meta(session)]
-        return self._start_turn(session, frame.text, author)
+        return self._start_turn(session, frame.text, author, frame.written)
 
     def cancel(self, peer: Peer, frame: AgentCancel) -> list[AnyEffect]:
         session = self.sessions.get(frame.session_id)
@@ -341,6 +347,18 @@ class Sessions:
         """A name for a new session: the agent's label and the first number no session has."""
         taken = {s.title for s in self.sessions.values()}
         return next(f"{label} {n}" for n in itertools.count(1) if f"{label} {n}" not in taken)
+
+    def name_prompts(self, peer: Peer, frame: PromptAttribution) -> list[AnyEffect]:
+        session = self.sessions.get(frame.session_id)
+        if session is None:
+            raise _no_such_session()
+        session.named_prompts = frame.on
+        return [StoreSession(session.id), self._meta(session)]
+
+    def names_prompts(self, session_id: str) -> bool:
+        """Whether a guest's prompt to this session reaches its agent named (an unknown session's is)."""
+        session = self.sessions.get(session_id)
+        return session is None or session.named_prompts
 
     def rename_frame(self, peer: Peer, frame: AgentRename) -> list[AnyEffect]:
         if frame.session_id not in self.sessions:
@@ -563,9 +581,11 @@ class Sessions:
 
     # -- inside ------------------------------------------------------------------------------
 
-    def _start_turn(self, session: Session, text: str, author: str) -> list[AnyEffect]:
+    def _start_turn(self, session: Session, text: str, author: str, as_written: str | None) -> list[AnyEffect]:
         now = self.clock()
         event = {"kind": "turn", "text": text, "sha256": text_sha256(text), "author": author, "time": now}
+        if as_written is not None:
+            event["asWritten"] = as_written
         appended = self._append(session, event)
         session.turn_from = session.last_seq
         session.turn_started = now

@@ -28,7 +28,7 @@ from canvasrelay.protocol.guests import (
 )
 from canvasrelay.protocol.people import AccessAsk, AuditEntry, OpenLinkSet
 from canvasrelay.protocol.terminals import TermControl, TermInput, TermOpen
-from canvasrelay.protocol.words import request_verb
+from canvasrelay.protocol.words import request_asks
 
 MAX_ENTRIES = 20_000
 MAX_AGE_S = 30 * 24 * 3600.0
@@ -84,7 +84,7 @@ class Audit:
     def observe(self, peer: Peer, frame: ClientFrame, asked: bool) -> None:
         """A frame someone performed, or (`asked`) one that now waits for the host."""
         if asked:
-            self.record(peer, f"asked to {request_verb(frame.t)}", self._prompt_detail(frame))
+            self.record(peer, f"asked {request_asks(frame.t)}", self._prompt_detail(frame))
             return
         if isinstance(frame, BoardUpdate):
             self._tally(peer, "edited the board", "", 1)
@@ -129,7 +129,7 @@ class Audit:
                     frame.change, "rotated the open link"
                 ), ""
             case AccessAsk():
-                return "got more access", frame.access
+                return "got edit access", ""
         return None
 
     def _prompt_detail(self, frame: ClientFrame) -> str:

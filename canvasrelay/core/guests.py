@@ -54,6 +54,8 @@ PENDING_CHARS = 2_000_000
 """…and what all of them hold: every waiting request is in a host's welcome, which must stay well
 under what a socket may hold back for a page (so a reload always loads)."""
 CLOSE_KICKED = 4403
+CLOSE_WITHDRAWN = 4410
+"""Its invitation was revoked: the page says so rather than that the guest left."""
 PEER_PREFIX = "guest-"
 FORGET_AFTER = 60.0
 """A guest gone this long (counted from when it left the room, after the hub's own resume grace)
@@ -98,13 +100,27 @@ def peer_id_of(guest_id: str) -> str:
     return PEER_PREFIX + guest_id
 
 
-def describe(frame: ClientFrame) -> str:
-    """What the host reads before approving, whole (frames are bounded by their own limits):
-    the prompt's text when there is one, else the fields."""
+def words_of(frame: ClientFrame) -> str | None:
+    """The words the frame carries (a prompt's text, as the agent will get it), if any."""
     for name in ("text", "prompt"):
         value = getattr(frame, name, None)
         if isinstance(value, str):
             return value
+    return None
+
+
+def own_words(frame: ClientFrame) -> str | None:
+    """The words as the guest wrote them: a prompt named to the agent keeps them in `written`."""
+    written = getattr(frame, "written", None)
+    return written if isinstance(written, str) else words_of(frame)
+
+
+def describe(frame: ClientFrame) -> str:
+    """What the host reads before approving, whole (frames are bounded by their own limits):
+    the prompt's text when there is one, else the fields."""
+    words = words_of(frame)
+    if words is not None:
+        return words
     fields = frame.model_dump(mode="json", by_alias=True, exclude={"t"})
     return json.dumps(fields, ensure_ascii=False)
 
@@ -241,7 +257,8 @@ class Guests:
     def _pending_of(self, approval: Approval) -> RequestPending:
         expires_in_ms = max(0, int((approval.expires_at - self.clock()) * 1000))
         ref, subject = approval.frame.t, subject_of(approval.frame)
-        return RequestPending(id=approval.id, ref=ref, subject=subject, expires_in_ms=expires_in_ms, text=approval.text)
+        text = own_words(approval.frame) or ""
+        return RequestPending(id=approval.id, ref=ref, subject=subject, expires_in_ms=expires_in_ms, text=text)
 
     def restore(self, approval: Approval) -> None:
         """A request that waited when the server stopped waits again, with the time it had left."""
@@ -325,8 +342,8 @@ class Guests:
         return effects + self.room.perform(peer, approval.frame)
 
     def _resolved(self, approval: Approval, outcome: Outcome) -> list[AnyEffect]:
-        """The guest keeps the text of a request that did not run (to copy or send again); the hosts keep a line."""
-        kept = approval.text if outcome in ("denied", "expired", "withdrawn") else None
+        """The guest keeps the words of a request that did not run (to copy or send again); the hosts keep a line."""
+        kept = own_words(approval.frame) if outcome in ("denied", "expired", "withdrawn") else None
         guest = self.guests.get(approval.guest_id)
         resolved = ApprovalResolved(
             id=approval.id, ref=approval.frame.t, outcome=outcome, text=kept, name=guest.name if guest else ""
@@ -342,11 +359,12 @@ class Guests:
         return self._change(guest, own_access=Access(frame.access) if frame.access else None)
 
     def _set_room_access(self, _host: Peer, frame: RoomSetAccess) -> list[AnyEffect]:
+        before = self.default_access
         self.default_access = Access(frame.access)
         effects: list[AnyEffect] = []
         for guest in self.guests.values():
             if guest.own_access is None:
-                effects += self._sync_peer(guest)
+                effects += self._lowered(guest, before) + self._sync_peer(guest)
         return [*effects, self.to_hosts(), self.people()]
 
     def _kick(self, host: Peer, frame: GuestKick) -> list[AnyEffect]:
@@ -369,10 +387,10 @@ class Guests:
         """Everyone who came through a revoked invite leaves now."""
         effects: list[AnyEffect] = []
         for guest in [g for g in self.guests.values() if g.invite_id == invite_id]:
-            effects += self.remove(guest.guest_id, WITHDRAWN, ban=False)
+            effects += self.remove(guest.guest_id, WITHDRAWN, ban=False, code=CLOSE_WITHDRAWN)
         return effects
 
-    def remove(self, guest_id: str, reason: str, ban: bool) -> list[AnyEffect]:
+    def remove(self, guest_id: str, reason: str, ban: bool, code: int = CLOSE_KICKED) -> list[AnyEffect]:
         """Out of the room, its requests and terminals taken back: the hub ends its channel. Banned, it
         cannot come back in this run whatever invite it holds; else it is forgotten here."""
         if ban:
@@ -380,7 +398,7 @@ class Guests:
         for approval in [a for a in self.pending.values() if a.guest_id == guest_id]:
             del self.pending[approval.id]
         guest = self.guests.get(guest_id) if ban else self.guests.pop(guest_id, None)
-        effects: list[AnyEffect] = [Close(peer_id_of(guest_id), CLOSE_KICKED, reason), self.to_hosts()]
+        effects: list[AnyEffect] = [Close(peer_id_of(guest_id), code, reason), self.to_hosts()]
         if guest is not None and guest.granted_terminals:
             guest.granted_terminals.clear()
             effects += self._grants_changed()
@@ -426,9 +444,17 @@ class Guests:
         return self._change(guest, own_access=access) if guest is not None else []
 
     def _change(self, guest: Guest, own_access: Access | None) -> list[AnyEffect]:
+        before = self.access_of(guest)
         guest.own_access = own_access
         self.identities.set_access(guest.guest_id, _level(own_access) if own_access else None)
-        return [*self._sync_peer(guest), self.to_hosts(), self.people()]
+        return [*self._lowered(guest, before), *self._sync_peer(guest), self.to_hosts(), self.people()]
+
+    def _lowered(self, guest: Guest, before: Access) -> list[AnyEffect]:
+        """Lowering a guest's access takes back the terminals it was handed: the host meant less, not more."""
+        if self.access_of(guest).rank >= before.rank or not guest.granted_terminals:
+            return []
+        guest.granted_terminals.clear()
+        return self._grants_changed()
 
     def _host_profile(self, host: Peer, frame: HostProfile) -> list[AnyEffect]:
         host.color = frame.color
@@ -436,10 +462,12 @@ class Guests:
         return [self.people()]
 
     def people(self) -> Broadcast:
-        """Who is here, for everyone: each host and connected guest with its name, colour and access."""
+        """Who is here, for everyone: each host and connected guest with its name, colour and access
+        (not a guest whose channel dropped, though its place waits for it to resume)."""
         people = [
             Person(peer_id=peer.id, name=self.name_of(peer), color=self.color_of(peer), access=peer.access.value)
             for peer in self.room.peers.values()
+            if getattr(self._guest_of(peer), "connected", True)
         ]
         return Broadcast(People(people=people))
 
@@ -483,10 +511,27 @@ class Guests:
         guest = self._guest_of(peer)
         if guest is None:
             return [self.people()]
+        # Its requests keep waiting: a guest that drops or a server that restarts finds them still there.
+        return self._gone(guest, self.clock() if guest.connected else guest.away_since)
+
+    def away(self, guest_id: str) -> list[AnyEffect]:
+        """The guest's channel dropped: its place waits for it to resume, but it is not here now."""
+        guest = self.guests.get(guest_id)
+        return self._gone(guest, self.clock()) if guest is not None and guest.connected else []
+
+    def back(self, guest_id: str) -> list[AnyEffect]:
+        """The guest resumed its place after a drop."""
+        guest = self.guests.get(guest_id)
+        if guest is None or guest.connected:
+            return []
+        guest.connected = True
+        guest.away_since = None
+        return [self.to_hosts(), self.people()]
+
+    def _gone(self, guest: Guest, since: float | None) -> list[AnyEffect]:
         guest.connected = False
         guest.latency_ms = None
-        guest.away_since = self.clock()
-        # Its requests keep waiting: a guest that drops or a server that restarts finds them still there.
+        guest.away_since = since
         return [self.to_hosts(), self.people()]
 
     def guest_id_of(self, peer: Peer) -> str | None:

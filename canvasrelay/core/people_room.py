@@ -4,12 +4,14 @@ who speaks to an agent.
 Routes the invite frames (a host makes, revokes, turns off or rotates), grants an approved
 `access-ask`, answers the host's reads of the room's record, and names a guest's prompt to the
 agent (`Ada (guest, edit): …`) before the policy sees it, so the host approves exactly what the
-agent will get. Each change to the invites is told to the hosts (`invites`).
+agent will get (unless the host switched that off for the session). Each change to the invites
+is told to the hosts (`invites`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from canvasrelay.core.audit import Audit
 from canvasrelay.core.effects import AnyEffect, Broadcast, Send
@@ -28,10 +30,9 @@ from canvasrelay.protocol.people import (
     InviteList,
     InviteRevoke,
     OpenLinkSet,
-    PromptAttribution,
 )
 
-NOT_A_GUEST = "Only a guest asks for more access: the host has it all."
+NOT_A_GUEST = "Only a guest asks for edit access: the host has it all."
 
 
 def attribution(name: str, access: Access, text: str) -> str:
@@ -48,8 +49,8 @@ class PeopleRoom:
     host_public_key: str
     link_tail: str = ""
     """What every link carries after its keys (`&signal=…`): set once the server knows it."""
-    unattributed: set[str] = field(default_factory=set)
-    """Sessions whose guests' prompts reach the agent as written (the host switched naming off)."""
+    names_prompts: Callable[[str], bool] = lambda _session_id: True
+    """Whether guests' prompts to a session reach its agent named (the session keeps the host's switch)."""
 
     def __post_init__(self) -> None:
         self.room.route(InviteCreate, self._create)
@@ -57,7 +58,6 @@ class PeopleRoom:
         self.room.route(OpenLinkSet, self._open_link)
         self.room.route(AccessAsk, self._access)
         self.room.route(AuditRead, self._read)
-        self.room.route(PromptAttribution, self._attribution)
         self.room.rewrite(self._attributed)
         self.room.observe(self.audit.observe)
         self.room.on_join(self._joined)
@@ -122,18 +122,14 @@ class PeopleRoom:
         entries, more = self.audit.page(frame.before, frame.who, frame.limit)
         return [Send(host.id, AuditPage(entries=entries, more=more))]
 
-    def _attribution(self, _host: Peer, frame: PromptAttribution) -> list[AnyEffect]:
-        if frame.on:
-            self.unattributed.discard(frame.session_id)
-        else:
-            self.unattributed.add(frame.session_id)
-        return []
-
     def _attributed(self, peer: Peer, frame: ClientFrame) -> ClientFrame:
-        if peer.is_host or not isinstance(frame, AgentPrompt) or frame.session_id in self.unattributed:
+        if not isinstance(frame, AgentPrompt):
             return frame
+        # `written` is the server's to set: whatever a client put there goes.
+        if peer.is_host or not self.names_prompts(frame.session_id):
+            return frame.model_copy(update={"written": None})
         text = attribution(peer.name or "A guest", peer.access, frame.text)[:MAX_PROMPT_CHARS]
-        return frame.model_copy(update={"text": text})
+        return frame.model_copy(update={"text": text, "written": frame.text})
 
     # -- presence -----------------------------------------------------------------------------
 

@@ -45,6 +45,9 @@ class AgentPrompt(ClientFrame):
     session_id: SessionId
     text: str = Field(min_length=1, max_length=MAX_PROMPT_CHARS)
     author: str = Field(default="", max_length=MAX_NAME_CHARS)
+    written: str | None = Field(default=None, max_length=MAX_PROMPT_CHARS)
+    """Set by the server, which replaces what a client sends here: when it names a guest's prompt to
+    the agent (`text` becomes `Ada (guest, edit): …`), the guest's own words."""
 
 
 @client_frame
@@ -109,6 +112,8 @@ class AgentHistoryRequest(ClientFrame):
 class QueuedPrompt(Model):
     text: str
     author: str
+    as_written: str | None = None
+    """The guest's own words, when `text` names them to the agent."""
 
 
 class SessionHead(Model):
@@ -131,6 +136,9 @@ class SessionHead(Model):
     """A turn runs: from its `turn` event to its `turn-end`."""
     open_permissions: list[str] = Field(default_factory=list)
     """The permission requests asked and not answered yet, by request id."""
+    named_prompts: bool = True
+    """A guest's prompt reaches the agent with its author named (`Ada (guest, edit): …`); the host
+    switches it per session (`prompt-attribution`)."""
 
 
 @server_frame

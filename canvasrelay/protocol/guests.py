@@ -153,7 +153,7 @@ class RequestPending(ServerFrame):
     subject: str | None = None
     """What the request is about (a session or terminal id), so the view showing it can say it waits."""
     text: str = ""
-    """What it says, as the host will read it (a prompt arrives named: `Ada (guest, edit): …`)."""
+    """The words it carries, as the guest wrote them (a prompt's text); empty for a request without words."""
 
 
 @client_frame

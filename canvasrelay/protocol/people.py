@@ -81,11 +81,12 @@ class OpenLinkSet(ClientFrame):
 
 @client_frame
 class AccessAsk(ClientFrame):
-    """A guest asks the host for more access; it waits in the host's list like any request."""
+    """A view guest asks the host for edit access; it waits in the host's list like any request.
+    Trust is not asked for: the host gives it with any answer ("Trust Ada")."""
 
     t: Literal["access-ask"] = "access-ask"
     action: ClassVar[Action] = Action.ASK
-    access: InviteAccess = "edit"
+    access: Literal["edit"] = "edit"
 
 
 class AuditEntry(Model):

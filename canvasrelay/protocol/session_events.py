@@ -238,9 +238,12 @@ class TurnEvent(Model):
     seq: int
     kind: Literal["turn"]
     text: str
+    """What the agent got."""
     sha256: str = ""
     author: str | None = None
     time: float | None = None
+    as_written: str | None = None
+    """The guest's own words, when `text` names them to the agent (`Ada (guest, edit): …`)."""
 
 
 class ChunkEvent(Model):
@@ -315,8 +318,11 @@ class UserItem(Model):
     type: Literal["user"]
     seq: int
     text: str
+    """What the agent got."""
     author: str | None
     time: float | None
+    as_written: str | None
+    """The guest's own words, when `text` names them to the agent."""
 
 
 class TextItem(Model):

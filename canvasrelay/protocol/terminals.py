@@ -63,11 +63,11 @@ class TermClose(ClientFrame):
 
 @client_frame
 class TermControl(ClientFrame):
-    """Ask to type into a terminal: an edit guest's request waits for the host, whose approval
-    hands the guest control of that terminal until the host takes it back."""
+    """Ask to type into a terminal: any guest's request waits for the host, whose approval hands
+    the guest control of that terminal until the host takes it back."""
 
     t: Literal["term-control"] = "term-control"
-    action: ClassVar[Action] = Action.RUN_ON_HOST
+    action: ClassVar[Action] = Action.ASK
     id: TerminalId
 
 

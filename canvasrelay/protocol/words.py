@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 from canvasrelay.protocol.access import Access, Action
 
@@ -21,6 +21,8 @@ class RequestWords(TypedDict):
     """As in "your … is waiting for the host"."""
     subject: str
     """What `{name}` becomes when the session or terminal has no known name."""
+    asks: NotRequired[str]
+    """As in "Ada asks …", when that is not "to " and the verb."""
 
 
 REQUESTS: dict[str, RequestWords] = {
@@ -42,7 +44,12 @@ REQUESTS: dict[str, RequestWords] = {
     "term-rename": {"verb": "rename {name}", "noun": "new name for {name}", "subject": "the terminal"},
     "file-open": {"verb": "open a file", "noun": "request to open a file", "subject": ""},
     "tree-watch": {"verb": "browse the files", "noun": "request to browse the files", "subject": ""},
-    "access-ask": {"verb": "get {name} access", "noun": "request for {name} access", "subject": "more"},
+    "access-ask": {
+        "verb": "get edit access",
+        "noun": "request for edit access",
+        "subject": "",
+        "asks": "for edit access",
+    },
     "board-update": {"verb": "edit the board", "noun": "board edit", "subject": ""},
 }
 
@@ -66,6 +73,13 @@ def _fill(phrase: str, words: RequestWords, name: str | None) -> str:
 def request_verb(frame_type: str, name: str | None = None) -> str:
     words = REQUESTS.get(frame_type)
     return _fill(words["verb"], words, name) if words else "do something on the host's machine"
+
+
+def request_asks(frame_type: str, name: str | None = None) -> str:
+    """As in "Ada asks …": "to send a prompt to Demo agent 1", "for edit access"."""
+    words = REQUESTS.get(frame_type)
+    asks = words.get("asks") if words else None
+    return asks if asks is not None else f"to {request_verb(frame_type, name)}"
 
 
 def request_noun(frame_type: str, name: str | None = None) -> str:

@@ -56,6 +56,7 @@ from canvasrelay.protocol.agents import (
     AgentRename,
 )
 from canvasrelay.protocol.core import ErrorFrame
+from canvasrelay.protocol.people import PromptAttribution
 from canvasrelay.server import agent_launch, agent_sandbox
 from canvasrelay.server.agent_catalog import AgentSpec, ProcessLimits
 from canvasrelay.server.agent_error import AgentError
@@ -145,6 +146,7 @@ class AgentHost:
         room.route(AgentConfig, self._ordered(self.core.configure))
         room.route(AgentPermission, self._ordered(self.core.answer))
         room.route(AgentRename, self._ordered(self.core.rename_frame))
+        room.route(PromptAttribution, self._ordered(self.core.name_prompts))
         room.route(AgentHistoryRequest, self._ordered(self.core.history))
         room.heads.add(self.core.heads)
         room.add_live_check(lambda ref: ref in self.core.sessions)

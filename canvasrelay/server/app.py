@@ -136,6 +136,7 @@ class CanvasServer:
             self.deferred,
             process_limits(self.config),
         )
+        self.people.names_prompts = self.agents.core.names_prompts
         tmux = tmux_executable()
         self.terminals = TerminalHost(
             self.runtime,

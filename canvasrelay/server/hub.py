@@ -456,6 +456,7 @@ class Hub:
         resumable = guest is not None and join.last_seq is not None and guest.stream.can_resume_after(join.last_seq)
         if guest is not None and resumable:
             guest.stream.attach(link, after=join.last_seq)
+            await self.runtime.run(self.guests.back(guest_id))
             return
         if guest is not None:
             await self.runtime.disconnect(guest.peer.id)
@@ -563,6 +564,8 @@ class Hub:
         loop = asyncio.get_running_loop()
         guest.grace_since = loop.time()
         guest.grace = loop.call_later(RESUME_GRACE, lambda: self._spawn(self._drop(guest_id, None)))
+        # Counted out now: the people list says who is in the room, not whose place is kept.
+        self._spawn(self.runtime.run(self.guests.away(guest_id)))
 
     async def _drop(self, guest_id: str, farewell: Bye | None) -> None:
         guest = self.live.pop(guest_id, None)

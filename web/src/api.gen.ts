@@ -348,6 +348,7 @@ export interface TurnEvent {
   sha256: string;
   author: string | null;
   time: number | null;
+  asWritten: string | null;
 }
 
 export interface UsageUpdate {

@@ -92,9 +92,10 @@ export const REQUEST_WORDS = {
     "subject": ""
   },
   "access-ask": {
-    "verb": "get {name} access",
-    "noun": "request for {name} access",
-    "subject": "more"
+    "verb": "get edit access",
+    "noun": "request for edit access",
+    "subject": "",
+    "asks": "for edit access"
   },
   "board-update": {
     "verb": "edit the board",
@@ -131,7 +132,7 @@ export type HostAnswer = "once" | "reject" | "always" | "never" | "session";
 
 export interface AccessAsk {
   t: "access-ask";
-  access?: "view" | "edit" | "trusted";
+  access?: "edit";
 }
 
 export interface AgentCancel {
@@ -218,6 +219,7 @@ export interface AgentPrompt {
   sessionId: string;
   text: string;
   author?: string;
+  written?: string | null;
 }
 
 export interface AgentRemoved {
@@ -705,6 +707,7 @@ export interface PromptAttribution {
 export interface QueuedPrompt {
   text: string;
   author: string;
+  asWritten: string | null;
 }
 
 export interface RequestPending {
@@ -755,6 +758,7 @@ export interface SessionHead {
   lastSeq: number;
   turnOpen: boolean;
   openPermissions: string[];
+  namedPrompts: boolean;
 }
 
 export interface StreamGap {
@@ -961,6 +965,7 @@ export interface TurnEvent {
   sha256: string;
   author: string | null;
   time: number | null;
+  asWritten: string | null;
 }
 
 export interface UsageItem {
@@ -984,6 +989,7 @@ export interface UserItem {
   text: string;
   author: string | null;
   time: number | null;
+  asWritten: string | null;
 }
 
 export interface ViewRect {

@@ -113,6 +113,17 @@ export function AgentView({ refId, width, height }: FrameContentProps) {
           } />
         ))}
         {isHost && (
+          <label className="agent-config" title="On: a guest's prompt reaches the agent as “Ada (guest, edit): …”, as you approve it. Off: as the guest wrote it.">
+            <input
+              type="checkbox"
+              data-testid="agent-named-prompts"
+              checked={head.namedPrompts}
+              onChange={(e) => client.send({ t: "prompt-attribution", sessionId: refId, on: e.target.checked })}
+            />
+            Tell the agent who writes
+          </label>
+        )}
+        {isHost && (
           <button type="button" className="agent-link" onClick={() => setShowRules((v) => !v)}>
             {showRules ? "Hide rules" : "Rules"}
           </button>
@@ -136,7 +147,7 @@ export function AgentView({ refId, width, height }: FrameContentProps) {
           <div key={queuedKeys[i]} className="agent-row">
             <div className="agent-user agent-queued" data-testid="agent-queued">
               <small>{queued.author} · queued</small>
-              <div>{queued.text}</div>
+              <div>{queued.asWritten ?? queued.text}</div>
             </div>
           </div>
         ))}

@@ -5,6 +5,7 @@ import { contentKeys } from "../keys";
 import { useHighlighter } from "./highlighter";
 import { hasCode, renderMarkdown, type Highlight } from "./markdown";
 import type { Item } from "./sessionLog";
+import { promptShown } from "./userPrompt";
 import { ToolCallView } from "./tools/ToolCallView";
 
 /** What a row can do beyond showing: answer a permission, put a prompt back in the box. */
@@ -59,26 +60,22 @@ export const ThreadItem = memo(function ThreadItem({ item, actions }: { item: It
   }
 });
 
-/**
- * A guest's prompt reaches the agent, and the thread, named (`Ada (guest, edit): …`): put back in the box
- * it is the words the guest wrote, or sent again it would be named twice.
- */
-function asWritten(text: string, author: string | null): string {
-  if (author === null || author === "host") return text;
-  const named = `${author} (guest, `;
-  if (!text.startsWith(named)) return text;
-  const access = /^(view|edit|trusted)\): /.exec(text.slice(named.length));
-  return access ? text.slice(named.length + access[0].length) : text;
-}
-
 function UserView({ item, actions }: { item: UserItem; actions: ItemActions }) {
   const own = actions.isOwn(item.author);
+  // Put back in the box, a guest's prompt is its own words: sent again, it is named again, once.
+  const { written, agentGot } = promptShown(item, actions.isHost);
   return (
     <div className="agent-user" data-testid="agent-user">
       {item.author && <small>{item.author}</small>}
-      <div>{item.text}</div>
+      <div data-testid="agent-user-text">{written}</div>
+      {agentGot !== null && (
+        <details className="agent-got" data-testid="agent-got">
+          <summary>What the agent got</summary>
+          <div>{agentGot}</div>
+        </details>
+      )}
       {own && (
-        <button type="button" className="agent-link agent-edit" onClick={() => actions.onEdit(asWritten(item.text, item.author))} data-testid="agent-edit">
+        <button type="button" className="agent-link agent-edit" onClick={() => actions.onEdit(written)} data-testid="agent-edit">
           Edit and send again
         </button>
       )}

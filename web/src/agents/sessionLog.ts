@@ -125,7 +125,14 @@ class Draft {
     this.lastSeq = seq;
     switch (event.kind) {
       case "turn":
-        this.push({ type: "user", seq, text: event.text ?? "", author: event.author ?? null, time: event.time ?? null });
+        this.push({
+          type: "user",
+          seq,
+          text: event.text ?? "",
+          author: event.author ?? null,
+          time: event.time ?? null,
+          asWritten: event.asWritten ?? null,
+        });
         this.turnOpen = true;
         break;
       case "chunk":
@@ -162,7 +169,7 @@ class Draft {
     } else if (isUpdate(update, "user_message_chunk")) {
       const text = contentText(update.content);
       if (last !== null && last.type === "user" && last.author === null) this.edit<ItemOf<"user">>(lastIndex).text += text;
-      else this.push({ type: "user", seq, text, author: null, time: null });
+      else this.push({ type: "user", seq, text, author: null, time: null, asWritten: null });
     } else if (isUpdate(update, "tool_call", "tool_call_update")) {
       this.applyTool(seq, update);
     } else if (isUpdate(update, "plan")) {

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useMemo, useState } from "react";
 import { useBoardView } from "../boardView";
 import { CopyButton } from "../CopyButton";
 import type { HostAnswer } from "../protocol.gen";
-import { outcomeText } from "../room/requests";
+import { outcomeText, requestAsks } from "../room/requests";
 import { subjectName, type RoomState } from "../room/roomState";
 import { useRoom, useRoomStore } from "../roomClient";
 import { sha256Hex, visible } from "../guests/visibleText";
@@ -158,7 +158,7 @@ function headline(entry: Entry, state: RoomState): string {
     case "permission":
       return `${entry.place.name} asks your permission`;
     case "approval":
-      return `${visible(entry.approval.name)} asks to ${entry.what}`;
+      return `${visible(entry.approval.name)} asks ${requestAsks(entry.approval.what, entry.what)}`;
     case "waiting":
       return `Your ${entry.what} is waiting for the host…`;
     case "ended":

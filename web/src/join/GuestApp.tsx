@@ -156,7 +156,11 @@ function GuestRoom({
   const welcome = useRoomState(store, (s) => s.welcome);
   const people = useRoomState(store, (s) => s.people.length);
 
-  if (state === "refused") return <Ended reason={connection.refusal} onRejoin={connection.final ? null : onRejoin} />;
+  if (state === "refused") {
+    return (
+      <Ended reason={connection.refusal} withdrawn={connection.withdrawn} onRejoin={connection.final ? null : onRejoin} />
+    );
+  }
   return (
     <RoomPage
       store={store}
@@ -208,12 +212,12 @@ function FoldedLine({ text }: { text: string }) {
   );
 }
 
-/** The end of a visit: removed by the host, or the room closed. Nothing of the room stays on screen. */
-function Ended({ reason, onRejoin }: { reason: string; onRejoin: (() => void) | null }) {
+/** The end of a visit: removed by the host, the invitation withdrawn, or the room closed. Nothing of the room stays on screen. */
+function Ended({ reason, withdrawn, onRejoin }: { reason: string; withdrawn: boolean; onRejoin: (() => void) | null }) {
   return (
     <main className="notice guest-ended" data-testid="ended">
-      <h1>You left the room</h1>
-      <p data-testid="refusal">{reason || "The room closed."}</p>
+      <h1 data-testid="ended-title">{withdrawn ? "This invitation was withdrawn" : "You left the room"}</h1>
+      <p data-testid="refusal">{withdrawn ? "The host withdrew it: you are out of the room, and its link no longer opens it." : reason || "The room closed."}</p>
       {onRejoin ? (
         <button type="button" onClick={onRejoin}>
           Try to join again

@@ -38,6 +38,8 @@ const HANDSHAKE_MS = 15_000;
 const TURN_FETCH_MS = 3_000;
 /** The hub's close code for a guest the host removed (canvasrelay/core/guests.py). */
 const CLOSE_KICKED = 4403;
+/** The guest's invitation was revoked (core/guests.py). */
+const CLOSE_WITHDRAWN = 4410;
 
 export function roomLinkParams(hash: string = window.location.hash): RoomLinkParams | null {
   const params = fragmentParams(hash);
@@ -107,6 +109,8 @@ export class GuestConnection implements Connection<GuestState> {
   refusal = "";
   /** Refused for good (removed by the host, or a hub that failed its proof): joining again cannot help. */
   final = false;
+  /** Refused because the host withdrew this link's invitation. */
+  withdrawn = false;
   private lastSeq: number | null = null;
   private pc: RTCPeerConnection | null = null;
   private channel: RTCDataChannel | null = null;
@@ -139,13 +143,23 @@ export class GuestConnection implements Connection<GuestState> {
 
   start(): void {
     this.stopped = false;
+    window.addEventListener("pagehide", this.leave);
     void this.connect();
   }
 
   stop(): void {
     this.stopped = true;
+    window.removeEventListener("pagehide", this.leave);
     this.pc?.close();
   }
+
+  /**
+   * A closing page ends its connection: the hub counts the guest out now, rather than when the connection
+   * times out (closing the data channel alone does not reach the hub before the page is gone).
+   */
+  private readonly leave = (): void => {
+    this.pc?.close();
+  };
 
   private setState(state: GuestState): void {
     this.state = state;
@@ -162,6 +176,7 @@ export class GuestConnection implements Connection<GuestState> {
       if (error instanceof Refused || error instanceof Withdrawn) {
         this.refusal = error.message;
         this.final = true;
+        this.withdrawn = error instanceof Withdrawn;
         this.setState("refused");
         return;
       }
@@ -272,7 +287,8 @@ export class GuestConnection implements Connection<GuestState> {
   private emit(frame: ServerFrame): void {
     if (frame.t === "bye" || (frame.t === "error" && frame.ref === "guest-join")) {
       this.refusal = frame.t === "bye" ? frame.reason : frame.message;
-      this.final = frame.t === "error" || frame.code === CLOSE_KICKED;
+      this.final = frame.t === "error" || frame.code === CLOSE_KICKED || frame.code === CLOSE_WITHDRAWN;
+      this.withdrawn = frame.t === "bye" && frame.code === CLOSE_WITHDRAWN;
       this.stopped = true;
       this.setState("refused");
     }

@@ -199,7 +199,7 @@ function GuestControls({ guest, defaultAccess }: { guest: GuestInfo; defaultAcce
         </select>
       </label>
       <RemoveButton guest={guest} />
-      {guest.access === "edit" && running.length > 0 && (
+      {guest.access !== "trusted" && running.length > 0 && (
         <div className="terminal-grants" data-testid="terminal-grants">
           Types in:{" "}
           {running.map((term) => (

@@ -21,6 +21,12 @@ export function requestVerb(ref: string, name?: string | null): string {
   return phrase(ref, "verb", name, "do something on your machine");
 }
 
+/** As in "Ada asks …": "to " and the request's verb ("to send a prompt to Demo agent 1"), or its own phrase ("for edit access"). */
+export function requestAsks(ref: string, verb: string): string {
+  const words = (REQUEST_WORDS as Record<string, { asks?: string }>)[ref];
+  return words?.asks ?? `to ${verb}`;
+}
+
 /** "prompt to Demo agent 1", as in "your … is waiting for the host". */
 export function requestNoun(ref: string, name?: string | null): string {
   return phrase(ref, "noun", name, "request");

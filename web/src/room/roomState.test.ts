@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { sessionHead } from "../agents/testing";
 import type { AgentInfo, ApprovalRequest, ServerFrame, Welcome } from "../protocol.gen";
-import { outcomeText, requestVerb } from "./requests";
+import { outcomeText, requestAsks, requestVerb } from "./requests";
 import { welcomeFrame } from "./testing";
 import {
   dismissEnded,
@@ -47,8 +47,11 @@ describe("the room state", () => {
     expect(selectAccess(state)).toBe("edit");
     expect(selectMayType(state, "t-1")).toBe(true);
     expect(selectMayType(state, "t-2")).toBe(false);
-    const lowered = receive(state, { t: "access", access: "view", grantedTerminals: ["t-1"] });
+    // Lowered, the guest's terminals are taken back; a view guest the host hands one types in it.
+    const lowered = receive(state, { t: "access", access: "view", grantedTerminals: [] });
     expect(selectMayType(lowered, "t-1")).toBe(false);
+    const handed = receive(lowered, { t: "access", access: "view", grantedTerminals: ["t-1"] });
+    expect(selectMayType(handed, "t-1")).toBe(true);
   });
 
   it("lets the host and trusted guests type into every terminal", () => {
@@ -139,6 +142,9 @@ describe("a guest's requests", () => {
     expect(requestVerb("term-control", "Terminal 1")).toBe("take control of Terminal 1");
     expect(requestVerb("agent-prompt")).toBe("send a prompt to the agent");
     expect(requestVerb("x-unknown")).toBe("do something on your machine");
+    // As in "Ada asks …": which access a guest asks for is said.
+    expect(requestAsks("access-ask", requestVerb("access-ask"))).toBe("for edit access");
+    expect(requestAsks("term-control", requestVerb("term-control", "Terminal 1"))).toBe("to take control of Terminal 1");
   });
 });
 

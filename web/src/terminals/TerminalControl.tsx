@@ -1,10 +1,14 @@
+import { outcomeText, ran } from "../room/requests";
 import { selectMayType, selectTerminal } from "../room/roomState";
 import { useAccess, useRoom, useRoomClient } from "../roomClient";
 
+/** A view or edit guest types into a terminal only once the host hands it over. */
+const ASKS = new Set(["view", "edit"]);
+
 /**
- * Who types into a terminal, said on its frame: the host always (and trusted guests); an edit
- * guest once the host hands it over. A guest asks for control here; the host hands it over or
- * takes it back here too.
+ * Who types into a terminal, said on its frame: the host always (and trusted guests); a view or
+ * edit guest once the host hands it over. A guest asks for control here, and reads the answer
+ * here; the host hands it over or takes it back here too.
  */
 export function TerminalControl({ id }: { id: string }) {
   const client = useRoomClient();
@@ -12,6 +16,10 @@ export function TerminalControl({ id }: { id: string }) {
   const access = useAccess();
   const mayType = useRoom((s) => selectMayType(s, id));
   const asked = useRoom((s) => s.requests.some((r) => r.ref === "term-control" && r.subject === id));
+  const refused = useRoom((s) => {
+    const resolution = s.resolutions.get(id);
+    return resolution?.ref === "term-control" && !ran(resolution.outcome) ? resolution.outcome : null;
+  });
   const guests = useRoom((s) => s.guests);
   if (!info) return null;
   const controllers = info.controllers;
@@ -20,7 +28,8 @@ export function TerminalControl({ id }: { id: string }) {
   const grant = (guestId: string, granted: boolean) =>
     client.send({ t: "terminal-grant", guestId, terminalId: id, granted });
   const holds = (guestId: string) => controllers.some((c) => c.guestId === guestId);
-  const editGuests = guests?.guests.filter((g) => g.connected && g.access === "edit" && !holds(g.guestId)) ?? [];
+  const askers = guests?.guests.filter((g) => g.connected && ASKS.has(g.access) && !holds(g.guestId)) ?? [];
+  const guest = access !== null && ASKS.has(access);
 
   return (
     <div className="terminal-control" data-testid="terminal-control">
@@ -37,7 +46,7 @@ export function TerminalControl({ id }: { id: string }) {
           Take back control
         </button>
       )}
-      {access === "host" && controllers.length === 0 && editGuests.length > 0 && info.running && (
+      {access === "host" && controllers.length === 0 && askers.length > 0 && info.running && (
         <select
           aria-label={`Hand ${info.name} over to a guest`}
           data-testid="give-control"
@@ -45,19 +54,24 @@ export function TerminalControl({ id }: { id: string }) {
           onChange={(e) => e.target.value && grant(e.target.value, true)}
         >
           <option value="">Hand over to…</option>
-          {editGuests.map((g) => (
+          {askers.map((g) => (
             <option key={g.guestId} value={g.guestId}>
               {g.name}
             </option>
           ))}
         </select>
       )}
-      {access === "edit" && !mayType && info.running && (
+      {guest && !mayType && info.running && (
         <button type="button" data-testid="ask-control" disabled={asked} onClick={() => client.send({ t: "term-control", id })}>
           {asked ? "Asked the host…" : "Ask for control"}
         </button>
       )}
-      {access === "edit" && mayType && <span className="terminal-you">You have control</span>}
+      {guest && !mayType && !asked && refused && (
+        <span className="terminal-refused" data-testid="control-refused" role="status">
+          {outcomeText("term-control", refused, info.name)}
+        </span>
+      )}
+      {guest && mayType && <span className="terminal-you">You have control</span>}
     </div>
   );
 }

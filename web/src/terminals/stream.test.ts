@@ -35,7 +35,8 @@ describe("ids and typing", () => {
     expect(mayType("trusted", false)).toBe(true);
     expect(mayType("edit", false)).toBe(false);
     expect(mayType("edit", true)).toBe(true);
-    expect(mayType("view", true)).toBe(false);
+    expect(mayType("view", true)).toBe(true);
+    expect(mayType("view", false)).toBe(false);
   });
 });
 

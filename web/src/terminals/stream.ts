@@ -36,9 +36,9 @@ export function newTerminalId(random: () => number = Math.random): string {
   return `t-${part()}${part()}`;
 }
 
-/** Whether this access level may type into a terminal without a grant from the host. */
+/** Whether this access level may type into a terminal: the host and trusted guests always, another guest once handed it. */
 export function mayType(access: string | undefined, granted: boolean): boolean {
-  return access === "host" || access === "trusted" || (access === "edit" && granted);
+  return access === "host" || access === "trusted" || (access !== undefined && granted);
 }
 
 /** How a terminal's shell ended, in words; null while it runs. */

@@ -1,0 +1,15 @@
+import type { UserItem } from "../protocol.gen";
+
+/** A prompt in the thread, as people read it. */
+export interface PromptShown {
+  /** What its author wrote: shown, and put back in the box by "Edit and send again". */
+  written: string;
+  /** For the host, what the agent got when it differs (a guest's prompt arrives named), else null. */
+  agentGot: string | null;
+}
+
+/** A guest's prompt reaches the agent named (`Ada (guest, edit): …`); the turn keeps the guest's own words too. */
+export function promptShown(item: Pick<UserItem, "text" | "asWritten">, isHost: boolean): PromptShown {
+  const written = item.asWritten ?? item.text;
+  return { written, agentGot: isHost && written !== item.text ? item.text : null };
+}
