@@ -27,6 +27,7 @@ EXPECTED: dict[str, Action] = {
     "board-update": Action.EDIT_BOARD,
     "board-sync": Action.READ,
     "board-more": Action.READ,
+    "heads-more": Action.READ,
     "awareness": Action.READ,
     "file-open": Action.BROWSE_FILES,
     "file-close": Action.READ,
