@@ -18,9 +18,10 @@ import itertools
 from dataclasses import dataclass
 
 from canvasrelay.core.effects import AnyEffect, Broadcast, Effect, Multicast, Send
+from canvasrelay.core.errors import Refused
 from canvasrelay.core.guests import Guests
 from canvasrelay.core.policy import Request
-from canvasrelay.core.room import Peer, Room, error
+from canvasrelay.core.room import Peer, Room
 from canvasrelay.protocol.access import Action
 from canvasrelay.protocol.terminals import (
     TermClose,
@@ -174,12 +175,12 @@ class TerminalRoom:
             self.watchers[frame.id].add(peer.id)
             return [AttachTerminal(frame.id, peer.id)]
         if sum(t.running for t in self.terminals.values()) >= MAX_RUNNING:
-            return [error(peer.id, f"{MAX_RUNNING} terminals run already: end one first.", frame.t)]
+            raise Refused("conflict", f"{MAX_RUNNING} terminals run already: end one first.")
         effects: list[AnyEffect] = []
         if len(self.terminals) >= MAX_KEPT:
             oldest = next((tid for tid, t in self.terminals.items() if not t.running), None)
             if oldest is None:
-                return [error(peer.id, f"The room keeps at most {MAX_KEPT} terminals: end one first.", frame.t)]
+                raise Refused("conflict", f"The room keeps at most {MAX_KEPT} terminals: end one first.")
             effects.append(self._forget(oldest))
         self.terminals[frame.id] = _Terminal(self._numbered())
         self.watchers[frame.id] = {peer.id}
@@ -209,31 +210,28 @@ class TerminalRoom:
 
     def _take_control(self, peer: Peer, frame: TermControl) -> list[AnyEffect]:
         """A guest asked for control and the host approved (or the guest is trusted): hand it over."""
-        refusal = self._running(peer, frame.id, frame.t)
-        if refusal:
-            return [refusal]
+        self._require_running(frame.id)
         guest_id = self.guests.guest_id_of(peer)
         return self.guests.grant(guest_id, frame.id, True) if guest_id is not None else []
 
     def _rename(self, peer: Peer, frame: TermRename) -> list[AnyEffect]:
         terminal = self.terminals.get(frame.id)
         if terminal is None:
-            return [error(peer.id, GONE, frame.t, "not-found")]
+            raise Refused("not-found", GONE)
         terminal.name = frame.name.strip() or frame.name
         return self._changed()
 
-    def _running(self, peer: Peer, tid: str, ref: str) -> AnyEffect | None:
-        """An error for `peer` when `tid` is not a running terminal."""
+    def _require_running(self, tid: str) -> None:
+        """Refuses what needs `tid` to be a running terminal when it is not."""
         terminal = self.terminals.get(tid)
         if terminal is None:
-            return error(peer.id, GONE, ref, "not-found")
+            raise Refused("not-found", GONE)
         if not terminal.running:
-            return error(peer.id, f"{terminal.name} has ended.", ref)
-        return None
+            raise Refused("invalid", f"{terminal.name} has ended.")
 
     def _input(self, peer: Peer, frame: TermInput) -> list[AnyEffect]:
-        refusal = self._running(peer, frame.id, frame.t)
-        return [refusal] if refusal else [WriteTerminal(frame.id, frame.data, peer.id), *self._typist(peer, frame.id)]
+        self._require_running(frame.id)
+        return [WriteTerminal(frame.id, frame.data, peer.id), *self._typist(peer, frame.id)]
 
     def _typist(self, peer: Peer, tid: str) -> list[AnyEffect]:
         """Name who typed to everyone watching, when the typist changed or typed again after a pause."""
@@ -247,13 +245,13 @@ class TerminalRoom:
         return [Multicast(watching, frame)] if watching else []
 
     def _resize(self, peer: Peer, frame: TermResize) -> list[AnyEffect]:
-        refusal = self._running(peer, frame.id, frame.t)
-        return [refusal] if refusal else [ResizeTerminal(frame.id, frame.cols, frame.rows)]
+        self._require_running(frame.id)
+        return [ResizeTerminal(frame.id, frame.cols, frame.rows)]
 
     def _close(self, peer: Peer, frame: TermClose) -> list[AnyEffect]:
         terminal = self.terminals.get(frame.id)
         if terminal is None:
-            return [error(peer.id, GONE, frame.t, "not-found")]
+            raise Refused("not-found", GONE)
         if not terminal.running:
             return [self._forget(frame.id), *self._changed()]
         terminal.closing = True
