@@ -188,6 +188,14 @@ async def test_a_guests_prompt_reaches_the_agent_named_as_the_host_approved_it(
     said = await reply_of(host_client, "s-named")
     assert said == f"You said: {request['text']}", "the agent got exactly what the host approved"
 
+    # A command goes as written, so the agent still takes it for one.
+    await ada.send({"t": "agent-prompt", "sessionId": "s-named", "text": "/slow 2"})
+    request = await host_client.expect("approval-request", text="/slow 2")
+    await host_client.send({"t": "approval-answer", "id": request["id"], "answer": "approve"})
+    turn = await turn_of(host_client, "s-named")
+    assert (turn["text"], turn["asWritten"]) == ("/slow 2", None)
+    assert "chunk 2/2" in await reply_of(host_client, "s-named")
+
     await host_client.send({"t": "prompt-attribution", "sessionId": "s-named", "on": False})
     await switched_off(host_client, "s-named")
     # A guest cannot fill in what it "wrote": the server sets that, and here leaves it empty.
@@ -426,6 +434,33 @@ async def test_an_edit_guest_and_its_waiting_prompt_survive_a_restart(project: P
         await host.send({"t": "approval-answer", "id": pending["id"], "answer": "approve"})
         said = await reply_of(host, "s-restart")
         assert said == "You said: Ada (guest, edit): after the restart"
+        await host.close()
+        await ada.close()
+    finally:
+        server.stop()
+
+
+async def test_a_request_after_a_restart_never_takes_the_id_of_one_answered_before(project: Path) -> None:
+    server = ServerProcess(project).start()
+    try:
+        host = await host_with_a_session(server, "s-ids")
+        status, made = await api(server, "POST", "/api/invites", {"name": "Ada", "access": "edit"})
+        assert status == 201
+        ada = await joined(made["link"], "Ada")
+        await ada.send({"t": "agent-prompt", "sessionId": "s-ids", "text": "before"})
+        before = await host.expect("approval-request", timeout=TURN_TIMEOUT)
+        await host.send({"t": "approval-answer", "id": before["id"], "answer": "approve"})
+        await reply_of(host, "s-ids")
+        await host.close()
+
+        await restarted(server)
+
+        await ada.expect("welcome", timeout=TURN_TIMEOUT)
+        host = await HostClient.connect(server)
+        await ada.send({"t": "agent-prompt", "sessionId": "s-ids", "text": "after"})
+        after = await host.expect("approval-request", timeout=TURN_TIMEOUT)
+        # A page that saw the first answered hides that id: the second must not come under it.
+        assert after["id"] != before["id"]
         await host.close()
         await ada.close()
     finally:

@@ -142,8 +142,12 @@ class Guests:
         forget_after: float = FORGET_AFTER,
         invites: Invites | None = None,
         identities: Identities | None = None,
+        request_prefix: str = "a",
     ) -> None:
         self.room = room
+        self.request_prefix = request_prefix
+        """Begins every request id: the server's is new at each start, so a page that saw a request
+        answered before a restart never takes a new one for it."""
         self.invites = invites or Invites(time.time)
         self.identities = identities or Identities(time.time)
         self.clock = clock
@@ -250,7 +254,8 @@ class Guests:
         if sum(len(a.text) for a in self.pending.values()) + len(text) > PENDING_CHARS:
             return [error(peer.id, "the host has too much waiting for an answer: ask again later.", frame.t)]
         expires_at = self.clock() + self.approval_ttl
-        approval = Approval(f"a{next(self._ids)}", guest_id, peer.id, frame, expires_at, text, text_sha256(text))
+        request_id = f"{self.request_prefix}{next(self._ids)}"
+        approval = Approval(request_id, guest_id, peer.id, frame, expires_at, text, text_sha256(text))
         self.pending[approval.id] = approval
         return [Send(peer.id, self._pending_of(approval)), Broadcast(self._request(approval), min_access=Access.HOST)]
 
@@ -263,7 +268,7 @@ class Guests:
     def restore(self, approval: Approval) -> None:
         """A request that waited when the server stopped waits again, with the time it had left."""
         self.pending[approval.id] = approval
-        number = approval.id.removeprefix("a")
+        number = approval.id.removeprefix(self.request_prefix)
         if number.isdigit():
             self._ids = itertools.count(max(int(number) + 1, next(self._ids)))
 

@@ -126,7 +126,9 @@ class PeopleRoom:
         if not isinstance(frame, AgentPrompt):
             return frame
         # `written` is the server's to set: whatever a client put there goes.
-        if peer.is_host or not self.names_prompts(frame.session_id):
+        # A command (`/run …`) is the agent's to parse from its first character: named, it would
+        # be words, so it goes as written (the approval shows it so, the record names who).
+        if peer.is_host or frame.text.startswith("/") or not self.names_prompts(frame.session_id):
             return frame.model_copy(update={"written": None})
         text = attribution(peer.name or "A guest", peer.access, frame.text)[:MAX_PROMPT_CHARS]
         return frame.model_copy(update={"text": text, "written": frame.text})

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
@@ -104,7 +105,12 @@ class CanvasServer:
         self.runtime = Runtime(self.room, commit=self.store.commit)
         self.people_store = PeopleStore(self.canvas_dir, self.secrets.room_key, fresh=options.new_room)
         self.invites = self.people_store.invites
-        self.guests = Guests(self.room, invites=self.invites, identities=self.people_store.identities)
+        self.guests = Guests(
+            self.room,
+            invites=self.invites,
+            identities=self.people_store.identities,
+            request_prefix=f"a{secrets.token_hex(3)}-",
+        )
         self.people_store.restore_requests(self.guests)
         self.audit = self.people_store.audit
         self.audit.names = self._guest_name
