@@ -13,7 +13,7 @@ const EXPIRIES: [string, number | null][] = [
   ["in a week", 7 * 86_400],
 ];
 const STATE_WORDS: Record<InviteInfo["state"], string> = {
-  standing: "open",
+  standing: "its link works",
   off: "turned off",
   expired: "expired",
   revoked: "revoked",
@@ -27,11 +27,13 @@ export function Invites() {
   const invites = useRoom((s) => s.invites);
   const created = useRoom((s) => s.created);
   const named = invites?.invites.filter((invite) => !invite.open) ?? [];
+  // A link withdrawn (revoked, lapsed) is not one to hand on any more.
+  const createdStands = created !== null && named.some((invite) => invite.id === created.id && invite.state === "standing");
   return (
     <section className="invites" data-testid="invites" aria-labelledby="invites-heading">
       <h2 id="invites-heading">Invitations</h2>
       <InviteForm />
-      {created && <CreatedLink name={created.name} fragment={created.fragment} />}
+      {created && createdStands && <CreatedLink name={created.name} fragment={created.fragment} />}
       {named.length > 0 && (
         <ul className="invite-list">
           {named.map((invite) => (
