@@ -342,6 +342,45 @@ def test_notes_caught_in_a_selection_box_move_together(pages: Any, server: Serve
         assert items[item]["y"] == pytest.approx(start[item]["y"] + dy, abs=1)
 
 
+# The last moves and the release in one task, as a busy page gets them: nothing renders between.
+LAST_MOVES_AND_RELEASE = """([points, end]) => {
+  const at = ([x, y]) => ({ clientX: x, clientY: y, bubbles: true, view: window });
+  for (const point of points) window.dispatchEvent(new MouseEvent("mousemove", { ...at(point), buttons: 1 }));
+  window.dispatchEvent(new MouseEvent("mouseup", { ...at(end), button: 0 }));
+}"""
+
+
+def test_a_selection_dropped_at_once_lands_snapped_where_the_pointer_let_go(pages: Any, server: ServerProcess) -> None:
+    one, two = pages
+    target = add_note(one, 250, 620, "snap target")
+    a = add_note(one, 250, 300, "fast a")
+    b = add_note(one, 500, 300, "fast b")
+    start = {item: box(one, item) for item in (a, b)}
+    one.mouse.click(*board_point(one, 700, 650))
+    drag(one, board_point(one, 60, 120), board_point(one, 660, 480))
+    one.locator(".react-flow__nodesselection-rect").wait_for(timeout=WAIT_MS)
+
+    x, y = centre(one, a)
+    one.mouse.move(x, y)
+    one.mouse.down()
+    one.mouse.move(x + 10, y + 5, steps=2)
+    one.wait_for_function(f"id => ({NODE_BOX})(id).y > {start[a]['y']}", arg=a, timeout=WAIT_MS)
+    held = box(one, a)
+    # Let go 4 px right of where the target's left edge is (a snaps back onto it) and 25 px lower.
+    end = (x + 4, y + 30)
+    one.evaluate(LAST_MOVES_AND_RELEASE, [[(x + 20, y + 10), end], end])
+    one.mouse.up()
+
+    want = {a: {"x": box(one, target)["x"], "y": held["y"] + 25}}
+    want[b] = {"x": want[a]["x"] + start[b]["x"] - start[a]["x"], "y": want[a]["y"]}
+    for item in (a, b):
+        wait_box(two, item, **want[item])
+        wait_box(one, item, **want[item])
+    items = stored_items(server)
+    for item in (a, b):
+        assert (items[item]["x"], items[item]["y"]) == pytest.approx((want[item]["x"], want[item]["y"]), abs=1)
+
+
 def test_a_page_opened_on_a_board_fits_its_items_in_view(browser: Any, pages: Any, server: ServerProcess) -> None:
     one, two = pages
     note = add_note(one, 300, 300, "far away")

@@ -160,6 +160,9 @@ function Canvas({ session }: { session: BoardSession }) {
   const byId = useMemo(() => new Map(items.map((item) => [item.id, item])), [items]);
   /** Where each item being dragged started, and the items a dragged frame carries along. */
   const dragStart = useRef<{ origin: Map<string, { x: number; y: number }>; carried: string[] } | null>(null);
+  // Where the last drag event put the dragged items (snapped). React Flow calls the drag handlers
+  // in the same task as the change, before React renders it, so the overrides may be a move behind.
+  const dragAt = useRef<Map<string, { x: number; y: number }>>(new Map());
   // Items just dropped: they keep their drag position until the doc's next items arrive (the doc
   // follows once per frame), so a drop never shows the last position written during the drag.
   const [dropped, setDropped] = useState<ReadonlySet<string>>(new Set());
@@ -315,7 +318,10 @@ function Canvas({ session }: { session: BoardSession }) {
         }
       }
       if (picks.length) select(picks);
-      for (const [id, at] of moves.size ? snapped(moves) : moves) boxes.set(id, { ...boxes.get(id), ...at });
+      if (moves.size) {
+        dragAt.current = snapped(moves);
+        for (const [id, at] of dragAt.current) boxes.set(id, { ...boxes.get(id), ...at });
+      }
       if (boxes.size === 0 || readOnly) return;
       setOverrides((old) => {
         const next = new Map(old);
@@ -341,18 +347,16 @@ function Canvas({ session }: { session: BoardSession }) {
       const carried = carriedBy(items, ids, boxOf);
       for (const id of carried) origin.set(id, { x: byId.get(id)!.x, y: byId.get(id)!.y });
       dragStart.current = { origin, carried };
+      dragAt.current = new Map();
     },
     [session, items, boxOf, byId],
   );
 
-  /** Where the dragged items are (as the overrides hold them, snapped), with what dragged frames carry. */
+  /** Where the dragged items are (as the last drag event put them, snapped), with what dragged frames carry. */
   const dragPositions = useCallback(
     (dragged: BoardNode[]): Map<string, { x: number; y: number }> => {
       const moved = new Map<string, { x: number; y: number }>();
-      for (const node of dragged) {
-        const at = overrides.get(node.id);
-        moved.set(node.id, at ? { x: at.x, y: at.y } : node.position);
-      }
+      for (const node of dragged) moved.set(node.id, dragAt.current.get(node.id) ?? node.position);
       const start = dragStart.current;
       const lead = dragged[0];
       const from = lead && start?.origin.get(lead.id);
@@ -365,7 +369,7 @@ function Canvas({ session }: { session: BoardSession }) {
       }
       return moved;
     },
-    [overrides],
+    [],
   );
 
   const onNodeDrag = useCallback(
@@ -393,6 +397,7 @@ function Canvas({ session }: { session: BoardSession }) {
       session.endStep();
       session.setPresence({ dragging: [] });
       dragStart.current = null;
+      dragAt.current = new Map();
       setGuides([]);
       setDropped((old) => new Set([...old, ...moved.keys()]));
     },
