@@ -3,11 +3,18 @@ second page (so it went through the server) and, where it matters, in the store 
 
 from __future__ import annotations
 
+import secrets
+from pathlib import Path
 from typing import Any
 
 import pytest
+from pycrdt import Map, Text
 
-from tests.support import ServerProcess
+from canvasrelay.core.board import Board
+from canvasrelay.protocol.board import BOARD_PART_BYTES
+from canvasrelay.server.board_log import BOARD_LOG, write_log
+
+from tests.support import ServerProcess, ServerThread
 from tests.test_board_serve import stored_board
 from tests.test_browser_board import open_board
 from tests.test_browser_guests import open_guest
@@ -401,3 +408,40 @@ def test_a_page_opened_on_a_board_fits_its_items_in_view(browser: Any, pages: An
         assert area["y"] <= rect["y"] and rect["y"] + rect["height"] <= area["y"] + area["height"]
     finally:
         later.close()
+
+
+def test_a_board_that_comes_in_parts_opens_with_its_items_in_view(browser: Any, project: Path) -> None:
+    # Long notes far from where a fresh page looks: more than the welcome's first part holds.
+    ServerThread(project).start().stop()
+    board = Board()
+    with board.change():
+        for index in range(24):
+            board.items[secrets.token_hex(6)] = Map(
+                {
+                    "kind": "note",
+                    "x": 6000.0 + (index % 6) * 260,
+                    "y": 5000.0 + (index // 6) * 260,
+                    "w": 200.0,
+                    "h": 200.0,
+                    "color": "#ffd43b",
+                    "text": Text(f"far note {index} " + "words " * 1500),
+                    "z": float(index),
+                }
+            )
+    state = board.checkpoint()
+    assert len(state) > BOARD_PART_BYTES
+    write_log(project / ".canvas" / BOARD_LOG, [state])
+    served = ServerThread(project).start()
+    try:
+        page = open_board(browser, served)
+        notes = page.get_by_test_id("board-note")
+        notes.first.wait_for(timeout=WAIT_MS)
+        area = page.get_by_test_id("board").bounding_box()
+        for index in range(notes.count()):
+            rect = notes.nth(index).bounding_box()
+            assert area["x"] <= rect["x"] and rect["x"] + rect["width"] <= area["x"] + area["width"]
+            assert area["y"] <= rect["y"] and rect["y"] + rect["height"] <= area["y"] + area["height"]
+        assert notes.count() == 24
+        page.close()
+    finally:
+        served.stop()

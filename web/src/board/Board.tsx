@@ -132,7 +132,7 @@ function Canvas({ session }: { session: BoardSession }) {
   const roomClient = useRoomClient();
   const flow = useReactFlow<BoardNode, Edge>();
   const wrapper = useRef<HTMLDivElement>(null);
-  const items = useItems(session);
+  const { items, whole } = useItems(session);
   const peers = usePeers(session);
   const access = useAccess();
   const readOnly = access === "view";
@@ -154,9 +154,11 @@ function Canvas({ session }: { session: BoardSession }) {
   const [notice, setNotice] = useState<string | null>(null);
   const boardId = roomClient.welcome?.roomId ?? "board";
   const [savedView] = useState(() => loadView(boardId));
-  // Fitting an empty board would wait for the first item and then jump the view from under the
-  // person who just placed it.
-  const [fitOnLoad] = useState(() => items.length > 0 && savedView === null);
+  const [flowReady, setFlowReady] = useState(false);
+  // Whether to fit the first view is decided once, when the board is whole: a big board comes in
+  // parts after the welcome. An empty board is not fitted later: that would jump the view from
+  // under the person who just placed its first item.
+  const fitDecided = useRef(savedView !== null);
   const byId = useMemo(() => new Map(items.map((item) => [item.id, item])), [items]);
   /** Where each item being dragged started, and the items a dragged frame carries along. */
   const dragStart = useRef<{ origin: Map<string, { x: number; y: number }>; carried: string[] } | null>(null);
@@ -445,10 +447,13 @@ function Canvas({ session }: { session: BoardSession }) {
   );
 
   // The first view of a board fits what is on it into the part nothing floats over (once React
-  // Flow can move its view).
-  const onInit = useCallback(() => {
-    if (fitOnLoad) fit(undefined, 0);
-  }, [fitOnLoad, fit]);
+  // Flow can move its view and the board is whole).
+  useEffect(() => {
+    if (fitDecided.current || !whole || !flowReady) return;
+    fitDecided.current = true;
+    if (items.length > 0) fit(undefined, 0);
+  }, [whole, flowReady, items, fit]);
+  const onInit = useCallback(() => setFlowReady(true), []);
 
   const showFrame = useShowFrame(session, wrapper, readOnly, setSelected);
   const link = useBoardLink(session, flow, items, wrapper, showFrame);
