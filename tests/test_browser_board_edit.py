@@ -33,6 +33,8 @@ NODE_BOX = """id => {
   const m = /translate\\(([-\\d.e]+)px,\\s*([-\\d.e]+)px\\)/.exec(el.style.transform);
   return { x: +m[1], y: +m[2], w: el.offsetWidth, h: el.offsetHeight, z: +el.style.zIndex };
 }"""
+# The zoom React Flow draws the board at now (its viewport's scale).
+VIEW_ZOOM = "+/scale\\(([\\d.e-]+)\\)/.exec(document.querySelector('.react-flow__viewport').style.transform)[1]"
 
 
 def box(page: Any, item_id: str) -> dict[str, float] | None:
@@ -391,9 +393,11 @@ def test_a_selection_dropped_at_once_lands_snapped_where_the_pointer_let_go(page
 def test_a_page_opened_on_a_board_fits_its_items_in_view(browser: Any, pages: Any, server: ServerProcess) -> None:
     one, two = pages
     note = add_note(one, 300, 300, "far away")
-    # Zoomed out, the note is dropped far off where a fresh page's default view looks.
-    for _ in range(4):
+    # Zoomed out, the note is dropped far off where a fresh page's default view looks. Each click
+    # animates: the next waits until the view has reached the zoom it asked for.
+    for step in range(1, 5):
         one.get_by_role("button", name="Zoom out").click()
+        one.wait_for_function(f"() => Math.abs({VIEW_ZOOM} - {1 / 1.2**step}) < 1e-3", timeout=WAIT_MS)
     drag(one, centre(one, note), board_point(one, 880, 700))
     dropped = box(one, note)
     assert dropped["x"] > 1000
