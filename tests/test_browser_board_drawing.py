@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser_pages import add_agent, open_host
+from tests.browser_pages import add_agent, add_frame, open_host
 from tests.support import ServerProcess
 from tests.test_browser_board_edit import (
     NODE_BOX,
@@ -260,6 +260,25 @@ def test_the_wheel_pans_and_ctrl_wheel_zooms_with_the_level_shown(host: Any) -> 
     host.wait_for_function(
         "() => document.querySelector('[data-testid=board-zoom-level]').textContent === '100 %'", timeout=WAIT_MS
     )
+
+
+def test_ctrl_wheel_over_a_terminal_frame_zooms_the_board_and_the_plain_wheel_scrolls_the_frame(host: Any) -> None:
+    terminal = add_frame(host, "terminal")
+    terminal.locator(".xterm").wait_for(timeout=WAIT_MS)
+    body = terminal.locator(".board-frame-body").bounding_box()
+    host.mouse.move(body["x"] + body["width"] / 2, body["y"] + body["height"] / 2)
+    before = viewport(host)
+    host.keyboard.down("Control")
+    host.mouse.wheel(0, -200)
+    host.keyboard.up("Control")
+    host.wait_for_function(f"z => ({VIEWPORT})().zoom > z", arg=before["zoom"], timeout=WAIT_MS)
+    # The page itself is not zoomed: the browser's own Ctrl+wheel zoom was held back.
+    assert host.evaluate("() => window.visualViewport.scale") == 1
+
+    zoomed = viewport(host)
+    host.mouse.wheel(0, 200)
+    host.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    assert viewport(host) == zoomed
 
 
 def png_size(data: bytes) -> tuple[int, int]:

@@ -51,7 +51,7 @@ import {
   strokeBox,
 } from "./model";
 import { useBoardLink } from "./link";
-import { coveredInsets, MAX_ZOOM, MIN_ZOOM, viewFor, ZoomBar } from "./navigation";
+import { coveredInsets, MAX_ZOOM, MIN_ZOOM, useZoomOverFrames, viewFor, ZoomBar } from "./navigation";
 import { type ArrowEdgeData, type BoardNode, edgeTypes, itemLabel, nodeTypes } from "./nodes";
 import { BoardSession, type Peer } from "./sync";
 import { type Arrangement, type ExportFormat, Toolbar } from "./Toolbar";
@@ -133,6 +133,7 @@ function Canvas({ session }: { session: BoardSession }) {
   const flow = useReactFlow<BoardNode, Edge>();
   const wrapper = useRef<HTMLDivElement>(null);
   const { items, whole } = useItems(session);
+  useZoomOverFrames(wrapper);
   const peers = usePeers(session);
   const access = useAccess();
   const readOnly = access === "view";
