@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser_pages import WAIT_MS, add_frame, box, drag, frames, open_host, overlap
+from tests.browser_pages import WAIT_MS, add_frame, box, drag, frames, open_host, overlap, toolbar_button
 from tests.support import ServerProcess
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
@@ -140,5 +140,41 @@ def test_an_agents_note_lands_beside_its_frame(browser: Any, server: ServerProce
         zoom = frame["width"] / 640
         assert placed["x"] == pytest.approx(frame["x"] + frame["width"] + 40 * zoom, abs=2)
         assert placed["y"] == pytest.approx(frame["y"], abs=2)
+    finally:
+        page.context.close()
+
+
+def test_the_frame_pickers_take_enter_on_the_highlighted_choice(browser: Any, server: ServerProcess) -> None:
+    (server.root / "lib").mkdir()
+    for path in ("lib/apple.txt", "app.py", "tests/test_app.py"):
+        (server.root / path).parent.mkdir(exist_ok=True)
+        (server.root / path).write_text(f"in {path}\n")
+    page = open_host(browser, server)
+    try:
+        # Several files match: Enter opens the best one (its name holds the words, shortest first).
+        toolbar_button(page, page.get_by_test_id("board-add-file")).click()
+        field = page.get_by_test_id("file-picker").get_by_label("File path")
+        field.fill("app")
+        field.press("Enter")
+        frames(page).filter(has=page.get_by_test_id("file-app.py")).filter(has_text="in app.py").wait_for(timeout=WAIT_MS)
+        # The arrow keys move the highlight; Enter opens the highlighted file.
+        toolbar_button(page, page.get_by_test_id("board-add-file")).click()
+        picker = page.get_by_test_id("file-picker")
+        field = picker.get_by_label("File path")
+        field.fill("app")
+        field.press("ArrowDown")
+        second = picker.get_by_role("option").nth(1)
+        assert second.get_attribute("aria-selected") == "true"
+        path = second.get_attribute("data-path")
+        assert field.get_attribute("aria-activedescendant") == second.get_attribute("id")
+        field.press("Enter")
+        frames(page).filter(has=page.get_by_test_id(f"file-{path}")).filter(has_text=f"in {path}").wait_for(timeout=WAIT_MS)
+
+        # The agent menu opens on the first agent that can start: Enter starts it in a new frame.
+        toolbar_button(page, page.get_by_test_id("board-add-agent")).click()
+        page.get_by_test_id("agent-menu").wait_for(timeout=WAIT_MS)
+        page.keyboard.press("Enter")
+        page.get_by_test_id("agent-menu").wait_for(state="detached", timeout=WAIT_MS)
+        frames(page).filter(has=page.get_by_test_id("agent-input")).wait_for(timeout=WAIT_MS)
     finally:
         page.context.close()

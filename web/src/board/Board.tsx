@@ -459,25 +459,21 @@ function Canvas({ session }: { session: BoardSession }) {
   const showFrame = useShowFrame(session, wrapper, readOnly, setSelected);
   const link = useBoardLink(session, flow, items, wrapper, showFrame);
 
-  /** What the Agent, Terminal and File buttons do: the one place a frame of each kind is started. */
+  /**
+   * What the Agent, Terminal and File buttons do: an agent or a file is chosen in its picker
+   * first; a terminal starts at once.
+   */
   const addFrame = useCallback(
     (type: HoldsType) => {
-      if (framePickers[type]) {
+      if (type !== "terminal") {
         setPicking(type);
         return;
       }
-      const ref = `${type === "agent" ? "session" : "term"}-${newId()}`;
-      if (type === "terminal") {
-        const count = readItems(session.items).filter((item) => item.holds?.type === "terminal").length;
-        showFrame(type, ref, `Terminal ${count + 1}`);
-        // The frame and its shell together: the frame only watches terminals the server lists.
-        roomClient.send({ t: "term-open", id: ref });
-        return;
-      }
-      // The frame and its session together; the frame offers the other agents if this fails.
-      const agent = roomClient.welcome?.agents.find((a) => a.available);
-      showFrame(type, ref, agent?.label ?? "");
-      if (agent) roomClient.send({ t: "agent-create", id: ref, agent: agent.id });
+      const ref = `term-${newId()}`;
+      const count = readItems(session.items).filter((item) => item.holds?.type === "terminal").length;
+      showFrame(type, ref, `Terminal ${count + 1}`);
+      // The frame and its shell together: the frame only watches terminals the server lists.
+      roomClient.send({ t: "term-open", id: ref });
     },
     [showFrame, roomClient, session],
   );
