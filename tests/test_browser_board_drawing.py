@@ -128,6 +128,32 @@ def test_a_free_arrow_dropped_on_a_note_stays_bound_as_the_note_moves(host: Any,
     assert (stored["x1"], stored["y1"]) == pytest.approx(before_start(before), abs=400)
 
 
+def test_a_selected_arrow_is_bent_by_keyboard_as_by_its_handle(host: Any, server: ServerProcess) -> None:
+    host.get_by_test_id("board-tool-arrow").click()
+    drag(host, board_point(host, 200, 500), board_point(host, 520, 500))
+    bend = host.get_by_test_id("board-arrow-bend")
+    bend.wait_for(timeout=WAIT_MS)
+    straight = float(bend.get_attribute("cy"))
+    bend.focus()
+    host.keyboard.press("ArrowUp")
+    host.keyboard.press("Shift+ArrowUp")
+    host.wait_for_function(
+        "y => +document.querySelector('[data-testid=board-arrow-bend]').getAttribute('cy') !== y",
+        arg=straight,
+        timeout=WAIT_MS,
+    )
+    assert bend.get_attribute("aria-valuetext") == "bent by 88"
+    # Left by the keys, the arrow's curve passes 88 units off its straight line, on one side.
+    assert abs(float(bend.get_attribute("cy")) - straight) == pytest.approx(88, abs=1)
+    host.keyboard.press("ArrowDown")
+    host.wait_for_function(
+        "() => document.querySelector('[data-testid=board-arrow-bend]').getAttribute('aria-valuetext') === 'bent by 80'",
+        timeout=WAIT_MS,
+    )
+    (stored,) = [item for item in stored_items(server).values() if item["kind"] == "arrow"]
+    assert abs(stored["bend"]) == 80
+
+
 def before_start(end: tuple[float, float]) -> tuple[float, float]:
     """The free start is where the drag began, a few hundred units left of the bound end."""
     return end[0] - 300, end[1]

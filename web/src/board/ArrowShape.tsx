@@ -1,6 +1,6 @@
 /** An arrow as drawn on the board (free or between items): its line, head, label and, when selected, its handles. */
 import { useReactFlow, useViewport } from "@xyflow/react";
-import { type PointerEvent, useState } from "react";
+import { type KeyboardEvent, type PointerEvent, useState } from "react";
 import type * as Y from "yjs";
 import { arrowPath, bendThrough, controlPoint, dashArray, middle, type Point } from "./arrows";
 import { paint } from "./colours";
@@ -10,6 +10,10 @@ import type { BoardSession } from "./sync";
 const HEAD = 14;
 /** Handles are 24 × 24 screen pixels whatever the zoom (WCAG 2.5.8). */
 const HANDLE_PX = 12;
+/** How far one press of an arrow key bends an arrow, in screen pixels (ten times with Shift). */
+const BEND_STEP_PX = 8;
+/** Which way each arrow key pushes the bend handle (from the straight line: + one side, − the other). */
+const BEND_KEYS: Record<string, number> = { ArrowUp: 1, ArrowRight: 1, ArrowDown: -1, ArrowLeft: -1 };
 
 /** The arrowhead at `end`, pointing along the curve's last direction. */
 function head(from: Point, end: Point, size: number): string {
@@ -116,6 +120,16 @@ function ArrowHandles(props: {
     target.addEventListener("pointerup", up);
   };
 
+  /** The bend handle by keyboard, as it is dragged (WCAG 2.5.7): held keys make one undo step. */
+  const bendByKey = (event: KeyboardEvent<SVGCircleElement>) => {
+    const way = BEND_KEYS[event.key];
+    if (!way) return;
+    event.preventDefault();
+    event.stopPropagation();
+    const next = Math.round(bend + (way * BEND_STEP_PX * (event.shiftKey ? 10 : 1)) / zoom);
+    session.change(() => (session.items.get(item.id) as Y.Map<unknown> | undefined)?.set("bend", next));
+  };
+
   return (
     <g className="board-arrow-handles nodrag">
       {([0, 1] as const).map((which) => (
@@ -129,7 +143,21 @@ function ArrowHandles(props: {
           onPointerDown={track(which)}
         />
       ))}
-      <circle cx={mid.x} cy={mid.y} r={r * 0.8} className="board-arrow-handle board-arrow-bend" data-testid="board-arrow-bend" onPointerDown={track("bend")} />
+      <circle
+        cx={mid.x}
+        cy={mid.y}
+        r={r * 0.8}
+        className="board-arrow-handle board-arrow-bend"
+        data-testid="board-arrow-bend"
+        tabIndex={0}
+        role="slider"
+        aria-label="Bend of the arrow: arrow keys bend it, Shift for bigger steps"
+        aria-orientation="vertical"
+        aria-valuenow={Math.round(bend)}
+        aria-valuetext={bend ? `bent by ${Math.abs(Math.round(bend))}` : "straight"}
+        onPointerDown={track("bend")}
+        onKeyDown={bendByKey}
+      />
     </g>
   );
 }
