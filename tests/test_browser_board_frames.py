@@ -178,3 +178,18 @@ def test_the_frame_pickers_take_enter_on_the_highlighted_choice(browser: Any, se
         frames(page).filter(has=page.get_by_test_id("agent-input")).wait_for(timeout=WAIT_MS)
     finally:
         page.context.close()
+
+
+def test_a_new_terminal_frame_takes_the_keyboard(browser: Any, server: ServerProcess) -> None:
+    page = open_host(browser, server)
+    try:
+        terminal = add_frame(page, "terminal")
+        page.wait_for_function(
+            "() => document.activeElement?.classList.contains('xterm-helper-textarea')", timeout=WAIT_MS
+        )
+        # Typed straight away, with no click in the frame: it reaches the shell.
+        page.keyboard.type("echo typed-$((6 * 7))")
+        page.keyboard.press("Enter")
+        terminal.locator(".xterm-rows").filter(has_text="typed-42").wait_for(timeout=WAIT_MS)
+    finally:
+        page.context.close()
