@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser_pages import add_agent, join_as_guest, open_host
+from tests.browser_pages import add_agent, join_as_guest, open_host, prompt
 from tests.support import ServerProcess
 from tests.test_browser_responsive import check_toolbar
 
@@ -90,3 +90,25 @@ def test_the_top_bar_keeps_the_theme_picker_readable_and_clear_of_the_room_butto
                 page.get_by_test_id("side-panel").wait_for(state="hidden", timeout=WAIT_MS)
         finally:
             page.context.close()
+
+
+def test_a_permission_waiting_on_a_phone_lies_over_the_board_without_moving_it(
+    browser: Any, server: ServerProcess
+) -> None:
+    (server.root / "notes.txt").write_text("one\n")
+    host = open_host(browser, server, 390, 844)
+    try:
+        view = add_agent(host)
+        host.get_by_test_id("board-toolbar").wait_for(timeout=WAIT_MS)
+        board = host.get_by_test_id("board")
+        before = board.bounding_box()
+        prompt(view, "/write notes.txt ONE")
+        entry = host.get_by_test_id("attention-entry").filter(has_text="asks your permission")
+        entry.wait_for(timeout=WAIT_MS)
+        assert board.bounding_box() == before
+        # The request is on screen, answerable, within the top half.
+        banner = host.get_by_test_id("attention").bounding_box()
+        assert banner["y"] + banner["height"] <= 844 / 2 + 1, banner
+        entry.get_by_role("button").first.wait_for(timeout=WAIT_MS)
+    finally:
+        host.context.close()
