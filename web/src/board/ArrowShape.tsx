@@ -126,8 +126,11 @@ function ArrowHandles(props: {
     if (!way) return;
     event.preventDefault();
     event.stopPropagation();
-    const next = Math.round(bend + (way * BEND_STEP_PX * (event.shiftKey ? 10 : 1)) / zoom);
-    session.change(() => (session.items.get(item.id) as Y.Map<unknown> | undefined)?.set("bend", next));
+    const map = session.items.get(item.id) as Y.Map<unknown> | undefined;
+    // Read from the doc, not the drawn arrow: keys pressed faster than it redraws all count.
+    const now = map?.get("bend");
+    const next = Math.round((typeof now === "number" ? now : 0) + (way * BEND_STEP_PX * (event.shiftKey ? 10 : 1)) / zoom);
+    session.change(() => map?.set("bend", next));
   };
 
   return (
