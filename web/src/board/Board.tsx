@@ -52,7 +52,7 @@ import {
 } from "./model";
 import { useBoardLink } from "./link";
 import { coveredInsets, MAX_ZOOM, MIN_ZOOM, useZoomOverFrames, viewFor, ZoomBar } from "./navigation";
-import { type ArrowEdgeData, type BoardNode, edgeTypes, itemLabel, nodeTypes } from "./nodes";
+import { type ArrowEdgeData, type BoardNode, edgeTypes, handlesFor, itemLabel, nodeTypes } from "./nodes";
 import { BoardSession, type Peer } from "./sync";
 import { type Arrangement, type ExportFormat, Toolbar } from "./Toolbar";
 import { placesOnClick, type Tool, toolForKey } from "./tools";
@@ -228,6 +228,7 @@ function Canvas({ session }: { session: BoardSession }) {
             width,
             height,
             measured: measured.get(item.id) ?? { width, height },
+            handles: handlesFor(width, height),
             // Frames that hold nothing lie under what is dropped on them.
             zIndex: item.kind === "frame" && !item.holds ? index - items.length : index,
             selected: selected.has(item.id),
