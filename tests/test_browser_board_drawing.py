@@ -147,7 +147,8 @@ def test_a_selected_arrow_is_bent_by_keyboard_as_by_its_handle(host: Any, server
     assert abs(float(bend.get_attribute("cy")) - straight) == pytest.approx(88, abs=1)
     host.keyboard.press("ArrowDown")
     host.wait_for_function(
-        "() => document.querySelector('[data-testid=board-arrow-bend]').getAttribute('aria-valuetext') === 'bent by 80'",
+        "() => document.querySelector('[data-testid=board-arrow-bend]')"
+        ".getAttribute('aria-valuetext') === 'bent by 80'",
         timeout=WAIT_MS,
     )
     (stored,) = [item for item in stored_items(server).values() if item["kind"] == "arrow"]

@@ -13,7 +13,6 @@ from pycrdt import Map, Text
 from canvasrelay.core.board import Board
 from canvasrelay.protocol.board import BOARD_PART_BYTES
 from canvasrelay.server.board_log import BOARD_LOG, write_log
-
 from tests.support import ServerProcess, ServerThread
 from tests.test_board_serve import stored_board
 from tests.test_browser_board import open_board

@@ -156,7 +156,9 @@ def test_the_frame_pickers_take_enter_on_the_highlighted_choice(browser: Any, se
         field = page.get_by_test_id("file-picker").get_by_label("File path")
         field.fill("app")
         field.press("Enter")
-        frames(page).filter(has=page.get_by_test_id("file-app.py")).filter(has_text="in app.py").wait_for(timeout=WAIT_MS)
+        frames(page).filter(has=page.get_by_test_id("file-app.py")).filter(has_text="in app.py").wait_for(
+            timeout=WAIT_MS
+        )
         # The arrow keys move the highlight; Enter opens the highlighted file.
         toolbar_button(page, page.get_by_test_id("board-add-file")).click()
         picker = page.get_by_test_id("file-picker")
@@ -168,7 +170,9 @@ def test_the_frame_pickers_take_enter_on_the_highlighted_choice(browser: Any, se
         path = second.get_attribute("data-path")
         assert field.get_attribute("aria-activedescendant") == second.get_attribute("id")
         field.press("Enter")
-        frames(page).filter(has=page.get_by_test_id(f"file-{path}")).filter(has_text=f"in {path}").wait_for(timeout=WAIT_MS)
+        frames(page).filter(has=page.get_by_test_id(f"file-{path}")).filter(has_text=f"in {path}").wait_for(
+            timeout=WAIT_MS
+        )
 
         # The agent menu opens on the first agent that can start: Enter starts it in a new frame.
         toolbar_button(page, page.get_by_test_id("board-add-agent")).click()

@@ -84,7 +84,8 @@ def test_the_top_bar_keeps_the_theme_picker_readable_and_clear_of_the_room_butto
                 # Esc closes the drawer from the button that opened it, as from inside it.
                 toggle.press("Escape")
                 page.wait_for_function(
-                    "() => document.querySelector('[data-testid=side-toggle]').getAttribute('aria-expanded') === 'false'",
+                    "() => document.querySelector('[data-testid=side-toggle]')"
+                    ".getAttribute('aria-expanded') === 'false'",
                     timeout=WAIT_MS,
                 )
                 page.get_by_test_id("side-panel").wait_for(state="hidden", timeout=WAIT_MS)
