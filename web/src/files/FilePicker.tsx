@@ -1,4 +1,4 @@
-import { type FormEvent, type KeyboardEvent, useId, useMemo, useState } from "react";
+import { type FormEvent, type KeyboardEvent, useCallback, useEffect, useId, useMemo, useRef, useState } from "react";
 import { Dialog } from "../Dialog";
 import type { FramePickerProps } from "../frames";
 import { useSharedPaths } from "./FileTree";
@@ -19,16 +19,28 @@ export function FilePicker({ onPick, onClose }: FramePickerProps) {
   const errorId = useId();
   const listId = useId();
   const matches = useMemo(() => filterPaths(paths ?? [], query), [paths, query]);
-  const listed = matches.slice(0, MAX_LISTED);
+  const listed = useMemo(() => matches.slice(0, MAX_LISTED), [matches]);
   const highlighted = active !== null && active < listed.length ? active : null;
 
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
+  // Enter pressed before the shared files have come is answered once they have.
+  const entered = useRef(false);
+  const choose = useCallback(() => {
     const typed = query.trim().replace(/^\.\//, "");
     if (paths?.includes(typed)) onPick(typed, typed);
     else if (highlighted !== null) onPick(listed[highlighted], listed[highlighted]);
     else if (!typed) setError("Type part of a file's path, or pick one below.");
     else setError(`No shared file matches “${typed}”. Only the project's shared files can be shown.`);
+  }, [query, paths, highlighted, listed, onPick]);
+  useEffect(() => {
+    if (!entered.current || paths === null) return;
+    entered.current = false;
+    choose();
+  }, [paths, choose]);
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (paths === null) entered.current = true;
+    else choose();
   };
 
   const move = (event: KeyboardEvent) => {
