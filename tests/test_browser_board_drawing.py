@@ -128,6 +128,15 @@ def test_a_free_arrow_dropped_on_a_note_stays_bound_as_the_note_moves(host: Any,
     assert (stored["x1"], stored["y1"]) == pytest.approx(before_start(before), abs=400)
 
 
+def wait_bend(page: Any, words: str) -> None:
+    """Until the selected arrow's bend handle says `words` (what a screen reader reads of it)."""
+    page.wait_for_function(
+        "words => document.querySelector('[data-testid=board-arrow-bend]').getAttribute('aria-valuetext') === words",
+        arg=words,
+        timeout=WAIT_MS,
+    )
+
+
 def test_a_selected_arrow_is_bent_by_keyboard_as_by_its_handle(host: Any, server: ServerProcess) -> None:
     host.get_by_test_id("board-tool-arrow").click()
     drag(host, board_point(host, 200, 500), board_point(host, 520, 500))
@@ -137,20 +146,11 @@ def test_a_selected_arrow_is_bent_by_keyboard_as_by_its_handle(host: Any, server
     bend.focus()
     host.keyboard.press("ArrowUp")
     host.keyboard.press("Shift+ArrowUp")
-    host.wait_for_function(
-        "y => +document.querySelector('[data-testid=board-arrow-bend]').getAttribute('cy') !== y",
-        arg=straight,
-        timeout=WAIT_MS,
-    )
-    assert bend.get_attribute("aria-valuetext") == "bent by 88"
+    wait_bend(host, "bent by 88")
     # Left by the keys, the arrow's curve passes 88 units off its straight line, on one side.
     assert abs(float(bend.get_attribute("cy")) - straight) == pytest.approx(88, abs=1)
     host.keyboard.press("ArrowDown")
-    host.wait_for_function(
-        "() => document.querySelector('[data-testid=board-arrow-bend]')"
-        ".getAttribute('aria-valuetext') === 'bent by 80'",
-        timeout=WAIT_MS,
-    )
+    wait_bend(host, "bent by 80")
     (stored,) = [item for item in stored_items(server).values() if item["kind"] == "arrow"]
     assert abs(stored["bend"]) == 80
 
