@@ -143,7 +143,10 @@ def test_a_selected_arrow_is_bent_by_keyboard_as_by_its_handle(host: Any, server
     bend = host.get_by_test_id("board-arrow-bend")
     bend.wait_for(timeout=WAIT_MS)
     straight = float(bend.get_attribute("cy"))
-    bend.focus()
+    # From the arrow, Tab reaches its bend handle.
+    host.locator(".react-flow__node-arrow").focus()
+    host.keyboard.press("Tab")
+    assert bend.evaluate("el => el === document.activeElement")
     host.keyboard.press("ArrowUp")
     host.keyboard.press("Shift+ArrowUp")
     wait_bend(host, "bent by 88")
