@@ -12,8 +12,8 @@ const HEAD = 14;
 const HANDLE_PX = 12;
 /** How far one press of an arrow key bends an arrow, in screen pixels (ten times with Shift). */
 const BEND_STEP_PX = 8;
-/** Which way each arrow key pushes the bend handle (from the straight line: + one side, − the other). */
-const BEND_KEYS: Record<string, number> = { ArrowUp: 1, ArrowRight: 1, ArrowDown: -1, ArrowLeft: -1 };
+/** Which way each arrow key moves the bend handle on screen. */
+const BEND_KEYS: Record<string, Point> = { ArrowUp: { x: 0, y: -1 }, ArrowDown: { x: 0, y: 1 }, ArrowLeft: { x: -1, y: 0 }, ArrowRight: { x: 1, y: 0 } };
 
 /** The arrowhead at `end`, pointing along the curve's last direction. */
 function head(from: Point, end: Point, size: number): string {
@@ -120,7 +120,10 @@ function ArrowHandles(props: {
     target.addEventListener("pointerup", up);
   };
 
-  /** The bend handle by keyboard, as it is dragged (WCAG 2.5.7): held keys make one undo step. */
+  /**
+   * The bend handle by keyboard, as it is dragged (WCAG 2.5.7): each press moves it a step that
+   * way, across the arrow (along it nothing changes); held keys make one undo step.
+   */
   const bendByKey = (event: KeyboardEvent<SVGCircleElement>) => {
     const way = BEND_KEYS[event.key];
     if (!way) return;
@@ -128,8 +131,10 @@ function ArrowHandles(props: {
     event.stopPropagation();
     const map = session.items.get(item.id) as Y.Map<unknown> | undefined;
     // Read from the doc, not the drawn arrow: keys pressed faster than it redraws all count.
-    const now = map?.get("bend");
-    const next = Math.round((typeof now === "number" ? now : 0) + (way * BEND_STEP_PX * (event.shiftKey ? 10 : 1)) / zoom);
+    const stored = map?.get("bend");
+    const at = middle(ends[0], ends[1], typeof stored === "number" ? stored : 0);
+    const step = (BEND_STEP_PX * (event.shiftKey ? 10 : 1)) / zoom;
+    const next = bendThrough(ends[0], ends[1], { x: at.x + way.x * step, y: at.y + way.y * step });
     session.change(() => map?.set("bend", next));
   };
 
@@ -154,7 +159,7 @@ function ArrowHandles(props: {
         data-testid="board-arrow-bend"
         tabIndex={0}
         role="slider"
-        aria-label="Bend of the arrow: arrow keys bend it, Shift for bigger steps"
+        aria-label="Bend of the arrow: the arrow keys move its middle, Shift for bigger steps"
         aria-orientation="vertical"
         aria-valuenow={Math.round(bend)}
         aria-valuetext={bend ? `bent by ${Math.abs(Math.round(bend))}` : "straight"}
