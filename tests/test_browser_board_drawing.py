@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser_pages import add_agent, open_host
+from tests.browser_pages import add_agent, add_frame, open_host
 from tests.support import ServerProcess
 from tests.test_browser_board_edit import (
     NODE_BOX,
@@ -126,6 +126,36 @@ def test_a_free_arrow_dropped_on_a_note_stays_bound_as_the_note_moves(host: Any,
     (stored,) = [item for item in stored_items(server).values() if item["kind"] == "arrow"]
     assert stored["to"] == note and "from" not in stored and "x2" not in stored
     assert (stored["x1"], stored["y1"]) == pytest.approx(before_start(before), abs=400)
+
+
+def wait_bend(page: Any, words: str) -> None:
+    """Until the selected arrow's bend handle says `words` (what a screen reader reads of it)."""
+    page.wait_for_function(
+        "words => document.querySelector('[data-testid=board-arrow-bend]').getAttribute('aria-valuetext') === words",
+        arg=words,
+        timeout=WAIT_MS,
+    )
+
+
+def test_a_selected_arrow_is_bent_by_keyboard_as_by_its_handle(host: Any, server: ServerProcess) -> None:
+    host.get_by_test_id("board-tool-arrow").click()
+    drag(host, board_point(host, 200, 500), board_point(host, 520, 500))
+    bend = host.get_by_test_id("board-arrow-bend")
+    bend.wait_for(timeout=WAIT_MS)
+    straight = float(bend.get_attribute("cy"))
+    # From the arrow, Tab reaches its bend handle.
+    host.locator(".react-flow__node-arrow").focus()
+    host.keyboard.press("Tab")
+    assert bend.evaluate("el => el === document.activeElement")
+    host.keyboard.press("ArrowUp")
+    host.keyboard.press("Shift+ArrowUp")
+    wait_bend(host, "bent by 88")
+    # Up, as the keys said: the arrow's middle is 88 units above its straight line.
+    assert float(bend.get_attribute("cy")) == pytest.approx(straight - 88, abs=1)
+    host.keyboard.press("ArrowDown")
+    wait_bend(host, "bent by 80")
+    (stored,) = [item for item in stored_items(server).values() if item["kind"] == "arrow"]
+    assert abs(stored["bend"]) == 80
 
 
 def before_start(end: tuple[float, float]) -> tuple[float, float]:
@@ -260,6 +290,25 @@ def test_the_wheel_pans_and_ctrl_wheel_zooms_with_the_level_shown(host: Any) -> 
     host.wait_for_function(
         "() => document.querySelector('[data-testid=board-zoom-level]').textContent === '100 %'", timeout=WAIT_MS
     )
+
+
+def test_ctrl_wheel_over_a_terminal_frame_zooms_the_board_and_the_plain_wheel_scrolls_the_frame(host: Any) -> None:
+    terminal = add_frame(host, "terminal")
+    terminal.locator(".xterm").wait_for(timeout=WAIT_MS)
+    body = terminal.locator(".board-frame-body").bounding_box()
+    host.mouse.move(body["x"] + body["width"] / 2, body["y"] + body["height"] / 2)
+    before = viewport(host)
+    host.keyboard.down("Control")
+    host.mouse.wheel(0, -200)
+    host.keyboard.up("Control")
+    host.wait_for_function(f"z => ({VIEWPORT})().zoom > z", arg=before["zoom"], timeout=WAIT_MS)
+    # The page itself is not zoomed: the browser's own Ctrl+wheel zoom was held back.
+    assert host.evaluate("() => window.visualViewport.scale") == 1
+
+    zoomed = viewport(host)
+    host.mouse.wheel(0, 200)
+    host.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    assert viewport(host) == zoomed
 
 
 def png_size(data: bytes) -> tuple[int, int]:

@@ -3,11 +3,17 @@ second page (so it went through the server) and, where it matters, in the store 
 
 from __future__ import annotations
 
+import secrets
+from pathlib import Path
 from typing import Any
 
 import pytest
+from pycrdt import Map, Text
 
-from tests.support import ServerProcess
+from canvasrelay.core.board import Board
+from canvasrelay.protocol.board import BOARD_PART_BYTES
+from canvasrelay.server.board_log import BOARD_LOG, write_log
+from tests.support import ServerProcess, ServerThread
 from tests.test_board_serve import stored_board
 from tests.test_browser_board import open_board
 from tests.test_browser_guests import open_guest
@@ -26,6 +32,8 @@ NODE_BOX = """id => {
   const m = /translate\\(([-\\d.e]+)px,\\s*([-\\d.e]+)px\\)/.exec(el.style.transform);
   return { x: +m[1], y: +m[2], w: el.offsetWidth, h: el.offsetHeight, z: +el.style.zIndex };
 }"""
+# The zoom React Flow draws the board at now (its viewport's scale).
+VIEW_ZOOM = "+/scale\\(([\\d.e-]+)\\)/.exec(document.querySelector('.react-flow__viewport').style.transform)[1]"
 
 
 def box(page: Any, item_id: str) -> dict[str, float] | None:
@@ -342,12 +350,53 @@ def test_notes_caught_in_a_selection_box_move_together(pages: Any, server: Serve
         assert items[item]["y"] == pytest.approx(start[item]["y"] + dy, abs=1)
 
 
+# The last moves and the release in one task, as a busy page gets them: nothing renders between.
+LAST_MOVES_AND_RELEASE = """([points, end]) => {
+  const at = ([x, y]) => ({ clientX: x, clientY: y, bubbles: true, view: window });
+  for (const point of points) window.dispatchEvent(new MouseEvent("mousemove", { ...at(point), buttons: 1 }));
+  window.dispatchEvent(new MouseEvent("mouseup", { ...at(end), button: 0 }));
+}"""
+
+
+def test_a_selection_dropped_at_once_lands_snapped_where_the_pointer_let_go(pages: Any, server: ServerProcess) -> None:
+    one, two = pages
+    target = add_note(one, 250, 620, "snap target")
+    a = add_note(one, 250, 300, "fast a")
+    b = add_note(one, 500, 300, "fast b")
+    start = {item: box(one, item) for item in (a, b)}
+    one.mouse.click(*board_point(one, 700, 650))
+    drag(one, board_point(one, 60, 120), board_point(one, 660, 480))
+    one.locator(".react-flow__nodesselection-rect").wait_for(timeout=WAIT_MS)
+
+    x, y = centre(one, a)
+    one.mouse.move(x, y)
+    one.mouse.down()
+    one.mouse.move(x + 10, y + 5, steps=2)
+    one.wait_for_function(f"id => ({NODE_BOX})(id).y > {start[a]['y']}", arg=a, timeout=WAIT_MS)
+    held = box(one, a)
+    # Let go 4 px right of where the target's left edge is (a snaps back onto it) and 25 px lower.
+    end = (x + 4, y + 30)
+    one.evaluate(LAST_MOVES_AND_RELEASE, [[(x + 20, y + 10), end], end])
+    one.mouse.up()
+
+    want = {a: {"x": box(one, target)["x"], "y": held["y"] + 25}}
+    want[b] = {"x": want[a]["x"] + start[b]["x"] - start[a]["x"], "y": want[a]["y"]}
+    for item in (a, b):
+        wait_box(two, item, **want[item])
+        wait_box(one, item, **want[item])
+    items = stored_items(server)
+    for item in (a, b):
+        assert (items[item]["x"], items[item]["y"]) == pytest.approx((want[item]["x"], want[item]["y"]), abs=1)
+
+
 def test_a_page_opened_on_a_board_fits_its_items_in_view(browser: Any, pages: Any, server: ServerProcess) -> None:
     one, two = pages
     note = add_note(one, 300, 300, "far away")
-    # Zoomed out, the note is dropped far off where a fresh page's default view looks.
-    for _ in range(4):
+    # Zoomed out, the note is dropped far off where a fresh page's default view looks. Each click
+    # animates: the next waits until the view has reached the zoom it asked for.
+    for step in range(1, 5):
         one.get_by_role("button", name="Zoom out").click()
+        one.wait_for_function(f"() => Math.abs({VIEW_ZOOM} - {1 / 1.2**step}) < 1e-3", timeout=WAIT_MS)
     drag(one, centre(one, note), board_point(one, 880, 700))
     dropped = box(one, note)
     assert dropped["x"] > 1000
@@ -362,3 +411,40 @@ def test_a_page_opened_on_a_board_fits_its_items_in_view(browser: Any, pages: An
         assert area["y"] <= rect["y"] and rect["y"] + rect["height"] <= area["y"] + area["height"]
     finally:
         later.close()
+
+
+def test_a_board_that_comes_in_parts_opens_with_its_items_in_view(browser: Any, project: Path) -> None:
+    # Long notes far from where a fresh page looks: more than the welcome's first part holds.
+    ServerThread(project).start().stop()
+    board = Board()
+    with board.change():
+        for index in range(24):
+            board.items[secrets.token_hex(6)] = Map(
+                {
+                    "kind": "note",
+                    "x": 6000.0 + (index % 6) * 260,
+                    "y": 5000.0 + (index // 6) * 260,
+                    "w": 200.0,
+                    "h": 200.0,
+                    "color": "#ffd43b",
+                    "text": Text(f"far note {index} " + "words " * 1500),
+                    "z": float(index),
+                }
+            )
+    state = board.checkpoint()
+    assert len(state) > BOARD_PART_BYTES
+    write_log(project / ".canvas" / BOARD_LOG, [state])
+    served = ServerThread(project).start()
+    try:
+        page = open_board(browser, served)
+        notes = page.get_by_test_id("board-note")
+        notes.first.wait_for(timeout=WAIT_MS)
+        area = page.get_by_test_id("board").bounding_box()
+        for index in range(notes.count()):
+            rect = notes.nth(index).bounding_box()
+            assert area["x"] <= rect["x"] and rect["x"] + rect["width"] <= area["x"] + area["width"]
+            assert area["y"] <= rect["y"] and rect["y"] + rect["height"] <= area["y"] + area["height"]
+        assert notes.count() == 24
+        page.close()
+    finally:
+        served.stop()

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser_pages import WAIT_MS, add_frame, box, drag, frames, open_host, overlap
+from tests.browser_pages import WAIT_MS, add_frame, box, drag, frames, open_host, overlap, toolbar_button
 from tests.support import ServerProcess
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
@@ -113,7 +113,9 @@ def test_three_terminals_and_two_agents_added_in_a_row_do_not_overlap(browser: A
                 arg=node.element_handle(),
                 timeout=WAIT_MS,
             )
-            page.wait_for_function("el => document.activeElement === el", arg=node.element_handle(), timeout=WAIT_MS)
+            page.wait_for_function(
+                "el => el.contains(document.activeElement)", arg=node.element_handle(), timeout=WAIT_MS
+            )
         # The board draws only what is in view: fitting it brings all five back to compare.
         page.get_by_test_id("board-zoom-fit").click()
         page.wait_for_function(
@@ -142,3 +144,51 @@ def test_an_agents_note_lands_beside_its_frame(browser: Any, server: ServerProce
         assert placed["y"] == pytest.approx(frame["y"], abs=2)
     finally:
         page.context.close()
+
+
+@pytest.fixture
+def page(browser: Any, server: ServerProcess) -> Any:
+    host = open_host(browser, server)
+    yield host
+    host.context.close()
+
+
+def test_the_frame_pickers_take_enter_on_the_highlighted_choice(page: Any, server: ServerProcess) -> None:
+    (server.root / "lib").mkdir()
+    for path in ("lib/apple.txt", "app.py", "tests/test_app.py"):
+        (server.root / path).parent.mkdir(exist_ok=True)
+        (server.root / path).write_text(f"in {path}\n")
+    # Several files match: Enter opens the best one (its name holds the words, shortest first).
+    toolbar_button(page, page.get_by_test_id("board-add-file")).click()
+    field = page.get_by_test_id("file-picker").get_by_label("File path")
+    field.fill("app")
+    field.press("Enter")
+    frames(page).filter(has=page.get_by_test_id("file-app.py")).filter(has_text="in app.py").wait_for(timeout=WAIT_MS)
+    # The arrow keys move the highlight; Enter opens the highlighted file.
+    toolbar_button(page, page.get_by_test_id("board-add-file")).click()
+    picker = page.get_by_test_id("file-picker")
+    field = picker.get_by_label("File path")
+    field.fill("app")
+    field.press("ArrowDown")
+    second = picker.get_by_role("option").nth(1)
+    assert second.get_attribute("aria-selected") == "true"
+    path = second.get_attribute("data-path")
+    assert field.get_attribute("aria-activedescendant") == second.get_attribute("id")
+    field.press("Enter")
+    frames(page).filter(has=page.get_by_test_id(f"file-{path}")).filter(has_text=f"in {path}").wait_for(timeout=WAIT_MS)
+
+    # The agent menu opens on the first agent that can start: Enter starts it in a new frame.
+    toolbar_button(page, page.get_by_test_id("board-add-agent")).click()
+    page.get_by_test_id("agent-menu").wait_for(timeout=WAIT_MS)
+    page.keyboard.press("Enter")
+    page.get_by_test_id("agent-menu").wait_for(state="detached", timeout=WAIT_MS)
+    frames(page).filter(has=page.get_by_test_id("agent-input")).wait_for(timeout=WAIT_MS)
+
+
+def test_a_new_terminal_frame_takes_the_keyboard(page: Any) -> None:
+    terminal = add_frame(page, "terminal")
+    page.wait_for_function("() => document.activeElement?.classList.contains('xterm-helper-textarea')", timeout=WAIT_MS)
+    # Typed straight away, with no click in the frame: it reaches the shell.
+    page.keyboard.type("echo typed-$((6 * 7))")
+    page.keyboard.press("Enter")
+    terminal.locator(".xterm-rows").filter(has_text="typed-42").wait_for(timeout=WAIT_MS)

@@ -116,6 +116,18 @@ def heap_mb(page: Any) -> float:
     return float(metrics.get("JSHeapUsedSize", 0)) / 1e6
 
 
+def board_id(browser: Any, server: ServerProcess) -> str:
+    """The id the page keeps the board's view under (the welcome's room id, not the room link's)."""
+    page = browser.new_page()
+    page.goto(server.host_link)
+    page.get_by_test_id("board-toolbar").wait_for(timeout=300_000)
+    key: str = page.wait_for_function(
+        "() => Object.keys(localStorage).find(k => k.startsWith('canvas.view.')) ?? null", timeout=300_000
+    ).json_value()
+    page.close()
+    return key.removeprefix("canvas.view.")
+
+
 def measure(
     browser: Any, server: ServerProcess, room_id: str, culling: bool, fitted: bool, steps: int
 ) -> dict[str, Any]:
@@ -174,7 +186,7 @@ def main() -> None:
             write_log(root / ".canvas" / BOARD_LOG, [seeded_board(size)])
             server = ServerProcess(root).start()
             try:
-                room_id = server.room_link.split("#room=", 1)[1].split("&", 1)[0]
+                room_id = board_id(browser, server)
                 for fitted in (False, True):
                     for culling in (True, False):
                         figures = measure(browser, server, room_id, culling, fitted, args.steps)

@@ -6,12 +6,15 @@ import { BoardView, BoardViewContext } from "./boardView";
 import { selectConnection } from "./room/roomState";
 import type { RoomStore } from "./room/roomStore";
 import { RoomContext, useRoomState, useRunRoom } from "./roomClient";
+import { PHONE } from "./board/phone";
+import { useMedia } from "./board/useMedia";
 import { chooseTheme, type ThemeChoice, useThemeChoice } from "./theme";
 
-const THEMES: [ThemeChoice, string][] = [
-  ["system", "System theme"],
-  ["light", "Light theme"],
-  ["dark", "Dark theme"],
+/** Each colour scheme's name, in full and as a phone's top bar has room for (the field is labelled). */
+const THEMES: [ThemeChoice, string, string][] = [
+  ["system", "System theme", "System"],
+  ["light", "Light theme", "Light"],
+  ["dark", "Dark theme", "Dark"],
 ];
 
 const RESTARTING = "Host restarting — reconnecting";
@@ -79,13 +82,14 @@ export function RoomPage<S extends string>({
 
 function ThemePicker() {
   const theme = useThemeChoice();
+  const phone = useMedia(PHONE);
   return (
     <label className="theme-choice">
       <span className="visually-hidden">Colour scheme</span>
       <select data-testid="theme-choice" value={theme} onChange={(event) => chooseTheme(event.target.value as ThemeChoice)}>
-        {THEMES.map(([value, text]) => (
+        {THEMES.map(([value, full, short]) => (
           <option key={value} value={value}>
-            {text}
+            {phone ? short : full}
           </option>
         ))}
       </select>

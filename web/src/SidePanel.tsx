@@ -9,7 +9,16 @@ export function SidePanel({ label, count, children }: { label: string; count?: n
   const id = useId();
   const toggle = useRef<HTMLButtonElement>(null);
   return (
-    <div className={`side${open ? " side-open" : ""}`}>
+    <div
+      className={`side${open ? " side-open" : ""}`}
+      // Esc closes the open drawer from its toggle as from inside it.
+      onKeyDown={(event) => {
+        if (event.key !== "Escape" || !open || event.defaultPrevented) return;
+        // The focus was in the drawer, which hides: it goes back to the button that opened it.
+        toggle.current?.focus();
+        setOpen(false);
+      }}
+    >
       <button
         type="button"
         ref={toggle}
@@ -31,12 +40,6 @@ export function SidePanel({ label, count, children }: { label: string; count?: n
         className="panel"
         aria-label={label}
         data-testid="side-panel"
-        onKeyDown={(event) => {
-          if (event.key !== "Escape" || !open) return;
-          // The focus was in the drawer, which hides: it goes back to the button that opened it.
-          toggle.current?.focus();
-          setOpen(false);
-        }}
       >
         {children}
       </aside>

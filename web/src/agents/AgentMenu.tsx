@@ -1,3 +1,4 @@
+import { type KeyboardEvent, useEffect, useRef } from "react";
 import { boardActions } from "../board/actions";
 import { newId } from "../board/model";
 import { Dialog } from "../Dialog";
@@ -90,11 +91,28 @@ function capitalised(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-/** The toolbar's Agent button opens the menu: picking an agent starts it in a new frame. */
+const START_BUTTONS = 'button[data-testid^="agent-start-"]:not(:disabled)';
+
+/**
+ * The toolbar's Agent button opens the menu: picking an agent starts it in a new frame. The first
+ * agent that can start has the focus, so Enter starts it; the arrow keys move between agents.
+ */
 export function AgentMenuDialog({ onPick, onClose }: FramePickerProps) {
+  const menu = useRef<HTMLDivElement>(null);
+  useEffect(() => menu.current?.querySelector<HTMLButtonElement>(START_BUTTONS)?.focus(), []);
+  const move = (event: KeyboardEvent) => {
+    const step = event.key === "ArrowDown" ? 1 : event.key === "ArrowUp" ? -1 : 0;
+    const buttons = [...(menu.current?.querySelectorAll<HTMLButtonElement>(START_BUTTONS) ?? [])];
+    if (!step || buttons.length === 0) return;
+    event.preventDefault();
+    const at = buttons.indexOf(document.activeElement as HTMLButtonElement);
+    buttons[(at + step + buttons.length) % buttons.length].focus();
+  };
   return (
     <Dialog title="Start an agent" onClose={onClose} className="agent-menu-dialog" testId="agent-menu">
-      <AgentMenu onStarted={onPick} />
+      <div ref={menu} onKeyDown={move}>
+        <AgentMenu onStarted={onPick} />
+      </div>
     </Dialog>
   );
 }

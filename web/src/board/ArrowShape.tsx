@@ -1,6 +1,6 @@
 /** An arrow as drawn on the board (free or between items): its line, head, label and, when selected, its handles. */
 import { useReactFlow, useViewport } from "@xyflow/react";
-import { type PointerEvent, useState } from "react";
+import { type KeyboardEvent, type PointerEvent, useState } from "react";
 import type * as Y from "yjs";
 import { arrowPath, bendThrough, controlPoint, dashArray, middle, type Point } from "./arrows";
 import { paint } from "./colours";
@@ -10,6 +10,10 @@ import type { BoardSession } from "./sync";
 const HEAD = 14;
 /** Handles are 24 × 24 screen pixels whatever the zoom (WCAG 2.5.8). */
 const HANDLE_PX = 12;
+/** How far one press of an arrow key bends an arrow, in screen pixels (ten times with Shift). */
+const BEND_STEP_PX = 8;
+/** Which way each arrow key moves the bend handle on screen. */
+const BEND_KEYS: Record<string, Point> = { ArrowUp: { x: 0, y: -1 }, ArrowDown: { x: 0, y: 1 }, ArrowLeft: { x: -1, y: 0 }, ArrowRight: { x: 1, y: 0 } };
 
 /** The arrowhead at `end`, pointing along the curve's last direction. */
 function head(from: Point, end: Point, size: number): string {
@@ -116,6 +120,24 @@ function ArrowHandles(props: {
     target.addEventListener("pointerup", up);
   };
 
+  /**
+   * The bend handle by keyboard, as it is dragged (WCAG 2.5.7): each press moves it a step that
+   * way, across the arrow (along it nothing changes); held keys make one undo step.
+   */
+  const bendByKey = (event: KeyboardEvent<SVGCircleElement>) => {
+    const way = BEND_KEYS[event.key];
+    if (!way) return;
+    event.preventDefault();
+    event.stopPropagation();
+    const map = session.items.get(item.id) as Y.Map<unknown> | undefined;
+    // Read from the doc, not the drawn arrow: keys pressed faster than it redraws all count.
+    const stored = map?.get("bend");
+    const at = middle(ends[0], ends[1], typeof stored === "number" ? stored : 0);
+    const step = (BEND_STEP_PX * (event.shiftKey ? 10 : 1)) / zoom;
+    const next = bendThrough(ends[0], ends[1], { x: at.x + way.x * step, y: at.y + way.y * step });
+    session.change(() => map?.set("bend", next));
+  };
+
   return (
     <g className="board-arrow-handles nodrag">
       {([0, 1] as const).map((which) => (
@@ -129,7 +151,21 @@ function ArrowHandles(props: {
           onPointerDown={track(which)}
         />
       ))}
-      <circle cx={mid.x} cy={mid.y} r={r * 0.8} className="board-arrow-handle board-arrow-bend" data-testid="board-arrow-bend" onPointerDown={track("bend")} />
+      <circle
+        cx={mid.x}
+        cy={mid.y}
+        r={r * 0.8}
+        className="board-arrow-handle board-arrow-bend"
+        data-testid="board-arrow-bend"
+        tabIndex={0}
+        role="slider"
+        aria-label="Bend of the arrow: the arrow keys move its middle, Shift for bigger steps"
+        aria-orientation="vertical"
+        aria-valuenow={Math.round(bend)}
+        aria-valuetext={bend ? `bent by ${Math.abs(Math.round(bend))}` : "straight"}
+        onPointerDown={track("bend")}
+        onKeyDown={bendByKey}
+      />
     </g>
   );
 }

@@ -51,8 +51,8 @@ import {
   strokeBox,
 } from "./model";
 import { useBoardLink } from "./link";
-import { coveredInsets, MAX_ZOOM, MIN_ZOOM, viewFor, ZoomBar } from "./navigation";
-import { type ArrowEdgeData, type BoardNode, edgeTypes, itemLabel, nodeTypes } from "./nodes";
+import { coveredInsets, MAX_ZOOM, MIN_ZOOM, useZoomOverFrames, viewFor, ZoomBar } from "./navigation";
+import { type ArrowEdgeData, type BoardNode, edgeTypes, handlesFor, itemLabel, nodeTypes } from "./nodes";
 import { BoardSession, type Peer } from "./sync";
 import { type Arrangement, type ExportFormat, Toolbar } from "./Toolbar";
 import { placesOnClick, type Tool, toolForKey } from "./tools";
@@ -132,7 +132,8 @@ function Canvas({ session }: { session: BoardSession }) {
   const roomClient = useRoomClient();
   const flow = useReactFlow<BoardNode, Edge>();
   const wrapper = useRef<HTMLDivElement>(null);
-  const items = useItems(session);
+  const { items, whole } = useItems(session);
+  useZoomOverFrames(wrapper);
   const peers = usePeers(session);
   const access = useAccess();
   const readOnly = access === "view";
@@ -154,12 +155,17 @@ function Canvas({ session }: { session: BoardSession }) {
   const [notice, setNotice] = useState<string | null>(null);
   const boardId = roomClient.welcome?.roomId ?? "board";
   const [savedView] = useState(() => loadView(boardId));
-  // Fitting an empty board would wait for the first item and then jump the view from under the
-  // person who just placed it.
-  const [fitOnLoad] = useState(() => items.length > 0 && savedView === null);
+  const [flowReady, setFlowReady] = useState(false);
+  // Whether to fit the first view is decided once, when the board is whole: a big board comes in
+  // parts after the welcome. An empty board is not fitted later: that would jump the view from
+  // under the person who just placed its first item.
+  const fitDecided = useRef(savedView !== null);
   const byId = useMemo(() => new Map(items.map((item) => [item.id, item])), [items]);
   /** Where each item being dragged started, and the items a dragged frame carries along. */
   const dragStart = useRef<{ origin: Map<string, { x: number; y: number }>; carried: string[] } | null>(null);
+  // Where the last drag event put the dragged items (snapped). React Flow calls the drag handlers
+  // in the same task as the change, before React renders it, so the overrides may be a move behind.
+  const dragAt = useRef<Map<string, { x: number; y: number }>>(new Map());
   // Items just dropped: they keep their drag position until the doc's next items arrive (the doc
   // follows once per frame), so a drop never shows the last position written during the drag.
   const [dropped, setDropped] = useState<ReadonlySet<string>>(new Set());
@@ -222,6 +228,7 @@ function Canvas({ session }: { session: BoardSession }) {
             width,
             height,
             measured: measured.get(item.id) ?? { width, height },
+            handles: handlesFor(width, height),
             // Frames that hold nothing lie under what is dropped on them.
             zIndex: item.kind === "frame" && !item.holds ? index - items.length : index,
             selected: selected.has(item.id),
@@ -315,7 +322,10 @@ function Canvas({ session }: { session: BoardSession }) {
         }
       }
       if (picks.length) select(picks);
-      for (const [id, at] of moves.size ? snapped(moves) : moves) boxes.set(id, { ...boxes.get(id), ...at });
+      if (moves.size) {
+        dragAt.current = snapped(moves);
+        for (const [id, at] of dragAt.current) boxes.set(id, { ...boxes.get(id), ...at });
+      }
       if (boxes.size === 0 || readOnly) return;
       setOverrides((old) => {
         const next = new Map(old);
@@ -341,18 +351,16 @@ function Canvas({ session }: { session: BoardSession }) {
       const carried = carriedBy(items, ids, boxOf);
       for (const id of carried) origin.set(id, { x: byId.get(id)!.x, y: byId.get(id)!.y });
       dragStart.current = { origin, carried };
+      dragAt.current = new Map();
     },
     [session, items, boxOf, byId],
   );
 
-  /** Where the dragged items are (as the overrides hold them, snapped), with what dragged frames carry. */
+  /** Where the dragged items are (as the last drag event put them, snapped), with what dragged frames carry. */
   const dragPositions = useCallback(
     (dragged: BoardNode[]): Map<string, { x: number; y: number }> => {
       const moved = new Map<string, { x: number; y: number }>();
-      for (const node of dragged) {
-        const at = overrides.get(node.id);
-        moved.set(node.id, at ? { x: at.x, y: at.y } : node.position);
-      }
+      for (const node of dragged) moved.set(node.id, dragAt.current.get(node.id) ?? node.position);
       const start = dragStart.current;
       const lead = dragged[0];
       const from = lead && start?.origin.get(lead.id);
@@ -365,7 +373,7 @@ function Canvas({ session }: { session: BoardSession }) {
       }
       return moved;
     },
-    [overrides],
+    [],
   );
 
   const onNodeDrag = useCallback(
@@ -393,6 +401,7 @@ function Canvas({ session }: { session: BoardSession }) {
       session.endStep();
       session.setPresence({ dragging: [] });
       dragStart.current = null;
+      dragAt.current = new Map();
       setGuides([]);
       setDropped((old) => new Set([...old, ...moved.keys()]));
     },
@@ -440,33 +449,32 @@ function Canvas({ session }: { session: BoardSession }) {
   );
 
   // The first view of a board fits what is on it into the part nothing floats over (once React
-  // Flow can move its view).
-  const onInit = useCallback(() => {
-    if (fitOnLoad) fit(undefined, 0);
-  }, [fitOnLoad, fit]);
+  // Flow can move its view and the board is whole).
+  useEffect(() => {
+    if (fitDecided.current || !whole || !flowReady) return;
+    fitDecided.current = true;
+    if (items.length > 0) fit(undefined, 0);
+  }, [whole, flowReady, items, fit]);
+  const onInit = useCallback(() => setFlowReady(true), []);
 
   const showFrame = useShowFrame(session, wrapper, readOnly, setSelected);
   const link = useBoardLink(session, flow, items, wrapper, showFrame);
 
-  /** What the Agent, Terminal and File buttons do: the one place a frame of each kind is started. */
+  /**
+   * What the Agent, Terminal and File buttons do: an agent or a file is chosen in its picker
+   * first; a terminal starts at once.
+   */
   const addFrame = useCallback(
     (type: HoldsType) => {
-      if (framePickers[type]) {
+      if (type !== "terminal") {
         setPicking(type);
         return;
       }
-      const ref = `${type === "agent" ? "session" : "term"}-${newId()}`;
-      if (type === "terminal") {
-        const count = readItems(session.items).filter((item) => item.holds?.type === "terminal").length;
-        showFrame(type, ref, `Terminal ${count + 1}`);
-        // The frame and its shell together: the frame only watches terminals the server lists.
-        roomClient.send({ t: "term-open", id: ref });
-        return;
-      }
-      // The frame and its session together; the frame offers the other agents if this fails.
-      const agent = roomClient.welcome?.agents.find((a) => a.available);
-      showFrame(type, ref, agent?.label ?? "");
-      if (agent) roomClient.send({ t: "agent-create", id: ref, agent: agent.id });
+      const ref = `term-${newId()}`;
+      const count = readItems(session.items).filter((item) => item.holds?.type === "terminal").length;
+      showFrame(type, ref, `Terminal ${count + 1}`);
+      // The frame and its shell together: the frame only watches terminals the server lists.
+      roomClient.send({ t: "term-open", id: ref });
     },
     [showFrame, roomClient, session],
   );

@@ -4,6 +4,7 @@
  * "100 %" and "fit" one click away.
  */
 import { useReactFlow, useViewport } from "@xyflow/react";
+import { type RefObject, useEffect } from "react";
 import type { Rect } from "./arrange";
 import { Icon } from "./icons";
 import type { View } from "./view";
@@ -75,4 +76,32 @@ export function ZoomBar({ onFit }: { onFit: () => void }) {
       </button>
     </div>
   );
+}
+
+/**
+ * Ctrl+wheel (and a trackpad's pinch, which the browser sends as one) zooms the board over a
+ * frame's content too. React Flow leaves wheel events inside `.nowheel` (a thread, a terminal, an
+ * editor) to what scrolls there; these are handed to its pane instead, and the browser's own page
+ * zoom is held back.
+ */
+export function useZoomOverFrames(board: RefObject<HTMLElement | null>): void {
+  useEffect(() => {
+    const element = board.current;
+    if (!element) return;
+    const onWheel = (event: WheelEvent) => {
+      if (!(event.ctrlKey || event.metaKey) || !(event.target instanceof Element) || !event.target.closest(".nowheel")) return;
+      const pane = element.querySelector(".react-flow__pane");
+      if (!pane) return;
+      event.preventDefault();
+      event.stopPropagation();
+      pane.dispatchEvent(new WheelEvent("wheel", wheelInit(event)));
+    };
+    element.addEventListener("wheel", onWheel, { capture: true, passive: false });
+    return () => element.removeEventListener("wheel", onWheel, { capture: true });
+  }, [board]);
+}
+
+function wheelInit(event: WheelEvent): WheelEventInit {
+  const { deltaX, deltaY, deltaZ, deltaMode, clientX, clientY, screenX, screenY, ctrlKey, metaKey, shiftKey, altKey } = event;
+  return { deltaX, deltaY, deltaZ, deltaMode, clientX, clientY, screenX, screenY, ctrlKey, metaKey, shiftKey, altKey, bubbles: true, cancelable: true };
 }

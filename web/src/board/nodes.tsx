@@ -7,6 +7,7 @@ import {
   type Node,
   type NodeProps,
   NodeResizer,
+  type NodeHandle,
   Position,
   useInternalNode,
 } from "@xyflow/react";
@@ -183,6 +184,22 @@ function Resizer({ data, selected }: { data: NodeData; selected: boolean }) {
 }
 
 /** Always there, since React Flow draws no edge without its ends' handles; usable only by editors. */
+/** Handle size in px (`.board-handle` in board.css). */
+const HANDLE = 8;
+
+/**
+ * Where `Handles` puts an item's handles, given to React Flow with the node: without them it
+ * draws every node once, visible or not, to measure its handles, which on a board of thousands
+ * of items is most of the time to first paint.
+ */
+export function handlesFor(width: number, height: number): NodeHandle[] {
+  const y = height / 2 - HANDLE / 2;
+  return [
+    { id: null, type: "source", position: Position.Right, x: width - HANDLE / 2, y, width: HANDLE, height: HANDLE },
+    { id: null, type: "target", position: Position.Left, x: -HANDLE / 2, y, width: HANDLE, height: HANDLE },
+  ];
+}
+
 function Handles({ data }: { data: NodeData }) {
   return (
     <>

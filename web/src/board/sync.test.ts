@@ -67,6 +67,24 @@ describe("BoardSession", () => {
     expect(client.sent).toEqual([]);
   });
 
+  it("says it is whole only once the last part of a board that comes in parts is applied", () => {
+    const server = new Y.Doc();
+    server.transact(() => addItem(server.getMap("items"), { kind: "note", x: 0, y: 0, w: 1, h: 1, color: "#ffffff" }, "a"));
+    const state = Y.encodeStateAsUpdate(server);
+    const half = Math.floor(state.length / 2);
+    const client = new FakeClient();
+    const session = start(client);
+    let told = 0;
+    session.onWhole(() => told++);
+    client.deliver(welcomeFrame({ access: "host", board: toBase64(state.slice(0, half)), boardSize: state.length, boardVersion: 3 }));
+    expect(session.whole).toBe(false);
+    expect(client.sent).toContainEqual({ t: "board-more", version: 3, offset: half });
+    client.deliver({ t: "board-part", version: 3, size: state.length, offset: half, data: toBase64(state.slice(half)), ask: true });
+    expect(session.whole).toBe(true);
+    expect(told).toBe(1);
+    expect(readItems(session.items).map((item) => item.id)).toEqual(["a"]);
+  });
+
   it("undoes only its own changes, and sends the undo", () => {
     const client = new FakeClient();
     const session = start(client);

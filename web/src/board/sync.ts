@@ -39,6 +39,9 @@ export class BoardSession {
   private readonly peerListeners = new Listeners();
   /** Calls `listener` whenever `peers` changes; returns the function that stops it. */
   readonly onPeers = this.peerListeners.add;
+  private readonly wholeListeners = new Listeners();
+  /** Calls `listener` each time the server's whole state has been applied (after its last part came). */
+  readonly onWhole = this.wholeListeners.add;
   private local: AwarenessStateInput;
   private readonly sendAwareness = rateLimit(() => this.pushAwareness(), AWARENESS_INTERVAL_MS);
   private refresh: ReturnType<typeof setInterval> | null = null;
@@ -84,6 +87,11 @@ export class BoardSession {
 
   private newUndoManager(): Y.UndoManager {
     return new Y.UndoManager(this.items, { trackedOrigins: new Set([LOCAL]) });
+  }
+
+  /** Whether the server's whole board has been applied once (a big board comes in several parts). */
+  get whole(): boolean {
+    return this.loaded >= 0;
   }
 
   get readOnly(): boolean {
@@ -167,6 +175,7 @@ export class BoardSession {
     this.loaded = this.parts.version;
     const state = this.parts.take();
     if (state.length) Y.applyUpdate(this.doc, state, REMOTE);
+    this.wholeListeners.emit();
   }
 
   setPresence(patch: Partial<AwarenessStateInput>): void {

@@ -24,8 +24,14 @@ function touched(events: Y.YEvent<Y.AbstractType<unknown>>[], root: Y.Map<unknow
   return ids;
 }
 
-export function useItems(session: BoardSession): Item[] {
-  const [items, setItems] = useState<Item[]>(() => readAll(session.items, new Map()));
+/** The items as drawn, and whether they are the server's whole board yet (its last part came). */
+export interface Items {
+  items: Item[];
+  whole: boolean;
+}
+
+export function useItems(session: BoardSession): Items {
+  const [items, setItems] = useState<Items>(() => ({ items: readAll(session.items, new Map()), whole: session.whole }));
   useEffect(() => {
     const cache = new Map<string, Item>();
     let pending: Set<string> | "all" = "all";
@@ -36,16 +42,22 @@ export function useItems(session: BoardSession): Item[] {
       pending = new Set();
       if (changed === "all") cache.clear();
       else for (const id of changed) cache.delete(id);
-      setItems(readAll(session.items, cache));
+      setItems({ items: readAll(session.items, cache), whole: session.whole });
+    };
+    const schedule = () => {
+      if (!frame) frame = requestAnimationFrame(flush);
     };
     const observe = (events: Y.YEvent<Y.AbstractType<unknown>>[]) => {
       const ids = touched(events, session.items);
       if (pending !== "all") pending = ids === "all" ? "all" : new Set([...pending, ...ids]);
-      if (!frame) frame = requestAnimationFrame(flush);
+      schedule();
     };
     flush();
     session.items.observeDeep(observe);
+    // A whole board that changed nothing (an empty one) still has to say it is whole.
+    const offWhole = session.onWhole(schedule);
     return () => {
+      offWhole();
       session.items.unobserveDeep(observe);
       if (frame) cancelAnimationFrame(frame);
     };

@@ -19,8 +19,18 @@ import type { BoardSession } from "./sync";
  */
 function focusWhenDrawn(wrapperRef: RefObject<HTMLDivElement | null>, id: string, framesLeft = 60): void {
   const node = wrapperRef.current?.querySelector<HTMLElement>(`.react-flow__node[data-id="${CSS.escape(id)}"]`);
-  if (node && getComputedStyle(node).visibility !== "hidden") node.focus({ preventScroll: true });
-  else if (framesLeft > 0) requestAnimationFrame(() => focusWhenDrawn(wrapperRef, id, framesLeft - 1));
+  if (node && getComputedStyle(node).visibility !== "hidden") {
+    node.focus({ preventScroll: true });
+    focusTerminal(node);
+  } else if (framesLeft > 0) requestAnimationFrame(() => focusWhenDrawn(wrapperRef, id, framesLeft - 1));
+}
+
+/** A terminal's frame hands the focus on to the terminal once it is drawn (it loads on its own), so typing reaches the shell. */
+function focusTerminal(node: HTMLElement, framesLeft = 300): void {
+  if (!node.querySelector('.board-frame[data-holds="terminal"]') || !node.contains(document.activeElement)) return;
+  const field = node.querySelector<HTMLElement>(".xterm-helper-textarea");
+  if (field) field.focus({ preventScroll: true });
+  else if (framesLeft > 0) requestAnimationFrame(() => focusTerminal(node, framesLeft - 1));
 }
 
 /** Everything an item placed in free space must not cover. */
