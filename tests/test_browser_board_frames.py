@@ -162,6 +162,8 @@ def test_the_frame_pickers_take_enter_on_the_highlighted_choice(page: Any, serve
     toolbar_button(page, page.get_by_test_id("board-add-file")).click()
     field = page.get_by_test_id("file-picker").get_by_label("File path")
     field.fill("app")
+    # The files were written after the page opened: once the shared set has them, they are listed.
+    page.get_by_test_id("file-picker").get_by_role("option").nth(2).wait_for(timeout=WAIT_MS)
     field.press("Enter")
     frames(page).filter(has=page.get_by_test_id("file-app.py")).filter(has_text="in app.py").wait_for(timeout=WAIT_MS)
     # The arrow keys move the highlight; Enter opens the highlighted file.

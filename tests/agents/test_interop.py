@@ -285,9 +285,11 @@ async def test_a_real_agent_through_canvas(agent: str, tmp_path: Path) -> None:
             after = await run.turn("after the cancel")
             assert after[-1].get("error") is None
             if "Fake model says: after the cancel" not in said(after):
-                # Claude's agent may answer the prompt after a cancel with the cancelled turn's end.
+                # Claude's agent may answer the prompt after a cancel with the cancelled turn's end,
+                # and then run a turn behind: the next turn brings that prompt's answer, or its own.
                 assert agent == "claude", after
-                assert "Fake model says: once more" in said(await run.turn("once more"))
+                later = said(await run.turn("once more"))
+                assert "Fake model says: after the cancel" in later or "Fake model says: once more" in later, later
 
             # a setting, told once, kept across a restart
             option_id, value = a_setting(latest_options(host, session_id))
