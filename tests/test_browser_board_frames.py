@@ -179,6 +179,14 @@ def test_the_frame_pickers_take_enter_on_the_highlighted_choice(page: Any, serve
     field.press("Enter")
     frames(page).filter(has=page.get_by_test_id(f"file-{path}")).filter(has_text=f"in {path}").wait_for(timeout=WAIT_MS)
 
+    # Tab keeps to the agent menu, however often it is pressed; Esc closes it.
+    toolbar_button(page, page.get_by_test_id("board-add-agent")).click()
+    page.get_by_test_id("agent-menu").wait_for(timeout=WAIT_MS)
+    for _ in range(12):
+        page.keyboard.press("Tab")
+        assert page.evaluate("() => !!document.activeElement?.closest('[data-testid=agent-menu]')")
+    page.keyboard.press("Escape")
+    page.get_by_test_id("agent-menu").wait_for(state="detached", timeout=WAIT_MS)
     # The agent menu opens on the first agent that can start: Enter starts it in a new frame.
     toolbar_button(page, page.get_by_test_id("board-add-agent")).click()
     page.get_by_test_id("agent-menu").wait_for(timeout=WAIT_MS)
