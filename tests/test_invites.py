@@ -236,9 +236,7 @@ async def test_the_hosts_switch_for_named_prompts_is_kept_with_the_session_throu
         host = await HostClient.connect(server)
         (head,) = [s for s in host.welcome["sessions"] if s["id"] == "s-plain"]
         assert head["namedPrompts"] is False, "the welcome says the switch as the host left it"
-        status, made = await api(server, "POST", "/api/invites", {"name": "Ada", "access": "edit"})
-        assert status == 201
-        ada = await joined(made["link"], "Ada")
+        ada = await invited_ada(server)
         assert [s["namedPrompts"] for s in ada.welcome["sessions"] if s["id"] == "s-plain"] == [False]
         await ada.send({"t": "agent-prompt", "sessionId": "s-plain", "text": "as I wrote it"})
         request = await host.expect("approval-request", timeout=TURN_TIMEOUT)
@@ -411,13 +409,18 @@ async def test_canvas_invite_and_canvas_join_with_a_revoked_link(
     assert again.returncode != 0 and "withdrawn" in again.stderr
 
 
+async def invited_ada(server: ServerProcess) -> Guest:
+    """Ada, joined with an edit invitation made through the API."""
+    status, made = await api(server, "POST", "/api/invites", {"name": "Ada", "access": "edit"})
+    assert status == 201
+    return await joined(made["link"], "Ada")
+
+
 async def test_an_edit_guest_and_its_waiting_prompt_survive_a_restart(project: Path) -> None:
     server = ServerProcess(project).start()
     try:
         host = await host_with_a_session(server, "s-restart")
-        status, made = await api(server, "POST", "/api/invites", {"name": "Ada", "access": "edit"})
-        assert status == 201
-        ada = await joined(made["link"], "Ada")
+        ada = await invited_ada(server)
         await ada.send({"t": "agent-prompt", "sessionId": "s-restart", "text": "after the restart"})
         pending = await ada.expect("request-pending", ref="agent-prompt")
         await host.expect("approval-request", id=pending["id"])
@@ -444,9 +447,7 @@ async def test_a_request_after_a_restart_never_takes_the_id_of_one_answered_befo
     server = ServerProcess(project).start()
     try:
         host = await host_with_a_session(server, "s-ids")
-        status, made = await api(server, "POST", "/api/invites", {"name": "Ada", "access": "edit"})
-        assert status == 201
-        ada = await joined(made["link"], "Ada")
+        ada = await invited_ada(server)
         await ada.send({"t": "agent-prompt", "sessionId": "s-ids", "text": "before"})
         before = await host.expect("approval-request", timeout=TURN_TIMEOUT)
         await host.send({"t": "approval-answer", "id": before["id"], "answer": "approve"})
