@@ -49,6 +49,9 @@ def join_with(browser: Any, link: str, width: int, scheme: str = "light", name: 
             "(document.querySelector('[data-testid=guest-name]')?.value ?? '') !== ''", timeout=WAIT_MS
         )
     else:
+        # Once the page knows whom the link is for: a name it puts in while Playwright fills the
+        # field would land beside the one filled.
+        page.get_by_test_id("join-title").filter(has_not_text="Join this canvas").wait_for(timeout=WAIT_MS)
         field.fill(name)
     page.get_by_test_id("guest-join").click()
     page.get_by_test_id("connection-state").filter(has_text="Connected").wait_for(timeout=WAIT_MS)
