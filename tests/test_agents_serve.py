@@ -225,7 +225,8 @@ async def test_kill9_during_turn_then_restart(project: Path) -> None:
     server.kill9()
     await host.close()
     log = stored(project, session_id)
-    assert log[: len(sent)] == sent
+    # The store keeps an event's fields that hold something; a frame also names the empty ones.
+    assert log[: len(sent)] == [{k: v for k, v in event.items() if v is not None} for event in sent]
 
     server.start()
     try:
