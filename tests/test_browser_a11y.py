@@ -34,8 +34,10 @@ def test_esc_then_tab_leaves_the_terminal_and_no_tab_reaches_the_shell(browser: 
         screen.wait_for(timeout=WAIT_MS)
         screen.click()
         # cat -A shows every character it is given: a Tab as ^I, an Esc as ^[, a line's end as $.
-        page.keyboard.type("cat -A")
+        # Once "ready" shows, the shell runs the line and no longer reads keys: they wait for cat.
+        page.keyboard.type("echo rea''dy; cat -A")
         page.keyboard.press("Enter")
+        terminal.locator(".xterm-rows").filter(has_text="ready").wait_for(timeout=WAIT_MS)
         # Tab while the terminal has the focus is the shell's.
         page.keyboard.type("in")
         page.keyboard.press("Tab")
