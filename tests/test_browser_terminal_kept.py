@@ -12,8 +12,7 @@ import pytest
 
 from tests.browser_pages import WAIT_MS, assert_plain, open_host
 from tests.support import HostClient, ServerProcess
-from tests.test_terminals import open_terminal
-from tests.test_terminals_tmux import WITH_TMUX, after_hook, kept, sigterm, tmux
+from tests.test_terminals_tmux import WITH_TMUX, after_hook, echo_in_each, kept, sigterm, tmux
 
 pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.timeout(180)]
 __all__ = ["kept"]
@@ -21,10 +20,7 @@ __all__ = ["kept"]
 
 async def two_terminals(server: ServerProcess) -> None:
     host = await HostClient.connect(server)
-    for tid in ("a", "b"):
-        screen = await open_terminal(host, tid)
-        await host.send({"t": "term-input", "id": tid, "data": f"echo kept-{tid}-$((1+1))\r"})
-        await screen.until(f"kept-{tid}-2")
+    await echo_in_each(host, "kept")
     await host.close()
 
 

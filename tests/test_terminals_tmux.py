@@ -86,6 +86,14 @@ async def connect(server: ServerProcess) -> tuple[HostClient, dict[str, Any]]:
     return client, {t["id"]: t for t in listing["terminals"]}
 
 
+async def echo_in_each(host: HostClient, word: str, tids: tuple[str, ...] = ("a", "b")) -> None:
+    """Open each terminal and have its shell print `<word>-<id>-2`."""
+    for tid in tids:
+        screen = await open_terminal(host, tid)
+        await host.send({"t": "term-input", "id": tid, "data": f"echo {word}-{tid}-$((1+1))\r"})
+        await screen.until(f"{word}-{tid}-2")
+
+
 def sigterm(server: ServerProcess) -> None:
     assert server.proc is not None
     server.proc.send_signal(signal.SIGTERM)
@@ -128,10 +136,7 @@ async def test_a_shell_outlives_the_server(kept: Path, stop: str) -> None:
 async def test_two_terminals_come_back_and_one_that_ended_meanwhile_says_so(kept: Path) -> None:
     server = ServerProcess(kept, env=WITH_TMUX).start()
     host, _ = await connect(server)
-    for tid in ("a", "b"):
-        screen = await open_terminal(host, tid)
-        await host.send({"t": "term-input", "id": tid, "data": f"echo in-{tid}-$((1+1))\r"})
-        await screen.until(f"in-{tid}-2")
+    await echo_in_each(host, "in")
     await host.send({"t": "term-rename", "id": "b", "name": "build"})
     await host.expect("terminals")
     await host.close()
@@ -174,10 +179,7 @@ async def test_two_terminals_come_back_and_one_that_ended_meanwhile_says_so(kept
 async def test_after_a_restart_each_terminal_replays_its_own_shell(kept: Path) -> None:
     server = ServerProcess(kept, env=WITH_TMUX).start()
     host, _ = await connect(server)
-    for tid in ("a", "b"):
-        screen = await open_terminal(host, tid)
-        await host.send({"t": "term-input", "id": tid, "data": f"echo only-in-{tid}-$((1+1))\r"})
-        await screen.until(f"only-in-{tid}-2")
+    await echo_in_each(host, "only-in")
     await host.close()
     sigterm(server)
 
