@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import os
 import re
+import resource
 import shutil
 import signal
 import subprocess
@@ -63,6 +65,10 @@ START_TIMEOUT = 30.0
 FRAME_TIMEOUT = 10.0
 
 
+def _limit_files(limit: int) -> None:
+    resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
+
+
 @dataclass
 class ServerProcess:
     """`canvas serve` in a subprocess on a free port, as a user would run it."""
@@ -76,6 +82,8 @@ class ServerProcess:
     host_link: str = ""
     room_link: str = ""
     output: list[str] = field(default_factory=list)
+    file_limit: int | None = None
+    """The most files it may open (soft and hard), as on a machine that allows no more."""
 
     def start(self, *more_args: str) -> ServerProcess:
         args = [sys.executable, "-m", "canvasrelay", "serve", "--dir", str(self.root), "--port", "0", "--no-open"]
@@ -87,6 +95,7 @@ class ServerProcess:
             env={**os.environ, "PYTHONUNBUFFERED": "1", **self.env},
             cwd=self.cwd,
             start_new_session=True,
+            preexec_fn=None if self.file_limit is None else functools.partial(_limit_files, self.file_limit),
         )
         self.host_link = self.room_link = ""
         deadline = time.monotonic() + START_TIMEOUT

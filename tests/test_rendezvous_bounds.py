@@ -40,13 +40,8 @@ def signal_url(link: str) -> str:
 
 @pytest.fixture
 def limited_server(project: Path) -> Iterator[ServerProcess]:
-    """`canvas serve` with a file limit of 1,024, as on many machines (macOS's default is 256)."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (FILE_LIMIT, hard))
-    try:
-        proc = ServerProcess(project).start()
-    finally:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    """`canvas serve` on a machine that lets a process open 1,024 files and no more (macOS's default is 256)."""
+    proc = ServerProcess(project, file_limit=FILE_LIMIT).start()
     yield proc
     proc.stop()
 
@@ -64,17 +59,23 @@ async def test_sockets_from_one_address_are_bounded_and_the_host_keeps_working(
     session = from_address(2)
     opened: list[aiohttp.ClientWebSocketResponse] = []
     refused: list[int] = []
+    cut: list[str] = []
 
     async def one(topic: str) -> None:
         try:
             opened.append(await session.ws_connect(f"{url}?topic={topic}"))
         except aiohttp.WSServerHandshakeError as exc:
             refused.append(exc.status)
+        except aiohttp.ClientConnectionError as exc:
+            # A burst past what the server keeps descriptors for is answered 503 before it is read,
+            # and closed: the client may see the reset before the answer.
+            cut.append(str(exc))
 
     try:
         await asyncio.gather(*(one(topics[n % len(topics)]) for n in range(1100)))
-        assert len(opened) == rendezvous.SOCKETS_PER_ADDRESS and len(refused) == 1100 - len(opened)
-        assert set(refused) == {429}
+        assert len(opened) == rendezvous.SOCKETS_PER_ADDRESS
+        assert len(refused) + len(cut) == 1100 - len(opened)
+        assert set(refused) <= {429, 503}
         # The host's page, the API and an agent still get their descriptors.
         host = await HostClient.connect(limited_server)
         async with aiohttp.ClientSession() as api, api.get(f"{limited_server.base_url}/api/health") as response:

@@ -116,6 +116,7 @@ async def _signal(args: argparse.Namespace) -> int:
     check_port(args.host, args.port)
     from aiohttp import web
 
+    from canvasrelay.net.bounded_site import BoundedSite, raise_file_limit
     from canvasrelay.server.app import WEB_DIST
     from canvasrelay.server.http_log import one_line_refusals
     from canvasrelay.server.static_assets import add_static_routes
@@ -123,6 +124,7 @@ async def _signal(args: argparse.Namespace) -> int:
     from canvasrelay.signal.turn_credentials import TurnConfig, TurnConfigError
 
     one_line_refusals()
+    raise_file_limit()
     turn = None
     if args.turn_secret_file is not None:
         try:
@@ -144,7 +146,7 @@ async def _signal(args: argparse.Namespace) -> int:
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
     try:
-        await web.TCPSite(runner, args.host, args.port).start()
+        await BoundedSite(runner, args.host, args.port).start()
     except OSError as exc:
         await runner.cleanup()
         raise listen_error(exc, args.host, args.port) from None

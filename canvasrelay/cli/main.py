@@ -63,6 +63,9 @@ async def _serve(args: argparse.Namespace) -> None:
     _check_not_serving(root)
     # Before anything starts: a port that cannot be had is said at once, not after the agents load.
     check_port(args.host, args.port)
+    from canvasrelay.net.bounded_site import raise_file_limit
+
+    raise_file_limit()
     # Handlers go in before the links are printed: whoever reads them may press Ctrl-C at once.
     stop = stop_event()
     # Start-up makes some 65,000 objects that live as long as the server: collecting among them

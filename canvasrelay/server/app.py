@@ -24,6 +24,7 @@ from canvasrelay.core.people_room import PeopleRoom
 from canvasrelay.core.room import Room, RoomInfo
 from canvasrelay.core.shared_files import SharedFiles
 from canvasrelay.core.terminals import TerminalRoom
+from canvasrelay.net.bounded_site import BoundedSite
 from canvasrelay.protocol.words import request_noun
 from canvasrelay.server import canvas_dir, room_secrets
 from canvasrelay.server.agent_catalog import AgentSpec, discover, load_config, process_limits
@@ -196,7 +197,7 @@ class CanvasServer:
         self._routes()
         self.runner = web.AppRunner(self.app, access_log=None, shutdown_timeout=SHUTDOWN_TIMEOUT)
         await self.runner.setup()
-        site = web.TCPSite(self.runner, self.options.host, self.options.port)
+        site = BoundedSite(self.runner, self.options.host, self.options.port)
         await site.start()
         self.port = int(self.runner.addresses[0][1])
         self.lock.serving_on(self.port)
