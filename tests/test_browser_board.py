@@ -48,3 +48,25 @@ def test_a_note_typed_in_one_page_appears_in_the_other_and_a_cursor_moves(browse
     finally:
         one.close()
         two.close()
+
+
+def test_keys_typed_before_a_new_notes_editor_shows_are_its_first_words(browser: Any, server: ServerProcess) -> None:
+    page = open_board(browser, server)
+    try:
+        page.get_by_role("button", name="Sticky note").click()
+        # Keys pressed the moment the note is placed, before the board has drawn it (a fast typist,
+        # or a busy machine): the page sends them from the same event as the click that placed it.
+        page.evaluate(
+            """() => window.addEventListener("pointerup", () => {
+                for (const key of ["h", "i", "x", "Backspace", "!"]) {
+                    document.activeElement.dispatchEvent(new KeyboardEvent("keydown", { key, bubbles: true }));
+                }
+            }, { once: true })"""
+        )
+        box = page.get_by_test_id("board").bounding_box()
+        page.mouse.click(box["x"] + 300, box["y"] + 300)
+        page.get_by_test_id("board-note").filter(has_text="hi!").wait_for(timeout=10_000)
+        page.get_by_test_id("board-text-editor").press_sequentially(" there", delay=10)
+        page.get_by_test_id("board-note").filter(has_text="hi! there").wait_for(timeout=10_000)
+    finally:
+        page.close()

@@ -47,6 +47,7 @@ def test_a_view_guest_hears_nothing_it_did_not_ask_for_after_a_restart(browser: 
     host.mouse.click(board["x"] + 120, board["y"] + board["height"] - 120)
     host.keyboard.type("after the restart")
     host.keyboard.press("Escape")
+    host.get_by_test_id("board-note").filter(has_text="after the restart").wait_for(timeout=TIMEOUT_MS)
     bob.get_by_test_id("board-note").filter(has_text="after the restart").wait_for(timeout=TIMEOUT_MS)
     assert bob.get_by_test_id("notice").count() == 0, bob.get_by_test_id("notices").inner_text()
     assert_plain(host, bob)

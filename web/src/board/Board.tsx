@@ -185,7 +185,17 @@ function Canvas({ session }: { session: BoardSession }) {
     session.setPresence({ selection: [...selected], editing });
   }, [session, selected, editing]);
 
-  const endEdit = useCallback(() => setEditing(null), []);
+  /** What is typed between creating a note and its editor taking the focus, for that editor. */
+  const typedAhead = useRef<{ id: string; text: string } | null>(null);
+  const endEdit = useCallback(() => {
+    typedAhead.current = null;
+    setEditing(null);
+  }, []);
+  const takeTyped = useCallback((id: string) => {
+    const ahead = typedAhead.current;
+    typedAhead.current = null;
+    return ahead?.id === id ? ahead.text : "";
+  }, []);
 
   const remoteDrag = useMemo(() => {
     const moved = new Map<string, Box>();
@@ -242,12 +252,13 @@ function Canvas({ session }: { session: BoardSession }) {
               editing: editing === item.id,
               remoteColor: remoteSelection.get(item.id),
               onEditEnd: endEdit,
+              takeTyped,
               ends,
             },
           },
         ];
       }),
-    [items, overrides, boxOf, measured, selected, readOnly, editing, session, remoteSelection, endEdit, tool, arrowFrom],
+    [items, overrides, boxOf, measured, selected, readOnly, editing, session, remoteSelection, endEdit, takeTyped, tool, arrowFrom],
   );
 
   const edges: Edge<ArrowEdgeData>[] = useMemo(
@@ -508,7 +519,10 @@ function Canvas({ session }: { session: BoardSession }) {
         }
       });
       setSelected(new Set([id]));
-      if (kind === "note" || kind === "text") setEditing(id);
+      if (kind === "note" || kind === "text") {
+        typedAhead.current = { id, text: "" };
+        setEditing(id);
+      }
       setTool("select");
     },
     [session, style],
@@ -716,6 +730,13 @@ function Canvas({ session }: { session: BoardSession }) {
       const target = event.target as HTMLElement;
       if (target.closest(OWN_KEYS)) return;
       const mod = event.ctrlKey || event.metaKey;
+      const ahead = typedAhead.current;
+      // Keys typed before a new note's editor shows are its first words, not the board's shortcuts.
+      if (ahead && !mod && (event.key.length === 1 || event.key === "Backspace")) {
+        ahead.text = event.key === "Backspace" ? ahead.text.slice(0, -1) : ahead.text + event.key;
+        event.preventDefault();
+        return;
+      }
       const key = event.key.toLowerCase();
       if (event.shiftKey && event.code === "Digit1") fit();
       else if (event.shiftKey && event.code === "Digit0") void flow.zoomTo(1, { duration: 120 });

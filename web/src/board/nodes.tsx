@@ -28,6 +28,8 @@ export type NodeData = {
   editing: boolean;
   remoteColor: string | undefined;
   onEditEnd: () => void;
+  /** Takes what was typed for this item before its editor showed. */
+  takeTyped: (id: string) => string;
   /** A free arrow's ends, in board units (its bound ends follow their items). */
   ends?: [Point, Point];
 };
@@ -92,11 +94,13 @@ function TextEditor({
   text,
   session,
   onDone,
+  takeTyped,
   className,
 }: {
   text: Y.Text;
   session: BoardSession;
   onDone: () => void;
+  takeTyped: () => string;
   className: string;
 }) {
   const ref = useRef<HTMLTextAreaElement>(null);
@@ -129,7 +133,11 @@ function TextEditor({
     area.setSelectionRange(area.value.length, area.value.length);
     // One editing session is one undo step, apart from creating the item and from later moves.
     session.endStep();
+    const early = takeTyped();
+    if (early) session.change(() => text.insert(text.length, early));
     return () => session.endStep();
+    // Once per editing session: what was typed ahead is taken when the editor first shows.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [session]);
 
   return (
@@ -219,7 +227,13 @@ function TextBody({ data, className }: { data: NodeData; className: string }) {
   if (data.editing && data.item.text && !data.readOnly) {
     return (
       <div className="board-editor-box" style={style}>
-        <TextEditor text={data.item.text} session={data.session} onDone={data.onEditEnd} className={className} />
+        <TextEditor
+          text={data.item.text}
+          session={data.session}
+          onDone={data.onEditEnd}
+          takeTyped={() => data.takeTyped(data.item.id)}
+          className={className}
+        />
       </div>
     );
   }
