@@ -55,6 +55,9 @@ def test_an_edit_guest_asks_for_an_agent_and_the_host_approves(browser: Any, ser
     ada.get_by_role("button", name="Add agent").click()
     menu = ada.get_by_test_id("agent-menu")
     assert "The host approves each agent you start." in menu.inner_text()
+    # How to install an agent is the host's business: a guest is told only that it is missing.
+    claude = menu.get_by_test_id("agent-offer-claude").inner_text()
+    assert "Not installed on the host's machine." in claude and "npm" not in claude
     menu.get_by_role("button", name="Ask to start Demo agent (offline)").click()
     approval = host.locator('[data-testid="approval"][data-what="agent-create"]')
     approval.wait_for(timeout=WAIT_MS)

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from canvasrelay.core.effects import AnyEffect, Broadcast, Close, Send
+from canvasrelay.core.errors import Refused
 from canvasrelay.core.guest_identity import Identities
 from canvasrelay.core.invites import OPEN_ID, WITHDRAWN, Invites
 from canvasrelay.core.room import Peer, Room, error, needs_approval
@@ -238,21 +239,17 @@ class Guests:
     def ask_host(self, peer: Peer, frame: ClientFrame) -> list[AnyEffect]:
         guest_id = self._guest_id(peer)
         if guest_id is None:
-            return [error(peer.id, needs_approval(frame.t), frame.t)]
+            raise Refused("invalid", needs_approval(frame.t))
         if sum(1 for a in self.pending.values() if a.guest_id == guest_id) >= MAX_PENDING_PER_GUEST:
-            return [
-                error(
-                    peer.id,
-                    f"{MAX_PENDING_PER_GUEST} of your requests already wait for the host: ask again later.",
-                    frame.t,
-                )
-            ]
+            raise Refused(
+                "conflict", f"{MAX_PENDING_PER_GUEST} of your requests already wait for the host: ask again later."
+            )
         text = describe(frame)
         held = sum(len(a.text) for a in self.pending.values() if a.guest_id == guest_id)
         if held + len(text) > PENDING_CHARS_PER_GUEST:
-            return [error(peer.id, "your requests waiting for the host are too long in all: ask again later.", frame.t)]
+            raise Refused("conflict", "your requests waiting for the host are too long in all: ask again later.")
         if sum(len(a.text) for a in self.pending.values()) + len(text) > PENDING_CHARS:
-            return [error(peer.id, "the host has too much waiting for an answer: ask again later.", frame.t)]
+            raise Refused("conflict", "the host has too much waiting for an answer: ask again later.")
         expires_at = self.clock() + self.approval_ttl
         request_id = f"{self.request_prefix}{next(self._ids)}"
         approval = Approval(request_id, guest_id, peer.id, frame, expires_at, text, text_sha256(text))
@@ -313,15 +310,13 @@ class Guests:
             del self.guests[guest_id]
         return [self.to_hosts()] if gone else []
 
-    def _answer(self, host: Peer, frame: ApprovalAnswer) -> list[AnyEffect]:
+    def _answer(self, _host: Peer, frame: ApprovalAnswer) -> list[AnyEffect]:
         approval = self.pending.get(frame.id)
         if approval is None:
-            return [
-                error(host.id, "That request is no longer waiting: it was answered, withdrawn or expired.", frame.t)
-            ]
+            raise Refused("not-found", "That request is no longer waiting: it was answered, withdrawn or expired.")
         if frame.sha256 is not None and frame.sha256 != approval.sha256:
             # The host answered something other than what waits: it stays waiting for a real answer.
-            return [error(host.id, "That answer was for different text than the request holds: nothing ran.", frame.t)]
+            raise Refused("conflict", "That answer was for different text than the request holds: nothing ran.")
         del self.pending[frame.id]
         peer = self.room.peers.get(approval.peer_id)
         guest = self.guests.get(approval.guest_id)
@@ -357,10 +352,10 @@ class Guests:
 
     # -- the host's controls -----------------------------------------------------------------
 
-    def _set_access(self, host: Peer, frame: GuestSetAccess) -> list[AnyEffect]:
+    def _set_access(self, _host: Peer, frame: GuestSetAccess) -> list[AnyEffect]:
         guest = self._known(frame.guest_id)
         if guest is None:
-            return [error(host.id, NO_GUEST, frame.t)]
+            raise Refused("not-found", NO_GUEST)
         return self._change(guest, own_access=Access(frame.access) if frame.access else None)
 
     def _set_room_access(self, _host: Peer, frame: RoomSetAccess) -> list[AnyEffect]:
@@ -372,11 +367,11 @@ class Guests:
                 effects += self._lowered(guest, before) + self._sync_peer(guest)
         return [*effects, self.to_hosts(), self.people()]
 
-    def _kick(self, host: Peer, frame: GuestKick) -> list[AnyEffect]:
+    def _kick(self, _host: Peer, frame: GuestKick) -> list[AnyEffect]:
         """Removing a guest blocks its identity, and revokes its own invite when it came through one."""
         guest = self._known(frame.guest_id)
         if guest is None:
-            return [error(host.id, NO_GUEST, frame.t)]
+            raise Refused("not-found", NO_GUEST)
         self.identities.block(guest.guest_id)
         is_open = guest.invite_id == OPEN_ID
         effects = self.remove(guest.guest_id, KICKED, ban=True)
@@ -409,9 +404,9 @@ class Guests:
             effects += self._grants_changed()
         return effects
 
-    def _grant(self, host: Peer, frame: TerminalGrant) -> list[AnyEffect]:
+    def _grant(self, _host: Peer, frame: TerminalGrant) -> list[AnyEffect]:
         if self._known(frame.guest_id) is None:
-            return [error(host.id, NO_GUEST, frame.t)]
+            raise Refused("not-found", NO_GUEST)
         return self.grant(frame.guest_id, frame.terminal_id, frame.granted)
 
     def grant(self, guest_id: str, terminal_id: str, granted: bool) -> list[AnyEffect]:

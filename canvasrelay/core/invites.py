@@ -18,6 +18,7 @@ from typing import Any
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
+from canvasrelay.core.errors import Refused
 from canvasrelay.protocol.encoding import b64url, b64url_decode
 from canvasrelay.protocol.people import InviteAccess, InviteInfo, InviteState
 
@@ -35,12 +36,12 @@ USED = "This invitation was already used."
 TURNED_OFF = "The host turned this room link off: ask them for an invitation of your own."
 
 
-class InviteRefused(ValueError):
-    """What the host asked of the invites cannot be done; `missing` when there is no such invite."""
+class InviteRefused(Refused):
+    """What the host asked of the invites cannot be done: it clashes with the invites standing, or
+    (`missing`) there is no such invite."""
 
     def __init__(self, message: str, missing: bool = False) -> None:
-        super().__init__(message)
-        self.missing = missing
+        super().__init__("not-found" if missing else "conflict", message)
 
 
 def link_room(secret: str) -> str:

@@ -15,9 +15,10 @@ from dataclasses import dataclass
 
 from canvasrelay.core.audit import Audit
 from canvasrelay.core.effects import AnyEffect, Broadcast, Send
+from canvasrelay.core.errors import Refused
 from canvasrelay.core.guests import Guests
-from canvasrelay.core.invites import Invite, InviteRefused, Invites
-from canvasrelay.core.room import Peer, Room, error
+from canvasrelay.core.invites import Invite, Invites
+from canvasrelay.core.room import Peer, Room
 from canvasrelay.protocol import ClientFrame
 from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.agents import MAX_PROMPT_CHARS, AgentPrompt
@@ -91,18 +92,12 @@ class PeopleRoom:
     # -- routes -------------------------------------------------------------------------------
 
     def _create(self, host: Peer, frame: InviteCreate) -> list[AnyEffect]:
-        try:
-            invite = self.create(host, frame)
-        except InviteRefused as exc:
-            return [error(host.id, str(exc), frame.t)]
+        invite = self.create(host, frame)
         created = InviteCreated(id=invite.id, name=invite.name, fragment=self.fragment(invite))
         return [Send(host.id, created), self.to_hosts()]
 
     def _revoke(self, host: Peer, frame: InviteRevoke) -> list[AnyEffect]:
-        try:
-            return self.revoke(host, frame.id)
-        except InviteRefused as exc:
-            return [error(host.id, str(exc), frame.t, "not-found" if exc.missing else "invalid")]
+        return self.revoke(host, frame.id)
 
     def _open_link(self, _host: Peer, frame: OpenLinkSet) -> list[AnyEffect]:
         # Whoever came through the old link stays: the host removes people one by one.
@@ -115,7 +110,7 @@ class PeopleRoom:
     def _access(self, peer: Peer, frame: AccessAsk) -> list[AnyEffect]:
         guest_id = self.guests.guest_id_of(peer)
         if guest_id is None:
-            return [error(peer.id, NOT_A_GUEST, frame.t)]
+            raise Refused("invalid", NOT_A_GUEST)
         return self.guests.set_own_access(guest_id, Access(frame.access))
 
     def _read(self, host: Peer, frame: AuditRead) -> list[AnyEffect]:

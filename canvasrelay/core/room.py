@@ -211,8 +211,8 @@ class Room:
     def _ping(self, peer: Peer, _frame: Ping) -> list[AnyEffect]:
         return [Send(peer.id, Pong())]
 
-    def _no_approvals(self, peer: Peer, frame: ClientFrame) -> list[AnyEffect]:
-        return [error(peer.id, needs_approval(frame.t), frame.t)]
+    def _no_approvals(self, _peer: Peer, frame: ClientFrame) -> list[AnyEffect]:
+        raise Refused("invalid", needs_approval(frame.t))
 
 
 def error(peer_id: str, message: str, ref: str | None = None, kind: ErrorKind = "invalid") -> Send:

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING
 
 from pydantic import Field
 
-from canvasrelay.core.invites import InviteRefused
+from canvasrelay.core.errors import Refused
 from canvasrelay.protocol.people import AUDIT_PAGE_MAX, EXPIRY_MAX_S, NAME_MAX, AuditEntry, InviteAccess, InviteInfo
 from canvasrelay.protocol.people import InviteCreate as InviteFrame
-from canvasrelay.server.api.errors import ApiError, not_found
+from canvasrelay.server.api.errors import refused
 from canvasrelay.server.api.models import ApiModel, QueryModel, RequestModel
 from canvasrelay.server.api.openapi import Call, Operation
 from canvasrelay.server.api.routes import API_PEER
@@ -58,8 +58,8 @@ def operations(server: CanvasServer) -> list[Operation]:
         )
         try:
             invite = server.people.create(API_PEER, frame)
-        except InviteRefused as exc:
-            raise ApiError(409, str(exc)) from None
+        except Refused as refusal:
+            raise refused(refusal) from None
         await server.runtime.run([server.people.to_hosts()])
         return InviteOut(id=invite.id, link=server.invite_link(invite))
 
@@ -69,8 +69,8 @@ def operations(server: CanvasServer) -> list[Operation]:
     async def revoke_invite(call: Call) -> None:
         try:
             effects = server.people.revoke(API_PEER, call.params["inviteId"])
-        except InviteRefused as exc:
-            raise not_found("invite") if exc.missing else ApiError(409, str(exc)) from None
+        except Refused as refusal:
+            raise refused(refusal) from None
         await server.runtime.run(effects)
 
     async def read_audit(call: Call) -> AuditOut:

@@ -10,10 +10,10 @@ import "./agentMenu.css";
 
 const NO_AGENTS: AgentInfo[] = [];
 
-/** Whether an agent can start, in words. */
-export function agentStateWords(agent: AgentInfo): string {
-  if (agent.state === "not-installed") return "Not installed.";
-  if (agent.state === "needs-key") return "Needs a key or a login.";
+/** Whether an agent can start, in words; a guest is told the host's machine lacks it, not how to install it. */
+export function agentStateWords(agent: AgentInfo, host: boolean): string {
+  if (agent.state === "not-installed") return host ? "Not installed." : "Not installed on the host's machine.";
+  if (agent.state === "needs-key") return host ? "Needs a key or a login." : "Needs a key or a login on the host's machine.";
   return "Ready.";
 }
 
@@ -33,6 +33,7 @@ export function AgentMenu({ refId, onStarted }: { refId?: string; onStarted?: (r
   const access = useAccess();
   const agents = useRoom((s) => s.welcome?.agents) ?? NO_AGENTS;
   const mayStart = access !== null && access !== "view";
+  const host = access === "host";
 
   const start = (agent: AgentInfo) => {
     const ref = refId ?? `session-${newId()}`;
@@ -66,14 +67,14 @@ export function AgentMenu({ refId, onStarted }: { refId?: string; onStarted?: (r
                 )}
               </div>
               <div id={wordsId} className="agent-menu-words">
-                <span className="agent-menu-state">{agentStateWords(agent)}</span>
-                {agent.state === "not-installed" && agent.install && (
+                <span className="agent-menu-state">{agentStateWords(agent, host)}</span>
+                {host && agent.state === "not-installed" && agent.install && (
                   <>
                     {" "}
                     Install it with <code>{agent.install}</code>, then restart canvas.
                   </>
                 )}
-                {agent.state === "needs-key" && agent.setup && <> To use it, {agent.setup}.</>}
+                {host && agent.state === "needs-key" && agent.setup && <> To use it, {agent.setup}.</>}
                 <span className={`agent-menu-confined${agent.confined ? "" : " agent-menu-unconfined"}`}>
                   {" "}
                   {capitalised(agent.confinement)}.
