@@ -448,3 +448,38 @@ def test_a_board_that_comes_in_parts_opens_with_its_items_in_view(browser: Any, 
         page.close()
     finally:
         served.stop()
+
+
+@pytest.fixture
+def small_board(project: Path) -> Any:
+    """A room whose board holds at most two items."""
+    (project / ".canvas").mkdir(mode=0o700, exist_ok=True)
+    (project / ".canvas" / "config.toml").write_text("[board]\nmax_items = 2\n")
+    server = ServerThread(project).start()
+    yield server
+    server.stop()
+
+
+def test_a_change_past_the_boards_bound_is_taken_back_on_the_page_and_later_ones_still_reach_everyone(
+    browser: Any, small_board: ServerThread
+) -> None:
+    one, two = open_board(browser, small_board), open_board(browser, small_board)
+    try:
+        first = add_note(one, 200, 200, "first")
+        add_note(one, 420, 200, "second")
+        one.get_by_test_id("board-tool-note").click()
+        one.mouse.click(*board_point(one, 640, 200))
+        one.get_by_test_id("notice").filter(has_text="the board is full").wait_for(timeout=WAIT_MS)
+        # The refused note goes from the page that made it: the page shows the board everyone has.
+        one.get_by_test_id("board-note").nth(2).wait_for(state="detached", timeout=WAIT_MS)
+        assert two.get_by_test_id("board-note").count() == 2
+        # With room made, the same page's next note reaches the other page.
+        one.locator(f'.react-flow__node[data-id="{first}"]').click()
+        one.keyboard.press("Delete")
+        wait_gone(two, first)
+        add_note(one, 640, 200, "third")
+        two.get_by_test_id("board-note").filter(has_text="third").wait_for(timeout=WAIT_MS)
+        assert sorted(two.get_by_test_id("board-note").all_inner_texts()) == ["second", "third"]
+    finally:
+        one.close()
+        two.close()

@@ -103,13 +103,20 @@ function localIdentity(): { name: string; color: string } {
 
 export function Board({ name, color }: { name?: string; color?: string }) {
   const client = useRoomClient();
+  const [refusals, setRefusals] = useState(0);
   const session = useMemo(() => {
     const identity = localIdentity();
     return new BoardSession(client, name ?? identity.name, color ?? identity.color);
-  }, [client, name, color]);
+    // A refused change makes a new session: the board as the server holds it.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [client, name, color, refusals]);
   useEffect(() => {
     session.start();
-    return () => session.stop();
+    const off = session.onRefused(() => setRefusals((count) => count + 1));
+    return () => {
+      off();
+      session.stop();
+    };
   }, [session]);
   return (
     <ReactFlowProvider>

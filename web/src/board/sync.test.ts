@@ -57,6 +57,23 @@ describe("BoardSession", () => {
     expect([...server.getMap("items").keys()].sort()).toEqual(["a", "b"]);
   });
 
+  it("asks again what the server lacks after an update it could not take, and gives up a document the server refused", () => {
+    const client = new FakeClient();
+    const session = start(client);
+    client.deliver(welcome(new Y.Doc()));
+    client.sent = [];
+    let refused = 0;
+    session.onRefused(() => refused++);
+    client.deliver({ t: "error", ref: "board-update", kind: "invalid", message: "the server restarted" });
+    expect(client.sent.map((frame) => frame.t)).toEqual(["board-sync"]);
+    expect(refused).toBe(0);
+    client.sent = [];
+    client.deliver({ t: "error", ref: "board-update", kind: "conflict", message: "the board is full" });
+    // Sent again it would be refused again, and every later edit builds on it: the page starts over.
+    expect(client.sent).toEqual([]);
+    expect(refused).toBe(1);
+  });
+
   it("holds the board of a welcome that came before it, even before it starts", () => {
     const server = new Y.Doc();
     server.transact(() => addItem(server.getMap("items"), { kind: "note", x: 0, y: 0, w: 1, h: 1, color: "#ffffff" }, "a"));

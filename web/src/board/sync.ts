@@ -42,6 +42,13 @@ export class BoardSession {
   private readonly wholeListeners = new Listeners();
   /** Calls `listener` each time the server's whole state has been applied (after its last part came). */
   readonly onWhole = this.wholeListeners.add;
+  private readonly refusedListeners = new Listeners();
+  /**
+   * Calls `listener` when the server refused a change of this page's (the board is full, or it came
+   * too fast): the change is in this page's document but nobody else's, and every later change of
+   * this document builds on it, so the page must drop this session for a new one loaded from the server.
+   */
+  readonly onRefused = this.refusedListeners.add;
   private local: AwarenessStateInput;
   private readonly sendAwareness = rateLimit(() => this.pushAwareness(), AWARENESS_INTERVAL_MS);
   private refresh: ReturnType<typeof setInterval> | null = null;
@@ -150,11 +157,11 @@ export class BoardSession {
         this.notifyPeers();
         break;
       case "error":
-        // A refused update (e.g. it raced a server restart): ask again what the server lacks.
-        // Not when the board is full or the update came too fast: sent again, it would be refused again.
-        if (frame.ref === "board-update" && frame.kind !== "conflict" && !this.readOnly) {
-          this.client.send({ t: "board-sync", stateVector: toBase64(Y.encodeStateVector(this.doc)) });
-        }
+        if (frame.ref !== "board-update" || this.readOnly) break;
+        // An update the server could not take yet (e.g. it raced a server restart): ask again what
+        // the server lacks. One it will not take (full, too fast) would be refused again.
+        if (frame.kind === "conflict") this.refusedListeners.emit();
+        else this.client.send({ t: "board-sync", stateVector: toBase64(Y.encodeStateVector(this.doc)) });
         break;
     }
   }
