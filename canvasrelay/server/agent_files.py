@@ -141,6 +141,13 @@ class AgentFiles:
         if decision.action == "deny":
             raise FileRefused(decision.reason or f"a {decision.layer} permission rule denies it")
 
+    async def close(self) -> None:
+        """Ends the `git check-ignore` the shared set keeps running, if it started one."""
+        async with self._lock:
+            shared, self._shared = self._shared, None
+        if shared is not None:
+            await asyncio.to_thread(shared.close)
+
     async def _shared_set(self) -> SharedSet:
         async with self._lock:
             if self._shared is None:

@@ -250,6 +250,7 @@ class AgentHost:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._pump_task
         await self.board.stop()
+        await self.files.close()
         self.stderr_log.close()
 
     def running(self) -> list[str]:
