@@ -43,3 +43,6 @@ async def test_every_frame_a_joined_peer_may_send_has_one_owner_and_a_second_cla
         for frame_type in room.handled():
             with pytest.raises(ValueError, match=f"{frame_type.__name__} already has a handler"):
                 room.route(frame_type, refuse)
+        # Asking the host is one feature's too (the guests'): another cannot take it over.
+        with pytest.raises(ValueError, match="already have a handler"):
+            room.approvals(refuse)

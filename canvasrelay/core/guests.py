@@ -163,7 +163,7 @@ class Guests:
         """The host's name as the host set it (host-profile), shown to guests; empty until then."""
         self.grant_listeners: list[Callable[[], list[AnyEffect]]] = []
         """Called whenever a guest is handed a terminal or loses it (the terminal listing says who)."""
-        room.ask_host = self.ask_host
+        room.approvals(self.ask_host)
         room.route(GuestSetAccess, self._set_access)
         room.route(RoomSetAccess, self._set_room_access)
         room.route(GuestKick, self._kick)

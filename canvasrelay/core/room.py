@@ -89,12 +89,18 @@ class Room:
         self._live_checks: list[Callable[[str], bool]] = []
         self._observers: list[Observer] = []
         self._rewrites: list[Rewrite] = []
-        self.ask_host: AskHost = self._no_approvals
+        self._ask_host: AskHost | None = None
 
     def route(self, frame_type: type[F], handler: Handler[F], request: RequestOf[F] | None = None) -> None:
         if frame_type in self._routes:
             raise ValueError(f"{frame_type.__name__} already has a handler")
         self._routes[frame_type] = Route(handler, request)
+
+    def approvals(self, ask_host: AskHost) -> None:
+        """The one feature that asks the host about a frame the policy sends to it (a guest's prompt, say)."""
+        if self._ask_host is not None:
+            raise ValueError("the room's approvals already have a handler")
+        self._ask_host = ask_host
 
     def handled(self) -> frozenset[type[ClientFrame]]:
         """The frame types some feature handles (each by exactly one: `route` refuses a second)."""
@@ -184,7 +190,9 @@ class Room:
         if decision is Decision.ASK_HOST:
             for observer in self._observers:
                 observer(peer, frame, True)
-            return self.ask_host(peer, frame)
+            if self._ask_host is None:
+                raise Refused("invalid", needs_approval(frame.t))
+            return self._ask_host(peer, frame)
         return self._run(route, peer, frame)
 
     def perform(self, peer: Peer, frame: ClientFrame) -> list[AnyEffect]:
@@ -210,9 +218,6 @@ class Room:
 
     def _ping(self, peer: Peer, _frame: Ping) -> list[AnyEffect]:
         return [Send(peer.id, Pong())]
-
-    def _no_approvals(self, _peer: Peer, frame: ClientFrame) -> list[AnyEffect]:
-        raise Refused("invalid", needs_approval(frame.t))
 
 
 def error(peer_id: str, message: str, ref: str | None = None, kind: ErrorKind = "invalid") -> Send:
