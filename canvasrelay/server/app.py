@@ -39,6 +39,7 @@ from canvasrelay.server.file_host import FileHost
 from canvasrelay.server.http_log import one_line_refusals
 from canvasrelay.server.hub import Hub
 from canvasrelay.server.lan import link_hosts, url_host
+from canvasrelay.server.occupancy import Periodic
 from canvasrelay.server.people_store import PeopleStore
 from canvasrelay.server.rule_book import RuleBook, load_user_rules, project_rules
 from canvasrelay.server.runtime import Runtime
@@ -119,6 +120,8 @@ class CanvasServer:
         self.audit.things = self._thing_name
         self.people = PeopleRoom(self.room, self.guests, self.invites, self.audit, self.secrets.host_public_key)
         self.hub: Hub | None = None
+        self._approval_expiry = Periodic("approval expiry", 1.0, self._expire_approvals)
+        """Requests waiting for the host expire on this clock, while someone is in the room."""
         self.app = web.Application(middlewares=[_security_headers])
         one_line_refusals()
         self.runner: web.AppRunner | None = None
@@ -215,9 +218,14 @@ class CanvasServer:
             relay_only=self.options.relay_only,
         )
         await self.hub.start()
+        self._approval_expiry.while_occupied(self.runtime.occupancy)
         self.deferred.start()
         self.webrtc.start()
         return self.port
+
+    async def _expire_approvals(self) -> None:
+        if expired := self.guests.expire():
+            await self.runtime.run(expired)
 
     @property
     def host_link(self) -> str:
@@ -258,6 +266,7 @@ class CanvasServer:
             for site in list(self.runner.sites):
                 await site.stop()
         await self.runtime.stopping()
+        await self._approval_expiry.close()
         if self.hub is not None:
             await self.hub.stop()
         await self.runtime.close()

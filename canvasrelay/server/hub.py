@@ -159,16 +159,13 @@ class Hub:
         self._rendezvous = signal_urls(self.signal_url)
         """`--signal` may name several; the hub uses one until it fails, then the next."""
         self._using = self._rendezvous[0]
-        self._periodic = (
-            Periodic("approval expiry", 1.0, self._expire),
-            Periodic("guest latency", LATENCY_EVERY, self._measure),
-        )
+        self._periodic = (Periodic("guest latency", LATENCY_EVERY, self._measure),)
 
     async def start(self) -> None:
         self._session = aiohttp.ClientSession()
         self.guests.invites.listeners.append(self.sync_invites)
         self.sync_invites()
-        # Approvals expire and latency figures refresh only while someone is in the room.
+        # Latency figures refresh only while someone is in the room.
         for periodic in self._periodic:
             periodic.while_occupied(self.runtime.occupancy)
         with contextlib.suppress(TimeoutError):
@@ -596,10 +593,6 @@ class Hub:
             guest.stream.attach(channel)
         guest.stream.send(encode(StreamGap(after=stream.last_seq, reason="you fell behind; here is the full state")))
         await self.runtime.connect(guest.peer, guest.stream)
-
-    async def _expire(self) -> None:
-        if expired := self.guests.expire():
-            await self.runtime.run(expired)
 
     async def _measure(self) -> None:
         """Refresh the hosts' latency figures."""
