@@ -59,7 +59,6 @@ from canvasrelay.protocol.session_events import (
     NoticeEvent,
     PermissionEvent,
     PermissionOption,
-    PermissionPreview,
     PermissionResolvedEvent,
     SessionEvent,
     SessionStatus,
@@ -513,7 +512,7 @@ class Sessions:
             tool_call_id=tool_call.get("toolCallId"),
             title=tool_call.get("title") or "",
             options=options,
-            preview=PermissionPreview.model_validate(preview(tool_call, self.root)),
+            preview=preview(tool_call, self.root),
         )
         return request_id, self._append(session, event)
 
