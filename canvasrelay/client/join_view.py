@@ -13,20 +13,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import ValidationError
-
 from canvasrelay.core import session_log
 from canvasrelay.protocol.session_events import (
     PermissionItem,
     PermissionPreview,
-    SessionEvent,
     TextItem,
     Thread,
     ThreadItem,
     ToolItem,
     TurnEndItem,
     UserItem,
-    session_event,
+    readable_events,
 )
 from canvasrelay.protocol.words import answer_words
 
@@ -70,7 +67,8 @@ class ThreadView:
         else:
             return ""
         thread = self.threads.setdefault(session_id, session_log.empty())
-        for event in _events(events):
+        # Where the frame's events enter the view: typed from here on.
+        for event in readable_events(events):
             session_log.apply(thread, event)
         items = thread.items
         current = _current_turn(items)
@@ -122,17 +120,6 @@ class ThreadView:
         if status is None:
             return ""
         return self.line(f"[{label}] {status}")
-
-
-def _events(events: list[Any]) -> list[SessionEvent]:
-    """The frame's events, typed: where they enter the view (one no model reads is left out)."""
-    typed = []
-    for event in events:
-        try:
-            typed.append(session_event(event))
-        except ValidationError:
-            continue
-    return typed
 
 
 def _current_turn(items: list[ThreadItem]) -> int:

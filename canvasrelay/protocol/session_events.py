@@ -11,9 +11,9 @@ TypeScript are made from these models, so a kind cannot be sent and left out of 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import cache
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, Literal, TypeVar, get_args
 
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
 
@@ -470,10 +470,22 @@ def permission_options(request: Mapping[str, Any]) -> list[PermissionOption]:
 
 def config_options(data: Iterable[Any]) -> list[ConfigOption]:
     """The agent's config options it reported, without those no model reads (a malformed one)."""
-    valid = []
-    for option in data:
+    return _readable(ConfigOption.model_validate, data)
+
+
+def readable_events(data: Iterable[Any]) -> list[SessionEvent]:
+    """Events from their JSON form (a frame's), without those no model reads."""
+    return _readable(session_event, data)
+
+
+Read = TypeVar("Read")
+
+
+def _readable(read: Callable[[Any], Read], data: Iterable[Any]) -> list[Read]:
+    read_ones = []
+    for item in data:
         try:
-            valid.append(ConfigOption.model_validate(option))
+            read_ones.append(read(item))
         except ValidationError:
             continue
-    return valid
+    return read_ones

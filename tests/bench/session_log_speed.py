@@ -11,7 +11,10 @@ code). Printed, each the best and the median of `--runs`:
   chunk before any I/O: made an event (`session_update`, `Sessions.update`), its store row and head
   written as JSON (`stored_json`), and its `agent-event` frame encoded; per chunk in µs;
 - fold: the stored rows of that turn read back (`stored_event`) and folded (`session_log.fold`);
-- compact: the turn compacted and both logs folded, as the store's reader checks a compaction.
+- compact: the turn compacted and both logs folded, as the store's reader checks a compaction;
+- page: a history page of 200 stored rows made into its `agent-history` frame and encoded, split
+  into what the store's reader thread does (reading the rows into events) and what the event
+  loop does (`Sessions.history_read`, the frame's JSON).
 
 No sockets and no SQLite: the figures are the log's own, so two versions compare on one machine.
 The load average is printed beside them (the machine is shared).
@@ -27,8 +30,8 @@ from collections.abc import Callable
 from typing import Any
 
 from canvasrelay.core import session_log
-from canvasrelay.core.agent_sessions import Sessions, StoreEvent
-from canvasrelay.core.effects import Broadcast
+from canvasrelay.core.agent_sessions import HISTORY_PAGE, HistoryPage, ReadHistory, Sessions, StoreEvent
+from canvasrelay.core.effects import Broadcast, Send
 from canvasrelay.core.room import Peer
 from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.agents import AgentCreate, AgentPrompt
@@ -77,7 +80,7 @@ def append(raw: list[dict[str, Any]]) -> tuple[float, list[str]]:
     sessions.create(host, AgentCreate(id="s", agent="demo"))
     sessions.prompt(host, AgentPrompt(session_id="s", text="go"))
     rows: list[str] = []
-    start = time.perf_counter()
+    start = time.process_time()
     for update in raw:
         for effect in sessions.update("s", session_update(update)):
             if isinstance(effect, StoreEvent):
@@ -85,13 +88,26 @@ def append(raw: list[dict[str, Any]]) -> tuple[float, list[str]]:
                 stored_json(effect.head)
             elif isinstance(effect, Broadcast):
                 encode(effect.frame)
-    return time.perf_counter() - start, rows
+    return time.process_time() - start, rows
 
 
 def timed(step: Callable[[], object]) -> float:
-    start = time.perf_counter()
+    start = time.process_time()
     step()
-    return time.perf_counter() - start
+    return time.process_time() - start
+
+
+def page(rows: list[str]) -> tuple[float, float]:
+    """CPU seconds of one history page: in the reader's thread, then on the loop."""
+    sessions = Sessions({"demo": DEMO.info()})
+    sessions.create(Peer("host", Access.HOST, "host"), AgentCreate(id="s", agent="demo"))
+    start = time.process_time()
+    events = [stored_event(row) for row in rows]
+    read = time.process_time()
+    (sent,) = sessions.history_read(ReadHistory("host", "s"), HistoryPage(events, 0, len(rows)))
+    assert isinstance(sent, Send)
+    encode(sent.frame)
+    return read - start, time.process_time() - read
 
 
 def main() -> None:
@@ -111,15 +127,18 @@ def main() -> None:
         events = [stored_event(row) for row in rows]
         return session_log.fold(session_log.compact(events)) == session_log.fold(events)
 
+    pages = [page(rows[:HISTORY_PAGE]) for _ in range(args.runs)]
     seconds = {
         "append": [s for s, _ in appends],
         "fold": [timed(fold) for _ in range(args.runs)],
         "compact": [timed(compact) for _ in range(args.runs)],
+        "page, reader": [reader for reader, _ in pages],
+        "page, loop": [loop for _, loop in pages],
     }
-    print(f"{args.events} events, {args.runs} runs, load average {os.getloadavg()[0]:.2f}")
+    print(f"{args.events} events, {args.runs} runs (CPU time), load average {os.getloadavg()[0]:.2f}")
     for name, runs in seconds.items():
         best, median = min(runs) * 1000, statistics.median(runs) * 1000
-        print(f"  {name:8} best {best:7.1f} ms  median {median:7.1f} ms", end="")
+        print(f"  {name:12} best {best:7.1f} ms  median {median:7.1f} ms", end="")
         print(f"  ({best * 1000 / args.events:.1f} µs per event)" if name == "append" else "")
 
 
