@@ -14,6 +14,8 @@ from typing import Any
 
 from canvasrelay.core import board_edits, session_log
 from canvasrelay.core.board import Board
+from canvasrelay.protocol.agents import SessionMeta
+from canvasrelay.protocol.session_events import LogHead, session_event, stored_json
 from canvasrelay.server.board_log import BOARD_LOG, BoardLog
 from canvasrelay.server.store import Store, open_store
 
@@ -94,17 +96,17 @@ def write_sessions(root: Path, sessions: int, events: int, on_board: bool = True
 
 def write_log(store: Store, session_id: str, events: list[dict[str, Any]], created: float) -> None:
     """The session's row and log in one transaction, as the server leaves them after a turn."""
-    head = session_log.empty_head()
+    head = LogHead()
     for event in events:
-        session_log.advance(head, event)
-    store.create_session(session_id, "demo", "", {"agentLabel": "Demo agent", "queued": [], "options": []})
+        head = session_log.advance(head, session_event(event))
+    store.create_session(session_id, "demo", "", SessionMeta(agent_label="Demo agent"))
     with store.db:
         store.db.execute("UPDATE sessions SET created = ? WHERE id = ?", (created, session_id))
         store.db.executemany(
             "INSERT INTO session_events (session_id, seq, event) VALUES (?, ?, ?)",
             [(session_id, e["seq"], _json(e)) for e in events],
         )
-        store.db.execute("UPDATE sessions SET head = ? WHERE id = ?", (_json(head), session_id))
+        store.db.execute("UPDATE sessions SET head = ? WHERE id = ?", (stored_json(head), session_id))
 
 
 def _json(value: Any) -> str:

@@ -16,7 +16,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,7 +24,10 @@ from urllib.parse import urlsplit
 
 import aiohttp
 import pytest
+from pydantic import BaseModel
 
+from canvasrelay.core import session_log
+from canvasrelay.protocol.session_events import SessionEvent, session_event
 from canvasrelay.server.lan import interface_addresses
 
 CHROMIUM = "/usr/bin/chromium"
@@ -319,11 +322,16 @@ async def open_paced(guest: Any, names: list[str], rate: float = OPEN_RATE, wind
     return answered
 
 
-def as_sent(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def as_sent(events: Iterable[SessionEvent]) -> list[dict[str, Any]]:
     """Stored events as frames carry them: every field of their model, defaults included."""
-    from canvasrelay.protocol.session_events import session_event
+    return [event.model_dump(mode="json", by_alias=True) for event in events]
 
-    return [session_event(event).model_dump(mode="json", by_alias=True) for event in events]
+
+def thread_of(events: Iterable[Mapping[str, Any] | SessionEvent]) -> dict[str, Any]:
+    """The thread that events fold to, as JSON with every field: events from frames (JSON) and from
+    the store (typed) fold to the same."""
+    typed = [event if isinstance(event, BaseModel) else session_event(event) for event in events]
+    return session_log.fold(typed).model_dump(mode="json", by_alias=True)
 
 
 @contextlib.asynccontextmanager

@@ -13,6 +13,7 @@ from typing import Any
 import aiohttp
 import pytest
 
+from canvasrelay.protocol.session_events import ChunkEvent
 from canvasrelay.server.agent_catalog import KNOWN
 from canvasrelay.server.agent_host import RELOAD_FAILED
 from tests.agent_support import (
@@ -176,8 +177,8 @@ async def test_older_modes_and_models_are_options_and_replays_stay_out_of_turns(
         assert "user_message_chunk" not in kinds
         assert "first words" not in said(events) and "second words" in said(events)
         stored = served.server.store.events(session_id)
-        assert sum(1 for e in stored if e["kind"] == "turn") == 2
-        assert not any(e["kind"] == "chunk" and e["update"]["sessionUpdate"] == "user_message_chunk" for e in stored)
+        assert sum(1 for e in stored if e.kind == "turn") == 2
+        assert not any(isinstance(e, ChunkEvent) and e.update.session_update == "user_message_chunk" for e in stored)
         await host.close()
 
 

@@ -190,10 +190,10 @@ async def test_config_option_changes_the_reply(root: Path) -> None:
     async with demo(root, recorder) as agent:
         session = await agent.new_session()
         [mode] = agent.config_options(session)
-        assert (mode["id"], mode["type"], mode["currentValue"]) == ("mode", "select", "concise")
-        assert {o["value"] for o in mode["options"]} == {"concise", "verbose"}
+        assert (mode.id, mode.type, mode.current_value) == ("mode", "select", "concise")
+        assert {getattr(o, "value", None) for o in mode.options} == {"concise", "verbose"}
         options = await agent.set_config(session, "mode", "verbose")
-        assert options[0]["currentValue"] == "verbose"
+        assert options[0].current_value == "verbose"
         assert agent.config_options(session) == options
         await agent.prompt(session, "hi")
         assert "deterministically" in recorder.text()
@@ -211,11 +211,11 @@ async def test_load_session_keeps_state_and_drops_replayed_history(root: Path) -
         seen = len(recorder.updates)
         assert await agent.load_session(session)
         assert len(recorder.updates) == seen
-        assert agent.config_options(session)[0]["currentValue"] == "verbose"
+        assert agent.config_options(session)[0].current_value == "verbose"
     # A new process does not know the session: it accepts the id and starts fresh.
     async with demo(root, recorder) as agent:
         assert await agent.load_session(session)
-        assert agent.config_options(session)[0]["currentValue"] == "concise"
+        assert agent.config_options(session)[0].current_value == "concise"
         assert await agent.prompt(session, "again") == "end_turn"
 
 

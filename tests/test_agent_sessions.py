@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -18,6 +19,7 @@ from canvasrelay.core.agent_sessions import (
     RewriteEvents,
     RunTurn,
     Sessions,
+    StoredSession,
     StoreEvent,
 )
 from canvasrelay.core.effects import Broadcast, Send
@@ -31,8 +33,10 @@ from canvasrelay.protocol.agents import (
     AgentHistoryRequest,
     AgentPermission,
     AgentPrompt,
+    SessionMeta,
 )
 from canvasrelay.protocol.people import PromptAttribution
+from canvasrelay.protocol.session_events import LogHead, PermissionEvent, session_event, session_update, stored_json
 from canvasrelay.server.agent_catalog import DEMO
 
 HOST = Peer("host-1", Access.HOST, "host")
@@ -47,7 +51,8 @@ REQUEST = {
 
 
 def stored(effects: list[Any]) -> list[dict[str, Any]]:
-    return [e.event for e in effects if isinstance(e, StoreEvent)]
+    """The events the effects store, as the store keeps them."""
+    return [json.loads(stored_json(e.event)) for e in effects if isinstance(e, StoreEvent)]
 
 
 def started() -> Sessions:
@@ -115,17 +120,11 @@ def test_cancel_while_waiting_resolves_the_permission_as_cancelled() -> None:
 
 def test_restore_closes_a_running_turn_as_interrupted() -> None:
     sessions = Sessions({"demo": DEMO.info()})
-    head = {"status": "running", "lastSeq": 1, "open": [], "turnOpen": True}
-    row = {"id": "r", "agent": "demo", "title": "", "created": 1.0, "meta": {}, "head": head}
-    effects = sessions.restore(row)
+    head = LogHead(status="running", last_seq=1, turn_open=True)
+    effects = sessions.restore(StoredSession("r", "demo", "", None, 1.0, SessionMeta(), head))
     assert stored(effects) == [{"seq": 2, "kind": "turn-end", "interrupted": True}]
     assert sessions.sessions["r"].status == "idle"
-    assert next(e for e in effects if isinstance(e, StoreEvent)).head == {
-        "status": "idle",
-        "lastSeq": 2,
-        "open": [],
-        "turnOpen": False,
-    }
+    assert next(e for e in effects if isinstance(e, StoreEvent)).head == LogHead(status="idle", last_seq=2)
 
 
 def test_each_stored_event_carries_the_head_after_it() -> None:
@@ -133,8 +132,10 @@ def test_each_stored_event_carries_the_head_after_it() -> None:
     sessions.prompt(HOST, AgentPrompt(session_id="s", text="/write a.txt hi"))
     _, effects = sessions.ask("s", REQUEST)
     saved = next(e for e in effects if isinstance(e, StoreEvent))
-    assert saved.head == {"status": "waiting", "lastSeq": 2, "open": [saved.event["requestId"]], "turnOpen": True}
-    assert saved.head is not sessions.sessions["s"].head
+    assert isinstance(saved.event, PermissionEvent)
+    assert saved.head == LogHead(status="waiting", last_seq=2, open=(saved.event.request_id,), turn_open=True)
+    sessions.answer(HOST, AgentPermission(session_id="s", request_id=saved.event.request_id, answer="once"))
+    assert saved.head.open == (saved.event.request_id,) and sessions.sessions["s"].head.open == ()
 
 
 def test_history_is_read_as_an_effect_one_page_per_request_and_bounded_per_peer() -> None:
@@ -145,7 +146,7 @@ def test_history_is_read_as_an_effect_one_page_per_request_and_bounded_per_peer(
     with pytest.raises(Refused, match="on their way"):
         sessions.history(HOST, AgentHistoryRequest(session_id="s", after=0))
     event = {"seq": 1, "kind": "turn", "text": "hi", "sha256": "", "author": "host", "time": 1.0}
-    sent = sessions.history_read(reads[0][0], HistoryPage([event], after=0, through=1))  # type: ignore[arg-type]
+    sent = sessions.history_read(reads[0][0], HistoryPage([session_event(event)], after=0, through=1))  # type: ignore[arg-type]
     assert isinstance(sent[0], Send) and sent[0].to == HOST.id
     assert sent[0].frame.model_dump(by_alias=True) == {
         "t": "agent-history",
@@ -184,10 +185,12 @@ def test_a_join_reads_the_newest_page_of_each_history_shortest_first() -> None:
 def test_a_finished_turn_is_compacted_and_every_client_told_which_seqs() -> None:
     sessions = started()
     sessions.prompt(HOST, AgentPrompt(session_id="s", text="hi"))
-    sessions.update("s", {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "a"}})
+    chunk = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "a"}}
+    sessions.update("s", session_update(chunk))
     ended = sessions.turn_ended("s")
     assert [e for e in ended if isinstance(e, CompactTurn)] == [CompactTurn("s", 0, 3)]
-    rewritten = sessions.compacted("s", 0, 3, [{"seq": 1, "kind": "turn"}, {"seq": 3, "kind": "turn-end"}])
+    events = [session_event({"seq": 1, "kind": "turn", "text": "hi"}), session_event({"seq": 3, "kind": "turn-end"})]
+    rewritten = sessions.compacted("s", 0, 3, events)
     assert isinstance(rewritten[0], RewriteEvents) and rewritten[0].through == 3
     notice = rewritten[1]
     assert isinstance(notice, Broadcast)
@@ -208,7 +211,7 @@ def test_the_switch_for_named_prompts_is_the_sessions_stored_and_restored() -> N
     assert meta.meta.named_prompts is False and not sessions.names_prompts("s")
     saved = sessions.sessions["s"].meta()
     restored = Sessions({"demo": DEMO.info()})
-    restored.restore({"id": "s", "agent": "demo", "title": "", "created": 1.0, "meta": saved, "head": {}})
+    restored.restore(StoredSession("s", "demo", "", None, 1.0, saved, LogHead()))
     assert not restored.names_prompts("s") and restored.sessions["s"].frame_head().named_prompts is False
     with pytest.raises(Refused):
         sessions.name_prompts(HOST, PromptAttribution(session_id="gone", on=True))

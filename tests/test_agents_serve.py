@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from canvasrelay.core import session_log
-from tests.support import HostClient, ServerProcess, as_sent
+from canvasrelay.protocol.session_events import session_event
+from tests.support import HostClient, ServerProcess, as_sent, thread_of
 
 TURN_TIMEOUT = 30.0
 _ids = itertools.count(1)
@@ -84,14 +84,14 @@ async def test_prompt_streams_chunks_in_order(host: HostClient, project: Path) -
     seqs = [e["seq"] for e in events]
     assert seqs == list(range(1, len(seqs) + 1))
     assert events[0]["kind"] == "turn" and events[0]["author"] == "ann"
-    thread = session_log.fold(events)
+    thread = thread_of(events)
     message = next(i for i in thread["items"] if i["type"] == "message")
     assert message["text"] == "You said: hello there canvas friends"
     assert sum(1 for e in events if e["kind"] == "chunk" and e["update"]["sessionUpdate"] == "agent_message_chunk") > 1
     assert any(i["type"] == "plan" for i in thread["items"])
     assert thread["status"] == "idle"
     # The store holds the log as sent, or once the finished turn is compacted, one that folds the same.
-    assert session_log.fold(stored(project, session_id)) == thread
+    assert thread_of(stored(project, session_id)) == thread
 
 
 async def test_write_allowed_then_rejected(host: HostClient, project: Path) -> None:
@@ -105,7 +105,7 @@ async def test_write_allowed_then_rejected(host: HostClient, project: Path) -> N
     assert not (project / "no.txt").exists()
     resolved = next(e for e in events if e["kind"] == "permission-resolved")
     assert resolved["optionId"] == "reject_once"
-    text = session_log.fold(stored(project, session_id))["items"]
+    text = thread_of(stored(project, session_id))["items"]
     assert any(i["type"] == "message" and "Permission denied" in i["text"] for i in text)
 
 
@@ -203,7 +203,7 @@ async def test_note_goes_on_the_board(host: HostClient, server: ServerProcess) -
     session_id = await create(host)
     await host.send({"t": "agent-prompt", "sessionId": session_id, "text": "/note from the demo agent"})
     events = await events_until(host, session_id, "turn-end")
-    thread = session_log.fold(events)
+    thread = thread_of(events)
     assert any(i["type"] == "message" and "Added a note" in i["text"] for i in thread["items"]), thread
     assert any(f["t"] == "board-update" for f in host.seen)
     async with aiohttp.ClientSession() as http:
@@ -238,7 +238,7 @@ async def test_kill9_during_turn_then_restart(project: Path) -> None:
         assert end["kind"] == "turn-end" and end["interrupted"] is True
         # Compacted at the start: fewer events, the same thread.
         assert history["after"] == 0 and history["events"][0] == sent[0]
-        assert session_log.fold(history["events"]) == session_log.fold([*log, end])
+        assert thread_of(history["events"]) == thread_of([*log, end])
         # The same session prompts again; the agent's session id was kept.
         await host.send({"t": "agent-prompt", "sessionId": session_id, "text": "back again"})
         assert (await events_until(host, session_id, "turn-end"))[-1].get("error") is None
@@ -255,7 +255,7 @@ async def test_a_finished_turn_is_compacted_in_the_store_with_the_same_thread(ho
     assert (notice["after"], notice["through"]) == (sent[0]["seq"] - 1, sent[-1]["seq"])
     log = stored(project, session_id)
     assert len(log) < sent[-1]["seq"]
-    assert session_log.fold(log) == session_log.fold(sent)
+    assert thread_of(log) == thread_of(sent)
     await host.send({"t": "agent-history-request", "sessionId": session_id, "before": sent[-1]["seq"] + 1})
     page = await host.expect("agent-history", sessionId=session_id)
-    assert (page["after"], page["through"], page["events"]) == (0, sent[-1]["seq"], as_sent(log))
+    assert (page["after"], page["through"], page["events"]) == (0, sent[-1]["seq"], as_sent(map(session_event, log)))

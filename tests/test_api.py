@@ -17,6 +17,7 @@ import pytest
 
 from canvasrelay import __version__
 from canvasrelay.core import session_log
+from canvasrelay.protocol.session_events import LogHead, session_event
 from canvasrelay.server.store import Store
 from tests.support import ServerProcess
 
@@ -228,10 +229,11 @@ def seed_session(server: ServerProcess, session_id: str, events: int) -> None:
     store = Store(server.root / ".canvas" / "canvas.db")
     try:
         store.create_session(session_id, "demo", "seeded")
-        head = session_log.empty_head()
+        head = LogHead()
         for seq in range(1, events + 1):
-            event = chunk_event(seq)
-            store.append_event(session_id, seq, event, session_log.advance(head, event))
+            event = session_event(chunk_event(seq))
+            head = session_log.advance(head, event)
+            store.append_event(session_id, event, head)
     finally:
         store.db.close()
 

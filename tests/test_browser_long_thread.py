@@ -14,10 +14,9 @@ from typing import Any
 
 import pytest
 
-from canvasrelay.core import session_log
 from canvasrelay.core.agent_sessions import HISTORY_PAGE
 from tests.long_sessions import session_events, write_sessions
-from tests.support import ServerProcess
+from tests.support import ServerProcess, thread_of
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
@@ -57,7 +56,7 @@ def turns_of(texts: list[str]) -> list[int]:
 def test_scrolling_up_loads_older_pages_and_shows_the_whole_thread_in_order(
     page: Any, long_server: ServerProcess
 ) -> None:
-    expected = session_log.fold(session_events(EVENTS))
+    expected = thread_of(session_events(EVENTS))
     prompts = turns_of([i["text"] for i in expected["items"] if i["type"] == "user"])
     assert prompts == list(range(len(prompts)))
     sent: list[dict[str, Any]] = []

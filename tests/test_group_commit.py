@@ -11,6 +11,7 @@ from canvasrelay.core.room import Peer, Room, RoomInfo
 from canvasrelay.protocol import encode
 from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.core import Pong
+from canvasrelay.protocol.session_events import NoticeEvent
 from canvasrelay.server.runtime import Runtime
 from canvasrelay.server.store import Store
 
@@ -48,13 +49,14 @@ def opened(path: Path) -> Store:
 
 def stage_in(store: Store, effect: StageEvent) -> None:
     # The store's own connection sees its staged rows: the next seq follows them.
-    store.stage_event("s", len(store.events("s")) + 1, {"text": effect.text})
+    seq = len(store.events("s")) + 1
+    store.stage_event("s", NoticeEvent(seq=seq, kind="notice", text=effect.text))
 
 
 def stored(path: Path) -> list[str]:
     store = Store(path)
     try:
-        return [event["text"] for event in store.events("s")]
+        return [event.text for event in store.events("s") if isinstance(event, NoticeEvent)]
     finally:
         store.close()
 

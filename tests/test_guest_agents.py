@@ -16,9 +16,8 @@ from typing import Any
 import pytest
 
 from canvasrelay.client.guest import Guest
-from canvasrelay.core import session_log
 from canvasrelay.server.app import CanvasServer, ServeOptions
-from tests.support import HostClient, InProcessServer
+from tests.support import HostClient, InProcessServer, as_sent, thread_of
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -28,7 +27,7 @@ _ids = itertools.count(1)
 
 class Served(InProcessServer):
     def stored(self, session_id: str) -> list[dict[str, Any]]:
-        return self.server.store.events(session_id)
+        return as_sent(self.server.store.events(session_id))
 
 
 @pytest.fixture
@@ -83,7 +82,7 @@ def guest_thread(guest: Guest, session_id: str) -> tuple[dict[str, Any], list[in
             events += frame["events"]
         elif frame.get("t") == "agent-event" and frame["sessionId"] == session_id:
             events.append(frame["event"])
-    return session_log.fold(events), [e["seq"] for e in events]
+    return thread_of(events), [e["seq"] for e in events]
 
 
 async def test_an_edit_guests_prompts_wait_for_the_host(served: Served, host_client: HostClient) -> None:
@@ -102,7 +101,7 @@ async def test_an_edit_guests_prompts_wait_for_the_host(served: Served, host_cli
     assert events[0]["kind"] == "turn" and events[0]["author"] == "Ada"
     chunks = [e for e in events if e["kind"] == "chunk" and e["update"]["sessionUpdate"] == "agent_message_chunk"]
     assert len(chunks) > 1
-    items = session_log.fold(events)["items"]
+    items = thread_of(events)["items"]
     assert any(i["type"] == "message" and i["text"] == "You said: hello from ada" for i in items)
 
     await ada.send({"t": "agent-prompt", "sessionId": session_id, "text": "deny me"})
@@ -179,7 +178,7 @@ async def test_a_joining_guest_gets_heads_then_histories_shortest_first(
     assert kinds == [("welcome", None), ("agent-history", short_id), ("agent-history", long_id)]
     for session_id in (short_id, long_id):
         thread, _ = guest_thread(guest, session_id)
-        assert thread == session_log.fold(served.stored(session_id))
+        assert thread == thread_of(served.stored(session_id))
     await guest.close()
 
 
@@ -199,7 +198,7 @@ async def test_a_guest_dropped_mid_stream_folds_the_same_thread(served: Served, 
     assert not any(f["t"] in ("gap", "welcome") for f in guest.seen[1:])
     thread, seqs = guest_thread(guest, session_id)
     assert seqs == list(range(1, len(seqs) + 1))
-    assert thread == session_log.fold(host_events) == session_log.fold(served.stored(session_id))
+    assert thread == thread_of(host_events) == thread_of(served.stored(session_id))
     assert sum(1 for i in thread["items"] if i["type"] == "message") == 1
     await guest.close()
 

@@ -50,7 +50,7 @@ def test_a_long_session_leaves_only_its_current_turn_behind() -> None:
             assert view.feed(chunk(seq, f"w{word} ")) == ("[Demo] agent: w0 " if word == 0 else f"w{word} ")
         seq += 1
         view.feed({"t": "agent-event", "sessionId": "s1", "event": {"seq": seq, "kind": "turn-end"}})
-    assert len(view.threads["s1"]["items"]) <= 3 and len(view.shown) <= 3
+    assert len(view.threads["s1"].items) <= 3 and len(view.shown) <= 3
     assert view.feed(chunk(seq - 1, "late")) == "", "an event already seen is not written again"
     view.feed({"t": "agent-removed", "sessionId": "s1"})
     assert (view.threads, view.labels, view.shown) == ({}, {}, {})

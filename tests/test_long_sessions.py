@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 
 from canvasrelay.client.guest import Guest
-from canvasrelay.core import session_log
 from canvasrelay.core.agent_sessions import HISTORY_PAGE, HISTORY_PAGE_CHARS
+from canvasrelay.protocol.session_events import LogHead
 from canvasrelay.server.app import CanvasServer, ServeOptions
 from tests.long_sessions import write_sessions
-from tests.support import InProcessServer, as_sent
+from tests.support import InProcessServer, as_sent, thread_of
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -90,7 +90,7 @@ async def test_a_guest_gets_every_head_then_one_bounded_page_each_and_older_ones
             asked += 1
         assert asked >= (EVENTS // HISTORY_PAGE) - 1
         assert held == as_sent(store.events(session_id))
-        assert session_log.fold(held) == session_log.fold(as_sent(store.events(session_id)))
+        assert thread_of(held) == thread_of(as_sent(store.events(session_id)))
     finally:
         await guest.close()
 
@@ -105,9 +105,7 @@ async def test_the_start_reads_each_sessions_head_and_no_event(project: Path) ->
     try:
         assert not [s for s in statements if "session_events" in s]
         sessions = server.agents.core.sessions
-        assert [s.head for s in sessions.values()] == [
-            {"status": "idle", "lastSeq": EVENTS, "open": [], "turnOpen": False}
-        ] * SESSIONS
+        assert [s.head for s in sessions.values()] == [LogHead(status="idle", last_seq=EVENTS)] * SESSIONS
     finally:
         server.store.db.set_trace_callback(None)
         await server.stop()

@@ -3,9 +3,17 @@ content with its size, the rules Always and Never add; everything bounded."""
 
 from __future__ import annotations
 
-from canvasrelay.core.permission_preview import HEAD_LINES, MAX_COMMAND_CHARS, preview
+from typing import Any
+
+from canvasrelay.core import permission_preview
+from canvasrelay.core.permission_preview import HEAD_LINES, MAX_COMMAND_CHARS
 
 ROOT = "/home/ada/project"
+
+
+def preview(tool_call: dict[str, Any], root: str) -> dict[str, Any]:
+    """The preview in the JSON the `permission` event is stored and sent in."""
+    return permission_preview.preview(tool_call, root).model_dump(by_alias=True, exclude_unset=True)
 
 
 def test_an_argv_command_is_shown_as_the_shell_line_that_runs_whole() -> None:

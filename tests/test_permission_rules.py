@@ -20,6 +20,7 @@ from canvasrelay.core.permission_rules import (
     rule_for_answer,
     subject_of,
 )
+from canvasrelay.protocol.session_events import PermissionOption
 from canvasrelay.server.agent_process import AgentProcess
 from canvasrelay.server.rule_book import RuleBook, load_user_rules, project_rules, user_rules_path
 from canvasrelay.server.store import Store
@@ -204,9 +205,9 @@ def test_an_always_answer_for_a_compound_command_matches_exactly_that_command() 
 
 def test_option_for_maps_answers_to_the_agents_options() -> None:
     both = [
-        {"optionId": "a1", "kind": "allow_once"},
-        {"optionId": "a2", "kind": "allow_always"},
-        {"optionId": "r1", "kind": "reject_once"},
+        PermissionOption(option_id="a1", kind="allow_once"),
+        PermissionOption(option_id="a2", kind="allow_always"),
+        PermissionOption(option_id="r1", kind="reject_once"),
     ]
     # canvas's always/never are canvas rules: the agent is answered for this call only, so it
     # keeps asking and the rule (exactly as wide as the host sees it) decides the next calls
@@ -217,7 +218,7 @@ def test_option_for_maps_answers_to_the_agents_options() -> None:
         "r1",
         "r1",
     ]
-    assert option_for([{"optionId": "x", "kind": "allow_once"}], "never") is None
+    assert option_for([PermissionOption(option_id="x", kind="allow_once")], "never") is None
 
 
 @pytest.mark.parametrize(

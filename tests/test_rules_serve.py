@@ -9,9 +9,8 @@ from typing import Any
 
 import pytest
 
-from canvasrelay.core import session_log
 from tests.agent_support import config
-from tests.support import HostClient, ServerProcess
+from tests.support import HostClient, ServerProcess, thread_of
 from tests.test_agents_serve import create, events_until, prompt_and_answer
 
 RULES = """
@@ -38,7 +37,7 @@ def audit(project: Path) -> list[dict[str, Any]]:
 
 
 def messages(events: list[dict[str, Any]]) -> str:
-    return " ".join(i["text"] for i in session_log.fold(events)["items"] if i["type"] == "message")
+    return " ".join(i["text"] for i in thread_of(events)["items"] if i["type"] == "message")
 
 
 async def test_a_deny_rule_reaches_the_agent_with_its_reason(host: HostClient, project: Path) -> None:

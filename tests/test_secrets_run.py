@@ -18,9 +18,8 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from canvasrelay.client.guest import Guest
-from canvasrelay.core import session_log
 from canvasrelay.protocol.encoding import b64url
-from tests.support import HostClient, ServerProcess
+from tests.support import HostClient, ServerProcess, thread_of
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -206,7 +205,7 @@ def secret_forms(root: Path) -> dict[str, str]:
 
 def viewer_thread(run: Run) -> dict[str, Any]:
     events = [f["event"] for f in run.view_frames if f["t"] == "agent-event" and f["sessionId"] == "s1"]
-    return session_log.fold(events)
+    return thread_of(events)
 
 
 def test_no_frame_file_or_log_line_of_a_run_holds_the_token_or_the_host_key(run: Run) -> None:

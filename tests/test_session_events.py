@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
-from canvasrelay.core import agent_sessions, session_log
+from canvasrelay.core import agent_sessions
 from canvasrelay.core.agent_sessions import Sessions, StoreEvent
 from canvasrelay.core.room import Peer
 from canvasrelay.protocol.access import Access
@@ -20,10 +20,15 @@ from canvasrelay.protocol.session_events import (
     SessionEvent,
     Thread,
     ToolCallUpdate,
+    ToolContentBlock,
+    session_event,
+    session_update,
+    stored_json,
 )
 from canvasrelay.protocol.typescript import generate
 from canvasrelay.server.agent_catalog import DEMO
 from canvasrelay.server.api import sessions as api_sessions
+from tests.support import thread_of
 
 VECTORS = sorted((Path(__file__).parent / "vectors" / "session_log").glob("*.json"))
 UNTYPED = "unknown_ignored"
@@ -38,7 +43,7 @@ def _vectors() -> list[dict[str, Any]]:
 def _kinds_the_core_writes() -> set[str]:
     """Every kind the session core names where it makes an event."""
     source = Path(agent_sessions.__file__).read_text(encoding="utf-8")
-    return set(re.findall(r'"kind": "([a-z-]+)"', source))
+    return set(re.findall(r'kind="([a-z-]+)"', source))
 
 
 def test_every_vector_event_and_thread_is_typed() -> None:
@@ -122,15 +127,21 @@ def test_a_tool_update_keeps_what_the_agent_sent_beside_the_typed_fields() -> No
 
 def test_a_long_tool_output_is_cut_and_says_so() -> None:
     text = "x" * (agent_sessions.MAX_TOOL_TEXT_CHARS + 10)
-    update = {
-        "sessionUpdate": "tool_call_update",
-        "toolCallId": "t",
-        "content": [{"type": "content", "content": {"type": "text", "text": text}}],
-    }
-    kept = agent_sessions._bounded(update)["content"][0]["content"]["text"]
+    update = session_update(
+        {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": "t",
+            "content": [{"type": "content", "content": {"type": "text", "text": text}}],
+        }
+    )
+    bounded = agent_sessions._bounded(update)
+    assert isinstance(bounded, ToolCallUpdate) and bounded.content
+    block = bounded.content[0]
+    assert isinstance(block, ToolContentBlock) and hasattr(block.content, "text")
+    kept = block.content.text
     assert kept.startswith("x" * agent_sessions.MAX_TOOL_TEXT_CHARS)
     assert kept.endswith("(10 more characters not kept)")
-    assert update["content"][0]["content"]["text"] == text
+    assert json.loads(stored_json(update))["content"][0]["content"]["text"] == text
 
 
 def test_a_turn_end_says_how_long_the_turn_took_and_the_head_offers_the_agents_commands() -> None:
@@ -140,16 +151,17 @@ def test_a_turn_end_says_how_long_the_turn_took_and_the_head_offers_the_agents_c
     sessions.create(host, AgentCreate(id="s", agent="demo"))
     sessions.prompt(host, AgentPrompt(session_id="s", text="hi"))
     commands = [{"name": "run", "description": "Run a command"}]
-    announced = sessions.update("s", {"sessionUpdate": "available_commands_update", "availableCommands": commands})
+    update = session_update({"sessionUpdate": "available_commands_update", "availableCommands": commands})
+    announced = sessions.update("s", update)
     heads = [e.frame.meta for e in announced if hasattr(e, "frame") and hasattr(e.frame, "meta")]
     assert [c.name for c in heads[-1].commands] == ["run"]
     now[0] = 112.5
     ended = [e.event for e in sessions.turn_ended("s") if isinstance(e, StoreEvent)]
-    assert ended[-1] == {"seq": 2, "kind": "turn-end", "elapsed": 12.5}
+    assert json.loads(stored_json(ended[-1])) == {"seq": 2, "kind": "turn-end", "elapsed": 12.5}
 
 
 def test_every_turn_end_is_an_item_with_its_elapsed_time() -> None:
-    thread = session_log.fold(
+    thread = thread_of(
         [
             {"seq": 1, "kind": "turn", "text": "a", "author": "host", "time": 0},
             {"seq": 2, "kind": "turn-end", "elapsed": 2.5},
@@ -164,3 +176,21 @@ def test_every_turn_end_is_an_item_with_its_elapsed_time() -> None:
         "interrupted": False,
         "elapsed": 2.5,
     }
+
+
+def test_every_event_is_stored_as_it_was_written_before_the_models() -> None:
+    """The store's JSON of an event is the JSON an event of that kind was stored as before: a log
+    written by an earlier canvas reads, and is written back, the same."""
+    for vector in _vectors():
+        for event in vector["events"] + vector["compacted"]:
+            try:
+                typed = session_event(event)
+            except ValidationError:
+                assert vector["name"] == UNTYPED
+                continue
+            assert json.loads(stored_json(typed)) == event
+
+
+def test_an_update_without_a_kind_is_no_event() -> None:
+    with pytest.raises(ValidationError):
+        session_update({"content": {"type": "text", "text": "x"}})

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from canvasrelay.client.guest import Guest
+from canvasrelay.protocol.session_events import TurnEndEvent
 from canvasrelay.server.store import Store
 from tests.support import HostClient, ServerProcess, as_sent
 
@@ -95,21 +96,21 @@ async def test_sigterm_during_a_turn(server: ServerProcess) -> None:
         logged = store.events("s1")
     finally:
         store.db.close()
-    assert logged[-1]["kind"] == "turn-end" and logged[-1]["interrupted"] is True
-    assert [e["kind"] for e in logged].count("turn-end") == 1
+    assert isinstance(logged[-1], TurnEndEvent) and logged[-1].interrupted is True
+    assert [e.kind for e in logged].count("turn-end") == 1
 
     server.start("--port", str(port))
     await host.close()
     again = await HostClient.connect(server)
     heads = {head["id"]: head for head in again.welcome["sessions"]}
     assert heads["s1"]["status"] == "idle"
-    while not (events := history_events(again.seen, "s1")) or events[-1]["seq"] < logged[-1]["seq"]:
+    while not (events := history_events(again.seen, "s1")) or events[-1]["seq"] < logged[-1].seq:
         await again.next_frame()
     assert events[-1] == as_sent(logged)[-1]
     # The guest reconnects by itself: a new stream (a gap, the new welcome), the turn as it ended.
     rejoined = [f["t"] for f in await guest_frames_until(guest, lambda f: f["t"] == "welcome")]
     assert "gap" in rejoined, rejoined
-    while not (seen := history_events(guest.seen, "s1")) or seen[-1]["seq"] < logged[-1]["seq"]:
+    while not (seen := history_events(guest.seen, "s1")) or seen[-1]["seq"] < logged[-1].seq:
         await guest.frames.get()
     assert seen[-1] == as_sent(logged)[-1]
     await guest.close()

@@ -14,6 +14,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from canvasrelay.core import session_log
+from canvasrelay.protocol.session_events import (
+    PermissionItem,
+    PermissionPreview,
+    TextItem,
+    Thread,
+    ThreadItem,
+    ToolItem,
+    TurnEndItem,
+    UserItem,
+    readable_events,
+)
 from canvasrelay.protocol.words import answer_words
 
 
@@ -28,7 +39,7 @@ class _Shown:
 @dataclass
 class ThreadView:
     labels: dict[str, str] = field(default_factory=dict)
-    threads: dict[str, dict[str, Any]] = field(default_factory=dict)
+    threads: dict[str, Thread] = field(default_factory=dict)
     shown: dict[tuple[str, str, int], _Shown] = field(default_factory=dict)
     open_item: tuple[str, str, int] | None = None
     """The message whose text ends the last line written, which new text simply continues."""
@@ -56,16 +67,16 @@ class ThreadView:
         else:
             return ""
         thread = self.threads.setdefault(session_id, session_log.empty())
-        for event in events:
-            if isinstance(event, dict) and isinstance(event.get("seq"), int):
-                session_log.apply(thread, event)
-        items = thread["items"]
+        # Where the frame's events enter the view: typed from here on.
+        for event in readable_events(events):
+            session_log.apply(thread, event)
+        items = thread.items
         current = _current_turn(items)
         # A live event changes only the current turn's items: from the last prompt on.
         shown = items[current if kind == "agent-event" else 0 :]
         text = "".join(self._render(session_id, item) for item in _asked_first(shown))
         del items[:current]
-        self._forget_shown(session_id, {(session_id, item["type"], item["seq"]) for item in items})
+        self._forget_shown(session_id, {(session_id, item.type, item.seq) for item in items})
         return text
 
     def _forget_shown(self, session_id: str, kept: set[tuple[str, str, int]]) -> None:
@@ -86,13 +97,12 @@ class ThreadView:
         self.open_item = None
         return "\n"
 
-    def _render(self, session_id: str, item: dict[str, Any]) -> str:
-        key = (session_id, item["type"], item["seq"])
+    def _render(self, session_id: str, item: ThreadItem) -> str:
+        key = (session_id, item.type, item.seq)
         shown = self.shown.get(key)
         label = self.labels.get(session_id, "an agent")
-        kind = item["type"]
-        if kind == "message":
-            text: str = item["text"]
+        if isinstance(item, TextItem) and item.type == "message":
+            text = item.text
             if shown is not None and len(text) <= shown.text:
                 return ""
             if shown is None:
@@ -112,19 +122,19 @@ class ThreadView:
         return self.line(f"[{label}] {status}")
 
 
-def _current_turn(items: list[dict[str, Any]]) -> int:
+def _current_turn(items: list[ThreadItem]) -> int:
     """Where the current turn's items begin: at the last prompt."""
-    return next((i for i in range(len(items) - 1, -1, -1) if items[i]["type"] == "user"), 0)
+    return next((i for i in range(len(items) - 1, -1, -1) if isinstance(items[i], UserItem)), 0)
 
 
-def _asked_first(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _asked_first(items: list[ThreadItem]) -> list[ThreadItem]:
     """The items in order, but a tool that was asked about after the permission line: a replay
     folds a tool to its final status, which must not read as if it ran before it was allowed."""
-    asked = {i["toolCallId"]: n for n, i in enumerate(items) if i["type"] == "permission" and i.get("toolCallId")}
-    ordered: list[dict[str, Any]] = []
-    held: dict[int, list[dict[str, Any]]] = {}
+    asked = {i.tool_call_id: n for n, i in enumerate(items) if isinstance(i, PermissionItem) and i.tool_call_id}
+    ordered: list[ThreadItem] = []
+    held: dict[int, list[ThreadItem]] = {}
     for n, item in enumerate(items):
-        after = asked.get(item.get("toolCallId")) if item["type"] == "tool" else None
+        after = asked.get(item.tool_call_id) if isinstance(item, ToolItem) else None
         if after is not None and after > n:
             held.setdefault(after, []).append(item)
             continue
@@ -133,34 +143,31 @@ def _asked_first(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return ordered
 
 
-def _will_do(preview: Any) -> str:
+def _will_do(preview: PermissionPreview | None) -> str:
     """ " — runs `make test`", " — writes notes/todo.txt (12 bytes)", or nothing."""
-    if not isinstance(preview, dict):
+    if preview is None:
         return ""
-    if preview.get("command"):
-        return f" — runs {preview['command']}"
-    changes = preview.get("changes") or []
-    if changes:
-        return " — writes " + ", ".join(f"{c['path']} ({c['bytes']:,} bytes)" for c in changes)
+    if preview.command:
+        return f" — runs {preview.command}"
+    if preview.changes:
+        return " — writes " + ", ".join(f"{c.path} ({c.bytes:,} bytes)" for c in preview.changes)
     return ""
 
 
-def _status(item: dict[str, Any]) -> str | None:
+def _status(item: ThreadItem) -> str | None:
     """One line for an item other than a message, or None for items not shown."""
-    kind = item["type"]
-    if kind == "user":
-        return f"{item.get('author') or 'someone'}: {item['text']}"
-    if kind == "tool":
-        return f"tool {item['title'] or item['toolCallId']}: {item['status']}"
-    if kind == "permission":
-        resolution = item["resolution"]
-        if resolution is None:
-            return f"asks permission: {item['title']}{_will_do(item.get('preview'))} (the host answers)"
-        return f"permission for {item['title']}: {answer_words(resolution, item['options'])}"
-    if kind == "turn-end":
-        if item["error"]:
-            return f"turn failed: {item['error']}"
-        if item["cancelled"]:
+    if isinstance(item, UserItem):
+        return f"{item.author or 'someone'}: {item.text}"
+    if isinstance(item, ToolItem):
+        return f"tool {item.title or item.tool_call_id}: {item.status}"
+    if isinstance(item, PermissionItem):
+        if item.resolution is None:
+            return f"asks permission: {item.title}{_will_do(item.preview)} (the host answers)"
+        return f"permission for {item.title}: {answer_words(item.resolution, item.options)}"
+    if isinstance(item, TurnEndItem):
+        if item.error:
+            return f"turn failed: {item.error}"
+        if item.cancelled:
             return "turn cancelled"
-        return "turn interrupted" if item["interrupted"] else None
+        return "turn interrupted" if item.interrupted else None
     return None

@@ -6,17 +6,19 @@ Gemini CLI tells a change of its approval mode as an `agent_message_chunk` readi
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from typing import Any
+
+from canvasrelay.protocol.session_events import MessageChunk, SessionUpdate, TextBlock
 
 _MODE_UPDATE = re.compile(r"\s*\[MODE_UPDATE\]\s*(\S{1,100})\s*")
 
 
-def control_notice(update: Mapping[str, Any]) -> str | None:
+def control_notice(update: SessionUpdate) -> str | None:
     """The notice an update stands for, in words, or None for an ordinary update."""
-    if update.get("sessionUpdate") != "agent_message_chunk":
+    if not (
+        isinstance(update, MessageChunk)
+        and update.session_update == "agent_message_chunk"
+        and isinstance(update.content, TextBlock)
+    ):
         return None
-    content = update.get("content")
-    text = content.get("text") if isinstance(content, Mapping) else None
-    match = _MODE_UPDATE.fullmatch(text) if isinstance(text, str) else None
+    match = _MODE_UPDATE.fullmatch(update.content.text)
     return f"The agent's approval mode is now “{match.group(1)}”." if match else None

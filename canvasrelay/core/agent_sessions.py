@@ -45,11 +45,32 @@ from canvasrelay.protocol.agents import (
     HostAnswer,
     QueuedPrompt,
     SessionHead,
+    SessionMeta,
 )
 from canvasrelay.protocol.core import AgentInfo, ErrorFrame
 from canvasrelay.protocol.encoding import text_sha256
 from canvasrelay.protocol.people import PromptAttribution
-from canvasrelay.protocol.session_events import AvailableCommand, ConfigOption, session_event
+from canvasrelay.protocol.session_events import (
+    AvailableCommand,
+    AvailableCommandsUpdate,
+    ChunkEvent,
+    ConfigOption,
+    LogHead,
+    NoticeEvent,
+    PermissionEvent,
+    PermissionOption,
+    PermissionResolvedEvent,
+    SessionEvent,
+    SessionStatus,
+    SessionUpdate,
+    TextBlock,
+    ToolCallUpdate,
+    ToolContent,
+    ToolContentBlock,
+    TurnEndEvent,
+    TurnEvent,
+    permission_options,
+)
 from canvasrelay.protocol.words import RULES_BY
 
 HISTORY_PAGE = 200
@@ -78,8 +99,8 @@ class StoreEvent(Effect):
     """Append the event and save the session's head after it, in one transaction."""
 
     session_id: str
-    event: dict[str, Any]
-    head: session_log.Head
+    event: SessionEvent
+    head: LogHead
 
 
 @dataclass(frozen=True)
@@ -118,16 +139,29 @@ class RewriteEvents(Effect):
     session_id: str
     after: int
     through: int
-    events: list[dict[str, Any]]
+    events: list[SessionEvent]
 
 
 @dataclass(frozen=True)
 class HistoryPage:
     """Stored events of a session in seq order: every event with `after` < seq ≤ `through`."""
 
-    events: list[dict[str, Any]]
+    events: list[SessionEvent]
     after: int
     through: int
+
+
+@dataclass(frozen=True)
+class StoredSession:
+    """A session as the store keeps it: its row and its head, no event."""
+
+    id: str
+    agent: str
+    title: str
+    agent_session_id: str | None
+    created: float
+    meta: SessionMeta
+    head: LogHead
 
 
 @dataclass(frozen=True)
@@ -189,7 +223,7 @@ REFUSED = (
 @dataclass
 class Pending:
     tool_call: dict[str, Any]
-    options: list[dict[str, Any]]
+    options: list[PermissionOption]
 
 
 @dataclass
@@ -199,10 +233,10 @@ class Session:
     agent_label: str
     title: str
     created: float
-    head: session_log.Head = field(default_factory=session_log.empty_head)
+    head: LogHead = field(default_factory=LogHead)
     queued: list[QueuedPrompt] = field(default_factory=list)
-    options: list[dict[str, Any]] = field(default_factory=list)
-    commands: list[dict[str, Any]] = field(default_factory=list)
+    options: list[ConfigOption] = field(default_factory=list)
+    commands: list[AvailableCommand] = field(default_factory=list)
     pending: dict[str, Pending] = field(default_factory=dict)
     turn_from: int | None = None
     """The seq of the running turn's `turn` event (a turn begun before a restart has none)."""
@@ -213,17 +247,22 @@ class Session:
 
     @property
     def last_seq(self) -> int:
-        return int(self.head["lastSeq"])
+        return self.head.last_seq
 
     @property
-    def status(self) -> str:
-        return str(self.head["status"])
+    def next_seq(self) -> int:
+        """The seq of the event appended next."""
+        return self.head.last_seq + 1
+
+    @property
+    def status(self) -> SessionStatus:
+        return self.head.status
 
     @property
     def turn_open(self) -> bool:
         """A turn runs (from its `turn` to its `turn-end`); a permission asked after it ended
         does not make one, so it neither holds the queue nor outlives a cancel."""
-        return bool(self.head["turnOpen"])
+        return self.head.turn_open
 
     def frame_head(self) -> SessionHead:
         return SessionHead(
@@ -231,26 +270,26 @@ class Session:
             agent=self.agent,
             agent_label=self.agent_label,
             title=self.title,
-            status=self.status,  # type: ignore[arg-type]
+            status=self.status,
             queued=list(self.queued),
-            options=[ConfigOption.model_validate(option) for option in self.options],
-            commands=[AvailableCommand.model_validate(command) for command in self.commands],
+            options=list(self.options),
+            commands=list(self.commands),
             created=self.created,
             last_seq=self.last_seq,
             turn_open=self.turn_open,
-            open_permissions=list(self.head["open"]),
+            open_permissions=list(self.head.open),
             named_prompts=self.named_prompts,
         )
 
-    def meta(self) -> dict[str, Any]:
+    def meta(self) -> SessionMeta:
         """What the store keeps beside the log, so a restart restores the queue and options."""
-        return {
-            "agentLabel": self.agent_label,
-            "queued": [q.model_dump() for q in self.queued],
-            "options": self.options,
-            "commands": self.commands,
-            "namedPrompts": self.named_prompts,
-        }
+        return SessionMeta(
+            agent_label=self.agent_label,
+            queued=list(self.queued),
+            options=list(self.options),
+            commands=list(self.commands),
+            named_prompts=self.named_prompts,
+        )
 
 
 class Sessions:
@@ -268,26 +307,27 @@ class Sessions:
 
     # -- restoring ---------------------------------------------------------------------------
 
-    def restore(self, row: Mapping[str, Any]) -> list[AnyEffect]:
+    def restore(self, row: StoredSession) -> list[AnyEffect]:
         """A stored session, from its row and head, at server start: no event is read. A turn that
         was running is closed as interrupted."""
-        meta = row.get("meta") or {}
+        meta = row.meta
+        label = meta.agent_label or row.agent
         session = Session(
-            id=row["id"],
-            agent=row["agent"],
-            agent_label=str(meta.get("agentLabel") or row["agent"]),
-            title=row.get("title") or self._numbered(str(meta.get("agentLabel") or row["agent"])),
-            created=row["created"],
-            head={**session_log.empty_head(), **(row.get("head") or {})},
-            queued=[QueuedPrompt.model_validate(q) for q in meta.get("queued", [])],
-            options=list(meta.get("options", [])),
-            commands=list(meta.get("commands", [])),
-            named_prompts=bool(meta.get("namedPrompts", True)),
+            id=row.id,
+            agent=row.agent,
+            agent_label=label,
+            title=row.title or self._numbered(label),
+            created=row.created,
+            head=row.head,
+            queued=list(meta.queued),
+            options=list(meta.options),
+            commands=list(meta.commands),
+            named_prompts=meta.named_prompts,
         )
         self.sessions[session.id] = session
         if session.status == "idle":
             return []
-        return self._append(session, {"kind": "turn-end", "interrupted": True})
+        return self._append(session, self._turn_end(session, interrupted=True))
 
     def next_queued(self, session_id: str) -> list[AnyEffect]:
         """Run the next queued prompt if the session is idle (after a turn ends, or at start)."""
@@ -382,10 +422,10 @@ class Sessions:
         option_id = frame.option_id
         if frame.answer is not None and option_id is None:
             option_id = option_for(pending.options, frame.answer)
-        if option_id is not None and option_id not in {o.get("optionId") for o in pending.options}:
+        if option_id is not None and option_id not in {o.option_id for o in pending.options}:
             raise Refused("invalid", f"the agent offered no option {option_id[:64]!r}")
         by = frame.by or peer.name or peer.id
-        kind = next((o.get("kind") for o in pending.options if o.get("optionId") == option_id), None)
+        kind = next((o.kind for o in pending.options if o.option_id == option_id), None)
         return [
             RecordAnswer(session.id, pending.tool_call, frame.answer, option_id, by, kind),
             *self._resolve(session, frame.request_id, option_id, by, answer=frame.answer),
@@ -415,12 +455,7 @@ class Sessions:
                 self.reading[read.peer_id] = left
         if read.session_id not in self.sessions:
             return []
-        frame = AgentHistory(
-            session_id=read.session_id,
-            events=[session_event(e) for e in page.events],
-            after=page.after,
-            through=page.through,
-        )
+        frame = AgentHistory(session_id=read.session_id, events=page.events, after=page.after, through=page.through)
         return [Send(read.peer_id, frame)]
 
     def joined(self, peer: Peer) -> list[AnyEffect]:
@@ -438,29 +473,26 @@ class Sessions:
 
     # -- what the agent does (called by the adapter) -----------------------------------------
 
-    def update(self, session_id: str, update: dict[str, Any]) -> list[AnyEffect]:
+    def update(self, session_id: str, update: SessionUpdate) -> list[AnyEffect]:
         session = self.sessions.get(session_id)
         if session is None:
             return []
-        if update.get("sessionUpdate") == "available_commands_update":
-            # Head state, like the options: kept and told with the head, not logged.
-            commands = list(update.get("availableCommands") or [])
-            if commands == session.commands:
+        if update.session_update == "available_commands_update":
+            # Head state, like the options: kept and told with the head, not logged (a list no
+            # model reads is dropped).
+            if not isinstance(update, AvailableCommandsUpdate) or update.available_commands == session.commands:
                 return []
-            session.commands = commands
+            session.commands = list(update.available_commands)
             return [StoreSession(session.id), self._meta(session)]
-        return self._append(session, {"kind": "chunk", "update": _bounded(update)})
+        return self._append(session, ChunkEvent(seq=session.next_seq, kind="chunk", update=_bounded(update)))
 
-    def options(self, session_id: str, options: list[dict[str, Any]]) -> list[AnyEffect]:
+    def options(self, session_id: str, options: list[ConfigOption]) -> list[AnyEffect]:
         """The agent's options changed: one `agent-options` per change, none for the same list."""
         session = self.sessions.get(session_id)
         if session is None or session.options == options:
             return []
-        session.options = options
-        return [
-            StoreSession(session.id),
-            Broadcast(AgentOptions(session_id=session.id, options=[ConfigOption.model_validate(o) for o in options])),
-        ]
+        session.options = list(options)
+        return [StoreSession(session.id), Broadcast(AgentOptions(session_id=session.id, options=list(options)))]
 
     def ask(
         self, session_id: str, request: Mapping[str, Any], announced: Mapping[str, Any] | None = None
@@ -471,16 +503,17 @@ class Sessions:
         self._requests += 1
         request_id = f"p{self._requests}-{session.last_seq + 1}"
         tool_call = merge_announced(announced or {}, request.get("toolCall") or {})
-        options = list(request.get("options") or [])
+        options = permission_options(request)
         session.pending[request_id] = Pending(tool_call, options)
-        event = {
-            "kind": "permission",
-            "requestId": request_id,
-            "toolCallId": tool_call.get("toolCallId"),
-            "title": tool_call.get("title") or "",
-            "options": options,
-            "preview": preview(tool_call, self.root),
-        }
+        event = PermissionEvent(
+            seq=session.next_seq,
+            kind="permission",
+            request_id=request_id,
+            tool_call_id=tool_call.get("toolCallId"),
+            title=tool_call.get("title") or "",
+            options=options,
+            preview=preview(tool_call, self.root),
+        )
         return request_id, self._append(session, event)
 
     def decided(
@@ -494,13 +527,10 @@ class Sessions:
         request_id, effects = self.ask(session_id, request, announced)
         session = self.sessions[session_id]
         effects += self._resolve(session, request_id, choice.option_id if choice else None, RULES_BY, choice)
-        kind = next(
-            (o.get("kind") for o in request.get("options") or () if choice and o.get("optionId") == choice.option_id),
-            "",
-        )
-        if choice is None or str(kind).startswith("reject"):
+        kind = next((o.kind for o in permission_options(request) if choice and o.option_id == choice.option_id), "")
+        if choice is None or kind.startswith("reject"):
             because = f" ({choice.reason})" if choice and choice.reason else ""
-            effects += self._append(session, {"kind": "notice", "text": REFUSED.format(because=because)})
+            effects += self._notice(session, REFUSED.format(because=because))
         return effects
 
     def abandon(self, session_id: str, request_id: str) -> list[AnyEffect]:
@@ -515,7 +545,7 @@ class Sessions:
         session = self.sessions.get(session_id)
         if session is None:
             return []
-        return self._append(session, {"kind": "notice", "text": text})
+        return self._notice(session, text)
 
     def turn_ended(
         self, session_id: str, error_text: str | None = None, cancelled: bool = False, error_detail: str | None = None
@@ -526,16 +556,14 @@ class Sessions:
         effects: list[AnyEffect] = []
         for request_id in list(session.pending):
             effects += self._resolve(session, request_id, None, "cancelled")
-        event = {**self._turn_end(session), **_error(error_text, error_detail)}
-        if cancelled:
-            event["cancelled"] = True
-        effects += self._append(session, event)
+        ended = {"cancelled": True} if cancelled else {}
+        effects += self._append(session, self._turn_end(session, **_error(error_text, error_detail), **ended))
         if session.turn_from is not None:
             effects.append(CompactTurn(session.id, session.turn_from - 1, session.last_seq))
             session.turn_from = None
         return effects + self.next_queued(session_id)
 
-    def compacted(self, session_id: str, after: int, through: int, events: list[dict[str, Any]]) -> list[AnyEffect]:
+    def compacted(self, session_id: str, after: int, through: int, events: list[SessionEvent]) -> list[AnyEffect]:
         """A finished turn, compacted (called by the adapter): store it, then tell every client."""
         if session_id not in self.sessions:
             return []
@@ -551,7 +579,7 @@ class Sessions:
                 effects += self._resolve(session, request_id, None, "cancelled")
             if session.turn_open:
                 # Not compacted: the store's reader stops with the server.
-                effects += self._append(session, {**self._turn_end(session), "interrupted": True})
+                effects += self._append(session, self._turn_end(session, interrupted=True))
                 session.turn_from = None
         return effects
 
@@ -563,7 +591,7 @@ class Sessions:
         if session is None:
             return []
         if not session.turn_open:
-            return self._append(session, {**self._turn_end(session), **_error(error_text, error_detail)})
+            return self._append(session, self._turn_end(session, **_error(error_text, error_detail)))
         return [Broadcast(ErrorFrame(message=error_text, ref="agent-config"), min_access=Access.HOST)]
 
     # -- removing ----------------------------------------------------------------------------
@@ -583,9 +611,11 @@ class Sessions:
 
     def _start_turn(self, session: Session, text: str, author: str, as_written: str | None) -> list[AnyEffect]:
         now = self.clock()
-        event = {"kind": "turn", "text": text, "sha256": text_sha256(text), "author": author, "time": now}
-        if as_written is not None:
-            event["asWritten"] = as_written
+        # Only the fields that hold something: the store keeps what an event was given.
+        written = {"as_written": as_written} if as_written is not None else {}
+        event = TurnEvent(
+            seq=session.next_seq, kind="turn", text=text, sha256=text_sha256(text), author=author, time=now, **written
+        )
         appended = self._append(session, event)
         session.turn_from = session.last_seq
         session.turn_started = now
@@ -596,13 +626,15 @@ class Sessions:
             RunTurn(session.id, text),
         ]
 
-    def _turn_end(self, session: Session) -> dict[str, Any]:
+    def _turn_end(self, session: Session, **ended: Any) -> TurnEndEvent:
         """A `turn-end` event, with the turn's elapsed seconds when its start was seen."""
-        event: dict[str, Any] = {"kind": "turn-end"}
         if session.turn_started is not None:
-            event["elapsed"] = round(self.clock() - session.turn_started, 3)
+            ended["elapsed"] = round(self.clock() - session.turn_started, 3)
             session.turn_started = None
-        return event
+        return TurnEndEvent(seq=session.next_seq, kind="turn-end", **ended)
+
+    def _notice(self, session: Session, text: str) -> list[AnyEffect]:
+        return self._append(session, NoticeEvent(seq=session.next_seq, kind="notice", text=text))
 
     def _resolve(
         self,
@@ -614,23 +646,24 @@ class Sessions:
         answer: HostAnswer | None = None,
     ) -> list[AnyEffect]:
         session.pending.pop(request_id, None)
-        event = {
-            "kind": "permission-resolved",
-            "requestId": request_id,
-            "optionId": option_id,
-            "by": by,
-            "answer": answer,
-        }
+        event = PermissionResolvedEvent(
+            seq=session.next_seq,
+            kind="permission-resolved",
+            request_id=request_id,
+            option_id=option_id,
+            by=by,
+            answer=answer,
+        )
         chosen = choice if choice is not None else (Choice(option_id) if option_id is not None else None)
         return [*self._append(session, event), ResolvePermission(session.id, request_id, chosen)]
 
-    def _append(self, session: Session, event: dict[str, Any]) -> list[AnyEffect]:
+    def _append(self, session: Session, event: SessionEvent) -> list[AnyEffect]:
+        """Log the event, made with `session.next_seq`: stored, then sent."""
         status = session.status
-        stamped = {"seq": session.last_seq + 1, **event}
-        session_log.advance(session.head, stamped)
+        session.head = session_log.advance(session.head, event)
         effects: list[AnyEffect] = [
-            StoreEvent(session.id, stamped, {**session.head, "open": list(session.head["open"])}),
-            Broadcast(AgentEvent(session_id=session.id, event=session_event(stamped))),
+            StoreEvent(session.id, event, session.head),
+            Broadcast(AgentEvent(session_id=session.id, event=event)),
         ]
         if session.status != status:
             effects.append(self._meta(session))
@@ -653,20 +686,26 @@ class RecordAnswer(Effect):
     """The ACP kind of the agent's option picked (e.g. `allow_always`: the agent remembers)."""
 
 
-def _bounded(update: dict[str, Any]) -> dict[str, Any]:
+def _bounded(update: SessionUpdate) -> SessionUpdate:
     """The update with each text of its tool content cut to `MAX_TOOL_TEXT_CHARS`."""
-    content = update.get("content")
-    if not isinstance(content, list):
+    if not isinstance(update, ToolCallUpdate) or not update.content:
         return update
-    blocks = []
-    for block in content:
-        inner = block.get("content") if isinstance(block, dict) else None
-        if isinstance(inner, dict) and isinstance(inner.get("text"), str) and len(inner["text"]) > MAX_TOOL_TEXT_CHARS:
-            text = inner["text"]
-            cut = f"{text[:MAX_TOOL_TEXT_CHARS]}\n… ({len(text) - MAX_TOOL_TEXT_CHARS} more characters not kept)"
-            block = {**block, "content": {**inner, "text": cut}}
-        blocks.append(block)
-    return {**update, "content": blocks}
+    content = [_cut(block) for block in update.content]
+    if all(cut is block for cut, block in zip(content, update.content, strict=True)):
+        return update
+    return update.model_copy(update={"content": content})
+
+
+def _cut(block: ToolContent) -> ToolContent:
+    if not (
+        isinstance(block, ToolContentBlock)
+        and isinstance(block.content, TextBlock)
+        and len(block.content.text) > MAX_TOOL_TEXT_CHARS
+    ):
+        return block
+    text = block.content.text
+    cut = f"{text[:MAX_TOOL_TEXT_CHARS]}\n… ({len(text) - MAX_TOOL_TEXT_CHARS} more characters not kept)"
+    return block.model_copy(update={"content": block.content.model_copy(update={"text": cut})})
 
 
 def _no_such_session() -> Refused:
@@ -677,4 +716,4 @@ def _error(text: str | None, detail: str | None) -> dict[str, str]:
     """An ended turn's error in words, and the agent's own words behind "Details"."""
     if not text:
         return {}
-    return {"error": text, "errorDetail": detail} if detail else {"error": text}
+    return {"error": text, "error_detail": detail} if detail else {"error": text}

@@ -13,10 +13,10 @@ import difflib
 import posixpath
 import shlex
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 from canvasrelay.core.permission_rules import COMMAND_KEYS, named, rule_for_answer, subject_of
-from canvasrelay.protocol.agents import HostAnswer
+from canvasrelay.protocol.session_events import PermissionPreview, PreviewChange, RuleSketch
 
 MAX_COMMAND_CHARS = 16_000
 MAX_DIFF_LINES = 400
@@ -25,28 +25,28 @@ HEAD_LINES = 20
 MAX_CHANGES = 8
 
 
-def preview(tool_call: Mapping[str, Any], root: str) -> dict[str, Any]:
-    """`{kind, paths, command, changes, rules, named}` for one tool call; every piece bounded.
-    `named` is false when the agent said neither a path nor a command: "always" and "never" are
-    then refused, and the host is told the call is not named."""
+def preview(tool_call: Mapping[str, Any], root: str) -> PermissionPreview:
+    """What the host is shown of one tool call; every piece bounded. `named` is false when the
+    agent said neither a path nor a command: "always" and "never" are then refused, and the host
+    is told the call is not named."""
     subject = subject_of(tool_call)
     root = posixpath.normpath(root) if root else ""
-    rules = {}
-    answers: tuple[HostAnswer, ...] = ("always", "never")
+    rules: dict[Literal["always", "never"], RuleSketch] = {}
+    answers: tuple[Literal["always", "never"], ...] = ("always", "never")
     for answer in answers:
         rule = rule_for_answer(subject, answer, root)
         if rule is not None:
-            rules[answer] = {"permission": rule.permission, "pattern": rule.pattern}
+            rules[answer] = RuleSketch(permission=rule.permission, pattern=rule.pattern)
     command = _command(tool_call)
-    return {
-        "kind": subject.kind,
-        "paths": [_relative(path, root) for path in subject.paths],
-        "command": _cut(command, MAX_COMMAND_CHARS) if command is not None else None,
-        "commandChars": len(command) if command is not None else None,
-        "changes": _changes(tool_call.get("content"), root),
-        "rules": rules,
-        "named": named(subject),
-    }
+    return PermissionPreview(
+        kind=subject.kind,
+        paths=[_relative(path, root) for path in subject.paths],
+        command=_cut(command, MAX_COMMAND_CHARS) if command is not None else None,
+        command_chars=len(command) if command is not None else None,
+        changes=_changes(tool_call.get("content"), root),
+        rules=rules,
+        named=named(subject),
+    )
 
 
 def _command(tool_call: Mapping[str, Any]) -> str | None:
@@ -64,8 +64,8 @@ def _command(tool_call: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _changes(content: Any, root: str) -> list[dict[str, Any]]:
-    changes: list[dict[str, Any]] = []
+def _changes(content: Any, root: str) -> list[PreviewChange]:
+    changes: list[PreviewChange] = []
     if not isinstance(content, list):
         return changes
     for block in content:
@@ -76,17 +76,18 @@ def _changes(content: Any, root: str) -> list[dict[str, Any]]:
         path = block.get("path")
         path = path if isinstance(path, str) else ""
         old, new = block.get("oldText"), block["newText"]
-        change: dict[str, Any] = {
+        size = {
             "path": _relative(path, root),
             "bytes": len(new.encode("utf-8")),
             "lines": new.count("\n") + (0 if new.endswith("\n") or not new else 1),
         }
         if isinstance(old, str) and old:
             lines = difflib.unified_diff(old.splitlines(), new.splitlines(), "before", "after", lineterm="", n=2)
-            change["diff"], change["truncated"] = _bounded(list(lines)[2:], MAX_DIFF_LINES)
+            diff, truncated = _bounded(list(lines)[2:], MAX_DIFF_LINES)
+            changes.append(PreviewChange(**size, diff=diff, truncated=truncated))
         else:
-            change["head"], change["truncated"] = _bounded(new.splitlines(), HEAD_LINES)
-        changes.append(change)
+            head, truncated = _bounded(new.splitlines(), HEAD_LINES)
+            changes.append(PreviewChange(**size, head=head, truncated=truncated))
     return changes
 
 

@@ -40,6 +40,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from canvasrelay.core.errors import ConfigError
 from canvasrelay.protocol.agents import HostAnswer
+from canvasrelay.protocol.session_events import PermissionOption
 
 Permission = Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other"]
 PERMISSIONS: tuple[str, ...] = get_args(Permission)
@@ -334,7 +335,7 @@ def rule_for_answer(subject: Subject, answer: HostAnswer, root: str | Path = "")
     return None
 
 
-def option_for(options: Iterable[Mapping[str, Any]], answer: HostAnswer) -> str | None:
+def option_for(options: Iterable[PermissionOption], answer: HostAnswer) -> str | None:
     """The agent's option that carries out a host's answer (ACP option kinds), or None.
 
     Canvas's own "always" and "never" are canvas rules, so the agent is answered for this call
@@ -349,9 +350,7 @@ def option_for(options: Iterable[Mapping[str, Any]], answer: HostAnswer) -> str 
     }[answer]
     by_kind: dict[str, str] = {}
     for option in options:
-        kind, option_id = option.get("kind"), option.get("optionId")
-        if isinstance(kind, str) and isinstance(option_id, str):
-            by_kind.setdefault(kind, option_id)
+        by_kind.setdefault(option.kind, option.option_id)
     for kind in wanted:
         if kind in by_kind:
             return by_kind[kind]

@@ -1,11 +1,10 @@
 """Fold an agent session's event log into the thread every screen shows.
 
-Plain data in, plain data out, no I/O: the web app ports this module to TypeScript line by
-line, and the JSON vectors in ``tests/vectors/session_log/`` pin both ports to one output.
-
-Events and items are typed by the models in ``canvasrelay.protocol.session_events`` (the
-events as ``SessionEvent``, the thread as ``Thread``); this fold works on their JSON form, as the
-store keeps it and the API serves it. Events carry a strictly increasing ``seq``.
+Typed events in, a typed thread out, no I/O: the events are the models of
+``canvasrelay.protocol.session_events`` (``SessionEvent``), parsed once where they enter (from the
+agent, from the store), and the thread is its ``Thread``. The web app ports this module to
+TypeScript line by line, and the JSON vectors in ``tests/vectors/session_log/`` pin both ports to
+one output (the thread's JSON, camelCase as below). Events carry a strictly increasing ``seq``.
 
 Thread::
 
@@ -48,18 +47,15 @@ turn ended waits for its answer and then leaves the session idle. Items, in log 
         it could not reload the conversation).
 
 A chunk's text is taken from its content block: "text" blocks give their text,
-"resource_link" blocks give "[name](uri)", other blocks give nothing. Update kinds and
-event kinds not listed above are ignored (they still advance ``lastSeq``). Events whose
+"resource_link" blocks give "[name](uri)", other blocks give nothing. Update kinds not listed
+above (``OtherUpdate`` and the rest) are ignored (they still advance ``lastSeq``). Events whose
 ``seq`` is not above ``lastSeq`` are ignored, so replaying an overlap is harmless.
 
 ``apply`` updates the thread in place and returns it; ``fold`` starts from ``empty()``.
 
-A session's head is what its status needs and nothing of its items, so the server keeps (and
-stores) it for every session without the thread::
-
-    {"status", "lastSeq", "open": [requestId, ...], "turnOpen"}
-
-``advance`` moves a head by one event, by the same status rule as the fold (``_next_status``).
+A session's head (``LogHead``) is what its status needs and nothing of its items, so the server
+keeps (and stores) it for every session without the thread. ``advance`` gives the head after one
+more event, by the same status rule as the fold (``_next_status``).
 
 ``compact`` rewrites a log into fewer events that fold to the same thread: merged chunks become
 one, a tool's updates join its earlier event, a plan's replacements join the plan, and events
@@ -69,24 +65,56 @@ the fold ignores go; the last event always stays, so ``lastSeq`` does too.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Literal, TypeVar
 
-Thread = dict[str, Any]
-Event = dict[str, Any]
-Item = dict[str, Any]
+from canvasrelay.protocol.session_events import (
+    ChunkEvent,
+    ContentBlock,
+    LogHead,
+    MessageChunk,
+    NoticeEvent,
+    NoticeItem,
+    PermissionEvent,
+    PermissionItem,
+    PermissionResolvedEvent,
+    PlanItem,
+    PlanUpdate,
+    Resolution,
+    ResourceLinkBlock,
+    SessionEvent,
+    SessionStatus,
+    SessionUpdate,
+    TextBlock,
+    TextItem,
+    Thread,
+    ThreadItem,
+    ToolCallUpdate,
+    ToolItem,
+    TurnEndEvent,
+    TurnEndItem,
+    TurnEvent,
+    UsageItem,
+    UsageUpdate,
+    UserItem,
+)
 
-_MERGED_CHUNKS = {"agent_message_chunk": "message", "agent_thought_chunk": "thought"}
-_TOOL_FIELDS = ("title", "kind", "status", "content", "locations", "rawOutput")
-_REPLACED_IN_TURN = {"plan": "plan", "usage_update": "usage"}
-"""Updates whose latest in a turn replaces the one before, and the item they make."""
+_MERGED_CHUNKS: dict[str, Literal["message", "thought"]] = {
+    "agent_message_chunk": "message",
+    "agent_thought_chunk": "thought",
+}
+_TOOL_FIELDS = ("title", "kind", "status", "content", "locations", "raw_output")
 _UNFINISHED_TOOL = ("pending", "in_progress")
+_CANCELLED = Resolution(option_id=None, by=None, answer=None)
+
+Merged = TextItem | UserItem
+"""Items whose text later chunks add to."""
 
 
 def empty() -> Thread:
-    return {"status": "idle", "items": [], "lastSeq": -1, "turnOpen": False}
+    return Thread(status="idle", items=[], last_seq=-1, turn_open=False)
 
 
-def fold(events: Iterable[Event]) -> Thread:
+def fold(events: Iterable[SessionEvent]) -> Thread:
     thread = empty()
     texts = _Texts()
     for event in events:
@@ -100,252 +128,237 @@ class _Texts:
     thousands of chunks is not rebuilt by appending to one growing string."""
 
     def __init__(self) -> None:
-        self.parts: dict[int, tuple[Item, list[str]]] = {}
+        self.parts: dict[int, tuple[Merged, list[str]]] = {}
 
-    def append(self, item: Item, text: str) -> None:
+    def append(self, item: Merged, text: str) -> None:
         entry = self.parts.get(id(item))
         if entry is None:
-            self.parts[id(item)] = (item, [item["text"], text])
+            self.parts[id(item)] = (item, [item.text, text])
         else:
             entry[1].append(text)
 
     def join(self) -> None:
         for item, parts in self.parts.values():
-            item["text"] = "".join(parts)
+            item.text = "".join(parts)
         self.parts.clear()
 
 
-def apply(thread: Thread, event: Event, texts: _Texts | None = None) -> Thread:
-    seq = event["seq"]
-    if seq <= thread["lastSeq"]:
+def apply(thread: Thread, event: SessionEvent, texts: _Texts | None = None) -> Thread:
+    seq = event.seq
+    if seq <= thread.last_seq:
         return thread
-    thread["lastSeq"] = seq
-    kind = event.get("kind")
-    if kind == "turn":
-        thread["items"].append(
-            {
-                "type": "user",
-                "seq": seq,
-                "text": event.get("text", ""),
-                "author": event.get("author"),
-                "time": event.get("time"),
-                "asWritten": event.get("asWritten"),
-            }
-        )
-        thread["turnOpen"] = True
-    elif kind == "chunk":
-        _apply_update(thread, seq, event.get("update") or {}, texts)
-    elif kind == "permission":
-        thread["items"].append(
-            {
-                "type": "permission",
-                "seq": seq,
-                "requestId": event["requestId"],
-                "toolCallId": event.get("toolCallId"),
-                "title": event.get("title", ""),
-                "options": event.get("options", []),
-                "preview": event.get("preview"),
-                "resolution": None,
-            }
-        )
-    elif kind == "permission-resolved":
-        _resolve_permission(thread, event)
-    elif kind == "turn-end":
-        _end_turn(thread, seq, event)
-    elif kind == "notice":
-        thread["items"].append({"type": "notice", "seq": seq, "text": event.get("text", "")})
-    if kind in _STATUS_KINDS:
-        thread["status"] = _next_status(thread["turnOpen"], _open_permissions(thread))
+    thread.last_seq = seq
+    match event:
+        case ChunkEvent():
+            _apply_update(thread.items, seq, event.update, texts)
+            return thread
+        case NoticeEvent():
+            thread.items.append(NoticeItem(type="notice", seq=seq, text=event.text))
+            return thread
+        case TurnEvent():
+            thread.items.append(
+                UserItem(
+                    type="user",
+                    seq=seq,
+                    text=event.text,
+                    author=event.author,
+                    time=event.time,
+                    as_written=event.as_written,
+                )
+            )
+            thread.turn_open = True
+        case PermissionEvent():
+            thread.items.append(
+                PermissionItem(
+                    type="permission",
+                    seq=seq,
+                    request_id=event.request_id,
+                    tool_call_id=event.tool_call_id,
+                    title=event.title,
+                    options=event.options,
+                    preview=event.preview,
+                    resolution=None,
+                )
+            )
+        case PermissionResolvedEvent():
+            _resolve_permission(thread.items, event)
+        case TurnEndEvent():
+            _end_turn(thread, event)
+    thread.status = _next_status(thread.turn_open, _open_permissions(thread.items))
     return thread
 
 
-_STATUS_KINDS = ("turn", "permission", "permission-resolved", "turn-end")
-
-
-def _next_status(turn_open: bool, open_permissions: int) -> str:
+def _next_status(turn_open: bool, open_permissions: int) -> SessionStatus:
     """The one status rule, of the fold and the head: waiting while a permission is unanswered,
     else running while a turn is open, else idle."""
     return "waiting" if open_permissions else "running" if turn_open else "idle"
 
 
-def _open_permissions(thread: Thread) -> int:
-    return sum(1 for item in thread["items"] if item["type"] == "permission" and item["resolution"] is None)
+def _open_permissions(items: list[ThreadItem]) -> int:
+    return sum(1 for item in items if isinstance(item, PermissionItem) and item.resolution is None)
 
 
-def _apply_update(thread: Thread, seq: int, update: dict[str, Any], texts: _Texts | None) -> None:
-    items: list[Item] = thread["items"]
+def _apply_update(items: list[ThreadItem], seq: int, update: SessionUpdate, texts: _Texts | None) -> None:
     last = items[-1] if items else None
-    kind = update.get("sessionUpdate")
-    if kind in _MERGED_CHUNKS:
-        item_type = _MERGED_CHUNKS[kind]
-        text = _content_text(update.get("content"))
-        if last is not None and last["type"] == item_type:
-            _append_text(last, text, texts)
-        else:
-            items.append({"type": item_type, "seq": seq, "text": text})
-    elif kind == "user_message_chunk":
-        text = _content_text(update.get("content"))
-        if last is not None and last["type"] == "user" and last["author"] is None:
-            _append_text(last, text, texts)
-        else:
-            items.append({"type": "user", "seq": seq, "text": text, "author": None, "time": None, "asWritten": None})
-    elif kind in ("tool_call", "tool_call_update"):
-        _apply_tool(items, seq, update)
-    elif kind in _REPLACED_IN_TURN:
-        fields = _replaced_fields(update)
-        latest = _current_turn_item(items, _REPLACED_IN_TURN[kind])
-        if latest is None:
-            items.append({"type": _REPLACED_IN_TURN[kind], "seq": seq, **fields})
-        else:
-            latest.update(fields)
+    match update:
+        case MessageChunk(session_update="user_message_chunk"):
+            text = _content_text(update.content)
+            if isinstance(last, UserItem) and last.author is None:
+                _append_text(last, text, texts)
+            else:
+                items.append(UserItem(type="user", seq=seq, text=text, author=None, time=None, as_written=None))
+        case MessageChunk():
+            item_type = _MERGED_CHUNKS[update.session_update]
+            text = _content_text(update.content)
+            if isinstance(last, TextItem) and last.type == item_type:
+                _append_text(last, text, texts)
+            else:
+                items.append(TextItem(type=item_type, seq=seq, text=text))
+        case ToolCallUpdate():
+            _apply_tool(items, seq, update)
+        case PlanUpdate():
+            plan = _current_turn_item(items, PlanItem)
+            if plan is None:
+                items.append(PlanItem(type="plan", seq=seq, entries=update.entries))
+            else:
+                plan.entries = update.entries
+        case UsageUpdate():
+            usage = _current_turn_item(items, UsageItem)
+            if usage is None:
+                items.append(UsageItem(type="usage", seq=seq, used=update.used, size=update.size, cost=update.cost))
+            else:
+                usage.used, usage.size, usage.cost = update.used, update.size, update.cost
 
 
-def _replaced_fields(update: dict[str, Any]) -> dict[str, Any]:
-    if update.get("sessionUpdate") == "plan":
-        return {"entries": update.get("entries") or []}
-    return {"used": update.get("used", 0), "size": update.get("size", 0), "cost": update.get("cost")}
-
-
-def _append_text(item: Item, text: str, texts: _Texts | None) -> None:
+def _append_text(item: Merged, text: str, texts: _Texts | None) -> None:
     if texts is None:
-        item["text"] += text
+        item.text += text
     else:
         texts.append(item, text)
 
 
-def _content_text(block: Any) -> str:
-    if not isinstance(block, dict):
-        return ""
-    if block.get("type") == "text":
-        return block.get("text", "")
-    if block.get("type") == "resource_link":
-        return "[" + block.get("name", "") + "](" + block.get("uri", "") + ")"
+def _content_text(block: ContentBlock | None) -> str:
+    if isinstance(block, TextBlock):
+        return block.text
+    if isinstance(block, ResourceLinkBlock):
+        return "[" + block.name + "](" + block.uri + ")"
     return ""
 
 
-def _apply_tool(items: list[Item], seq: int, update: dict[str, Any]) -> None:
-    tool_call_id = update.get("toolCallId")
+def _apply_tool(items: list[ThreadItem], seq: int, update: ToolCallUpdate) -> None:
     tool = None
     for item in reversed(items):
-        if item["type"] == "tool" and item["toolCallId"] == tool_call_id:
+        if isinstance(item, ToolItem) and item.tool_call_id == update.tool_call_id:
             tool = item
             break
     if tool is None:
-        tool = {
-            "type": "tool",
-            "seq": seq,
-            "toolCallId": tool_call_id,
-            "title": "",
-            "kind": "other",
-            "status": "pending",
-            "content": [],
-            "locations": [],
-            "rawOutput": None,
-        }
+        tool = ToolItem(
+            type="tool",
+            seq=seq,
+            tool_call_id=update.tool_call_id,
+            title="",
+            kind="other",
+            status="pending",
+            content=[],
+            locations=[],
+            raw_output=None,
+        )
         items.append(tool)
     for field in _TOOL_FIELDS:
-        if update.get(field) is not None:
-            tool[field] = update[field]
+        value = getattr(update, field)
+        if value is not None:
+            setattr(tool, field, value)
 
 
-def _current_turn_item(items: list[Item], item_type: str) -> Item | None:
+Replaced = TypeVar("Replaced", PlanItem, UsageItem)
+"""Items the latest update of their kind in a turn replaces."""
+
+
+def _current_turn_item(items: list[ThreadItem], item_type: type[Replaced]) -> Replaced | None:
     for item in reversed(items):
-        if item["type"] == item_type:
+        if isinstance(item, item_type):
             return item
-        if item["type"] == "user":
+        if isinstance(item, UserItem):
             return None
     return None
 
 
-def _resolve_permission(thread: Thread, event: Event) -> None:
-    for item in thread["items"]:
-        if item["type"] == "permission" and item["requestId"] == event.get("requestId") and item["resolution"] is None:
-            item["resolution"] = {
-                "optionId": event.get("optionId"),
-                "by": event.get("by"),
-                "answer": event.get("answer"),
-            }
+def _resolve_permission(items: list[ThreadItem], event: PermissionResolvedEvent) -> None:
+    for item in items:
+        if isinstance(item, PermissionItem) and item.request_id == event.request_id and item.resolution is None:
+            item.resolution = Resolution(option_id=event.option_id, by=event.by, answer=event.answer)
 
 
-def _end_turn(thread: Thread, seq: int, event: Event) -> None:
-    for item in thread["items"]:
-        if item["type"] == "permission" and item["resolution"] is None:
-            item["resolution"] = {"optionId": None, "by": None, "answer": None}
-        elif item["type"] == "tool" and item["status"] in _UNFINISHED_TOOL:
-            item["status"] = "failed"
-    thread["items"].append(
-        {
-            "type": "turn-end",
-            "seq": seq,
-            "error": event.get("error") or None,
-            "errorDetail": event.get("errorDetail") or None,
-            "cancelled": bool(event.get("cancelled")),
-            "interrupted": bool(event.get("interrupted")),
-            "elapsed": event.get("elapsed"),
-        }
+def _end_turn(thread: Thread, event: TurnEndEvent) -> None:
+    for item in thread.items:
+        if isinstance(item, PermissionItem) and item.resolution is None:
+            item.resolution = _CANCELLED
+        elif isinstance(item, ToolItem) and item.status in _UNFINISHED_TOOL:
+            item.status = "failed"
+    thread.items.append(
+        TurnEndItem(
+            type="turn-end",
+            seq=event.seq,
+            error=event.error or None,
+            error_detail=event.error_detail or None,
+            cancelled=event.cancelled,
+            interrupted=event.interrupted,
+            elapsed=event.elapsed,
+        )
     )
-    thread["turnOpen"] = False
+    thread.turn_open = False
 
 
 # -- the head --------------------------------------------------------------------------------
 
-Head = dict[str, Any]
 
-
-def empty_head() -> Head:
-    return {"status": "idle", "lastSeq": 0, "open": [], "turnOpen": False}
-
-
-def advance(head: Head, event: Event) -> Head:
-    """The head after one more event, in place: what `fold` would say of status and lastSeq."""
-    seq = event["seq"]
-    if seq <= head["lastSeq"]:
+def advance(head: LogHead, event: SessionEvent) -> LogHead:
+    """The head after one more event: what `fold` would say of status and lastSeq."""
+    seq = event.seq
+    if seq <= head.last_seq:
         return head
-    head["lastSeq"] = seq
-    kind = event.get("kind")
-    if kind == "turn":
-        head["turnOpen"] = True
-    elif kind == "permission":
-        head["open"].append(event["requestId"])
-    elif kind == "permission-resolved":
-        head["open"] = [r for r in head["open"] if r != event.get("requestId")]
-    elif kind == "turn-end":
-        head["open"] = []
-        head["turnOpen"] = False
-    head["status"] = _next_status(head["turnOpen"], len(head["open"]))
-    return head
+    turn_open, open_ = head.turn_open, head.open
+    match event:
+        case TurnEvent():
+            turn_open = True
+        case PermissionEvent():
+            open_ = (*open_, event.request_id)
+        case PermissionResolvedEvent():
+            open_ = tuple(r for r in open_ if r != event.request_id)
+        case TurnEndEvent():
+            turn_open, open_ = False, ()
+    status = _next_status(turn_open, len(open_))
+    return head.model_copy(update={"last_seq": seq, "status": status, "open": open_, "turn_open": turn_open})
 
 
 # -- compaction ------------------------------------------------------------------------------
-
-_KINDS = ("turn", "chunk", "permission", "permission-resolved", "turn-end", "notice")
-_TEXT_CHUNKS = (*_MERGED_CHUNKS, "user_message_chunk")
 
 
 class _Compacted:
     """The events kept so far, and which of them later events were folded into."""
 
     def __init__(self) -> None:
-        self.events: list[Event] = []
+        self.events: list[SessionEvent] = []
         self.owned: set[int] = set()
         """Indexes of kept events already copied, so changing them leaves the caller's log alone."""
         self.creators: dict[int, int] = {}
         """id(item) → index of the kept event that made the item."""
         self.texts: dict[int, list[str]] = {}
         """Index of a kept event → its text and the texts merged into it."""
-        self.tools: dict[Any, int] = {}
+        self.tools: dict[str, int] = {}
         """toolCallId → index of the kept event that carries the tool's fields since the last turn-end."""
 
-    def keep(self, event: Event) -> int:
+    def keep(self, event: SessionEvent) -> int:
         self.events.append(event)
         return len(self.events) - 1
 
-    def own(self, index: int) -> Event:
+    def own(self, index: int) -> ChunkEvent | TurnEvent:
         event = self.events[index]
+        assert isinstance(event, ChunkEvent | TurnEvent), "only turns and chunks take in later events"
         if index not in self.owned:
-            event = {**event}
-            if isinstance(event.get("update"), dict):
-                event["update"] = dict(event["update"])
+            # Shallow: what a later event changes is replaced whole, never changed inside.
+            update = {"update": event.update.model_copy()} if isinstance(event, ChunkEvent) else None
+            event = event.model_copy(update=update)
             self.events[index] = event
             self.owned.add(index)
         return event
@@ -354,21 +367,26 @@ class _Compacted:
         parts = self.texts.get(index)
         if parts is None:
             event = self.events[index]
-            first = event.get("text", "") if event["kind"] == "turn" else _content_text(event["update"].get("content"))
+            first = event.text if isinstance(event, TurnEvent) else _chunk_text(event)
             parts = self.texts[index] = [first]
         parts.append(text)
 
-    def done(self) -> list[Event]:
+    def done(self) -> list[SessionEvent]:
         for index, parts in self.texts.items():
             event = self.own(index)
-            if event["kind"] == "turn":
-                event["text"] = "".join(parts)
-            else:
-                event["update"]["content"] = {"type": "text", "text": "".join(parts)}
+            if isinstance(event, TurnEvent):
+                event.text = "".join(parts)
+            elif isinstance(event.update, MessageChunk):
+                event.update.content = TextBlock(type="text", text="".join(parts))
         return self.events
 
 
-def compact(events: list[Event]) -> list[Event]:
+def _chunk_text(event: SessionEvent) -> str:
+    update = event.update if isinstance(event, ChunkEvent) else None
+    return _content_text(update.content) if isinstance(update, MessageChunk) else ""
+
+
+def compact(events: list[SessionEvent]) -> list[SessionEvent]:
     """Fewer events with the same fold (see the module's docstring). The input is not changed."""
     live = _not_ignored(events)
     if len(live) < 2:
@@ -377,65 +395,68 @@ def compact(events: list[Event]) -> list[Event]:
     texts = _Texts()
     kept = _Compacted()
     for event in live[:-1]:
-        kind = event.get("kind")
-        if kind not in _KINDS:
-            thread["lastSeq"] = event["seq"]
-            continue
-        items: list[Item] = thread["items"]
+        items = thread.items
         count = len(items)
-        update = (event.get("update") or {}) if kind == "chunk" else {}
-        target = _target(kept, items, update) if update else None
+        update = event.update if isinstance(event, ChunkEvent) else None
+        target = _target(kept, items, update) if update is not None else None
         apply(thread, event, texts)
         made = items[-1] if len(items) > count else None
-        if made is None and update and _fold_into(kept, target, update):
+        if made is None and update is not None and _fold_into(kept, target, update):
             continue
         index = kept.keep(event)
         if made is not None:
             kept.creators[id(made)] = index
-        if kind == "turn-end":
+        if isinstance(event, TurnEndEvent):
             kept.tools.clear()
-        elif update.get("sessionUpdate") in ("tool_call", "tool_call_update"):
-            kept.tools[update.get("toolCallId")] = index
+        elif isinstance(update, ToolCallUpdate):
+            kept.tools[update.tool_call_id] = index
     kept.keep(live[-1])
     return kept.done()
 
 
-def _not_ignored(events: list[Event]) -> list[Event]:
+def _not_ignored(events: list[SessionEvent]) -> list[SessionEvent]:
     """The events whose seq is above every one before: the fold ignores the others entirely."""
-    live: list[Event] = []
+    live: list[SessionEvent] = []
     for event in events:
-        if not live or event["seq"] > live[-1]["seq"]:
+        if not live or event.seq > live[-1].seq:
             live.append(event)
     return live
 
 
-def _target(kept: _Compacted, items: list[Item], update: dict[str, Any]) -> int | None:
+def _target(kept: _Compacted, items: list[ThreadItem], update: SessionUpdate) -> int | None:
     """The kept event that `update` would change, if it makes no item of its own."""
-    kind = update.get("sessionUpdate")
-    if kind in _TEXT_CHUNKS:
-        return kept.creators.get(id(items[-1])) if items else None
-    if kind in ("tool_call", "tool_call_update"):
-        return kept.tools.get(update.get("toolCallId"))
-    if kind in _REPLACED_IN_TURN:
-        latest = _current_turn_item(items, _REPLACED_IN_TURN[kind])
-        return kept.creators.get(id(latest)) if latest is not None else None
+    match update:
+        case MessageChunk():
+            return _creator(kept, items[-1] if items else None)
+        case ToolCallUpdate():
+            return kept.tools.get(update.tool_call_id)
+        case PlanUpdate():
+            return _creator(kept, _current_turn_item(items, PlanItem))
+        case UsageUpdate():
+            return _creator(kept, _current_turn_item(items, UsageItem))
     return None
 
 
-def _fold_into(kept: _Compacted, target: int | None, update: dict[str, Any]) -> bool:
+def _creator(kept: _Compacted, item: ThreadItem | None) -> int | None:
+    return kept.creators.get(id(item)) if item is not None else None
+
+
+def _fold_into(kept: _Compacted, target: int | None, update: SessionUpdate) -> bool:
     """Fold a chunk that made no item into the kept event it changed; True if it needs no event of its own."""
-    kind = update.get("sessionUpdate")
-    if kind not in (*_TEXT_CHUNKS, "tool_call", "tool_call_update", *_REPLACED_IN_TURN):
+    if not isinstance(update, MessageChunk | ToolCallUpdate | PlanUpdate | UsageUpdate):
         return True  # an update the fold ignores
     if target is None:
         return False
-    if kind in _TEXT_CHUNKS:
-        kept.add_text(target, _content_text(update.get("content")))
-    elif kind in _REPLACED_IN_TURN:
-        kept.own(target)["update"] = update
-    else:
-        fields = kept.own(target)["update"]
+    if isinstance(update, MessageChunk):
+        kept.add_text(target, _content_text(update.content))
+        return True
+    event = kept.own(target)
+    assert isinstance(event, ChunkEvent)
+    if isinstance(update, PlanUpdate | UsageUpdate):
+        event.update = update
+    elif isinstance(event.update, ToolCallUpdate):
         for field in _TOOL_FIELDS:
-            if update.get(field) is not None:
-                fields[field] = update[field]
+            value = getattr(update, field)
+            if value is not None:
+                setattr(event.update, field, value)
     return True

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Annotated, ClassVar, Literal
 
-from pydantic import Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
 from canvasrelay.protocol.access import Action
 from canvasrelay.protocol.base import ClientFrame, Model, ServerFrame, client_frame, server_frame
@@ -114,6 +114,19 @@ class QueuedPrompt(Model):
     author: str
     as_written: str | None = None
     """The guest's own words, when `text` names them to the agent."""
+
+
+class SessionMeta(Model):
+    """What the store keeps beside a session's log, so a restart restores its queue and options."""
+
+    # A name an older canvas kept and this one no longer reads does not keep the session from loading.
+    model_config = ConfigDict(**{**Model.model_config, "extra": "ignore"})
+
+    agent_label: str | None = None
+    queued: list[QueuedPrompt] = Field(default_factory=list)
+    options: list[ConfigOption] = Field(default_factory=list)
+    commands: list[AvailableCommand] = Field(default_factory=list)
+    named_prompts: bool = True
 
 
 class SessionHead(Model):

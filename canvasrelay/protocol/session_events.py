@@ -11,11 +11,11 @@ TypeScript are made from these models, so a kind cannot be sent and left out of 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import cache
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, Literal, TypeVar, get_args
 
-from pydantic import ConfigDict, Field, TypeAdapter
+from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
 
 from canvasrelay.protocol.base import Model
 
@@ -409,10 +409,32 @@ class Thread(Model):
     turn_open: bool
 
 
+class LogHead(Model):
+    """A session's head, kept (and stored) beside its log: what its status needs and nothing of its
+    items (`session_log.advance`). Frozen: each event makes a new one, so a head handed to the store
+    is the head after that event."""
+
+    model_config = ConfigDict(**Model.model_config, frozen=True)
+
+    status: SessionStatus = "idle"
+    last_seq: int = 0
+    open: tuple[str, ...] = ()
+    """The permission requests asked and not answered yet, by request id."""
+    turn_open: bool = False
+
+
+# -- the edges: JSON in, typed events inside -------------------------------------------------------
+
+
 @cache
 def _event_adapter() -> TypeAdapter[SessionEvent]:
     # Built on first use, like the models (`defer_build`): not at import, on start-up's path.
     return TypeAdapter(SessionEvent)
+
+
+@cache
+def _update_adapter() -> TypeAdapter[SessionUpdate]:
+    return TypeAdapter(SessionUpdate)
 
 
 def session_event(data: Mapping[str, Any]) -> SessionEvent:
@@ -420,6 +442,50 @@ def session_event(data: Mapping[str, Any]) -> SessionEvent:
     return _event_adapter().validate_python(data)
 
 
+def stored_event(text: str | bytes) -> SessionEvent:
+    """An event from the store's JSON text; raises `ValidationError`."""
+    return _event_adapter().validate_json(text)
+
+
+def stored_json(event: SessionEvent | LogHead) -> str:
+    """An event (or a head) as the store keeps it: camelCase, only the fields it was given (an
+    agent's update as the agent sent it), so what the store held before the models reads the same."""
+    return event.model_dump_json(by_alias=True, exclude_unset=True)
+
+
 def session_event_json(event: SessionEvent) -> bytes:
     """An event in the wire's JSON: every field, camelCase."""
     return _event_adapter().dump_json(event, by_alias=True)
+
+
+def session_update(data: Mapping[str, Any]) -> SessionUpdate:
+    """An ACP session update as the agent sent it; raises `ValidationError` (no `sessionUpdate`)."""
+    return _update_adapter().validate_python(data)
+
+
+def permission_options(request: Mapping[str, Any]) -> list[PermissionOption]:
+    """The options an agent's permission request offers (`session/request_permission`)."""
+    return [PermissionOption.model_validate(option) for option in request.get("options") or ()]
+
+
+def config_options(data: Iterable[Any]) -> list[ConfigOption]:
+    """The agent's config options it reported, without those no model reads (a malformed one)."""
+    return _readable(ConfigOption.model_validate, data)
+
+
+def readable_events(data: Iterable[Any]) -> list[SessionEvent]:
+    """Events from their JSON form (a frame's), without those no model reads."""
+    return _readable(session_event, data)
+
+
+Read = TypeVar("Read")
+
+
+def _readable(read: Callable[[Any], Read], data: Iterable[Any]) -> list[Read]:
+    read_ones = []
+    for item in data:
+        try:
+            read_ones.append(read(item))
+        except ValidationError:
+            continue
+    return read_ones

@@ -8,10 +8,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any, NotRequired, TypedDict
+from collections.abc import Sequence
+from typing import NotRequired, TypedDict
 
 from canvasrelay.protocol.access import Access, Action
+from canvasrelay.protocol.session_events import PermissionOption, Resolution
 
 
 class RequestWords(TypedDict):
@@ -109,14 +110,14 @@ RULES_BY = "rules"
 """The `by` of an answer the permission rules gave, not a person."""
 
 
-def answer_words(resolution: Mapping[str, Any], options: Sequence[Mapping[str, Any]]) -> str:
+def answer_words(resolution: Resolution, options: Sequence[PermissionOption]) -> str:
     """ "allowed once by Ada", "rejected by a permission rule", "cancelled"."""
-    option_id = resolution.get("optionId")
+    option_id = resolution.option_id
     if option_id is None:
         return "cancelled"
-    kind = next((o.get("kind") for o in options if o.get("optionId") == option_id), None)
-    said = ANSWERS.get(str(resolution.get("answer"))) or ANSWERS.get(str(kind)) or "answered"
-    by = resolution.get("by")
+    kind = next((o.kind for o in options if o.option_id == option_id), None)
+    said = ANSWERS.get(str(resolution.answer)) or ANSWERS.get(str(kind)) or "answered"
+    by = resolution.by
     if by == RULES_BY:
         return f"{said} by a permission rule"
     return f"{said} by {by}" if by else said

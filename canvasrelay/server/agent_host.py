@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pydantic import ValidationError
+
 from canvasrelay.core.agent_notices import control_notice
 from canvasrelay.core.agent_sessions import (
     CancelTurn,
@@ -57,6 +59,7 @@ from canvasrelay.protocol.agents import (
 )
 from canvasrelay.protocol.core import ErrorFrame
 from canvasrelay.protocol.people import PromptAttribution
+from canvasrelay.protocol.session_events import ConfigChoice, ConfigOption, session_update
 from canvasrelay.server import agent_launch, agent_sandbox
 from canvasrelay.server.agent_catalog import AgentSpec, ProcessLimits
 from canvasrelay.server.agent_error import AgentError
@@ -212,8 +215,8 @@ class AgentHost:
         await asyncio.to_thread(agent_launch.end_leftovers, self.root)
         restored: list[AnyEffect] = []
         for row in self.store.sessions():
-            if row.get("agentSessionId"):
-                self.agent_ids[row["id"]] = row["agentSessionId"]
+            if row.agent_session_id:
+                self.agent_ids[row.id] = row.agent_session_id
             restored += self.core.restore(row)
         for session_id in list(self.core.sessions):
             restored += self.core.next_queued(session_id)
@@ -260,7 +263,7 @@ class AgentHost:
     # -- effects -----------------------------------------------------------------------------
 
     async def _store_event(self, effect: StoreEvent) -> None:
-        self.store.stage_event(effect.session_id, effect.event["seq"], effect.event, effect.head)
+        self.store.stage_event(effect.session_id, effect.event, effect.head)
         self.runtime.staged()
 
     async def _read_history(self, effect: ReadHistory) -> None:
@@ -374,7 +377,7 @@ class AgentHost:
     async def _open(self, session_id: str, proc: AgentProcess) -> str:
         """Start the agent, reload its session where it can (else open a new one and say so), and
         re-apply the options the session had."""
-        wanted = {o.get("id"): o.get("currentValue") for o in self.core.sessions[session_id].options}
+        wanted = {o.id: o.current_value for o in self.core.sessions[session_id].options}
         await proc.start()
         # A prompt queued before a restart runs at start, before the port (and so the
         # board tools' address) is known.
@@ -397,18 +400,18 @@ class AgentHost:
         await self._reapply(proc, agent_id, wanted)
         return agent_id
 
-    async def _reapply(self, proc: AgentProcess, agent_id: str, wanted: Mapping[Any, Any]) -> None:
+    async def _reapply(self, proc: AgentProcess, agent_id: str, wanted: Mapping[str, str | bool | None]) -> None:
         for option in proc.config_options(agent_id):
-            value = wanted.get(option.get("id"))
-            if value is None or value == option.get("currentValue"):
+            value = wanted.get(option.id)
+            if value is None or value == option.current_value:
                 continue
-            choices = {c.get("value") for c in option.get("options") or () if isinstance(c, dict)}
-            if option.get("type") == "select" and value not in choices:
+            choices = {c.value for c in option.options if isinstance(c, ConfigChoice)}
+            if option.type == "select" and value not in choices:
                 continue
             try:
-                await proc.set_config(agent_id, option["id"], value)
+                await proc.set_config(agent_id, option.id, value)
             except AgentError as exc:
-                log.warning("could not re-apply %s=%r to the agent: %s", option.get("id"), value, exc)
+                log.warning("could not re-apply %s=%r to the agent: %s", option.id, value, exc)
 
     async def _make_place(self, session_id: str, take_place: bool) -> None:
         others = [s for s in self.running() if s != session_id]
@@ -471,14 +474,21 @@ class AgentHost:
             task.add_done_callback(self._stopping.discard)
 
     def _on_update(self, session_id: str, update: dict[str, Any]) -> None:
+        """An update as the agent sent it: where it becomes a typed one (one no model reads, without
+        a `sessionUpdate`, is dropped)."""
         if self.shutting_down:
             return
         update = self.paths.value(update)
         self.rules.seen(session_id, update)
-        notice = control_notice(update)
-        self.pump(self.core.notice(session_id, notice) if notice else self.core.update(session_id, update))
+        try:
+            typed = session_update(update)
+        except ValidationError:
+            log.warning("session %s: the agent sent an update without a kind; it was left out", session_id)
+            return
+        notice = control_notice(typed)
+        self.pump(self.core.notice(session_id, notice) if notice else self.core.update(session_id, typed))
 
-    def _on_options(self, session_id: str, options: list[dict[str, Any]]) -> None:
+    def _on_options(self, session_id: str, options: list[ConfigOption]) -> None:
         # While the agent starts, its options are told once it is ready (after re-applying).
         if session_id not in self._starting:
             self.pump(self.core.options(session_id, options))
@@ -578,7 +588,7 @@ class AgentHost:
             self._report(effect.session_id, exc)
             self.pump(self.core.failed(effect.session_id, str(exc), exc.detail))
 
-    async def configure(self, session_id: str, config_id: str, value: str | bool) -> list[dict[str, Any]]:
+    async def configure(self, session_id: str, config_id: str, value: str | bool) -> list[ConfigOption]:
         """Set one option and tell everyone the agent's options; raises `AgentError`."""
         proc, agent_id = await self._ensure(session_id)
         try:

@@ -17,10 +17,11 @@ waiting calls raise ``AgentError`` with the tail of its stderr.
 File access asked for by the agent (``fs/read_text_file``, ``fs/write_text_file``) goes
 through ``AgentFiles``: the shared set seen from the agent.
 
-Config options: an agent's ``configOptions`` as it reports them; an agent that reports only
-ACP's older ``modes`` / ``models`` fields gets them shown as two select options of the same
-shape, set through ``session/set_mode`` / ``session/set_model``. ``on_options`` hears each
-distinct list once: a change the agent both announces and answers is one call.
+Config options: an agent's ``configOptions`` as it reports them, typed (one no model reads is
+left out); an agent that reports only ACP's older ``modes`` / ``models`` fields gets them shown as
+two select options of the same shape, set through ``session/set_mode`` / ``session/set_model``.
+``on_options`` hears each distinct list once: a change the agent both announces and answers is one
+call.
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ from acp.schema import (
 from pydantic import ValidationError
 
 from canvasrelay.core.permission_rules import Choice
+from canvasrelay.protocol.session_events import ConfigOption, config_options
 from canvasrelay.server.agent_error import AgentError, doing, exit_words
 from canvasrelay.server.agent_files import AgentFiles, FileRefused
 
@@ -67,7 +69,7 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 UpdateCallback = Callable[[str, dict[str, Any]], None]
-OptionsCallback = Callable[[str, list[dict[str, Any]]], None]
+OptionsCallback = Callable[[str, list[ConfigOption]], None]
 McpServer = HttpMcpServer | SseMcpServer | AcpMcpServer | McpServerStdio
 
 STDERR_LINES = 50
@@ -153,10 +155,10 @@ class AgentProcess:
         self._loading: dict[str, float] = {}
         """Sessions being loaded: their replayed history is dropped; the last one's time."""
         self._permissions: dict[str, set[asyncio.Future[str | Choice | None]]] = {}
-        self._config: dict[str, list[dict[str, Any]]] = {}
+        self._config: dict[str, list[ConfigOption]] = {}
         self._legacy: dict[str, set[str]] = {}
         """Per session, the option ids that stand for the older `modes` / `models` fields."""
-        self._told: dict[str, list[dict[str, Any]]] = {}
+        self._told: dict[str, list[ConfigOption]] = {}
         self._configuring: set[str] = set()
         self._prompting: set[str] = set()
         self._turn_closing: dict[str, asyncio.Event] = {}
@@ -200,8 +202,8 @@ class AgentProcess:
     def supports_load(self) -> bool:
         return bool(self.agent_capabilities.get("loadSession"))
 
-    def config_options(self, session_id: str) -> list[dict[str, Any]]:
-        """The session's config options as the agent last reported them (ACP JSON)."""
+    def config_options(self, session_id: str) -> list[ConfigOption]:
+        """The session's config options as the agent last reported them (those a model reads)."""
         return self._config.get(session_id, [])
 
     async def start(self) -> None:
@@ -333,7 +335,7 @@ class AgentProcess:
         for task in self._permissions.pop(session_id, set()):
             task.cancel()
 
-    async def set_config(self, session_id: str, config_id: str, value: str | bool) -> list[dict[str, Any]]:
+    async def set_config(self, session_id: str, config_id: str, value: str | bool) -> list[ConfigOption]:
         """Set one config option; returns the session's full option list as the agent reports it."""
         self._configuring.add(session_id)
         try:
@@ -346,7 +348,7 @@ class AgentProcess:
                     CONFIG_TIMEOUT,
                 )
                 dumped = response.model_dump(mode="json", by_alias=True, exclude_none=True)
-                self._config[session_id] = dumped.get("configOptions") or []
+                self._config[session_id] = config_options(dumped.get("configOptions") or [])
         finally:
             self._configuring.discard(session_id)
         self._tell_options(session_id)
@@ -361,7 +363,7 @@ class AgentProcess:
 
     def _set_current(self, session_id: str, config_id: str, value: str) -> None:
         self._config[session_id] = [
-            {**option, "currentValue": value} if option.get("id") == config_id else option
+            option.model_copy(update={"current_value": value}) if option.id == config_id else option
             for option in self._config.get(session_id, [])
         ]
 
@@ -395,11 +397,11 @@ class AgentProcess:
             return
         options = result.get("configOptions")
         if isinstance(options, list):
-            self._config[session_id] = options
+            self._config[session_id] = config_options(options)
             self._legacy.pop(session_id, None)
         else:
-            self._config[session_id] = _legacy_options(result)
-            self._legacy[session_id] = {option["id"] for option in self._config[session_id]}
+            self._config[session_id] = config_options(_legacy_options(result))
+            self._legacy[session_id] = {option.id for option in self._config[session_id]}
         self._tell_options(session_id)
 
     def _tell_options(self, session_id: str) -> None:
@@ -415,7 +417,7 @@ class AgentProcess:
     def _deliver(self, session_id: str, update: dict[str, Any]) -> None:
         kind = update.get("sessionUpdate")
         if kind == "config_option_update" and isinstance(update.get("configOptions"), list):
-            self._config[session_id] = update["configOptions"]
+            self._config[session_id] = config_options(update["configOptions"])
             self._tell_options(session_id)
         elif kind == "current_mode_update" and "mode" in self._legacy.get(session_id, ()):
             self._set_current(session_id, "mode", str(update.get("currentModeId")))

@@ -27,6 +27,7 @@ from canvasrelay.core.permission_rules import (
     rule_for_answer,
     subject_of,
 )
+from canvasrelay.protocol.session_events import permission_options
 
 
 def user_rules_path(env: Mapping[str, str] | None = None) -> Path:
@@ -162,7 +163,8 @@ class RuleBook:
         decision = self.decide(session_id, self.full_tool_call(session_id, request.get("toolCall") or {}))
         if decision.action == "ask":
             return decision, None
-        option_id = option_for(request.get("options") or (), "once" if decision.action == "allow" else "reject")
+        answer: HostAnswer = "once" if decision.action == "allow" else "reject"
+        option_id = option_for(permission_options(request), answer)
         if option_id is None:
             return decision, None
         reason = decision.reason or (f"a {decision.layer} permission rule" if decision.action == "deny" else None)

@@ -16,13 +16,17 @@ import logging
 import os
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from canvasrelay.core import session_log
-from canvasrelay.core.agent_sessions import HistoryPage
+from canvasrelay.core.agent_sessions import HistoryPage, StoredSession
+from canvasrelay.protocol.agents import SessionMeta
+from canvasrelay.protocol.session_events import LogHead, SessionEvent, stored_event, stored_json
 from canvasrelay.server.board_log import BOARD_LOG, write_log
 from canvasrelay.server.canvas_dir import create_private
 
@@ -32,10 +36,6 @@ DB_FILE = "canvas.db"
 CHECKPOINT_EVERY = 250
 """Commits between two checkpoints of the write-ahead log (a commit writes a few pages; SQLite's
 own default is every thousand pages)."""
-
-
-def _json(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 def _statements(db: sqlite3.Connection, script: str) -> None:
@@ -100,10 +100,11 @@ def _v3_session_heads(db: sqlite3.Connection) -> None:
     heads and no log. The heads of an existing store are folded once, here."""
     db.execute("ALTER TABLE sessions ADD COLUMN head TEXT NOT NULL DEFAULT '{}'")
     for (session_id,) in db.execute("SELECT id FROM sessions").fetchall():
-        head = session_log.empty_head()
-        for (event,) in db.execute("SELECT event FROM session_events WHERE session_id = ? ORDER BY seq", (session_id,)):
-            session_log.advance(head, json.loads(event))
-        db.execute("UPDATE sessions SET head = ? WHERE id = ?", (_json(head), session_id))
+        rows = db.execute("SELECT event FROM session_events WHERE session_id = ? ORDER BY seq", (session_id,))
+        head = LogHead()
+        for event in _events(session_id, rows):
+            head = session_log.advance(head, event)
+        db.execute("UPDATE sessions SET head = ? WHERE id = ?", (stored_json(head), session_id))
 
 
 def _v4_board_rows_without_autoincrement(db: sqlite3.Connection) -> None:
@@ -189,7 +190,7 @@ class HistoryReader:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._pool, read_page, self._db, session_id, after, before, limit, max_chars)
 
-    async def compacted(self, session_id: str, after: int, through: int) -> list[dict[str, Any]] | None:
+    async def compacted(self, session_id: str, after: int, through: int) -> list[SessionEvent] | None:
         """The events with `after` < seq ≤ `through`, compacted, or None if that saves nothing."""
         return await asyncio.get_running_loop().run_in_executor(
             self._pool, compact_range, self._db, session_id, after, through
@@ -228,11 +229,11 @@ class Store:
 
     # sessions
 
-    def create_session(self, session_id: str, agent: str, title: str = "", meta: dict[str, Any] | None = None) -> None:
+    def create_session(self, session_id: str, agent: str, title: str = "", meta: SessionMeta | None = None) -> None:
         with self.db:
             self.db.execute(
                 "INSERT INTO sessions (id, agent, title, created, meta) VALUES (?, ?, ?, ?, ?)",
-                (session_id, agent, title, time.time(), json.dumps(meta or {})),
+                (session_id, agent, title, time.time(), _meta_json(meta or SessionMeta())),
             )
 
     def update_session(self, session_id: str, **fields: Any) -> None:
@@ -240,7 +241,7 @@ class Store:
         unknown = set(fields) - allowed
         if unknown:
             raise ValueError(f"unknown session fields: {sorted(unknown)}")
-        values = {k: json.dumps(v) if k == "meta" else v for k, v in fields.items()}
+        values = {k: _meta_json(v) if k == "meta" else v for k, v in fields.items()}
         assignments = ", ".join(f"{k} = ?" for k in values)
         with self.db:
             self.db.execute(f"UPDATE sessions SET {assignments} WHERE id = ?", (*values.values(), session_id))
@@ -251,31 +252,28 @@ class Store:
 
     _SESSION_COLUMNS = "id, agent, title, agent_session_id, created, meta, head"
 
-    def sessions(self) -> list[dict[str, Any]]:
+    def sessions(self) -> list[StoredSession]:
         """Every session's row with its head: no event is read."""
         rows = self.db.execute(f"SELECT {self._SESSION_COLUMNS} FROM sessions ORDER BY created").fetchall()
         return [_session_row(r) for r in rows]
 
-    def session(self, session_id: str) -> dict[str, Any] | None:
+    def session(self, session_id: str) -> StoredSession | None:
         """One session's row with its head, or None."""
         row = self.db.execute(f"SELECT {self._SESSION_COLUMNS} FROM sessions WHERE id = ?", (session_id,)).fetchone()
         return None if row is None else _session_row(row)
 
-    def append_event(
-        self, session_id: str, seq: int, event: dict[str, Any], head: session_log.Head | None = None
-    ) -> None:
-        self.stage_event(session_id, seq, event, head)
+    def append_event(self, session_id: str, event: SessionEvent, head: LogHead | None = None) -> None:
+        self.stage_event(session_id, event, head)
         self.commit()
 
-    def stage_event(
-        self, session_id: str, seq: int, event: dict[str, Any], head: session_log.Head | None = None
-    ) -> None:
+    def stage_event(self, session_id: str, event: SessionEvent, head: LogHead | None = None) -> None:
         """Write one event and the session's head after it, to be committed together by `commit`."""
         self.db.execute(
-            "INSERT INTO session_events (session_id, seq, event) VALUES (?, ?, ?)", (session_id, seq, _json(event))
+            "INSERT INTO session_events (session_id, seq, event) VALUES (?, ?, ?)",
+            (session_id, event.seq, stored_json(event)),
         )
         if head is not None:
-            self.db.execute("UPDATE sessions SET head = ? WHERE id = ?", (_json(head), session_id))
+            self.db.execute("UPDATE sessions SET head = ? WHERE id = ?", (stored_json(head), session_id))
 
     def commit(self) -> None:
         """Make every staged write durable."""
@@ -284,17 +282,17 @@ class Store:
         if self._commits % CHECKPOINT_EVERY == 0:
             self.checkpointing = self.history.checkpoint()
 
-    def events(self, session_id: str, after: int = 0, limit: int | None = None) -> list[dict[str, Any]]:
+    def events(self, session_id: str, after: int = 0, limit: int | None = None) -> list[SessionEvent]:
         rows = self.db.execute(
             "SELECT event FROM session_events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?",
             (session_id, after, -1 if limit is None else limit),
         ).fetchall()
-        return [json.loads(r[0]) for r in rows]
+        return _events(session_id, rows)
 
     def page(self, session_id: str, after: int | None, before: int | None, limit: int, max_chars: int) -> HistoryPage:
         return read_page(self.db, session_id, after, before, limit, max_chars)
 
-    def rewrite_events(self, session_id: str, after: int, through: int, events: list[dict[str, Any]]) -> None:
+    def rewrite_events(self, session_id: str, after: int, through: int, events: list[SessionEvent]) -> None:
         """Replace the events with `after` < seq ≤ `through` by `events` (a compacted turn)."""
         with self.db:
             self.db.execute(
@@ -302,7 +300,7 @@ class Store:
             )
             self.db.executemany(
                 "INSERT INTO session_events (session_id, seq, event) VALUES (?, ?, ?)",
-                [(session_id, e["seq"], _json(e)) for e in events],
+                [(session_id, e.seq, stored_json(e)) for e in events],
             )
 
     def add_session_rule(self, session_id: str, rule: dict[str, Any]) -> int:
@@ -361,7 +359,7 @@ def read_page(
         ).fetchall()
         kept = _within(rows, max_chars)
         through = kept[-1][0] if kept else after
-        return HistoryPage([json.loads(r[1]) for r in kept], after, through)
+        return HistoryPage(_events(session_id, [(r[1],) for r in kept]), after, through)
     rows = db.execute(
         "SELECT seq, event FROM session_events WHERE session_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?",
         (session_id, 2**63 - 1 if before is None else before, limit + 1),
@@ -371,15 +369,15 @@ def read_page(
     # Every event after the first one left out is in the page.
     start = rows[len(kept)][0] if len(rows) > len(kept) else 0
     through = newest if before is None else before - 1
-    return HistoryPage([json.loads(r[1]) for r in reversed(kept)], start, through)
+    return HistoryPage(_events(session_id, [(r[1],) for r in reversed(kept)]), start, through)
 
 
-def compact_range(db: sqlite3.Connection, session_id: str, after: int, through: int) -> list[dict[str, Any]] | None:
+def compact_range(db: sqlite3.Connection, session_id: str, after: int, through: int) -> list[SessionEvent] | None:
     rows = db.execute(
         "SELECT event FROM session_events WHERE session_id = ? AND seq > ? AND seq <= ? ORDER BY seq",
         (session_id, after, through),
     ).fetchall()
-    events = [json.loads(r[0]) for r in rows]
+    events = _events(session_id, rows)
     smaller = session_log.compact(events)
     if len(smaller) == len(events):
         return None
@@ -401,13 +399,29 @@ def open_store(canvas_dir: Path) -> Store:
     return Store(canvas_dir / DB_FILE)
 
 
-def _session_row(r: tuple[Any, ...]) -> dict[str, Any]:
-    return {
-        "id": r[0],
-        "agent": r[1],
-        "title": r[2],
-        "agentSessionId": r[3],
-        "created": r[4],
-        "meta": json.loads(r[5]),
-        "head": {**session_log.empty_head(), **json.loads(r[6])},
-    }
+def _session_row(r: tuple[Any, ...]) -> StoredSession:
+    return StoredSession(
+        id=r[0],
+        agent=r[1],
+        title=r[2],
+        agent_session_id=r[3],
+        created=r[4],
+        meta=SessionMeta.model_validate_json(r[5]),
+        head=LogHead.model_validate_json(r[6]),
+    )
+
+
+def _meta_json(meta: SessionMeta) -> str:
+    return meta.model_dump_json(by_alias=True, exclude_unset=True)
+
+
+def _events(session_id: str, rows: Iterable[tuple[str]]) -> list[SessionEvent]:
+    """The stored log's rows as events: the one place they are parsed. A row no model reads (none
+    canvas wrote: it checks every event it sends) is left out, and said in the log."""
+    events = []
+    for (text,) in rows:
+        try:
+            events.append(stored_event(text))
+        except ValidationError as exc:
+            log.warning("session %s: a stored event no model reads was left out: %s", session_id, exc)
+    return events

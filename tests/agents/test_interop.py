@@ -19,12 +19,11 @@ import aiohttp
 import pytest
 
 from canvasrelay.client.guest import Guest
-from canvasrelay.core import session_log
 from canvasrelay.server.agent_host import RELOAD_FAILED
 from tests.agent_support import TURN_TIMEOUT, config, create, events_until, group_members, said, serving
 from tests.agents.fake_models import FakeModels
 from tests.agents.real_agents import AGENTS, lacking, setup
-from tests.support import HostClient, InProcessServer, missing
+from tests.support import HostClient, InProcessServer, missing, thread_of
 
 pytestmark = [pytest.mark.interop, pytest.mark.timeout(1200)]
 
@@ -126,7 +125,7 @@ async def turns_at_once(host: HostClient, prompts: dict[str, str]) -> dict[str, 
 
 def tools_of(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The tool rows of these events' thread, as every page folds them."""
-    return [item for item in session_log.fold(events)["items"] if item["type"] == "tool"]
+    return [item for item in thread_of(events)["items"] if item["type"] == "tool"]
 
 
 def resolved(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -196,7 +195,7 @@ async def test_a_real_agent_through_canvas(agent: str, tmp_path: Path) -> None:
             guest_events: list[dict[str, Any]] = []
             while not guest_events or guest_events[-1]["kind"] != "turn-end":
                 guest_events.append((await guest.expect("agent-event", timeout=TURN_TIMEOUT))["event"])
-            thread = session_log.fold(guest_events)
+            thread = thread_of(guest_events)
             assert any("Fake model says: hello canvas" in i.get("text", "") for i in thread["items"])
 
             # a permission is the host's alone: once

@@ -65,16 +65,24 @@ def make_project(root: Path, history: bool, board: bool) -> None:
         from canvasrelay.server.store import open_store
 
         store = open_store(ensure_private_dir(root / ".canvas"))
-        store.create_session("big", "demo", "a long session", {"agentLabel": "Demo agent"})
-        store.append_event("big", 1, {"seq": 1, "kind": "turn", "text": "go", "author": "host", "time": 0})
+        store.create_session("big", "demo", "a long session")
         update = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "word "}}
+        events = [
+            {"seq": 1, "kind": "turn", "text": "go", "author": "host", "time": 0},
+            *({"seq": seq, "kind": "chunk", "update": update} for seq in range(2, HISTORY_EVENTS)),
+            {"seq": HISTORY_EVENTS, "kind": "turn-end"},
+        ]
+        # Rows and head in the store's JSON, written directly: the same for the server of any source.
+        head = {"status": "idle", "lastSeq": HISTORY_EVENTS, "open": [], "turnOpen": False}
         with store.db:
-            for seq in range(2, HISTORY_EVENTS):
-                event = json.dumps({"seq": seq, "kind": "chunk", "update": update})
-                store.db.execute(
-                    "INSERT INTO session_events (session_id, seq, event) VALUES (?, ?, ?)", ("big", seq, event)
-                )
-        store.append_event("big", HISTORY_EVENTS, {"seq": HISTORY_EVENTS, "kind": "turn-end"})
+            store.db.executemany(
+                "INSERT INTO session_events (session_id, seq, event) VALUES (?, ?, ?)",
+                [("big", event["seq"], json.dumps(event)) for event in events],
+            )
+            store.db.execute(
+                "UPDATE sessions SET meta = ?, head = ? WHERE id = 'big'",
+                (json.dumps({"agentLabel": "Demo agent"}), json.dumps(head)),
+            )
         store.close()
 
 

@@ -226,6 +226,12 @@ export interface PreviewChange {
   truncated: boolean;
 }
 
+export interface QueuedPrompt {
+  text: string;
+  author: string;
+  asWritten: string | null;
+}
+
 export interface RemovedOut {
   removed: number;
 }
@@ -275,6 +281,14 @@ export interface SessionEventsOut {
   nextAfter: number | null;
 }
 
+export interface SessionMeta {
+  agentLabel: string | null;
+  queued: QueuedPrompt[];
+  options: ConfigOption[];
+  commands: AvailableCommand[];
+  namedPrompts: boolean;
+}
+
 export interface SessionOut {
   id: string;
   agent: string;
@@ -283,8 +297,8 @@ export interface SessionOut {
   status: string;
   created: number;
   lastSeq: number;
-  /** The session's agent-meta, as the host page sees it. */
-  meta: Record<string, unknown>;
+  /** What canvas keeps beside the session's log: its queue, the agent's options. */
+  meta: SessionMeta;
 }
 
 export interface SessionsOut {

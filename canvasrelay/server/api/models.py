@@ -6,12 +6,11 @@ refuse unknown fields, so what the document promises is exactly what is accepted
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from canvasrelay.core.permission_rules import Rule
+from canvasrelay.protocol.agents import SessionMeta
 from canvasrelay.protocol.core import AgentInfo
 from canvasrelay.protocol.guests import AccessLevel, GuestInfo
 from canvasrelay.protocol.session_events import SessionEvent
@@ -120,7 +119,7 @@ class SessionOut(ApiModel):
     status: str = Field(description="idle, running or waiting (for a permission).")
     created: float
     last_seq: int
-    meta: dict[str, Any] = Field(description="The session's agent-meta, as the host page sees it.")
+    meta: SessionMeta = Field(description="What canvas keeps beside the session's log: its queue, the agent's options.")
 
 
 class SessionsOut(ApiModel):

@@ -25,6 +25,7 @@ from canvasrelay.protocol.agents import (
     AgentPrompt,
     HostAnswer,
 )
+from canvasrelay.protocol.session_events import ConfigOption
 from canvasrelay.server.agent_error import AgentError
 from canvasrelay.server.agent_host import AgentHost, Ordered
 from canvasrelay.server.api.errors import ApiError, invalid, not_found
@@ -60,7 +61,7 @@ class PermissionAnswerIn(RequestModel):
 
 
 class ConfigOut(ApiModel):
-    options: list[dict[str, Any]] = Field(description="The agent's config options (ACP JSON).")
+    options: list[ConfigOption] = Field(description="The agent's config options (ACP JSON).")
 
 
 class ConfigIn(RequestModel):
@@ -146,7 +147,7 @@ def operations(server: CanvasServer) -> list[Operation]:
         config_id = call.params["configId"]
         if len(config_id) > MAX_CONFIG_CHARS:
             raise ApiError(422, f"configId is longer than {MAX_CONFIG_CHARS} characters")
-        if not any(o.get("id") == config_id for o in host().core.sessions[session_id].options):
+        if not any(o.id == config_id for o in host().core.sessions[session_id].options):
             raise not_found("config option")
         try:
             options = await host().configure(session_id, config_id, body.value)

@@ -13,9 +13,10 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
+from canvasrelay.core.agent_sessions import StoredSession
 from canvasrelay.protocol import ServerFrame
 from canvasrelay.protocol.agents import AgentEvent, AgentRemoved
-from canvasrelay.protocol.session_events import EVENT_MODELS, SESSION_EVENT_KINDS, session_event, session_event_json
+from canvasrelay.protocol.session_events import EVENT_MODELS, SESSION_EVENT_KINDS, SessionEvent, session_event_json
 from canvasrelay.server.api.app import response_headers
 from canvasrelay.server.api.errors import ApiError, not_found
 from canvasrelay.server.api.models import (
@@ -61,21 +62,20 @@ STREAM_QUEUE = 1000
 HEARTBEAT_S = 15.0
 
 
-def session_out(row: dict[str, Any]) -> SessionOut:
+def session_out(row: StoredSession) -> SessionOut:
     """From the row's stored head: listing sessions reads no log."""
-    head = row["head"]
     return SessionOut(
-        id=row["id"],
-        agent=row["agent"],
-        title=row["title"],
-        status=head["status"],
-        created=row["created"],
-        last_seq=head["lastSeq"] if head["lastSeq"] > 0 else -1,
-        meta=row["meta"],
+        id=row.id,
+        agent=row.agent,
+        title=row.title,
+        status=row.head.status,
+        created=row.created,
+        last_seq=row.head.last_seq if row.head.last_seq > 0 else -1,
+        meta=row.meta,
     )
 
 
-def find(server: CanvasServer, session_id: str) -> dict[str, Any]:
+def find(server: CanvasServer, session_id: str) -> StoredSession:
     row = server.store.session(session_id)
     if row is None:
         raise not_found("session")
@@ -103,17 +103,13 @@ def operations(server: CanvasServer) -> list[Operation]:
     async def get_session(call: Call) -> SessionEventsOut:
         query: EventsQuery = call.query
         row = find(server, call.params["sessionId"])
-        events = server.store.events(row["id"], after=query.after, limit=query.limit + 1)
+        events = server.store.events(row.id, after=query.after, limit=query.limit + 1)
         more = len(events) > query.limit
         events = events[: query.limit]
-        return SessionEventsOut(
-            session=session_out(row),
-            events=[session_event(e) for e in events],
-            next_after=events[-1]["seq"] if more else None,
-        )
+        return SessionEventsOut(session=session_out(row), events=events, next_after=events[-1].seq if more else None)
 
     async def stream_session_events(call: Call) -> web.StreamResponse:
-        session_id = find(server, call.params["sessionId"])["id"]
+        session_id = find(server, call.params["sessionId"]).id
         last = call.request.headers.get("Last-Event-ID", "").strip()
         if last and not (last.isdigit() and len(last) <= 15):
             raise ApiError(422, "Last-Event-ID must be an event's seq")
@@ -133,7 +129,7 @@ def operations(server: CanvasServer) -> list[Operation]:
         return response
 
     async def get_session_rules(call: Call) -> RulesOut:
-        session_id = find(server, call.params["sessionId"])["id"]
+        session_id = find(server, call.params["sessionId"]).id
         book = rules()
         return RulesOut(
             session=[RuleOut(id=i, rule=rule) for i, rule in book.session_rules(session_id)],
@@ -144,11 +140,11 @@ def operations(server: CanvasServer) -> list[Operation]:
         )
 
     async def reset_session_rules(call: Call) -> RemovedOut:
-        session_id = find(server, call.params["sessionId"])["id"]
+        session_id = find(server, call.params["sessionId"]).id
         return RemovedOut(removed=rules().remove(session_id, None, by="api"))
 
     async def remove_session_rule(call: Call) -> None:
-        session_id = find(server, call.params["sessionId"])["id"]
+        session_id = find(server, call.params["sessionId"]).id
         rule_id = call.params["ruleId"]
         if not (rule_id.isdigit() and len(rule_id) <= 15) or not rules().remove(session_id, int(rule_id), by="api"):
             raise not_found("rule")
@@ -246,12 +242,11 @@ class _Feed:
         return getting.result() if getting.done() and not getting.cancelled() else None
 
 
-async def _write(response: web.StreamResponse, event: Any) -> int:
-    """One event, stored (a dict) or broadcast (a model), in the models' JSON like every page of them."""
-    typed = session_event(event) if isinstance(event, dict) else event
-    data = session_event_json(typed).decode()
-    await response.write(f"id: {typed.seq}\nevent: {typed.kind}\ndata: {data}\n\n".encode())
-    return int(typed.seq)
+async def _write(response: web.StreamResponse, event: SessionEvent) -> int:
+    """One event, stored or broadcast, in the models' JSON like every page of them."""
+    data = session_event_json(event).decode()
+    await response.write(f"id: {event.seq}\nevent: {event.kind}\ndata: {data}\n\n".encode())
+    return event.seq
 
 
 async def follow(
