@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -297,7 +298,10 @@ async def test_the_record_lists_what_two_guests_did_in_order_and_guests_cannot_r
     await bo.send({"t": "audit-read"})
     refused = await bo.expect("error", ref="audit-read")
     assert "does not allow" in refused["message"]
+    await host_client.send({"t": "guest-set-access", "guestId": bo.guest_id, "access": "edit"})
+    await bo.expect("access", access="edit")
     await bo.close()
+    await guests_until(host_client, lambda guests: any(g["name"] == "Bo" and not g["connected"] for g in guests))
 
     status, page = await api(served, "GET", "/api/audit?limit=100")
     assert status == 200
@@ -314,6 +318,8 @@ async def test_the_record_lists_what_two_guests_did_in_order_and_guests_cannot_r
         ("Ada", "opened a file"),
         ("Bo", "asked for edit access"),
         ("the host", "denied Bo's request for edit access"),
+        ("the host", "changed access"),
+        ("Bo", "left"),
     ]
     assert lines == expected, lines
     status, page = await api(served, "GET", f"/api/audit?who={ada.guest_id}&limit=2")
@@ -323,6 +329,12 @@ async def test_the_record_lists_what_two_guests_did_in_order_and_guests_cannot_r
     async with aiohttp.ClientSession() as session, session.get(served.base_url + "/api/audit") as response:
         assert response.status == 401
     await ada.close()
+
+
+async def guests_until(host: HostClient, done: Callable[[list[dict[str, Any]]], bool]) -> None:
+    """Until the host's guest list is as `done` wants it."""
+    while not done((await host.expect("guests", timeout=TURN_TIMEOUT))["guests"]):
+        pass
 
 
 async def test_one_invites_flood_does_not_delay_another_invites_join(

@@ -8,16 +8,14 @@ Real `canvas serve` parts in this process, the real rendezvous and hub, real aio
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from canvasrelay.client.guest import Guest
 from tests.agent_support import serving
 from tests.support import HostClient, InProcessServer
-from tests.test_invites import api, joined
+from tests.test_invites import api, guests_until, joined
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -70,11 +68,6 @@ async def test_a_dropped_guest_keeps_its_place_and_cursor_across_a_reconnect(
     assert gone == [], "the cursor stays across a reconnect"
     assert await record(served) == [("Bo", "joined")], "a reconnect is no leave"
     await bo.close()
-
-
-async def guests_until(host: HostClient, done: Callable[[list[dict[str, Any]]], bool]) -> None:
-    while not done((await host.expect("guests", timeout=30.0))["guests"]):
-        pass
 
 
 async def test_a_server_that_stops_records_every_guest_leaving(project: Path) -> None:
