@@ -150,7 +150,7 @@ def test_history_is_read_as_an_effect_one_page_per_request_and_bounded_per_peer(
     assert sent[0].frame.model_dump(by_alias=True) == {
         "t": "agent-history",
         "sessionId": "s",
-        "events": [{**event, "asWritten": None}],
+        "events": [{**event, "asWritten": None, "byHost": False}],
         "after": 0,
         "through": 1,
     }

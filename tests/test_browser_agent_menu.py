@@ -55,7 +55,7 @@ def test_an_edit_guest_asks_for_an_agent_and_the_host_approves(browser: Any, ser
     ada.get_by_role("button", name="Add agent").click()
     menu = ada.get_by_test_id("agent-menu")
     assert "The host approves each agent you start." in menu.inner_text()
-    menu.get_by_role("button", name="Ask to start Demo agent (offline)").click()
+    menu.get_by_role("button", name="Ask to start Demo agent").click()
     approval = host.locator('[data-testid="approval"][data-what="agent-create"]')
     approval.wait_for(timeout=WAIT_MS)
     approval.get_by_test_id("approve").click()

@@ -383,7 +383,13 @@ async def test_canvas_invite_and_canvas_join_with_a_revoked_link(
     assert made.returncode == 0, made.stderr
     link = made.stdout.strip().splitlines()[-1]
     assert link.startswith("http://") and "#room=" in link
-    invite_id = made.stdout.split("id ", 1)[1].split(".", 1)[0]
+    invite_id = made.stdout.split("canvas invite --revoke ", 1)[1].split()[0]
+    listed = await canvas_invite(env, "--list", "--dir", root)
+    assert listed.splitlines()[:2] == [
+        "Dee: view access; the link works.",
+        f"  To revoke it: canvas invite --revoke {invite_id}",
+    ]
+    assert "The open room link: guests get the room's default access; the link works." in listed
     join = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -409,6 +415,8 @@ async def test_canvas_invite_and_canvas_join_with_a_revoked_link(
         timeout=30,
     )
     assert revoked.returncode == 0, revoked.stderr
+    listed = await canvas_invite(env, "--list", "--dir", root)
+    assert "Dee" not in listed and invite_id not in listed, "a revoked invitation is no longer listed"
     assert await asyncio.wait_for(join.wait(), 10) == 0, "canvas join ends when its invitation is withdrawn"
     again = await asyncio.to_thread(
         subprocess.run,
@@ -419,6 +427,20 @@ async def test_canvas_invite_and_canvas_join_with_a_revoked_link(
         timeout=30,
     )
     assert again.returncode != 0 and "withdrawn" in again.stderr
+
+
+async def canvas_invite(env: dict[str, str], *args: str) -> str:
+    """What `canvas invite` prints, once it succeeded."""
+    done = await asyncio.to_thread(
+        subprocess.run,
+        [sys.executable, "-m", "canvasrelay", "invite", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=30,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
 
 
 async def invited_ada(server: ServerProcess) -> Guest:

@@ -16,10 +16,10 @@ Thread::
 else "running" while a turn is open, else "idle" — so a permission an agent asks after its
 turn ended waits for its answer and then leaves the session idle. Items, in log order:
 
-    {"type": "user", "seq", "text", "author", "time", "asWritten"}
+    {"type": "user", "seq", "text", "author", "time", "asWritten", "byHost"}
         a ``turn`` ("asWritten": the guest's own words when "text" names them to the agent, else
-        null); consecutive ``user_message_chunk`` updates (an agent replaying history) merge into
-        one user item with "author", "time" and "asWritten" null.
+        null; "byHost": the host sent it); consecutive ``user_message_chunk`` updates (an agent
+        replaying history) merge into one user item with "author", "time" and "asWritten" null.
     {"type": "message", "seq", "text"}
         consecutive ``agent_message_chunk`` updates, merged.
     {"type": "thought", "seq", "text"}
@@ -130,6 +130,7 @@ def apply(thread: Thread, event: Event, texts: _Texts | None = None) -> Thread:
                 "author": event.get("author"),
                 "time": event.get("time"),
                 "asWritten": event.get("asWritten"),
+                "byHost": bool(event.get("byHost", False)),
             }
         )
         thread["turnOpen"] = True
@@ -188,7 +189,17 @@ def _apply_update(thread: Thread, seq: int, update: dict[str, Any], texts: _Text
         if last is not None and last["type"] == "user" and last["author"] is None:
             _append_text(last, text, texts)
         else:
-            items.append({"type": "user", "seq": seq, "text": text, "author": None, "time": None, "asWritten": None})
+            items.append(
+                {
+                    "type": "user",
+                    "seq": seq,
+                    "text": text,
+                    "author": None,
+                    "time": None,
+                    "asWritten": None,
+                    "byHost": False,
+                }
+            )
     elif kind in ("tool_call", "tool_call_update"):
         _apply_tool(items, seq, update)
     elif kind in _REPLACED_IN_TURN:

@@ -712,6 +712,7 @@ export interface QueuedPrompt {
   text: string;
   author: string;
   asWritten: string | null;
+  byHost: boolean;
 }
 
 export interface RequestPending {
@@ -970,6 +971,7 @@ export interface TurnEvent {
   author: string | null;
   time: number | null;
   asWritten: string | null;
+  byHost: boolean;
 }
 
 export interface UsageItem {
@@ -994,6 +996,7 @@ export interface UserItem {
   author: string | null;
   time: number | null;
   asWritten: string | null;
+  byHost: boolean;
 }
 
 export interface ViewRect {
