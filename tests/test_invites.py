@@ -25,6 +25,8 @@ import pytest
 from canvasrelay.client.guest import Guest, HubRefused
 from canvasrelay.core.invites import TURNED_OFF, WITHDRAWN
 from canvasrelay.protocol import signal_crypto
+from canvasrelay.protocol.encoding import b64url
+from canvasrelay.server.hub import HANDSHAKES_PER_INVITE
 from tests.support import HostClient, InProcessServer, ServerProcess
 
 pytestmark = pytest.mark.timeout(180)
@@ -337,34 +339,55 @@ async def guests_until(host: HostClient, done: Callable[[list[dict[str, Any]]], 
         pass
 
 
+FLOOD_ADDRESSES = ("127.0.0.2", "127.0.0.3", "127.0.0.4")
+"""The flood comes from addresses of its own, each up to its share of handshakes: together they ask
+for more handshakes than the hub runs at once."""
+
+
+async def flood_offers(flooder: Guest, count: int) -> list[Any]:
+    """Real offers (each from its own peer connection, so each its own source) on the flooder's
+    invite, sealed with its key: the hub starts a handshake for each it lets through. Returns the
+    peer connections, which never answer, so each handshake holds its slot until it times out."""
+    from aiortc import RTCPeerConnection
+
+    async def offer() -> Any:
+        pc = RTCPeerConnection()
+        pc.createDataChannel("canvas")
+        await pc.setLocalDescription(await pc.createOffer())
+        return pc
+
+    pcs = await asyncio.gather(*(offer() for _ in range(count)))
+    url = f"{flooder.rendezvous[0]}?topic={signal_crypto.topic(flooder.link.key)}"
+    for n, pc in enumerate(pcs):
+        address = FLOOD_ADDRESSES[n % len(FLOOD_ADDRESSES)]
+        connector = aiohttp.TCPConnector(local_addr=(address, 0))
+        async with aiohttp.ClientSession(connector=connector) as own, own.ws_connect(url) as ws:
+            nonce = b64url(os.urandom(signal_crypto.GUEST_NONCE_BYTES))
+            message = {"kind": "offer", "from": f"flood{n}", "sdp": pc.localDescription.sdp, "nonce": nonce}
+            await ws.send_str(signal_crypto.seal(flooder.key, message))
+    return list(pcs)
+
+
 async def test_one_invites_flood_does_not_delay_another_invites_join(
     served: InProcessServer, host_client: HostClient
 ) -> None:
-    flooder_link, other_link = await invite(served, "Flood"), await invite(served, "Calm")
-    flooder = Guest(flooder_link, name="Flood")
-    topic = signal_crypto.topic(flooder.link.room_id)
-    stop = asyncio.Event()
-
-    async def flood(session: aiohttp.ClientSession) -> int:
-        sent = 0
-        async with session.ws_connect(f"{flooder.rendezvous[0]}?topic={topic}") as ws:
-            while not stop.is_set():
-                await ws.send_str(signal_crypto.seal(flooder.key, {"kind": "about", "from": f"f{sent}"}))
-                sent += 1
-                await asyncio.sleep(0.02)
-        return sent
-
-    async with aiohttp.ClientSession() as session:
-        flooding = [asyncio.ensure_future(flood(session)) for _ in range(4)]
-        await asyncio.sleep(1.0)
-        started = time.monotonic()
-        calm = await joined(other_link, "Calm")
-        took = time.monotonic() - started
-        stop.set()
-        sent = sum(await asyncio.gather(*flooding, return_exceptions=False))
-    print(f"flood: another invite's guest joined in {took:.2f} s while {sent} envelopes flooded one invite")
-    assert sent > 100 and took < 3.0, f"joined in {took:.2f} s while {sent} envelopes flooded another invite"
+    _, made = await api(served, "POST", "/api/invites", {"name": "Flood", "access": "edit"})
+    flooder, other_link = Guest(made["link"], name="Flood"), await invite(served, "Calm")
+    hub = served.server.hub
+    pcs = await flood_offers(flooder, 6 * len(FLOOD_ADDRESSES))
+    # Until the hub runs as many of the flood's handshakes as it lets one invite have.
+    async with asyncio.timeout(TURN_TIMEOUT):
+        while sum(1 for offer in hub.handshakes if offer.invite_id == made["id"]) < HANDSHAKES_PER_INVITE:
+            await asyncio.sleep(0.05)
+    held = len(hub.handshakes)
+    started = time.monotonic()
+    calm = await joined(other_link, "Calm")
+    took = time.monotonic() - started
+    print(f"flood: another invite's guest joined in {took:.2f} s while one invite held {held} handshakes")
+    assert hub.refusals["too many handshakes at once on one invitation"] > 0, "the flood asked for more than its share"
+    assert took < 3.0, f"joined in {took:.2f} s while another invite flooded"
     await calm.close()
+    await asyncio.gather(*(pc.close() for pc in pcs))
 
 
 async def test_canvas_invite_and_canvas_join_with_a_revoked_link(
