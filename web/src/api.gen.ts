@@ -349,6 +349,7 @@ export interface TurnEvent {
   author: string | null;
   time: number | null;
   asWritten: string | null;
+  byHost: boolean;
 }
 
 export interface UsageUpdate {
