@@ -56,9 +56,9 @@ PENDING_CHARS = 2_000_000
 under what a socket may hold back for a page (so a reload always loads)."""
 CLOSE_KICKED = 4403
 CLOSE_WITHDRAWN = 4410
+"""Its invitation was revoked: the page says so rather than that the guest left."""
 CLOSE_LEFT = 4000
 """The guest said it leaves (its page closed): no reconnect, and no farewell anyone reads."""
-"""Its invitation was revoked: the page says so rather than that the guest left."""
 PEER_PREFIX = "guest-"
 FORGET_AFTER = 60.0
 """A guest gone this long (counted from when it left the room, after the hub's own resume grace)
