@@ -62,7 +62,7 @@ export function AgentView({ refId, width, height }: FrameContentProps) {
     const text = draft.trim();
     if (!text) return;
     if (client.send({ t: "agent-prompt", sessionId: refId, text })) setDraft("");
-  }, [client, draft, isHost, refId]);
+  }, [client, draft, refId]);
 
   const answer = useCallback(
     (requestId: string, choice: HostAnswer) => {
