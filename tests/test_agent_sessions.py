@@ -151,7 +151,7 @@ def test_history_is_read_as_an_effect_one_page_per_request_and_bounded_per_peer(
     assert sent[0].frame.model_dump(by_alias=True) == {
         "t": "agent-history",
         "sessionId": "s",
-        "events": [{**event, "asWritten": None}],
+        "events": [{**event, "asWritten": None, "byHost": False}],
         "after": 0,
         "through": 1,
     }
@@ -224,3 +224,20 @@ def test_a_named_guest_prompt_keeps_the_guests_words_in_its_turn_and_in_the_queu
     assert stored(sessions.prompt(ada, named))[0]["asWritten"] == "one"
     sessions.prompt(ada, named.model_copy(update={"text": "Ada (guest, edit): two", "written": "two"}))
     assert sessions.sessions["s"].queued[0].as_written == "two"
+
+
+def test_a_session_is_called_by_its_agent_and_numbered_only_from_the_second() -> None:
+    sessions = started()
+    sessions.create(HOST, AgentCreate(id="t", agent="demo"))
+    sessions.create(HOST, AgentCreate(id="u", agent="demo"))
+    assert [sessions.sessions[i].title for i in "stu"] == ["Demo agent", "Demo agent 2", "Demo agent 3"]
+
+
+def test_the_hosts_prompt_says_the_host_sent_it_in_its_turn_and_in_the_queue() -> None:
+    sessions = started()
+    ada = Peer(id="guest-ada", access=Access.TRUSTED, name="Ada")
+    turn = stored(sessions.prompt(HOST, AgentPrompt(session_id="s", text="one", author="Maria")))[0]
+    assert (turn["author"], turn["byHost"]) == ("Maria", True)
+    sessions.prompt(ada, AgentPrompt(session_id="s", text="two"))
+    sessions.prompt(HOST, AgentPrompt(session_id="s", text="three", author="Maria"))
+    assert [(q.author, q.by_host) for q in sessions.sessions["s"].queued] == [("Ada", False), ("Maria", True)]

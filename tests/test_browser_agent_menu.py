@@ -58,7 +58,7 @@ def test_an_edit_guest_asks_for_an_agent_and_the_host_approves(browser: Any, ser
     # How to install an agent is the host's business: a guest is told only that it is missing.
     claude = menu.get_by_test_id("agent-offer-claude").inner_text()
     assert "Not installed on the host's machine." in claude and "npm" not in claude
-    menu.get_by_role("button", name="Ask to start Demo agent (offline)").click()
+    menu.get_by_role("button", name="Ask to start Demo agent").click()
     approval = host.locator('[data-testid="approval"][data-what="agent-create"]')
     approval.wait_for(timeout=WAIT_MS)
     approval.get_by_test_id("approve").click()

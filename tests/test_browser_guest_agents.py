@@ -22,9 +22,9 @@ def test_an_edit_guest_prompts_the_host_approves_both_guests_watch(browser: Any,
     composer = ada_view.get_by_test_id("agent-input")
     composer.fill("hello from ada's browser")
     composer.press("Enter")
-    ada_view.get_by_test_id("request-waiting").filter(
-        has_text="prompt to Demo agent (offline) 1 is waiting for the host"
-    ).wait_for(timeout=TIMEOUT_MS)
+    ada_view.get_by_test_id("request-waiting").filter(has_text="prompt to Demo agent is waiting for the host").wait_for(
+        timeout=TIMEOUT_MS
+    )
 
     approval = host.locator('[data-testid="approval"][data-what="agent-prompt"]')
     approval.filter(has_text="hello from ada's browser").wait_for(timeout=TIMEOUT_MS)

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser_pages import open_host
+from tests.browser_pages import add_agent, open_host, prompt
 from tests.support import ServerProcess
 
 pytestmark = pytest.mark.browser
@@ -133,4 +133,26 @@ def test_the_host_sees_arrivals_and_its_people_tools_at_every_width(
     host.get_by_test_id("kick-confirm").wait_for(timeout=WAIT_MS)
     shot(host, f"host-{width}-{scheme}-confirm")
     for page in (host, guest):
+        page.context.close()
+
+
+@pytest.mark.parametrize(("width", "scheme"), [(390, "dark"), (1024, "light")])
+def test_a_view_guest_asks_from_the_closed_prompt_box_and_it_opens(
+    browser: Any, server: ServerProcess, width: int, scheme: str
+) -> None:
+    host = open_host(browser, server, width=1440, scheme=scheme)
+    add_agent(host)
+    vi = join_with(browser, api_invite(server, "Vi", "view")["link"], width, scheme=scheme, name="Vi")
+    closed = vi.get_by_test_id("agent-view").get_by_test_id("agent-composer-off")
+    closed.get_by_test_id("ask-edit").click()
+    closed.get_by_test_id("ask-edit").filter(has_text="Asked the host").wait_for(timeout=WAIT_MS)
+    shot(vi, f"ask-from-prompt-{width}-{scheme}")
+    host.get_by_test_id("attention-entry").filter(has_text="Vi asks for edit access").get_by_test_id("approve").click()
+    box = vi.get_by_test_id("agent-view").get_by_test_id("agent-input")
+    box.wait_for(timeout=WAIT_MS)
+    assert closed.count() == 0, "the prompt box is open where the guest asked"
+    prompt(vi.get_by_test_id("agent-view"), "now I may ask")
+    host.get_by_test_id("attention-entry").filter(has_text="Vi asks to send a prompt").wait_for(timeout=WAIT_MS)
+    shot(vi, f"asked-and-opened-{width}-{scheme}")
+    for page in (host, vi):
         page.context.close()

@@ -64,3 +64,36 @@ def test_a_guests_prompt_is_named_to_the_agent_until_the_host_switches_it_off(
     assert_plain(host, ada)
     for page in (host, ada):
         page.context.close()
+
+
+def test_the_thread_names_the_host_you_on_its_page_and_by_its_name_on_a_guests(
+    browser: Any, server: ServerProcess
+) -> None:
+    host = open_host(browser, server, width=1440)
+    host.get_by_test_id("host-name").fill("Maria")
+    host.get_by_test_id("host-name").press("Enter")
+    host_view = add_agent(host)
+    assert host_view.locator(".agent-head strong").inner_text() == "Demo agent", "no stray number"
+    ada = join_with(browser, api_invite(server, "Ada", "edit")["link"], 1024, name="Ada")
+    ada.locator('[data-testid="access-banner"][data-access="edit"]').wait_for(timeout=WAIT_MS)
+    ada_view = ada.get_by_test_id("agent-view")
+
+    prompt(host_view, "from the host")
+    for view in (host_view, ada_view):
+        view.get_by_test_id("agent-message").filter(has_text="You said: from the host").wait_for(timeout=WAIT_MS)
+    assert host_view.get_by_test_id("agent-user-author").last.inner_text() == "You"
+    assert ada_view.get_by_test_id("agent-user-author").last.inner_text() == "Maria"
+    prompt(ada_view, "from Ada")
+    approve(host, "Ada (guest, edit): from Ada")
+    host_view.get_by_test_id("agent-message").filter(has_text="You said: Ada (guest, edit): from Ada").wait_for(
+        timeout=WAIT_MS
+    )
+    assert host_view.get_by_test_id("agent-user-author").all_inner_texts() == ["You", "Ada"]
+    ada_view.get_by_test_id("agent-user-author").nth(1).wait_for(timeout=WAIT_MS)
+    assert ada_view.get_by_test_id("agent-user-author").all_inner_texts() == ["Maria", "Ada"]
+    for text in (host.locator("body").inner_text(), ada.locator("body").inner_text()):
+        assert "offline" not in text and "Demo agent 1" not in text
+    shot(host, "authors-host-1440")
+    shot(ada, "authors-guest-1024")
+    for page in (host, ada):
+        page.context.close()

@@ -36,7 +36,7 @@ def test_on_a_phone_the_host_answers_from_the_attention_centre(browser: Any, pro
         session = api(server, "/api/sessions", {"agent": "demo"})
         api(server, f"/api/session/{session['id']}/prompt", {"text": "/write phone.txt sent from a phone"})
 
-        entry = phone.get_by_test_id("attention-entry").filter(has_text="Demo agent (offline) 1 asks your permission")
+        entry = phone.get_by_test_id("attention-entry").filter(has_text="Demo agent asks your permission")
         entry.wait_for(timeout=TIMEOUT_MS)
         wait_waiting(phone, 1)
         allow = entry.get_by_role("button", name="Allow once")

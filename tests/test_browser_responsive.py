@@ -1,5 +1,6 @@
-"""Chromium at a small laptop's, a laptop's and a phone's size: every toolbar button can be seen and
-clicked, the side panel becomes a drawer (a bottom sheet on the phone), the board keeps the room."""
+"""Chromium at a small laptop's, a laptop's, a wide screen's and a phone's size: every toolbar button
+can be seen and clicked, the side panel becomes a drawer (a bottom sheet on the phone) or, wide, hides
+at its button, which counts the people at every width; the page never grows past the window."""
 
 from __future__ import annotations
 
@@ -7,8 +8,19 @@ from typing import Any
 
 import pytest
 
-from tests.browser_pages import WAIT_MS, add_frame, box, join_as_guest, open_host
+from tests.browser_pages import (
+    WAIT_MS,
+    add_agent,
+    add_frame,
+    box,
+    edit_guest,
+    join_as_guest,
+    open_host,
+    prompt,
+    wait_waiting,
+)
 from tests.support import ServerProcess
+from tests.test_browser_invites import shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
 
@@ -98,8 +110,43 @@ def test_a_laptop_shows_the_panel_beside_a_toolbar_that_fits_the_board(browser: 
         assert board["x"] + board["width"] <= panel["x"] + 1
         toolbar = box(page.get_by_test_id("board-toolbar"))
         assert toolbar["x"] >= board["x"] and toolbar["x"] + toolbar["width"] <= board["x"] + board["width"]
-        assert not page.get_by_test_id("side-toggle").is_visible()
+        # Its button hides the column, so the board takes the window's width, and brings it back.
+        toggle = page.get_by_test_id("side-toggle")
+        assert toggle.inner_text() == "Hide room" and toggle.get_attribute("aria-expanded") == "true"
+        toggle.click()
+        page.get_by_test_id("side-panel").wait_for(state="hidden", timeout=WAIT_MS)
+        page.wait_for_function(
+            "() => document.querySelector('[data-testid=board]').getBoundingClientRect().width >= 1270",
+            timeout=WAIT_MS,
+        )
+        assert toggle.get_attribute("aria-expanded") == "false"
+        toggle.click()
+        page.get_by_test_id("room-link").wait_for(timeout=WAIT_MS)
     finally:
+        page.context.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_wide_a_long_waiting_list_scrolls_in_its_band_and_the_room_button_counts_people(
+    browser: Any, server: ServerProcess, scheme: str
+) -> None:
+    host = open_host(browser, server, 1440, 900, scheme)
+    add_agent(host)
+    ada = edit_guest(browser, server, host, "Ada")
+    host.get_by_test_id("people-count").filter(has_text="2").wait_for(timeout=WAIT_MS)
+    assert host.get_by_test_id("people-count").is_visible(), "the count shows at 1,440 px too"
+    for n in range(6):
+        prompt(ada.get_by_test_id("agent-view"), f"look at file number {n} and say what it does")
+    wait_waiting(host, 6)
+    window = host.evaluate(
+        "() => [document.scrollingElement.scrollHeight, innerHeight, document.scrollingElement.scrollWidth, innerWidth]"
+    )
+    assert window[0] <= window[1] and window[2] <= window[3], f"the page scrolls: {window}"
+    band = host.locator(".attention-busy")
+    assert band.evaluate("e => e.scrollHeight > e.clientHeight"), "what waits scrolls inside its own band"
+    assert box(host.get_by_test_id("board"))["height"] >= 400, "the board keeps half the window"
+    shot(host, f"waiting-1440-{scheme}")
+    for page in (host, ada):
         page.context.close()
 
 

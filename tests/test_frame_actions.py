@@ -33,6 +33,7 @@ EXPECTED: dict[str, Action] = {
     "file-close": Action.READ,
     "tree-watch": Action.BROWSE_FILES,
     "guest-join": Action.READ,
+    "guest-leave": Action.READ,
     "guest-set-access": Action.ADMIN,
     "room-set-access": Action.ADMIN,
     "guest-kick": Action.ADMIN,

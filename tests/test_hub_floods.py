@@ -205,7 +205,7 @@ async def test_guests_in_their_grace_give_way_to_a_new_guest(served: CanvasServe
     gone = []
     for i in range(6):
         guest = await join_in_time(served.room_link, f"Gone {i}")
-        await guest.close()  # dropped without a word: it keeps its place for its resume grace
+        await guest.drop()  # without a word: it keeps its place for its resume grace
         gone.append(guest.guest_id)
     assert len(hub.live) == 4 and all(g.pc is None for g in hub.live.values())
     assert list(hub.live) == gone[2:], "the oldest grace gave way first"

@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -24,6 +25,8 @@ import pytest
 from canvasrelay.client.guest import Guest, HubRefused
 from canvasrelay.core.invites import TURNED_OFF, WITHDRAWN
 from canvasrelay.protocol import signal_crypto
+from canvasrelay.protocol.encoding import b64url
+from canvasrelay.server.hub import HANDSHAKES_PER_INVITE
 from tests.support import HostClient, InProcessServer, ServerProcess
 
 pytestmark = pytest.mark.timeout(180)
@@ -297,7 +300,10 @@ async def test_the_record_lists_what_two_guests_did_in_order_and_guests_cannot_r
     await bo.send({"t": "audit-read"})
     refused = await bo.expect("error", ref="audit-read")
     assert "does not allow" in refused["message"]
+    await host_client.send({"t": "guest-set-access", "guestId": bo.guest_id, "access": "edit"})
+    await bo.expect("access", access="edit")
     await bo.close()
+    await guests_until(host_client, lambda guests: any(g["name"] == "Bo" and not g["connected"] for g in guests))
 
     status, page = await api(served, "GET", "/api/audit?limit=100")
     assert status == 200
@@ -314,6 +320,8 @@ async def test_the_record_lists_what_two_guests_did_in_order_and_guests_cannot_r
         ("Ada", "opened a file"),
         ("Bo", "asked for edit access"),
         ("the host", "denied Bo's request for edit access"),
+        ("the host", "changed access"),
+        ("Bo", "left"),
     ]
     assert lines == expected, lines
     status, page = await api(served, "GET", f"/api/audit?who={ada.guest_id}&limit=2")
@@ -325,34 +333,61 @@ async def test_the_record_lists_what_two_guests_did_in_order_and_guests_cannot_r
     await ada.close()
 
 
+async def guests_until(host: HostClient, done: Callable[[list[dict[str, Any]]], bool]) -> None:
+    """Until the host's guest list is as `done` wants it."""
+    while not done((await host.expect("guests", timeout=TURN_TIMEOUT))["guests"]):
+        pass
+
+
+FLOOD_ADDRESSES = ("127.0.0.2", "127.0.0.3", "127.0.0.4")
+"""The flood comes from addresses of its own, each up to its share of handshakes: together they ask
+for more handshakes than the hub runs at once."""
+
+
+async def flood_offers(flooder: Guest, count: int) -> list[Any]:
+    """Real offers (each from its own peer connection, so each its own source) on the flooder's
+    invite, sealed with its key: the hub starts a handshake for each it lets through. Returns the
+    peer connections, which never answer, so each handshake holds its slot until it times out."""
+    from aiortc import RTCPeerConnection
+
+    async def offer() -> Any:
+        pc = RTCPeerConnection()
+        pc.createDataChannel("canvas")
+        await pc.setLocalDescription(await pc.createOffer())
+        return pc
+
+    pcs = await asyncio.gather(*(offer() for _ in range(count)))
+    url = f"{flooder.rendezvous[0]}?topic={signal_crypto.topic(flooder.link.key)}"
+    for n, pc in enumerate(pcs):
+        address = FLOOD_ADDRESSES[n % len(FLOOD_ADDRESSES)]
+        connector = aiohttp.TCPConnector(local_addr=(address, 0))
+        async with aiohttp.ClientSession(connector=connector) as own, own.ws_connect(url) as ws:
+            nonce = b64url(os.urandom(signal_crypto.GUEST_NONCE_BYTES))
+            message = {"kind": "offer", "from": f"flood{n}", "sdp": pc.localDescription.sdp, "nonce": nonce}
+            await ws.send_str(signal_crypto.seal(flooder.key, message))
+    return list(pcs)
+
+
 async def test_one_invites_flood_does_not_delay_another_invites_join(
     served: InProcessServer, host_client: HostClient
 ) -> None:
-    flooder_link, other_link = await invite(served, "Flood"), await invite(served, "Calm")
-    flooder = Guest(flooder_link, name="Flood")
-    topic = signal_crypto.topic(flooder.link.room_id)
-    stop = asyncio.Event()
-
-    async def flood(session: aiohttp.ClientSession) -> int:
-        sent = 0
-        async with session.ws_connect(f"{flooder.rendezvous[0]}?topic={topic}") as ws:
-            while not stop.is_set():
-                await ws.send_str(signal_crypto.seal(flooder.key, {"kind": "about", "from": f"f{sent}"}))
-                sent += 1
-                await asyncio.sleep(0.02)
-        return sent
-
-    async with aiohttp.ClientSession() as session:
-        flooding = [asyncio.ensure_future(flood(session)) for _ in range(4)]
-        await asyncio.sleep(1.0)
-        started = time.monotonic()
-        calm = await joined(other_link, "Calm")
-        took = time.monotonic() - started
-        stop.set()
-        sent = sum(await asyncio.gather(*flooding, return_exceptions=False))
-    print(f"flood: another invite's guest joined in {took:.2f} s while {sent} envelopes flooded one invite")
-    assert sent > 100 and took < 3.0, f"joined in {took:.2f} s while {sent} envelopes flooded another invite"
+    _, made = await api(served, "POST", "/api/invites", {"name": "Flood", "access": "edit"})
+    flooder, other_link = Guest(made["link"], name="Flood"), await invite(served, "Calm")
+    hub = served.server.hub
+    pcs = await flood_offers(flooder, 6 * len(FLOOD_ADDRESSES))
+    # Until the hub runs as many of the flood's handshakes as it lets one invite have.
+    async with asyncio.timeout(TURN_TIMEOUT):
+        while sum(1 for offer in hub.handshakes if offer.invite_id == made["id"]) < HANDSHAKES_PER_INVITE:
+            await asyncio.sleep(0.05)
+    held = len(hub.handshakes)
+    started = time.monotonic()
+    calm = await joined(other_link, "Calm")
+    took = time.monotonic() - started
+    print(f"flood: another invite's guest joined in {took:.2f} s while one invite held {held} handshakes")
+    assert hub.refusals["too many handshakes at once on one invitation"] > 0, "the flood asked for more than its share"
+    assert took < 3.0, f"joined in {took:.2f} s while another invite flooded"
     await calm.close()
+    await asyncio.gather(*(pc.close() for pc in pcs))
 
 
 async def test_canvas_invite_and_canvas_join_with_a_revoked_link(
@@ -371,7 +406,13 @@ async def test_canvas_invite_and_canvas_join_with_a_revoked_link(
     assert made.returncode == 0, made.stderr
     link = made.stdout.strip().splitlines()[-1]
     assert link.startswith("http://") and "#room=" in link
-    invite_id = made.stdout.split("id ", 1)[1].split(".", 1)[0]
+    invite_id = made.stdout.split("canvas invite --revoke ", 1)[1].split()[0]
+    listed = await canvas_invite(env, "--list", "--dir", root)
+    assert listed.splitlines()[:2] == [
+        "Dee: view access; the link works.",
+        f"  To revoke it: canvas invite --revoke {invite_id}",
+    ]
+    assert "The open room link: guests get the room's default access; the link works." in listed
     join = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -397,6 +438,8 @@ async def test_canvas_invite_and_canvas_join_with_a_revoked_link(
         timeout=30,
     )
     assert revoked.returncode == 0, revoked.stderr
+    listed = await canvas_invite(env, "--list", "--dir", root)
+    assert "Dee" not in listed and invite_id not in listed, "a revoked invitation is no longer listed"
     assert await asyncio.wait_for(join.wait(), 10) == 0, "canvas join ends when its invitation is withdrawn"
     again = await asyncio.to_thread(
         subprocess.run,
@@ -407,6 +450,20 @@ async def test_canvas_invite_and_canvas_join_with_a_revoked_link(
         timeout=30,
     )
     assert again.returncode != 0 and "withdrawn" in again.stderr
+
+
+async def canvas_invite(env: dict[str, str], *args: str) -> str:
+    """What `canvas invite` prints, once it succeeded."""
+    done = await asyncio.to_thread(
+        subprocess.run,
+        [sys.executable, "-m", "canvasrelay", "invite", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=30,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
 
 
 async def invited_ada(server: ServerProcess) -> Guest:

@@ -129,6 +129,6 @@ async def test_canvas_join_shows_the_threads(server: ServerProcess, host: HostCl
     text = "".join(output)
     assert text.startswith("joined ") and "with view access" in text.splitlines()[0]
     lines = text.splitlines()
-    label = "[Demo agent (offline) 1]"
+    label = "[Demo agent]"
     assert lines.index(f"{label} ann: before you came") < lines.index(f"{label} ann: while you watch")
     assert text.count("You said: before you came") == 1 and text.count("You said: while you watch") == 1

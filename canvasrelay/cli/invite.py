@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -81,18 +82,51 @@ def run(args: argparse.Namespace) -> int:
     base, token = _server(args.dir)
     if args.revoke:
         _call(base, token, "DELETE", f"/api/invites/{urllib.parse.quote(args.revoke, safe='')}")
-        print(f"Revoked {args.revoke}: whoever came with it has left, and its link no longer works.")
+        print("Revoked: whoever came with it has left, and its link no longer works.")
         return 0
     if args.list or not args.name:
         listed = _call(base, token, "GET", "/api/invites")
-        for invite in listed["invites"]:
-            access = invite["access"] or "room default"
-            print(f"{invite['id']:<14} {invite['state']:<9} {access:<12} {invite['name']}")
+        print("\n".join(listing(listed["invites"])))
         return 0
     body: dict[str, Any] = {"name": args.name, "access": args.access, "singleUse": args.single_use}
     if args.expires is not None:
         body["expiresInS"] = args.expires
     made = _call(base, token, "POST", "/api/invites", body)
-    print(f"Invitation for {args.name} ({args.access} access), id {made['id']}. Give this link to them only:")
+    print(f"Invitation for {args.name}, with {args.access} access.")
+    print(f"To revoke it: canvas invite --revoke {made['id']}")
+    print("Give this link to them only:")
     print(made["link"])
     return 0
+
+
+STATE_WORDS = {
+    "standing": "the link works",
+    "off": "turned off: the link lets nobody in until it is turned on",
+    "expired": "lapsed: the link no longer works",
+    "revoked": "revoked: the link no longer works",
+}
+
+
+def listing(invites: list[dict[str, Any]]) -> list[str]:
+    """The invitations in words, one person a paragraph; an id only where a command needs it, said so."""
+    named = [invite for invite in invites if not invite["open"]]
+    lines = [] if named else ["Nobody has an invitation of their own: make one with `canvas invite NAME`."]
+    for invite in named:
+        lines.append(f"{invite['name']}: {invite['access']} access; {_state(invite)}.")
+        if invite["state"] == "standing":
+            lines.append(f"  To revoke it: canvas invite --revoke {invite['id']}")
+    for invite in invites:
+        if invite["open"]:
+            lines.append(f"The open room link: guests get the room's default access; {_state(invite)}.")
+    return lines
+
+
+def _state(invite: dict[str, Any]) -> str:
+    words = STATE_WORDS.get(invite["state"], invite["state"])
+    if invite["state"] != "standing":
+        return words
+    if invite.get("singleUse"):
+        words += "; for one person, " + ("who has joined" if invite.get("used") else "who has not joined yet")
+    if invite.get("expiresAt"):
+        words += "; lapses " + time.strftime("%Y-%m-%d %H:%M", time.localtime(invite["expiresAt"]))
+    return words

@@ -45,6 +45,8 @@ JOIN_DEADLINE = 30.0
 """How long a first join keeps retrying lost signalling before it gives up."""
 FRAME_TIMEOUT = 10.0
 MAX_BACKOFF = 10.0
+LEAVE_WAIT_S = 1.0
+"""How long leaving waits for its word to go out before the connection closes regardless."""
 
 
 WRONG_KEY = "the room key in this link does not match the room"
@@ -170,6 +172,8 @@ class Guest:
             await self.pc.close()
 
     async def close(self) -> None:
+        """Leave the room: the hub takes this guest out now rather than keeping its place."""
+        await self._say_leaving()
         self._closing = True
         self.state = "closed"
         if self._supervisor is not None:
@@ -178,6 +182,17 @@ class Guest:
                 await self._supervisor
         if self.pc is not None:
             await self.pc.close()
+
+    async def _say_leaving(self) -> None:
+        channel = self.channel
+        if channel is None or not channel.is_open or self.state != "connected":
+            return
+        sent = asyncio.Event()
+        channel.on_buffer_low(0, sent.set)
+        await self.send({"t": "guest-leave"})
+        # The words leave before the connection closes (aiortc sends them from a task of its own).
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(sent.wait(), LEAVE_WAIT_S)
 
     # -- connecting -----------------------------------------------------------------------------
 

@@ -335,7 +335,7 @@ class Sessions:
         if session is None or session.turn_open or not session.queued:
             return []
         prompt = session.queued.pop(0)
-        return self._start_turn(session, prompt.text, prompt.author, prompt.as_written)
+        return self._start_turn(session, prompt)
 
     # -- frames ------------------------------------------------------------------------------
 
@@ -357,14 +357,15 @@ class Sessions:
         if session is None:
             raise _no_such_session()
         author = (frame.author or peer.name or peer.id) if peer.is_host else (peer.name or peer.id)
+        prompt = QueuedPrompt(text=frame.text, author=author, as_written=frame.written, by_host=peer.is_host)
         if session.turn_open or session.queued:
             if len(session.queued) >= MAX_QUEUE:
                 raise Refused("conflict", f"The queue is full: {MAX_QUEUE} prompts wait already.")
             if sum(len(q.text) for q in session.queued) + len(frame.text) > MAX_QUEUE_CHARS:
                 raise Refused("conflict", "The queue is full: the prompts waiting are too long in all.")
-            session.queued.append(QueuedPrompt(text=frame.text, author=author, as_written=frame.written))
+            session.queued.append(prompt)
             return [StoreSession(session.id), self._meta(session)]
-        return self._start_turn(session, frame.text, author, frame.written)
+        return self._start_turn(session, prompt)
 
     def cancel(self, peer: Peer, frame: AgentCancel) -> list[AnyEffect]:
         session = self.sessions.get(frame.session_id)
@@ -384,9 +385,11 @@ class Sessions:
         return [SetConfig(session.id, frame.config_id, frame.value)]
 
     def _numbered(self, label: str) -> str:
-        """A name for a new session: the agent's label and the first number no session has."""
+        """A name for a new session: the agent's label as it is ("Demo agent"), numbered only when
+        another session has that name already ("Demo agent 2")."""
         taken = {s.title for s in self.sessions.values()}
-        return next(f"{label} {n}" for n in itertools.count(1) if f"{label} {n}" not in taken)
+        names = itertools.chain([label], (f"{label} {n}" for n in itertools.count(2)))
+        return next(name for name in names if name not in taken)
 
     def name_prompts(self, peer: Peer, frame: PromptAttribution) -> list[AnyEffect]:
         session = self.sessions.get(frame.session_id)
@@ -609,12 +612,21 @@ class Sessions:
 
     # -- inside ------------------------------------------------------------------------------
 
-    def _start_turn(self, session: Session, text: str, author: str, as_written: str | None) -> list[AnyEffect]:
+    def _start_turn(self, session: Session, prompt: QueuedPrompt) -> list[AnyEffect]:
         now = self.clock()
+        text = prompt.text
         # Only the fields that hold something: the store keeps what an event was given.
-        written = {"as_written": as_written} if as_written is not None else {}
+        given: dict[str, Any] = {"as_written": prompt.as_written} if prompt.as_written is not None else {}
+        if prompt.by_host:
+            given["by_host"] = True
         event = TurnEvent(
-            seq=session.next_seq, kind="turn", text=text, sha256=text_sha256(text), author=author, time=now, **written
+            seq=session.next_seq,
+            kind="turn",
+            text=text,
+            sha256=text_sha256(text),
+            author=prompt.author,
+            time=now,
+            **given,
         )
         appended = self._append(session, event)
         session.turn_from = session.last_seq

@@ -30,6 +30,7 @@ from canvasrelay.protocol.guests import (
     GuestInfo,
     GuestJoin,
     GuestKick,
+    GuestLeave,
     GuestList,
     GuestSetAccess,
     HostProfile,
@@ -57,6 +58,8 @@ under what a socket may hold back for a page (so a reload always loads)."""
 CLOSE_KICKED = 4403
 CLOSE_WITHDRAWN = 4410
 """Its invitation was revoked: the page says so rather than that the guest left."""
+CLOSE_LEFT = 4000
+"""The guest said it leaves (its page closed): no reconnect, and no farewell anyone reads."""
 PEER_PREFIX = "guest-"
 FORGET_AFTER = 60.0
 """A guest gone this long (counted from when it left the room, after the hub's own resume grace)
@@ -170,6 +173,7 @@ class Guests:
         room.route(TerminalGrant, self._grant)
         room.route(ApprovalAnswer, self._answer)
         room.route(HostProfile, self._host_profile)
+        room.route(GuestLeave, self._leave)
         room.on_join(self._joined)
         room.on_leave(self._left)
         room.heads.add(self._waiting)
@@ -455,6 +459,12 @@ class Guests:
             return []
         guest.granted_terminals.clear()
         return self._grants_changed()
+
+    def _leave(self, peer: Peer, frame: GuestLeave) -> list[AnyEffect]:
+        if self._guest_of(peer) is None:
+            return [error(peer.id, "Only a guest leaves: the host's page simply closes.", frame.t)]
+        # Closing its channel takes it out of the room at once: it leaves, its cursor with it.
+        return [Close(peer.id, CLOSE_LEFT, "You left the room.")]
 
     def _host_profile(self, host: Peer, frame: HostProfile) -> list[AnyEffect]:
         host.color = frame.color

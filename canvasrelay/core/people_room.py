@@ -123,7 +123,10 @@ class PeopleRoom:
         # `written` is the server's to set: whatever a client put there goes.
         # A command (`/run …`) is the agent's to parse from its first character: named, it would
         # be words, so it goes as written (the approval shows it so, the record names who).
-        if peer.is_host or frame.text.startswith("/") or not self.names_prompts(frame.session_id):
+        if peer.is_host:
+            # The thread names the host as guests know it (its page says "You"), unless a script named someone.
+            return frame.model_copy(update={"written": None, "author": frame.author or self.guests.name_of(peer)})
+        if frame.text.startswith("/") or not self.names_prompts(frame.session_id):
             return frame.model_copy(update={"written": None})
         text = attribution(peer.name or "A guest", peer.access, frame.text)[:MAX_PROMPT_CHARS]
         return frame.model_copy(update={"text": text, "written": frame.text})

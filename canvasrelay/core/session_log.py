@@ -164,6 +164,7 @@ def apply(thread: Thread, event: SessionEvent, texts: _Texts | None = None) -> T
                     author=event.author,
                     time=event.time,
                     as_written=event.as_written,
+                    by_host=event.by_host,
                 )
             )
             thread.turn_open = True
@@ -206,7 +207,9 @@ def _apply_update(items: list[ThreadItem], seq: int, update: SessionUpdate, text
             if isinstance(last, UserItem) and last.author is None:
                 _append_text(last, text, texts)
             else:
-                items.append(UserItem(type="user", seq=seq, text=text, author=None, time=None, as_written=None))
+                items.append(
+                    UserItem(type="user", seq=seq, text=text, author=None, time=None, as_written=None, by_host=False)
+                )
         case MessageChunk():
             item_type = _MERGED_CHUNKS[update.session_update]
             text = _content_text(update.content)

@@ -68,7 +68,7 @@ class AgentConfig(ClientFrame):
 
 @client_frame
 class AgentRename(ClientFrame):
-    """The host names a session ("Demo agent 1" until then)."""
+    """The host names a session ("Demo agent" until then)."""
 
     t: Literal["agent-rename"] = "agent-rename"
     action: ClassVar[Action] = Action.ADMIN
@@ -114,6 +114,8 @@ class QueuedPrompt(Model):
     author: str
     as_written: str | None = None
     """The guest's own words, when `text` names them to the agent."""
+    by_host: bool = False
+    """The host sent it: the host's page says "You", a guest's the host's name (`author`)."""
 
 
 class SessionMeta(Model):

@@ -37,6 +37,15 @@ class GuestJoin(ClientFrame):
 
 
 @client_frame
+class GuestLeave(ClientFrame):
+    """A guest's page is closing (or `canvas join` quits): it leaves now, rather than when its
+    connection times out, and its place is not kept for a reconnect."""
+
+    t: Literal["guest-leave"] = "guest-leave"
+    action: ClassVar[Action] = Action.READ
+
+
+@client_frame
 class GuestSetAccess(ClientFrame):
     t: Literal["guest-set-access"] = "guest-set-access"
     action: ClassVar[Action] = Action.ADMIN

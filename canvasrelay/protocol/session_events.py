@@ -244,6 +244,8 @@ class TurnEvent(Model):
     time: float | None = None
     as_written: str | None = None
     """The guest's own words, when `text` names them to the agent (`Ada (guest, edit): …`)."""
+    by_host: bool = False
+    """The host sent it (`author` is then the host's name): the host's page says "You"."""
 
 
 class ChunkEvent(Model):
@@ -323,6 +325,7 @@ class UserItem(Model):
     time: float | None
     as_written: str | None
     """The guest's own words, when `text` names them to the agent."""
+    by_host: bool
 
 
 class TextItem(Model):

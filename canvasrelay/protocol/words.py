@@ -1,6 +1,6 @@
 """The words people read for what a request asks: one table for the server's messages,
 `canvas join` and the web app (generated into `web/src/protocol.gen.ts`), so every screen says
-"send a prompt to Demo agent 1" and none says `agent-prompt`.
+"send a prompt to Demo agent" and none says `agent-prompt`.
 
 `{name}` in a phrase is the human name of what the request is about (a session or a terminal);
 `subject` is what stands in for it when the name is not known.
@@ -77,7 +77,7 @@ def request_verb(frame_type: str, name: str | None = None) -> str:
 
 
 def request_asks(frame_type: str, name: str | None = None) -> str:
-    """As in "Ada asks …": "to send a prompt to Demo agent 1", "for edit access"."""
+    """As in "Ada asks …": "to send a prompt to Demo agent", "for edit access"."""
     words = REQUESTS.get(frame_type)
     asks = words.get("asks") if words else None
     return asks if asks is not None else f"to {request_verb(frame_type, name)}"

@@ -125,7 +125,7 @@ class AgentSpec:
         return f"{how}, or {self.login}" if self.login else how
 
 
-DEMO = AgentSpec("demo", "Demo agent (offline)", sys.executable, ("-m", "canvasrelay.agents.demo"))
+DEMO = AgentSpec("demo", "Demo agent", sys.executable, ("-m", "canvasrelay.agents.demo"))
 
 _CLAUDE: dict[str, Any] = {
     "install": "npm i -g @zed-industries/claude-agent-acp",

@@ -189,6 +189,9 @@ class Hub:
             *(pc.close() for pc in list(self._answering)),
             return_exceptions=True,
         )
+        for guest in guests:
+            # The record says each guest left; once the host is back, each that comes back joins anew.
+            await self.runtime.disconnect(guest.peer.id)
         for listener in self.listeners.values():
             if listener.ws is not None:
                 await listener.ws.close()
@@ -496,7 +499,8 @@ class Hub:
         channel = AiortcChannel(pc, data_channel)
         gate = InboundGate.for_guest()
         reassembler = Reassembler()
-        queue: asyncio.Queue[str] = asyncio.Queue(INBOUND_QUEUE)
+        queue: asyncio.Queue[str | None] = asyncio.Queue(INBOUND_QUEUE)
+        """The guest's frames in order, then None once its channel closed."""
         peer_id = peer_id_of(guest_id)
 
         def reply(message: str) -> None:
@@ -537,6 +541,9 @@ class Hub:
         async def pump() -> None:
             while True:
                 raw = await queue.get()
+                if raw is None:
+                    self._lost(guest_id, pc)
+                    return
                 if self.live.get(guest_id) is None or self.live[guest_id].pc is not pc:
                     return
                 await self.runtime.receive(peer_id, raw)
@@ -544,8 +551,12 @@ class Hub:
         reader = self._spawn(pump())
 
         def _closed() -> None:
-            reader.cancel()
-            self._lost(guest_id, pc)
+            # What came before the close is handled first: a closing page's last word is that it leaves.
+            try:
+                queue.put_nowait(None)
+            except asyncio.QueueFull:
+                reader.cancel()
+                self._lost(guest_id, pc)
 
         channel.on_lost(_closed)
         return channel

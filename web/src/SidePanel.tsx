@@ -1,19 +1,28 @@
 import { type ReactNode, useId, useRef, useState } from "react";
+import { useMedia } from "./board/useMedia";
+
+/** Windows this narrow show the panel as a drawer over the board (styles.css says the same). */
+const DRAWER = "(max-width: 1200px)";
 
 /**
- * The column beside the board (room link, guests, terminals, files). Wide, it is always there;
- * at 1,200 px and less it is a drawer the toggle opens over the board; on a phone, a bottom sheet.
+ * The column beside the board (room link, guests, terminals, files). Wide, it is there until its
+ * button hides it, to give the board the width; at 1,200 px and less it is a drawer the button opens
+ * over the board; on a phone, a bottom sheet. At every width the button counts the people here.
  */
 export function SidePanel({ label, count, children }: { label: string; count?: number; children: ReactNode }) {
+  const drawer = useMedia(DRAWER);
   const [open, setOpen] = useState(false);
+  const [hidden, setHidden] = useState(false);
+  const shown = drawer ? open : !hidden;
   const id = useId();
   const toggle = useRef<HTMLButtonElement>(null);
+  const classes = ["side", drawer && open ? "side-open" : "", !drawer && hidden ? "side-hidden" : ""];
   return (
     <div
-      className={`side${open ? " side-open" : ""}`}
+      className={classes.filter(Boolean).join(" ")}
       // Esc closes the open drawer from its toggle as from inside it.
       onKeyDown={(event) => {
-        if (event.key !== "Escape" || !open || event.defaultPrevented) return;
+        if (event.key !== "Escape" || !drawer || !open || event.defaultPrevented) return;
         // The focus was in the drawer, which hides: it goes back to the button that opened it.
         toggle.current?.focus();
         setOpen(false);
@@ -23,24 +32,19 @@ export function SidePanel({ label, count, children }: { label: string; count?: n
         type="button"
         ref={toggle}
         className="side-toggle"
-        aria-expanded={open}
+        aria-expanded={shown}
         aria-controls={id}
         data-testid="side-toggle"
-        onClick={() => setOpen((was) => !was)}
+        onClick={() => (drawer ? setOpen((was) => !was) : setHidden((was) => !was))}
       >
-        {open ? `Hide ${label.toLowerCase()}` : label}
+        {shown ? `Hide ${label.toLowerCase()}` : label}
         {count !== undefined && count > 1 && (
           <span className="side-count" data-testid="people-count" aria-label={`${count} people here`}>
             {count}
           </span>
         )}
       </button>
-      <aside
-        id={id}
-        className="panel"
-        aria-label={label}
-        data-testid="side-panel"
-      >
+      <aside id={id} className="panel" aria-label={label} data-testid="side-panel">
         {children}
       </aside>
     </div>

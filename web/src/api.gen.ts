@@ -230,6 +230,7 @@ export interface QueuedPrompt {
   text: string;
   author: string;
   asWritten: string | null;
+  byHost: boolean;
 }
 
 export interface RemovedOut {
@@ -363,6 +364,7 @@ export interface TurnEvent {
   author: string | null;
   time: number | null;
   asWritten: string | null;
+  byHost: boolean;
 }
 
 export interface UsageUpdate {

@@ -485,6 +485,10 @@ export interface GuestKick {
   guestId: string;
 }
 
+export interface GuestLeave {
+  t: "guest-leave";
+}
+
 export interface GuestList {
   t: "guests";
   defaultAccess: "view" | "edit" | "trusted";
@@ -708,6 +712,7 @@ export interface QueuedPrompt {
   text: string;
   author: string;
   asWritten: string | null;
+  byHost: boolean;
 }
 
 export interface RequestPending {
@@ -966,6 +971,7 @@ export interface TurnEvent {
   author: string | null;
   time: number | null;
   asWritten: string | null;
+  byHost: boolean;
 }
 
 export interface UsageItem {
@@ -990,6 +996,7 @@ export interface UserItem {
   author: string | null;
   time: number | null;
   asWritten: string | null;
+  byHost: boolean;
 }
 
 export interface ViewRect {
@@ -1033,7 +1040,7 @@ export type ContentBlock = TextBlock | ResourceLinkBlock | OtherBlock;
 
 export type ToolContent = ToolContentBlock | ToolDiff | ToolTerminal;
 
-export type ClientFrame = AccessAsk | AgentCancel | AgentConfig | AgentCreate | AgentHistoryRequest | AgentPermission | AgentPrompt | AgentRename | ApprovalAnswer | AuditRead | Auth | Awareness | BoardMore | BoardSyncRequest | BoardUpdate | FileClose | FileOpen | GuestJoin | GuestKick | GuestSetAccess | HeadsMore | HostProfile | InviteCreate | InviteRevoke | OpenLinkSet | Ping | PromptAttribution | RoomSetAccess | TermClose | TermControl | TermDetach | TermInput | TermList | TermOpen | TermRename | TermResize | TerminalGrant | TreeWatch;
+export type ClientFrame = AccessAsk | AgentCancel | AgentConfig | AgentCreate | AgentHistoryRequest | AgentPermission | AgentPrompt | AgentRename | ApprovalAnswer | AuditRead | Auth | Awareness | BoardMore | BoardSyncRequest | BoardUpdate | FileClose | FileOpen | GuestJoin | GuestKick | GuestLeave | GuestSetAccess | HeadsMore | HostProfile | InviteCreate | InviteRevoke | OpenLinkSet | Ping | PromptAttribution | RoomSetAccess | TermClose | TermControl | TermDetach | TermInput | TermList | TermOpen | TermRename | TermResize | TerminalGrant | TreeWatch;
 
 export type ServerFrame = AgentCompacted | AgentEvent | AgentHistory | AgentMeta | AgentOptions | AgentRemoved | ApprovalRequest | ApprovalResolved | AuditPage | AwarenessOut | BoardPart | BoardSync | BoardUpdateOut | Bye | ErrorFrame | File | GuestList | GuestRemoved | HeadsPart | HubProof | InviteCreated | InviteList | People | Pong | RequestPending | Restarting | StreamGap | TermData | TermExit | TermTypist | Terminals | Tree | Welcome | YourAccess;
 

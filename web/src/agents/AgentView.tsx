@@ -10,6 +10,7 @@ import { contentKeys } from "../keys";
 import { Composer } from "./Composer";
 import { olderPage, type Session } from "./sessions";
 import { ThreadItem, type ItemActions } from "./ThreadItems";
+import { authorShown } from "./userPrompt";
 import { ThreadList } from "./ThreadList";
 import { AgentMenu } from "./AgentMenu";
 import "./agents.css";
@@ -60,8 +61,8 @@ export function AgentView({ refId, width, height }: FrameContentProps) {
   const send = useCallback(() => {
     const text = draft.trim();
     if (!text) return;
-    if (client.send({ t: "agent-prompt", sessionId: refId, text, author: isHost ? "host" : "" })) setDraft("");
-  }, [client, draft, isHost, refId]);
+    if (client.send({ t: "agent-prompt", sessionId: refId, text })) setDraft("");
+  }, [client, draft, refId]);
 
   const answer = useCallback(
     (requestId: string, choice: HostAnswer) => {
@@ -76,7 +77,7 @@ export function AgentView({ refId, width, height }: FrameContentProps) {
     () => ({
       isHost,
       onAnswer: answer,
-      isOwn: (author) => mayRun && author !== null && (author === ownName || (isHost && author === "host")),
+      isOwn: (prompt) => mayRun && (isHost ? prompt.byHost : !prompt.byHost && prompt.author === ownName),
       onEdit: (text) => {
         setDraft(text);
         setEditing((n) => n + 1);
@@ -146,7 +147,7 @@ export function AgentView({ refId, width, height }: FrameContentProps) {
         footer={head.queued.map((queued, i) => (
           <div key={queuedKeys[i]} className="agent-row">
             <div className="agent-user agent-queued" data-testid="agent-queued">
-              <small>{queued.author} · queued</small>
+              <small>{authorShown(queued, isHost)} · queued</small>
               <div>{queued.asWritten ?? queued.text}</div>
             </div>
           </div>

@@ -5,7 +5,7 @@ import { contentKeys } from "../keys";
 import { useHighlighter } from "./highlighter";
 import { hasCode, renderMarkdown, type Highlight } from "./markdown";
 import type { Item } from "./sessionLog";
-import { promptShown } from "./userPrompt";
+import { authorShown, type Prompted, promptShown } from "./userPrompt";
 import { ToolCallView } from "./tools/ToolCallView";
 
 /** What a row can do beyond showing: answer a permission, put a prompt back in the box. */
@@ -13,7 +13,7 @@ export interface ItemActions {
   isHost: boolean;
   onAnswer: (requestId: string, answer: HostAnswer) => void;
   /** Set for prompts this person sent: "Edit and send again". */
-  isOwn: (author: string | null) => boolean;
+  isOwn: (prompt: Prompted) => boolean;
   onEdit: (text: string) => void;
 }
 
@@ -61,12 +61,13 @@ export const ThreadItem = memo(function ThreadItem({ item, actions }: { item: It
 });
 
 function UserView({ item, actions }: { item: UserItem; actions: ItemActions }) {
-  const own = actions.isOwn(item.author);
+  const own = actions.isOwn(item);
+  const author = authorShown(item, actions.isHost);
   // Put back in the box, a guest's prompt is its own words: sent again, it is named again, once.
   const { written, agentGot } = promptShown(item, actions.isHost);
   return (
     <div className="agent-user" data-testid="agent-user">
-      {item.author && <small>{item.author}</small>}
+      {author && <small data-testid="agent-user-author">{author}</small>}
       <div data-testid="agent-user-text">{written}</div>
       {agentGot !== null && (
         <details className="agent-got" data-testid="agent-got">

@@ -132,6 +132,7 @@ class Draft {
           author: event.author ?? null,
           time: event.time ?? null,
           asWritten: event.asWritten ?? null,
+          byHost: event.byHost ?? false,
         });
         this.turnOpen = true;
         break;
@@ -169,7 +170,7 @@ class Draft {
     } else if (isUpdate(update, "user_message_chunk")) {
       const text = contentText(update.content);
       if (last !== null && last.type === "user" && last.author === null) this.edit<ItemOf<"user">>(lastIndex).text += text;
-      else this.push({ type: "user", seq, text, author: null, time: null, asWritten: null });
+      else this.push({ type: "user", seq, text, author: null, time: null, asWritten: null, byHost: false });
     } else if (isUpdate(update, "tool_call", "tool_call_update")) {
       this.applyTool(seq, update);
     } else if (isUpdate(update, "plan")) {

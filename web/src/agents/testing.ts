@@ -5,7 +5,7 @@ export type EventSketch = { seq: number; kind: string; [field: string]: unknown 
 
 /** What the server sends for each field a sketch leaves out (the models' defaults). */
 const DEFAULTS: Record<string, Record<string, unknown>> = {
-  turn: { text: "", sha256: "", author: null, time: null, asWritten: null },
+  turn: { text: "", sha256: "", author: null, time: null, asWritten: null, byHost: false },
   chunk: {},
   permission: { toolCallId: null, title: "", options: [], preview: null },
   "permission-resolved": { optionId: null, by: null, answer: null },

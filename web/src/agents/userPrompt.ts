@@ -13,3 +13,11 @@ export function promptShown(item: Pick<UserItem, "text" | "asWritten">, isHost: 
   const written = item.asWritten ?? item.text;
   return { written, agentGot: isHost && written !== item.text ? item.text : null };
 }
+
+/** Who sent a prompt. */
+export type Prompted = Pick<UserItem, "author" | "byHost">;
+
+/** Who sent a prompt, in words: "You" on the host's page for the host's own, else the name it was sent under. */
+export function authorShown(prompt: Prompted, isHost: boolean): string | null {
+  return isHost && prompt.byHost ? "You" : prompt.author;
+}

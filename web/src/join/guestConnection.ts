@@ -154,10 +154,12 @@ export class GuestConnection implements Connection<GuestState> {
   }
 
   /**
-   * A closing page ends its connection: the hub counts the guest out now, rather than when the connection
-   * times out (closing the data channel alone does not reach the hub before the page is gone).
+   * A closing page says it leaves, then ends its connection: the hub takes the guest out of the room now
+   * (its cursor with it), rather than keeping its place for a reconnect. The frame leaves before the
+   * close; closing the data channel alone does not reach the hub before the page is gone.
    */
   private readonly leave = (): void => {
+    this.send({ t: "guest-leave" });
     this.pc?.close();
   };
 

@@ -1,7 +1,7 @@
 /**
  * The words people read for requests, answers and outcomes. The phrases come from the one table
  * the server uses too (`REQUEST_WORDS`, generated from canvasrelay/protocol/words.py), so a
- * person reads "send a prompt to Demo agent 1" everywhere and never a frame type.
+ * person reads "send a prompt to Demo agent" everywhere and never a frame type.
  */
 import { ANSWER_WORDS, REQUEST_WORDS, RULES_BY } from "../protocol.gen";
 import type { PermissionOption } from "../protocol.gen";
@@ -16,18 +16,18 @@ function phrase(ref: string, which: Phrase, name: string | null | undefined, fal
   return words[which].replace("{name}", name || words.subject);
 }
 
-/** "send a prompt to Demo agent 1", as in "Ada asks to …". */
+/** "send a prompt to Demo agent", as in "Ada asks to …". */
 export function requestVerb(ref: string, name?: string | null): string {
   return phrase(ref, "verb", name, "do something on your machine");
 }
 
-/** As in "Ada asks …": "to " and the request's verb ("to send a prompt to Demo agent 1"), or its own phrase ("for edit access"). */
+/** As in "Ada asks …": "to " and the request's verb ("to send a prompt to Demo agent"), or its own phrase ("for edit access"). */
 export function requestAsks(ref: string, verb: string): string {
   const words = (REQUEST_WORDS as Record<string, { asks?: string }>)[ref];
   return words?.asks ?? `to ${verb}`;
 }
 
-/** "prompt to Demo agent 1", as in "your … is waiting for the host". */
+/** "prompt to Demo agent", as in "your … is waiting for the host". */
 export function requestNoun(ref: string, name?: string | null): string {
   return phrase(ref, "noun", name, "request");
 }
@@ -40,7 +40,7 @@ const OUTCOMES: Record<Outcome, string> = {
   withdrawn: "It was withdrawn.",
 };
 
-/** How a request ended, told to the guest who made it: "Your prompt to Demo agent 1: the host said no." */
+/** How a request ended, told to the guest who made it: "Your prompt to Demo agent: the host said no." */
 export function outcomeText(ref: string, outcome: Outcome, name?: string | null): string {
   return `Your ${requestNoun(ref, name)}: ${OUTCOMES[outcome].charAt(0).toLowerCase()}${OUTCOMES[outcome].slice(1)}`;
 }

@@ -304,7 +304,7 @@ export function selectSession(state: RoomState, id: string): Session | undefined
   return state.sessions.byId.get(id);
 }
 
-/** What people call a session: "Demo agent 1", or what the host renamed it to. */
+/** What people call a session: "Demo agent", or what the host renamed it to. */
 /** The parts of the state that name things. */
 export type Names = Pick<RoomState, "sessions" | "terminals">;
 
