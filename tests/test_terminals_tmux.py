@@ -488,3 +488,57 @@ async def test_what_is_typed_before_canvas_attaches_reaches_the_shell(kept: Path
         await asyncio.wait_for(arrived.wait(), 15)
     finally:
         await terminal.close()
+
+
+async def test_a_flood_of_output_comes_whole_and_in_order(kept: Path) -> None:
+    canvas_dir = kept / ".canvas"
+    canvas_dir.mkdir(mode=0o700)
+    assert TMUX is not None
+    seen = bytearray()
+    ended = asyncio.Event()
+
+    def output(data: bytes) -> None:
+        seen.extend(data)
+        if b"flood-end-2" in seen[-len(data) - 16 :]:
+            ended.set()
+
+    terminal = TmuxTerminal(TmuxServer(canvas_dir, TMUX), "t1", kept, on_output=output, shell="/bin/bash")
+    await terminal.start(cols=120, rows=40)
+    try:
+        assert terminal.write("stty -echo; seq 1 200000; echo flood-end-$((1+1))\r")
+        await asyncio.wait_for(ended.wait(), 60)
+    finally:
+        await terminal.close()
+    numbers = [int(n) for n in re.findall(rb"(?<=[\r\n])(\d+)(?=\r\n)", bytes(seen))]
+    assert numbers == list(range(1, 200_001)), "lines were lost, doubled or reordered on the way"
+
+
+@pytest.mark.parametrize("stop", ["SIGTERM", "kill -9"])
+async def test_output_flowing_through_a_restart_is_neither_lost_nor_doubled(kept: Path, stop: str) -> None:
+    server = ServerProcess(kept, env=WITH_TMUX).start()
+    host, _ = await connect(server)
+    screen = await open_terminal(host, "t1", cols=100, rows=30)
+    flag = kept / "stop-rows"
+    # Rows keep coming while canvas stops, while it starts again and pipes the pane anew, and after.
+    loop = f"i=0; while [ ! -e {flag} ]; do i=$((i+1)); echo row$i; sleep 0.01; done; echo rows-end-$i"
+    await host.send({"t": "term-input", "id": "t1", "data": f"{loop}\r"})
+    await screen.until(r"\brow20\b")
+    await host.close()
+    if stop == "SIGTERM":
+        sigterm(server)
+    else:
+        server.kill9()
+
+    again = ServerProcess(kept, env=WITH_TMUX).start()
+    try:
+        host, _ = await connect(again)
+        screen = await open_terminal(host, "t1")
+        last_replayed = int(re.findall(r"\brow(\d+)\b", (await screen.until(r"\brow\d+\b")).string)[-1])
+        await screen.until(rf"\brow{last_replayed + 30}\b")
+        flag.touch()
+        end = int((await screen.until(r"rows-end-(\d+)")).group(1))
+        rows = [int(n) for n in re.findall(r"\brow(\d+)\b", screen.text)]
+        assert rows == list(range(1, end + 1)), "rows were lost or doubled where the replay meets the stream"
+        await host.close()
+    finally:
+        again.stop()

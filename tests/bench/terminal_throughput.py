@@ -7,7 +7,7 @@ last client has seen the marker printed after it. It prints MB/s, the frames eac
 how many times a client skipped ahead to a replay, and the server's peak RSS (VmHWM). Then it
 types `--keys` single keystrokes, 20 ms apart, and times each until its echo comes back: p50/p99.
 It runs all that twice: with the shells as canvas's own children in a bare PTY, then with the
-shells kept by the room's tmux server (control mode), and prints the second beside the first.
+shells kept by the room's tmux server (output piped from the pane, input through control mode), and prints the second beside the first.
 With `--termpair PATH` (or `$TERMPAIR`) it runs the same through termpair and prints the ratios
 (see tests/bench/termpair_side.py for how termpair is installed and driven).
 
@@ -166,7 +166,7 @@ async def measure(
     root: Path, payload: Path, size: int, client_counts: list[int], keys: int, tmux: bool
 ) -> tuple[dict[int, float], list[float]]:
     """Throughput per client count (seconds) and echo samples (ms), from one `canvas serve`."""
-    print(f"-- shells {'kept by tmux (control mode)' if tmux else 'in a bare PTY'}")
+    print(f"-- shells {'kept by tmux (pane piped)' if tmux else 'in a bare PTY'}")
     elapsed: dict[int, float] = {}
     server = ServerProcess(root, env={"SHELL": "/bin/bash", "CANVAS_NO_TMUX": "" if tmux else "1"}).start()
     assert server.proc is not None
