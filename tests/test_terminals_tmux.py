@@ -542,3 +542,28 @@ async def test_output_flowing_through_a_restart_is_neither_lost_nor_doubled(kept
         await host.close()
     finally:
         again.stop()
+
+
+async def test_opening_a_shell_that_runs_already_shows_what_it_printed(kept: Path) -> None:
+    canvas_dir = kept / ".canvas"
+    canvas_dir.mkdir(mode=0o700)
+    assert TMUX is not None
+    # A shell canvas did not start prints before canvas attaches to it (tmux's own client inside it
+    # signals once it has).
+    started = tmux(kept, "new-session", "-d", "-s", "t1", "echo printed-$((6*7)); tmux wait-for -S printed; exec bash")
+    assert started.returncode == 0
+    assert tmux(kept, "wait-for", "printed").returncode == 0
+    seen = bytearray()
+    shown = asyncio.Event()
+
+    def output(data: bytes) -> None:
+        seen.extend(data)
+        if b"printed-42" in seen:
+            shown.set()
+
+    terminal = TmuxTerminal(TmuxServer(canvas_dir, TMUX), "t1", kept, on_output=output, shell="/bin/bash")
+    await terminal.start()
+    try:
+        await asyncio.wait_for(shown.wait(), 15)
+    finally:
+        await terminal.close()

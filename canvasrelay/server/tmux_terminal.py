@@ -279,7 +279,8 @@ class TmuxTerminal:
                     _lines(captured[: max(1, len(captured) - rows + y + 1)]) + b"\r" + (b"\x1b[%dC" % x if x else b"")
                 )
             if alternate or x or y or b"".join(captured).strip():
-                self.scrollback.append(replay)
+                # As output: whoever already watches a new shell sees its first prompt too.
+                self._output.feed(replay)
         except (ConnectionError, ValueError) as exc:
             log.warning("terminal %s: no replay from tmux: %s", self.tid, exc)
         # Read only now: what the pipe brought meanwhile follows the capture, in the FIFO.

@@ -7,7 +7,8 @@ last client has seen the marker printed after it. It prints MB/s, the frames eac
 how many times a client skipped ahead to a replay, and the server's peak RSS (VmHWM). Then it
 types `--keys` single keystrokes, 20 ms apart, and times each until its echo comes back: p50/p99.
 It runs all that twice: with the shells as canvas's own children in a bare PTY, then with the
-shells kept by the room's tmux server (output piped from the pane, input through control mode), and prints the second beside the first.
+shells kept by the room's tmux server (the pane's output piped to canvas, input through control
+mode), and prints the second beside the first.
 With `--termpair PATH` (or `$TERMPAIR`) it runs the same through termpair and prints the ratios
 (see tests/bench/termpair_side.py for how termpair is installed and driven).
 
