@@ -567,3 +567,28 @@ async def test_opening_a_shell_that_runs_already_shows_what_it_printed(kept: Pat
         await asyncio.wait_for(shown.wait(), 15)
     finally:
         await terminal.close()
+
+
+async def test_a_folder_whose_name_tmux_or_a_shell_would_expand_still_gets_the_output(tmp_path: Path) -> None:
+    assert TMUX is not None
+    project = tmp_path / """a b#{pane_id}%Y$HOME"q'\\z"""
+    canvas_dir = project / ".canvas"
+    canvas_dir.mkdir(parents=True, mode=0o700)
+    seen = bytearray()
+    shown = asyncio.Event()
+
+    def output(data: bytes) -> None:
+        seen.extend(data)
+        if b"quoted-42" in seen:
+            shown.set()
+
+    server = TmuxServer(canvas_dir, TMUX)
+    terminal = TmuxTerminal(server, "t1", project, on_output=output, shell="/bin/bash")
+    await terminal.start()
+    try:
+        assert terminal.write("echo quoted-$((6*7))\r")
+        await asyncio.wait_for(shown.wait(), 15)
+    finally:
+        await terminal.close()
+        await server.kill()
+    assert not server.output_fifo("t1").exists(), "an ended terminal left its FIFO"

@@ -316,6 +316,7 @@ class TmuxTerminal:
             asyncio.get_running_loop().remove_reader(self._fifo)
             os.close(self._fifo)
             self._fifo = None
+            self.server.output_fifo(self.tid).unlink(missing_ok=True)
         self._fifo_ended.set()
 
     def _commands(self, *commands: str) -> list[asyncio.Future[list[bytes]]]:
