@@ -31,7 +31,7 @@ from pathlib import Path
 
 from canvasrelay.core.terminal_output import SCROLLBACK_BYTES, Scrollback
 from canvasrelay.server.canvas_dir import FILE_MODE
-from canvasrelay.server.output_coalescer import OutputCoalescer
+from canvasrelay.server.output_coalescer import OutputCoalescer, read_ready
 from canvasrelay.server.shell_processes import MARK, ShellProcesses, mark
 
 log = logging.getLogger(__name__)
@@ -300,15 +300,10 @@ class TmuxTerminal:
 
     def _on_output(self) -> None:
         assert self._fifo is not None
-        try:
-            data = os.read(self._fifo, READ_BYTES)
-        except BlockingIOError:
-            return
-        except OSError:
-            data = b""
+        data = read_ready(self._fifo, READ_BYTES)
         if data:
             self._output.feed(data)
-        else:
+        elif data is not None:
             self._close_fifo()
 
     def _close_fifo(self) -> None:
