@@ -101,6 +101,46 @@ def sigterm(server: ServerProcess) -> None:
     server.stop()
 
 
+class Printed:
+    """What a `TmuxTerminal` printed (its `on_output`), and a wait for a word in it."""
+
+    def __init__(self) -> None:
+        self.data = bytearray()
+        self._more = asyncio.Event()
+
+    def __call__(self, data: bytes) -> None:
+        self.data.extend(data)
+        self._more.set()
+
+    async def until(self, word: bytes, timeout: float = 15.0) -> None:
+        async with asyncio.timeout(timeout):
+            while word not in self.data:
+                self._more.clear()
+                await self._more.wait()
+
+
+@contextlib.asynccontextmanager
+async def watched(server: TmuxServer, project: Path, typed: str = "", **size: int) -> AsyncIterator[Printed]:
+    """A terminal of the room started (after `typed` was written to it), and what it prints."""
+    printed = Printed()
+    terminal = TmuxTerminal(server, "t1", project, on_output=printed, shell="/bin/bash")
+    if typed:
+        assert terminal.write(typed)
+    await terminal.start(**size)
+    try:
+        yield printed
+    finally:
+        await terminal.close()
+
+
+def room_server(project: Path) -> TmuxServer:
+    """The room's tmux server, as canvas would start it in `project`."""
+    assert TMUX is not None
+    canvas_dir = project / ".canvas"
+    canvas_dir.mkdir(parents=True, mode=0o700, exist_ok=True)
+    return TmuxServer(canvas_dir, TMUX)
+
+
 @pytest.mark.parametrize("stop", ["SIGTERM", "kill -9"])
 async def test_a_shell_outlives_the_server(kept: Path, stop: str) -> None:
     (kept / "sub").mkdir()
@@ -470,21 +510,66 @@ async def test_a_shell_whose_watch_tmux_dropped_is_watched_again(serving: Server
 
 
 async def test_what_is_typed_before_canvas_attaches_reaches_the_shell(kept: Path) -> None:
-    canvas_dir = kept / ".canvas"
-    canvas_dir.mkdir(mode=0o700)
-    assert TMUX is not None
-    seen: list[bytes] = []
-    arrived = asyncio.Event()
+    async with watched(room_server(kept), kept, typed="echo ear''ly-$((3+4))\r") as printed:
+        await printed.until(b"early-7")
 
-    def output(data: bytes) -> None:
-        seen.append(data)
-        if b"early-7" in b"".join(seen):
-            arrived.set()
 
-    terminal = TmuxTerminal(TmuxServer(canvas_dir, TMUX), "t1", kept, on_output=output, shell="/bin/bash")
-    assert terminal.write("echo ear''ly-$((3+4))\r")
-    await terminal.start()
+async def test_a_flood_of_output_comes_whole_and_in_order(kept: Path) -> None:
+    flood = "stty -echo; seq 1 200000; echo flood-end-$((1+1))\r"
+    async with watched(room_server(kept), kept, typed=flood, cols=120, rows=40) as printed:
+        await printed.until(b"flood-end-2", timeout=60)
+    numbers = [int(n) for n in re.findall(rb"(?<=[\r\n])(\d+)(?=\r\n)", bytes(printed.data))]
+    assert numbers == list(range(1, 200_001)), "lines were lost, doubled or reordered on the way"
+
+
+@pytest.mark.parametrize("stop", ["SIGTERM", "kill -9"])
+async def test_output_flowing_through_a_restart_is_neither_lost_nor_doubled(kept: Path, stop: str) -> None:
+    server = ServerProcess(kept, env=WITH_TMUX).start()
+    host, _ = await connect(server)
+    screen = await open_terminal(host, "t1", cols=100, rows=30)
+    flag = kept / "stop-rows"
+    # Rows keep coming while canvas stops, while it starts again and pipes the pane anew, and after.
+    loop = f"i=0; while [ ! -e {flag} ]; do i=$((i+1)); echo row$i; sleep 0.01; done; echo rows-end-$i"
+    await host.send({"t": "term-input", "id": "t1", "data": f"{loop}\r"})
+    await screen.until(r"\brow20\b")
+    await host.close()
+    if stop == "SIGTERM":
+        sigterm(server)
+    else:
+        server.kill9()
+
+    again = ServerProcess(kept, env=WITH_TMUX).start()
     try:
-        await asyncio.wait_for(arrived.wait(), 15)
+        host, _ = await connect(again)
+        screen = await open_terminal(host, "t1")
+        last_replayed = int(re.findall(r"\brow(\d+)\b", (await screen.until(r"\brow\d+\b")).string)[-1])
+        await screen.until(rf"\brow{last_replayed + 30}\b")
+        flag.touch()
+        end = int((await screen.until(r"rows-end-(\d+)")).group(1))
+        rows = [int(n) for n in re.findall(r"\brow(\d+)\b", screen.text)]
+        assert rows == list(range(1, end + 1)), "rows were lost or doubled where the replay meets the stream"
+        await host.close()
     finally:
-        await terminal.close()
+        again.stop()
+
+
+async def test_opening_a_shell_that_runs_already_shows_what_it_printed(kept: Path) -> None:
+    server = room_server(kept)
+    # A shell canvas did not start prints before canvas attaches to it (tmux's own client inside it
+    # signals once it has).
+    started = tmux(kept, "new-session", "-d", "-s", "t1", "echo printed-$((6*7)); tmux wait-for -S printed; exec bash")
+    assert started.returncode == 0
+    assert tmux(kept, "wait-for", "printed").returncode == 0
+    async with watched(server, kept) as printed:
+        await printed.until(b"printed-42")
+
+
+async def test_a_folder_whose_name_tmux_or_a_shell_would_expand_still_gets_the_output(tmp_path: Path) -> None:
+    project = tmp_path / """a b#{pane_id}%Y$HOME"q'\\z"""
+    server = room_server(project)
+    try:
+        async with watched(server, project, typed="echo quoted-$((6*7))\r") as printed:
+            await printed.until(b"quoted-42")
+    finally:
+        await server.kill()
+    assert not server.output_fifo("t1").exists(), "an ended terminal left its FIFO"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections.abc import Callable
 
 from canvasrelay.core.terminal_output import Scrollback
@@ -12,6 +13,17 @@ log = logging.getLogger(__name__)
 
 COALESCE_S = 0.005
 COALESCE_BYTES = 64 * 1024
+
+
+def read_ready(fd: int, size: int) -> bytes | None:
+    """A non-blocking read of a shell's output: None when nothing is there yet, b"" at its end
+    (EIO too: a PTY whose every slave is closed)."""
+    try:
+        return os.read(fd, size)
+    except BlockingIOError:
+        return None
+    except OSError:
+        return b""
 
 
 class OutputCoalescer:

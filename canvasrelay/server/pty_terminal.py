@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from canvasrelay.core.terminal_output import SCROLLBACK_BYTES, Scrollback
-from canvasrelay.server.output_coalescer import OutputCoalescer
+from canvasrelay.server.output_coalescer import OutputCoalescer, read_ready
 from canvasrelay.server.shell_processes import MARK, ShellProcesses
 
 log = logging.getLogger(__name__)
@@ -195,13 +195,9 @@ class Terminal:
 
     def _on_readable(self) -> None:
         assert self._master is not None
-        try:
-            data = os.read(self._master, READ_BYTES)
-        except BlockingIOError:
+        data = read_ready(self._master, READ_BYTES)
+        if data is None:
             return
-        except OSError:
-            # EIO: every slave fd is closed.
-            data = b""
         if not data:
             self._stop_reading()
             self._output.flush()

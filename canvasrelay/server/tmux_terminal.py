@@ -4,9 +4,12 @@ The room's tmux server listens on `.canvas/tmux.sock`. Each canvas terminal is a
 named by the terminal's id, whose one pane runs the user's shell under `sh`, which writes the
 shell's exit status to `.canvas/terminal-exits/<id>` when it ends: a shell that ends while
 canvas is stopped still leaves its code. canvas watches a session through a control-mode client
-(`tmux -C`): the pane's output arrives as `%output` lines, input goes as `send-keys -H` (every
-byte in hex, so each arrives exactly as typed), the view's size as `refresh-client -C`, and a
-restart's replay comes from tmux's own screen and history (`capture-pane`).
+(`tmux -C`), which takes input as `send-keys -H` (every byte in hex, so each arrives exactly as
+typed), the view's size as `refresh-client -C`, and answers for tmux's own screen and history
+(`capture-pane`), a restart's replay. The pane's output does not come through that client
+(control mode writes at most 8 KiB a round, escaped, and holds the pane meanwhile): tmux pipes it
+as it is (`pipe-pane -O`) into a FIFO of canvas's, in the same command as the capture, so the
+capture and the pipe meet at the same byte.
 
 Every tmux command runs in `.canvas/` with the socket named relative to it: a socket's path
 may be at most 107 bytes, and a project's folder can be deeper than that allows.
@@ -15,11 +18,12 @@ may be at most 107 bytes, and a project's folder can be deeper than that allows.
 from __future__ import annotations
 
 import asyncio
-import codecs
 import contextlib
+import fcntl
 import logging
 import os
 import re
+import shlex
 import shutil
 from collections import deque
 from collections.abc import Callable
@@ -27,19 +31,24 @@ from pathlib import Path
 
 from canvasrelay.core.terminal_output import SCROLLBACK_BYTES, Scrollback
 from canvasrelay.server.canvas_dir import FILE_MODE
-from canvasrelay.server.output_coalescer import OutputCoalescer
+from canvasrelay.server.output_coalescer import OutputCoalescer, read_ready
 from canvasrelay.server.shell_processes import MARK, ShellProcesses, mark
 
 log = logging.getLogger(__name__)
 
 SOCKET = "tmux.sock"
 EXITS = "terminal-exits"
+OUTPUTS = "terminal-output"
+"""The FIFOs the panes' output comes through, one per terminal."""
+READ_BYTES = 256 * 1024
+FIFO_BYTES = 1024 * 1024
+"""The FIFO's buffer (Linux lets anyone raise it to 1 MiB): fewer turns between `cat` and canvas."""
 HISTORY_LINES = 10_000
 SEND_BYTES = 4096
 """Input bytes per `send-keys` command (each byte is three characters of the command)."""
 MAX_PENDING_INPUT = 1024 * 1024
 READ_LIMIT = 16 * 1024 * 1024
-"""The longest line tmux writes: one `%output` is what tmux read from the pane at once, escaped."""
+"""The longest line tmux writes: a command's answer (a capture) is lines of a pane's width."""
 LEAVE_S = 2.0
 MAX_REWATCHES = 3
 """Times canvas attaches again to a shell whose client tmux dropped, before it calls the shell lost."""
@@ -65,11 +74,6 @@ def tmux_executable() -> str | None:
     if os.environ.get(NO_TMUX, "") not in ("", "0"):
         return None
     return shutil.which("tmux")
-
-
-def _unescape(data: bytes) -> bytes:
-    """`%output` escapes bytes below space and the backslash as `\\ooo`: no other escape occurs."""
-    return codecs.escape_decode(data)[0] if b"\\" in data else data
 
 
 class TmuxServer:
@@ -112,6 +116,9 @@ class TmuxServer:
 
     def exit_file(self, tid: str) -> Path:
         return self.exits / tid
+
+    def output_fifo(self, tid: str) -> Path:
+        return self.canvas_dir / OUTPUTS / tid
 
     def prepare(self, tid: str) -> None:
         """Before a new shell under `tid`: no code of an earlier shell may be read as its own."""
@@ -184,7 +191,9 @@ class TmuxTerminal:
         # Each command sent, in order, with who waits for its answer and the keys it types (to type
         # again if tmux's client goes before answering).
         self._replies: deque[tuple[asyncio.Future[list[bytes]] | None, bytes]] = deque()
-        self._replaying = False
+        # The pane's output, read from the FIFO tmux pipes it to (see `_follow`); set once it ended.
+        self._fifo: int | None = None
+        self._fifo_ended = asyncio.Event()
         # Input typed while canvas's control client is not attached (starting, or watching the
         # shell again) waits here, not in a pipe nobody reads.
         self._held = bytearray()
@@ -200,20 +209,26 @@ class TmuxTerminal:
         if self._proc is not None:
             raise RuntimeError("terminal already started")
         self.server.prepare(self.tid)
-        await self._attach(cols, rows, replay=False)
+        await self._attach((cols, rows), follow=True)
 
     async def reattach(self) -> None:
         """Watch a session that outlived the last canvas; its screen and history come first."""
-        await self._attach(80, 24, replay=True)
+        await self._attach(None, follow=True)
 
-    async def _attach(self, cols: int, rows: int, replay: bool) -> None:
+    async def _attach(self, size: tuple[int, int] | None, follow: bool) -> None:
+        """Attach a control client; with `follow`, pipe the pane's output to canvas (once per
+        canvas: the pipe stays when tmux drops a control client, and one is attached again)."""
         self._output.start(asyncio.get_running_loop())
+        cols, rows = size or (80, 24)
         options = [word for option in SERVER_OPTIONS for word in (*option, ";")]
         shell = ["/bin/sh", "-c", SHELL_SCRIPT, "canvas-terminal", self.shell, str(self.server.exit_file(self.tid))]
         shell.append(mark(self.server.canvas_dir, self.tid))
         new = ["new-session", "-A", "-s", self.tid, "-x", str(cols), "-y", str(rows), "-c", str(self.cwd), "--"]
+        # The output comes through the pipe: the client need not get it, nor hold the pane for it
+        # (tmux before 3.2 refuses the flag and sends it anyway, and `_read` passes over it).
+        quiet = [";", "refresh-client", "-f", "no-output"]
         self._proc = await asyncio.create_subprocess_exec(
-            *self.server.argv("-C", *options, *new, *shell),
+            *self.server.argv("-C", *options, *new, *shell, *quiet),
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL,
@@ -225,53 +240,94 @@ class TmuxTerminal:
         self._reader = asyncio.create_task(self._read())
         self._watching = True
         self.server.tighten_socket()
-        if replay:
-            await self._replay()
-        else:
-            self.resize(cols, rows)
+        if size is not None:
+            self.resize(*size)
+        if follow:
+            await self._follow()
         held, self._held = bytes(self._held), bytearray()
         self._send_keys(held)
 
-    async def _replay(self) -> None:
-        """Put tmux's screen and history in the ring, as a page would have seen them; the output
-        that comes before the answer is already in it."""
-        self._replaying = True
+    async def _follow(self) -> None:
+        """Pipe the pane's output into canvas's FIFO, and put tmux's screen and history in the ring
+        first, as a page would have seen them. One command line: tmux reads nothing from the pane
+        between its commands, so the pipe starts at the byte the capture ends with."""
+        self._open_fifo()
         # Named, not left to tmux's current session: a command read before this client has attached
         # would act on whichever session was used last (another terminal, after a restart).
         pane = f"-t ={self.tid}:"
+        relay = f"exec cat > {shlex.quote(str(self.server.output_fifo(self.tid)))}"
         fields = "#{alternate_on} #{cursor_x} #{cursor_y} #{pane_height}"
-        state = self._command(f"display-message {pane} -p '{fields}'")
-        normal = self._command(f"capture-pane {pane} -p -e -q -a -S -{HISTORY_LINES}")
-        screen = self._command(f"capture-pane {pane} -p -e -S -{HISTORY_LINES}")
+        answers = await asyncio.gather(
+            *self._commands(
+                f"pipe-pane -O {pane} {_tmux_quoted(relay)}",
+                f"display-message {pane} -p '{fields}'",
+                f"capture-pane {pane} -p -e -q -a -S -{HISTORY_LINES}",
+                f"capture-pane {pane} -p -e -S -{HISTORY_LINES}",
+            ),
+            return_exceptions=True,
+        )
         try:
-            words = b" ".join(await state).split()
+            _, state, normal, captured = (_answer(answer) for answer in answers)
+            words = b" ".join(state).split()
             alternate, x, y, rows = (int(w) for w in words) if len(words) == 4 else (0, 0, 0, 0)
-            captured = await screen
             if alternate:
-                replay = (
-                    _lines(await normal) + b"\x1b[?1049h\x1b[H" + _lines(captured) + b"\x1b[%d;%dH" % (y + 1, x + 1)
-                )
+                replay = _lines(normal) + b"\x1b[?1049h\x1b[H" + _lines(captured) + b"\x1b[%d;%dH" % (y + 1, x + 1)
             else:
                 # Up to the cursor's line, and the cursor put back in it relative to where it is: a page
                 # narrower than tmux's pane wraps its long lines, so a row counted in tmux's is not its own.
                 replay = (
                     _lines(captured[: max(1, len(captured) - rows + y + 1)]) + b"\r" + (b"\x1b[%dC" % x if x else b"")
                 )
-            self.scrollback.append(replay)
+            if alternate or x or y or b"".join(captured).strip():
+                # As output: whoever already watches a new shell sees its first prompt too.
+                self._output.feed(replay)
         except (ConnectionError, ValueError) as exc:
             log.warning("terminal %s: no replay from tmux: %s", self.tid, exc)
-        finally:
-            self._replaying = False
+        # Read only now: what the pipe brought meanwhile follows the capture, in the FIFO.
+        if self._fifo is not None:
+            asyncio.get_running_loop().add_reader(self._fifo, self._on_output)
 
-    def _command(self, line: str) -> asyncio.Future[list[bytes]]:
-        reply: asyncio.Future[list[bytes]] = asyncio.get_running_loop().create_future()
-        self._send(line, reply)
-        return reply
+    def _open_fifo(self) -> None:
+        path = self.server.output_fifo(self.tid)
+        path.parent.mkdir(mode=0o700, exist_ok=True)
+        # A new FIFO: a relay left by an earlier canvas writes to the old one, which nobody reads.
+        path.unlink(missing_ok=True)
+        os.mkfifo(path, FILE_MODE)
+        # Non-blocking, so opening needs no writer yet; Linux reports no end before a writer came.
+        self._fifo = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        with contextlib.suppress(OSError):
+            fcntl.fcntl(self._fifo, fcntl.F_SETPIPE_SZ, FIFO_BYTES)
 
-    def _send(self, line: str, reply: asyncio.Future[list[bytes]] | None = None, keys: bytes = b"") -> bool:
+    def _on_output(self) -> None:
+        assert self._fifo is not None
+        data = read_ready(self._fifo, READ_BYTES)
+        if data:
+            self._output.feed(data)
+        elif data is not None:
+            self._close_fifo()
+
+    def _close_fifo(self) -> None:
+        if self._fifo is not None:
+            asyncio.get_running_loop().remove_reader(self._fifo)
+            os.close(self._fifo)
+            self._fifo = None
+            self.server.output_fifo(self.tid).unlink(missing_ok=True)
+        self._fifo_ended.set()
+
+    def _commands(self, *commands: str) -> list[asyncio.Future[list[bytes]]]:
+        """Send commands as one line (tmux runs them in one go), each with its own answer."""
+        loop = asyncio.get_running_loop()
+        replies: list[asyncio.Future[list[bytes]]] = [loop.create_future() for _ in commands]
+        if self._send(" ; ".join(commands), *replies):
+            return replies
+        for reply in replies:
+            reply.set_exception(ConnectionError("tmux's control client ended"))
+        return replies
+
+    def _send(self, line: str, *replies: asyncio.Future[list[bytes]] | None, keys: bytes = b"") -> bool:
         if self._proc is None or self._proc.stdin is None or self._exited.is_set():
             return False
-        self._replies.append((reply, keys))
+        self._replies.extend((reply, keys) for reply in replies or (None,))
         self._proc.stdin.write(line.encode("utf-8") + b"\n")
         return True
 
@@ -329,6 +385,8 @@ class TmuxTerminal:
         if self._proc is None or self._reader is None or self._exited.is_set():
             return
         self._leaving = True
+        # The pipe's relay would wait for output to pass to nobody: the next canvas pipes anew.
+        self._send(f"pipe-pane -t ={self.tid}:")
         if self._proc.stdin is not None:
             self._proc.stdin.close()
         try:
@@ -352,16 +410,12 @@ class TmuxTerminal:
                         block = None
                     else:
                         block.append(line)
-                elif line.startswith(b"%output "):
-                    if not self._replaying:
-                        self._output.feed(_unescape(line.split(b" ", 2)[2] if line.count(b" ") >= 2 else b""))
                 elif line.startswith(b"%begin ") and line.endswith(b" 1"):
                     block, block_id = [], b" ".join(line.split(b" ")[1:3])
         except (ValueError, ConnectionError) as exc:
             log.warning("terminal %s: tmux's control client failed: %s", self.tid, exc)
         self._watching = False
         await self._proc.wait()
-        self._output.flush()
         unanswered = b"".join(keys for _, keys in self._replies)
         self._held[:0] = unanswered
         for reply, _ in self._replies:
@@ -369,6 +423,8 @@ class TmuxTerminal:
                 reply.set_exception(ConnectionError("tmux's control client ended"))
         self._replies.clear()
         if self._leaving:
+            self._close_fifo()
+            self._output.flush()
             self._exited.set()
             return
         code = self.server.take_exit_code(self.tid)
@@ -377,10 +433,16 @@ class TmuxTerminal:
             self._rewatches += 1
             log.warning("terminal %s: tmux let go of canvas's client; watching the shell again", self.tid)
             try:
-                await self._attach(*self._size, replay=False)
+                await self._attach(self._size, follow=False)
                 return
             except OSError as exc:
                 log.warning("terminal %s: cannot watch it again: %s", self.tid, exc)
+        # tmux passes all of a pane's output to the pipe before it ends the pane; the relay may
+        # still be writing the last of it.
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._fifo_ended.wait(), LEAVE_S)
+        self._close_fifo()
+        self._output.flush()
         if self._ending is not None:
             await self._ending
         self._ended(code)
@@ -400,6 +462,19 @@ class TmuxTerminal:
                 self.on_exit(self.exit_code)
             except Exception:
                 log.exception("terminal on_exit failed")
+
+
+def _answer(answer: list[bytes] | BaseException) -> list[bytes]:
+    if isinstance(answer, BaseException):
+        raise answer
+    return answer
+
+
+def _tmux_quoted(text: str) -> str:
+    """`text` as one argument of a tmux command, unexpanded: tmux's parser reads `\\`, `"` and `$`
+    in double quotes, and `pipe-pane` expands `#` formats and `%` time formats in its command."""
+    text = text.replace("#", "##").replace("%", "%%")
+    return '"' + re.sub(r'([\\"$])', r"\\\1", text) + '"'
 
 
 def _lines(captured: list[bytes]) -> bytes:

@@ -1,13 +1,17 @@
 """Terminal throughput and keystroke echo latency through `canvas serve` and its host WebSocket.
 
-Run: `python -m tests.bench.terminal_throughput [--mb 50] [--clients 1,5] [--keys 300] [--termpair PATH]`.
+Run: `python -m tests.bench.terminal_throughput [--mb 50] [--clients 1,5] [--keys 300] [--rounds 1]
+[--termpair PATH]`.
 It starts `canvas serve` in its own process (so its memory is its own), opens one terminal,
 and `cat`s a file of `--mb` MB to 1 and then 5 WebSocket clients watching it, timing until the
 last client has seen the marker printed after it. It prints MB/s, the frames each client got,
 how many times a client skipped ahead to a replay, and the server's peak RSS (VmHWM). Then it
 types `--keys` single keystrokes, 20 ms apart, and times each until its echo comes back: p50/p99.
 It runs all that twice: with the shells as canvas's own children in a bare PTY, then with the
-shells kept by the room's tmux server (control mode), and prints the second beside the first.
+shells kept by the room's tmux server (the pane's output piped to canvas, input through control
+mode), and prints the second beside the first. With `--rounds N` it does that N times, bare and
+tmux in turn, and prints the median of the rounds' ratios: on a shared machine the load moves
+between minutes more than between the two halves of a round.
 With `--termpair PATH` (or `$TERMPAIR`) it runs the same through termpair and prints the ratios
 (see tests/bench/termpair_side.py for how termpair is installed and driven).
 
@@ -166,7 +170,7 @@ async def measure(
     root: Path, payload: Path, size: int, client_counts: list[int], keys: int, tmux: bool
 ) -> tuple[dict[int, float], list[float]]:
     """Throughput per client count (seconds) and echo samples (ms), from one `canvas serve`."""
-    print(f"-- shells {'kept by tmux (control mode)' if tmux else 'in a bare PTY'}")
+    print(f"-- shells {'kept by tmux (pane piped)' if tmux else 'in a bare PTY'}")
     elapsed: dict[int, float] = {}
     server = ServerProcess(root, env={"SHELL": "/bin/bash", "CANVAS_NO_TMUX": "" if tmux else "1"}).start()
     assert server.proc is not None
@@ -187,27 +191,49 @@ async def measure(
     return elapsed, echo
 
 
-async def main(size_mb: int, client_counts: list[int], keys: int, termpair: str | None) -> None:
+def beside(
+    size: int, ours: dict[int, float], kept: dict[int, float], our_echo: list[float], kept_echo: list[float]
+) -> tuple[dict[int, float], float]:
+    """Prints tmux's figures beside the bare PTY's; returns the rate ratios and the echo p50 difference."""
+    print("-- tmux beside the bare PTY (goal: echo p50 within 1 ms, throughput at least half)")
+    ratios = {clients: ours[clients] / kept[clients] for clients in ours}
+    for clients, ratio in ratios.items():
+        print(
+            f"cat to {clients} client(s): bare {size / MB / ours[clients]:7.1f} MB/s, "
+            f"tmux {size / MB / kept[clients]:7.1f} MB/s ({ratio:.2f}x the bare rate)"
+        )
+    bare_p50, tmux_p50 = our_echo[len(our_echo) // 2], kept_echo[len(kept_echo) // 2]
+    print(f"echo p50: bare {bare_p50:.2f} ms, tmux {tmux_p50:.2f} ms: {tmux_p50 - bare_p50:+.2f} ms")
+    return ratios, tmux_p50 - bare_p50
+
+
+async def main(size_mb: int, client_counts: list[int], keys: int, rounds: int, termpair: str | None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp) / "project"
-        root.mkdir()
         payload = Path(tmp) / "payload.txt"
         size = size_mb * MB
         write_payload(payload, size)
-        ours, our_echo = await measure(root, payload, size, client_counts, keys, tmux=False)
-        kept, kept_echo = await measure(root, payload, size, client_counts, keys, tmux=True)
-        print("-- tmux beside the bare PTY (goal: echo p50 within 1 ms, throughput at least half)")
-        for clients in client_counts:
-            print(
-                f"cat to {clients} client(s): bare {size / MB / ours[clients]:7.1f} MB/s, "
-                f"tmux {size / MB / kept[clients]:7.1f} MB/s ({ours[clients] / kept[clients]:.2f}x the bare rate)"
-            )
-        bare_p50, tmux_p50 = our_echo[len(our_echo) // 2], kept_echo[len(kept_echo) // 2]
-        print(f"echo p50: bare {bare_p50:.2f} ms, tmux {tmux_p50:.2f} ms: {tmux_p50 - bare_p50:+.2f} ms")
+        ratios: list[dict[int, float]] = []
+        echo_differences: list[float] = []
+        for n in range(rounds):
+            # A folder per room: each starts with no terminal recorded.
+            bare_root, tmux_root = Path(tmp) / f"bare{n}", Path(tmp) / f"tmux{n}"
+            bare_root.mkdir()
+            tmux_root.mkdir()
+            ours, our_echo = await measure(bare_root, payload, size, client_counts, keys, tmux=False)
+            kept, kept_echo = await measure(tmux_root, payload, size, client_counts, keys, tmux=True)
+            round_ratios, echo_difference = beside(size, ours, kept, our_echo, kept_echo)
+            ratios.append(round_ratios)
+            echo_differences.append(echo_difference)
+        if rounds > 1:
+            print(f"-- median of {rounds} rounds")
+            for clients in client_counts:
+                median = statistics.median(r[clients] for r in ratios)
+                print(f"cat to {clients} client(s): tmux at {median:.2f}x the bare rate")
+            print(f"echo p50: tmux {statistics.median(echo_differences):+.2f} ms beside the bare PTY")
         if termpair is None:
             print("termpair: not run (give --termpair PATH or set $TERMPAIR; see tests/bench/termpair_side.py)")
             return
-        tp = Termpair(termpair, root)
+        tp = Termpair(termpair, bare_root)
         try:
             await tp.start()
             for run, clients in enumerate(client_counts, start=1):
@@ -230,7 +256,8 @@ if __name__ == "__main__":
     parser.add_argument("--mb", type=int, default=50)
     parser.add_argument("--clients", default="1,5")
     parser.add_argument("--keys", type=int, default=300)
+    parser.add_argument("--rounds", type=int, default=1, help="bare and tmux in turn, this many times")
     parser.add_argument("--termpair", default=os.environ.get("TERMPAIR"), help="the termpair executable")
     args = parser.parse_args()
     os.environ.setdefault("PYTHONUNBUFFERED", "1")
-    asyncio.run(main(args.mb, [int(n) for n in args.clients.split(",")], args.keys, args.termpair))
+    asyncio.run(main(args.mb, [int(n) for n in args.clients.split(",")], args.keys, max(1, args.rounds), args.termpair))
