@@ -460,9 +460,9 @@ class Guests:
         guest.granted_terminals.clear()
         return self._grants_changed()
 
-    def _leave(self, peer: Peer, frame: GuestLeave) -> list[AnyEffect]:
+    def _leave(self, peer: Peer, _frame: GuestLeave) -> list[AnyEffect]:
         if self._guest_of(peer) is None:
-            return [error(peer.id, "Only a guest leaves: the host's page simply closes.", frame.t)]
+            raise Refused("invalid", "Only a guest leaves: the host's page simply closes.")
         # Closing its channel takes it out of the room at once: it leaves, its cursor with it.
         return [Close(peer.id, CLOSE_LEFT, "You left the room.")]
 
