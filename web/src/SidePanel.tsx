@@ -1,4 +1,5 @@
-import { type ReactNode, useId, useRef, useState } from "react";
+import { type ReactNode, useEffect, useId, useRef, useState } from "react";
+import { isBoardKey } from "./board/keyTarget";
 
 /**
  * The column beside the board (room link, guests, terminals, files). Wide, it is always there;
@@ -8,6 +9,15 @@ export function SidePanel({ label, count, children }: { label: string; count?: n
   const [open, setOpen] = useState(false);
   const id = useId();
   const toggle = useRef<HTMLButtonElement>(null);
+  // Esc on the board (or with nothing focused) closes the open drawer too: it lies over the board.
+  useEffect(() => {
+    if (!open) return;
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === "Escape" && (event.target === document.body || isBoardKey(event.target))) setOpen(false);
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, [open]);
   return (
     <div
       className={`side${open ? " side-open" : ""}`}

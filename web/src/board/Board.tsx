@@ -34,6 +34,7 @@ import { type ArrowEnd, DrawLayer } from "./DrawLayer";
 import { EmptyHint } from "./EmptyHint";
 import { boardSvg, download, svgToPng, visibleText } from "./exportBoard";
 import { HelpSheet } from "./HelpSheet";
+import { OWN_KEYS } from "./keyTarget";
 import {
   addItem,
   type ClipItem,
@@ -84,8 +85,6 @@ const MAX_SNAP_ITEMS = 50;
 const NUDGE: Record<string, [number, number]> = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
 /** Where the board's frames are too small to read: their thread opens in a sheet instead. */
 const PALETTE = ["#e03131", "#2f9e44", "#1971c2", "#f08c00", "#9c36b5", "#0c8599", "#c2255c", "#5c940d"];
-/** Keys typed here belong to what has focus (a terminal, a prompt, a field), not to the board. */
-const OWN_KEYS = "input, textarea, select, [contenteditable], .board-frame-body, dialog";
 
 function localIdentity(): { name: string; color: string } {
   const stored = localStorage.getItem("canvas.identity");
