@@ -16,6 +16,7 @@ import {
   ReactFlowProvider,
   useReactFlow,
   useStore,
+  useStoreApi,
   useViewport,
   ViewportPortal,
 } from "@xyflow/react";
@@ -65,7 +66,7 @@ import { ThreadSheet } from "./ThreadSheet";
 import { useMedia } from "./useMedia";
 import { useShowFrame } from "./useShowFrame";
 import { Sketch } from "./Sketch";
-import { drawsAsSketch, itemAt, sketchOf } from "./sketch";
+import { drawsAsSketch, itemAt, itemsIn, sketchOf } from "./sketch";
 import { loadView, saveView } from "./view";
 
 type Box = { x: number; y: number; w?: number; h?: number };
@@ -309,6 +310,22 @@ function Canvas({ session }: { session: BoardSession }) {
     },
     [items, boxOf, flow, select],
   );
+
+  // React Flow's selection box picks only the items drawn live: on the sketch, the items in the
+  // box are picked when it is let go (the box as last drawn, in board units).
+  const flowStore = useStoreApi<BoardNode, Edge>();
+  const sketchBox = useRef<Omit<Rect, "id"> | null>(null);
+  useEffect(() => {
+    if (!sketching) return;
+    return flowStore.subscribe(({ userSelectionRect: drawn, transform: [x, y, zoom] }) => {
+      if (drawn) sketchBox.current = { x: (drawn.x - x) / zoom, y: (drawn.y - y) / zoom, w: drawn.width / zoom, h: drawn.height / zoom };
+    });
+  }, [sketching, flowStore]);
+  const onSelectionEnd = useCallback(() => {
+    const area = sketchBox.current;
+    sketchBox.current = null;
+    if (sketching && area) select(itemsIn(items, boxOf, area).map((id) => ({ id, on: true })));
+  }, [sketching, items, boxOf, select]);
 
   /** Snaps the first dragged item to other items' edges and centres; every dragged item moves by the same shift. */
   const snapped = useCallback(
@@ -828,6 +845,7 @@ function Canvas({ session }: { session: BoardSession }) {
           const centre = { x: 0, y: 0 };
           if (connection.source && connection.target) connect({ item: connection.source, point: centre }, { item: connection.target, point: centre });
         }}
+        onSelectionEnd={onSelectionEnd}
         onPaneClick={(event) => {
           setArrowFrom(null);
           if (sketching) pickInSketch(event);

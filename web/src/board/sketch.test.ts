@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Rect } from "./arrange";
 import { INK } from "./colours";
 import type { Item } from "./model";
-import { drawsAsSketch, itemAt, meets, SKETCH_ITEMS, SKETCH_ZOOM, sketchOf } from "./sketch";
+import { drawsAsSketch, itemAt, itemsIn, meets, SKETCH_ITEMS, SKETCH_ZOOM, sketchOf } from "./sketch";
 
 const item = (id: string, fields: Partial<Item>): Item => ({ id, kind: "note", x: 0, y: 0, w: 100, h: 100, z: 0, color: "#ffd43b", ...fields });
 const items = [
@@ -42,5 +42,9 @@ describe("the sketch's marks", () => {
     expect(itemAt(items, boxOf, { x: 60, y: 60 })).toBe("top");
     expect(itemAt(items, boxOf, { x: 10, y: 10 })).toBe("note");
     expect(itemAt(items, boxOf, { x: 200, y: 50 })).toBeUndefined();
+  });
+
+  it("picks the items wholly inside a box drawn around them", () => {
+    expect(itemsIn(items, boxOf, { x: -10, y: -10, w: 170, h: 170 })).toEqual(["note", "top"]);
   });
 });

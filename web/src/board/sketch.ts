@@ -4,7 +4,7 @@
  * Thousands of live item components cost the page a frame or more on every pan; one canvas
  * redraw costs a millisecond or two.
  */
-import type { Rect } from "./arrange";
+import { inside, type Rect } from "./arrange";
 import { arrowEnds, controlPoint, type Point } from "./arrows";
 import { INK, paint, shapeFill } from "./colours";
 import type { Item } from "./model";
@@ -91,4 +91,14 @@ export function itemAt(items: Item[], boxOf: (id: string) => Rect | undefined, p
     if (box && point.x >= box.x && point.x <= box.x + box.w && point.y >= box.y && point.y <= box.y + box.h) return item.id;
   }
   return undefined;
+}
+
+/** The items (not arrows) wholly inside a box drawn around them on the sketch. */
+export function itemsIn(items: Item[], boxOf: (id: string) => Rect | undefined, area: Bounds): string[] {
+  return items
+    .filter((item) => {
+      const box = item.kind === "arrow" ? undefined : boxOf(item.id);
+      return box !== undefined && inside(box, area);
+    })
+    .map((item) => item.id);
 }
