@@ -162,7 +162,8 @@ def row(label: str, figures: dict[str, Any]) -> str:
         )
 
     return (
-        f"{label:<36} {figures['drawn_ms'] / 1000:7.2f} s {figures['nodes']:6d} {'yes' if figures['sketch'] else 'no':>6}"
+        f"{label:<36} {figures['drawn_ms'] / 1000:7.2f} s {figures['nodes']:6d}"
+        f" {'yes' if figures['sketch'] else 'no':>6}"
         f"  pan {spread(figures['pan'])}"
         f"   zoom {spread(figures['zoom'])}  {figures['heap_mb']:7.1f} MB"
     )
@@ -195,7 +196,8 @@ def main() -> None:
                 for fitted in (False, True):
                     for culling in (True, False):
                         figures = measure(browser, server, room_id, culling, fitted, args.steps)
-                        label = f"{size:,} {'fitted' if fitted else 'at 100 %'} culling+sketch {'on' if culling else 'off'}"
+                        view = "fitted" if fitted else "at 100 %"
+                        label = f"{size:,} {view} culling+sketch {'on' if culling else 'off'}"
                         print(row(label, figures), flush=True)
             finally:
                 server.stop()
