@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser_pages import add_agent, box, join_as_guest, open_host, prompt
+from tests.browser_pages import add_agent, box, join_as_guest, open_host, overlap, prompt
 from tests.support import ServerProcess
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
@@ -41,11 +41,12 @@ def test_a_request_that_arrives_does_not_move_the_board(browser: Any, server: Se
 
         assert box(host.get_by_test_id("board")) == host_board
         assert box(guest.get_by_test_id("board")) == guest_board
-        # The request is answerable where it lies, below the board's toolbar, which stays free.
-        toolbar = box(host.get_by_test_id("board-toolbar"))
-        entry = box(request)
-        assert entry["y"] >= toolbar["y"] + toolbar["height"], (entry, toolbar)
-        assert entry["x"] + entry["width"] <= width
+        # The request is answerable where it lies, over the board, clear of its toolbar.
+        panel = box(host.locator(".attention-panel"))
+        for control in ("board-toolbar", "board-zoom"):
+            assert not overlap(panel, box(host.get_by_test_id(control))), control
+        assert not overlap(panel, box(host.locator(".react-flow__minimap")))
+        assert panel["x"] >= 0 and panel["x"] + panel["width"] <= width
         request.get_by_role("button", name="Approve").first.click()
         request.wait_for(state="detached", timeout=WAIT_MS)
         assert box(host.get_by_test_id("board")) == host_board
