@@ -279,7 +279,6 @@ function Canvas({ session }: { session: BoardSession }) {
   const ink = useMemo(() => themeInk(theme), [theme]);
   const marks = useMemo(() => (sketching ? sketchOf(items, boxOf, live, ink) : []), [sketching, items, boxOf, live, ink]);
 
-
   const select = useCallback(
     (changes: { id: string; on: boolean }[]) => {
       setSelected((old) => {
@@ -870,7 +869,7 @@ function Canvas({ session }: { session: BoardSession }) {
         proOptions={{ hideAttribution: true }}
       >
         <Background gap={24} />
-        {sketching && <Sketch marks={marks} label={`The board from afar: ${items.length} items drawn as outlines. Zoom in to read and edit them.`} />}
+        {sketching && <Sketch marks={marks} label={`The board from afar: ${items.length.toLocaleString("en")} items drawn as outlines. Zoom in to read and edit them.`} />}
         {/* Far out, the sketch is the map (the minimap leaves out items not drawn live). */}
         {!sketching && (
           <MiniMap
