@@ -1,4 +1,5 @@
-import { type ReactNode, useId, useRef, useState } from "react";
+import { type ReactNode, useEffect, useId, useRef, useState } from "react";
+import { isBoardKey } from "./board/keyTarget";
 import { useMedia } from "./board/useMedia";
 
 /** Windows this narrow show the panel as a drawer over the board (styles.css says the same). */
@@ -17,6 +18,15 @@ export function SidePanel({ label, count, children }: { label: string; count?: n
   const id = useId();
   const toggle = useRef<HTMLButtonElement>(null);
   const classes = ["side", drawer && open ? "side-open" : "", !drawer && hidden ? "side-hidden" : ""];
+  // Esc on the board (or with nothing focused) closes the open drawer too: it lies over the board.
+  useEffect(() => {
+    if (!drawer || !open) return;
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === "Escape" && (event.target === document.body || isBoardKey(event.target))) setOpen(false);
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, [drawer, open]);
   return (
     <div
       className={classes.filter(Boolean).join(" ")}

@@ -15,6 +15,8 @@ import {
   ReactFlow,
   ReactFlowProvider,
   useReactFlow,
+  useStore,
+  useStoreApi,
   useViewport,
   ViewportPortal,
 } from "@xyflow/react";
@@ -24,7 +26,7 @@ import type * as Y from "yjs";
 import { framePickers } from "../frames";
 import { AWARENESS_MAX_DRAGGING } from "../protocol.gen";
 import { useAccess, useRoomClient } from "../roomClient";
-import { useTheme } from "../theme";
+import { type Theme, useTheme } from "../theme";
 import { align, bounds, distribute, type Guide, inside, type Rect, snap } from "./arrange";
 import { arrowBox, arrowEnds, middle } from "./arrows";
 import "./board.css";
@@ -33,6 +35,7 @@ import { type ArrowEnd, DrawLayer } from "./DrawLayer";
 import { EmptyHint } from "./EmptyHint";
 import { boardSvg, download, svgToPng, visibleText } from "./exportBoard";
 import { HelpSheet } from "./HelpSheet";
+import { OWN_KEYS } from "./keyTarget";
 import {
   addItem,
   type ClipItem,
@@ -62,6 +65,8 @@ import { PHONE } from "./phone";
 import { ThreadSheet } from "./ThreadSheet";
 import { useMedia } from "./useMedia";
 import { useShowFrame } from "./useShowFrame";
+import { Sketch } from "./Sketch";
+import { drawsAsSketch, itemAt, itemsIn, sketchOf } from "./sketch";
 import { loadView, saveView } from "./view";
 
 type Box = { x: number; y: number; w?: number; h?: number };
@@ -81,8 +86,6 @@ const MAX_SNAP_ITEMS = 50;
 const NUDGE: Record<string, [number, number]> = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
 /** Where the board's frames are too small to read: their thread opens in a sheet instead. */
 const PALETTE = ["#e03131", "#2f9e44", "#1971c2", "#f08c00", "#9c36b5", "#0c8599", "#c2255c", "#5c940d"];
-/** Keys typed here belong to what has focus (a terminal, a prompt, a field), not to the board. */
-const OWN_KEYS = "input, textarea, select, [contenteditable], .board-frame-body, dialog";
 
 function localIdentity(): { name: string; color: string } {
   const stored = localStorage.getItem("canvas.identity");
@@ -160,6 +163,9 @@ function Canvas({ session }: { session: BoardSession }) {
   const [picking, setPicking] = useState<HoldsType | null>(null);
   const [reading, setReading] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
+  const [fastAtScale] = useState(culling);
+  // Far out on a big board, items are drawn as one sketch; the ones someone works on stay live.
+  const sketching = useStore((state) => fastAtScale && drawsAsSketch(state.transform[2], items.length));
   const boardId = roomClient.welcome?.roomId ?? "board";
   const [savedView] = useState(() => loadView(boardId));
   const [flowReady, setFlowReady] = useState(false);
@@ -227,6 +233,8 @@ function Canvas({ session }: { session: BoardSession }) {
     [byId, overrides, remoteDrag],
   );
 
+  const live = useMemo(() => new Set([...selected, ...overrides.keys(), ...(editing ? [editing] : [])]), [selected, overrides, editing]);
+
   const nodes: BoardNode[] = useMemo(
     () =>
       items.flatMap((item, index): BoardNode[] => {
@@ -249,6 +257,7 @@ function Canvas({ session }: { session: BoardSession }) {
             // Frames that hold nothing lie under what is dropped on them.
             zIndex: item.kind === "frame" && !item.holds ? index - items.length : index,
             selected: selected.has(item.id),
+            hidden: sketching && !live.has(item.id),
             draggable: !readOnly && !item.locked && editing !== item.id && tool === "select",
             ariaLabel: itemLabel(item),
             className: arrowFrom === item.id ? "board-arrow-from" : undefined,
@@ -265,7 +274,7 @@ function Canvas({ session }: { session: BoardSession }) {
           },
         ];
       }),
-    [items, overrides, boxOf, measured, selected, readOnly, editing, session, remoteSelection, endEdit, takeTyped, tool, arrowFrom],
+    [items, overrides, boxOf, measured, selected, readOnly, editing, session, remoteSelection, endEdit, takeTyped, tool, arrowFrom, sketching, live],
   );
 
   const edges: Edge<ArrowEdgeData>[] = useMemo(
@@ -278,11 +287,15 @@ function Canvas({ session }: { session: BoardSession }) {
           target: item.to!,
           type: "arrow",
           selected: selected.has(item.id),
+          hidden: sketching && !selected.has(item.id),
           ariaLabel: item.label ? `Arrow: ${item.label}` : "Arrow",
           data: { item, session, editable: !readOnly && !item.locked },
         })),
-    [items, selected, session, readOnly],
+    [items, selected, session, readOnly, sketching],
   );
+
+  const ink = useMemo(() => themeInk(theme), [theme]);
+  const marks = useMemo(() => (sketching ? sketchOf(items, boxOf, live, ink) : []), [sketching, items, boxOf, live, ink]);
 
   const select = useCallback(
     (changes: { id: string; on: boolean }[]) => {
@@ -303,6 +316,33 @@ function Canvas({ session }: { session: BoardSession }) {
     },
     [byId, items],
   );
+
+  /** A click on the sketch picks the item under it (which then is drawn live, to be dragged or edited). */
+  const pickInSketch = useCallback(
+    (event: { clientX: number; clientY: number; shiftKey: boolean; ctrlKey: boolean; metaKey: boolean }) => {
+      const id = itemAt(items, boxOf, flow.screenToFlowPosition({ x: event.clientX, y: event.clientY }));
+      if (!id) return;
+      if (!(event.shiftKey || event.ctrlKey || event.metaKey)) setSelected(new Set());
+      select([{ id, on: true }]);
+    },
+    [items, boxOf, flow, select],
+  );
+
+  // React Flow's selection box picks only the items drawn live: on the sketch, the items in the
+  // box are picked when it is let go (the box as last drawn, in board units).
+  const flowStore = useStoreApi<BoardNode, Edge>();
+  const sketchBox = useRef<Omit<Rect, "id"> | null>(null);
+  useEffect(() => {
+    if (!sketching) return;
+    return flowStore.subscribe(({ userSelectionRect: drawn, transform: [x, y, zoom] }) => {
+      if (drawn) sketchBox.current = { x: (drawn.x - x) / zoom, y: (drawn.y - y) / zoom, w: drawn.width / zoom, h: drawn.height / zoom };
+    });
+  }, [sketching, flowStore]);
+  const onSelectionEnd = useCallback(() => {
+    const area = sketchBox.current;
+    sketchBox.current = null;
+    if (sketching && area) select(itemsIn(items, boxOf, area).map((id) => ({ id, on: true })));
+  }, [sketching, items, boxOf, select]);
 
   /** Snaps the first dragged item to other items' edges and centres; every dragged item moves by the same shift. */
   const snapped = useCallback(
@@ -832,7 +872,11 @@ function Canvas({ session }: { session: BoardSession }) {
           const centre = { x: 0, y: 0 };
           if (connection.source && connection.target) connect({ item: connection.source, point: centre }, { item: connection.target, point: centre });
         }}
-        onPaneClick={() => setArrowFrom(null)}
+        onSelectionEnd={onSelectionEnd}
+        onPaneClick={(event) => {
+          setArrowFrom(null);
+          if (sketching) pickInSketch(event);
+        }}
         onMoveEnd={(_, view) => saveView(boardId, view)}
         connectionMode={ConnectionMode.Loose}
         nodesDraggable={!readOnly}
@@ -846,20 +890,24 @@ function Canvas({ session }: { session: BoardSession }) {
         panActivationKeyCode="Space"
         multiSelectionKeyCode={["Meta", "Control", "Shift"]}
         zoomOnDoubleClick={false}
-        onlyRenderVisibleElements={culling()}
+        onlyRenderVisibleElements={fastAtScale}
         minZoom={MIN_ZOOM}
         maxZoom={MAX_ZOOM}
         defaultViewport={savedView ?? undefined}
         proOptions={{ hideAttribution: true }}
       >
         <Background gap={24} />
-        <MiniMap
-          pannable
-          zoomable
-          ariaLabel="Map of the board: click or drag to move the view"
-          nodeColor={(node) => (node.type === "arrow" ? "transparent" : paint((node.data as { item: Item }).item.color))}
-          onClick={(_, point) => flow.setCenter(point.x, point.y, { zoom: flow.getZoom(), duration: 150 })}
-        />
+        {sketching && <Sketch marks={marks} label={`The board from afar: ${items.length.toLocaleString("en")} items drawn as outlines. Zoom in to read and edit them.`} />}
+        {/* Far out, the sketch is the map (the minimap leaves out items not drawn live). */}
+        {!sketching && (
+          <MiniMap
+            pannable
+            zoomable
+            ariaLabel="Map of the board: click or drag to move the view"
+            nodeColor={(node) => (node.type === "arrow" ? "transparent" : paint((node.data as { item: Item }).item.color))}
+            onClick={(_, point) => flow.setCenter(point.x, point.y, { zoom: flow.getZoom(), duration: 150 })}
+          />
+        )}
         <ViewportPortal>
           <Guides guides={guides} />
           {[...peers].map(([id, peer]) => (peer.state.cursor ? <Cursor key={id} peer={peer} /> : null))}
@@ -1042,7 +1090,16 @@ function ArrowLabelEditor({ arrow, session, onDone }: { arrow: Item; session: Bo
   );
 }
 
-/** Culling can be turned off (`localStorage["canvas.board.culling"] = "off"`) to measure what it saves. */
+/** The board's ink as the page paints it in `theme`, the page's theme (set on it before anyone hears of a change). */
+function themeInk(theme: Theme): string {
+  const ink = getComputedStyle(document.documentElement).getPropertyValue("--board-ink").trim();
+  return ink && document.documentElement.dataset.theme === theme ? ink : INK;
+}
+
+/**
+ * Culling and the sketch from afar can be turned off (`localStorage["canvas.board.culling"] =
+ * "off"`) to measure what they save.
+ */
 function culling(): boolean {
   return localStorage.getItem("canvas.board.culling") !== "off";
 }

@@ -1,0 +1,79 @@
+/**
+ * The sketch of a big board zoomed out (sketch.ts), drawn on one canvas under React Flow's items.
+ * It follows the view straight from React Flow's store, so a pan redraws the canvas and renders
+ * no React component.
+ */
+import { useStoreApi } from "@xyflow/react";
+import { useEffect, useRef } from "react";
+import { type Mark, meets } from "./sketch";
+
+function draw(context: CanvasRenderingContext2D, marks: Mark[], view: { x: number; y: number; w: number; h: number }, zoom: number) {
+  const hairline = 1 / zoom;
+  for (const mark of marks) {
+    if (!meets(mark, view)) continue;
+    if (mark.kind === "box") {
+      context.beginPath();
+      if (mark.round) context.ellipse(mark.x + mark.w / 2, mark.y + mark.h / 2, mark.w / 2, mark.h / 2, 0, 0, 2 * Math.PI);
+      else context.rect(mark.x, mark.y, mark.w, mark.h);
+      if (mark.fill) {
+        context.fillStyle = mark.fill;
+        context.fill();
+      }
+      if (mark.stroke) {
+        context.strokeStyle = mark.stroke;
+        context.lineWidth = 2 * hairline;
+        context.stroke();
+      }
+    } else if (mark.kind === "curve") {
+      context.beginPath();
+      context.moveTo(mark.from.x, mark.from.y);
+      context.quadraticCurveTo(mark.via.x, mark.via.y, mark.to.x, mark.to.y);
+      context.strokeStyle = mark.colour;
+      context.lineWidth = hairline;
+      context.stroke();
+    } else if (mark.points.length > 1) {
+      context.beginPath();
+      context.moveTo(mark.points[0].x, mark.points[0].y);
+      for (const point of mark.points.slice(1)) context.lineTo(point.x, point.y);
+      context.strokeStyle = "#868e96";
+      context.lineWidth = 2 * hairline;
+      context.stroke();
+    }
+  }
+}
+
+export function Sketch({ marks, label }: { marks: Mark[]; label: string }) {
+  const canvas = useRef<HTMLCanvasElement>(null);
+  const store = useStoreApi();
+  useEffect(() => {
+    const element = canvas.current;
+    const context = element?.getContext("2d");
+    if (!element || !context) return;
+    let frame = 0;
+    const redraw = () => {
+      frame = 0;
+      const { transform, width, height } = store.getState();
+      const [x, y, zoom] = transform;
+      const scale = window.devicePixelRatio || 1;
+      if (element.width !== Math.round(width * scale) || element.height !== Math.round(height * scale)) {
+        element.width = Math.round(width * scale);
+        element.height = Math.round(height * scale);
+      }
+      context.setTransform(1, 0, 0, 1, 0, 0);
+      context.clearRect(0, 0, element.width, element.height);
+      context.setTransform(scale * zoom, 0, 0, scale * zoom, scale * x, scale * y);
+      draw(context, marks, { x: -x / zoom, y: -y / zoom, w: width / zoom, h: height / zoom }, zoom);
+    };
+    redraw();
+    const stop = store.subscribe((state, before) => {
+      if (!frame && (state.transform !== before.transform || state.width !== before.width || state.height !== before.height)) {
+        frame = requestAnimationFrame(redraw);
+      }
+    });
+    return () => {
+      stop();
+      cancelAnimationFrame(frame);
+    };
+  }, [marks, store]);
+  return <canvas ref={canvas} className="board-sketch" role="img" aria-label={label} data-testid="board-sketch" />;
+}
