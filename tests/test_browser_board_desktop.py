@@ -23,12 +23,12 @@ def test_a_request_that_arrives_does_not_move_the_board(browser: Any, server: Se
     try:
         add_agent(host)
         # At 1,024 px the guests are in the Room drawer; at 1,440 px in the panel beside the board.
-        drawer = host.get_by_test_id("side-toggle")
-        if drawer.is_visible():
-            drawer.click()
+        drawer = not host.get_by_test_id("side-panel").is_visible()
+        if drawer:
+            host.get_by_test_id("side-toggle").click()
         host.locator('[data-testid="guest"][data-name="Ada"] [data-testid="guest-access"]').select_option("edit")
-        if drawer.is_visible():
-            drawer.click()
+        if drawer:
+            host.get_by_test_id("side-toggle").click()
             host.get_by_test_id("side-panel").wait_for(state="hidden", timeout=WAIT_MS)
         guest.locator('[data-testid="access-banner"][data-access="edit"]').wait_for(timeout=WAIT_MS)
         host_board = box(host.get_by_test_id("board"))
