@@ -126,15 +126,22 @@ function TextEditor({
     }
   }, [value]);
 
-  useEffect(() => {
+  // Before the browser paints or takes another key: a key pressed now must meet the editor
+  // focused and already holding what was typed ahead, or its change would be measured against
+  // text the textarea does not show yet (and take back what was typed ahead).
+  useLayoutEffect(() => {
     const area = ref.current;
     if (!area) return;
-    area.focus();
-    area.setSelectionRange(area.value.length, area.value.length);
     // One editing session is one undo step, apart from creating the item and from later moves.
     session.endStep();
     const early = takeTyped();
-    if (early) session.change(() => text.insert(text.length, early));
+    if (early) {
+      session.change(() => text.insert(text.length, early));
+      area.value = text.toString();
+      setValue(area.value);
+    }
+    area.focus();
+    area.setSelectionRange(area.value.length, area.value.length);
     return () => session.endStep();
     // Once per editing session: what was typed ahead is taken when the editor first shows.
     // eslint-disable-next-line react-hooks/exhaustive-deps
