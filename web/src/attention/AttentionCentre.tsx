@@ -77,53 +77,51 @@ export function AttentionCentre() {
     >
       <Announcer text={shown.length ? headline(shown[shown.length - 1], store.getState()) : ""} />
       {shown.length > 0 && (
-        <div className="attention-panel">
-          <ul className="attention-list">
-            {shown.map((entry) => (
-              <li
-                key={entry.key}
-                className={`attention-entry attention-${entry.kind}`}
-                data-testid="attention-entry"
-                data-kind={entry.kind}
-              >
-                <div className="attention-head">
-                  <span className="attention-what">
-                    {entry.kind === "approval" && (
-                      <span className="person-dot" style={{ background: entry.approval.color }} aria-hidden="true" />
-                    )}
-                    {headline(entry, store.getState())}
-                  </span>
-                  {entry.kind !== "ended" && entry.place && <ShowButton place={entry.place} onShow={view.show.bind(view)} />}
-                  {entry.kind === "ended" && (
-                    <button
-                      type="button"
-                      className="attention-dismiss"
-                      aria-label="Dismiss"
-                      onClick={() => store.dismissEnded(entry.request.id)}
-                    >
-                      ×
-                    </button>
+        <ul className="attention-list">
+          {shown.map((entry) => (
+            <li
+              key={entry.key}
+              className={`attention-entry attention-${entry.kind}`}
+              data-testid="attention-entry"
+              data-kind={entry.kind}
+            >
+              <div className="attention-head">
+                <span className="attention-what">
+                  {entry.kind === "approval" && (
+                    <span className="person-dot" style={{ background: entry.approval.color }} aria-hidden="true" />
                   )}
-                </div>
-                {entry.kind === "permission" && (
-                  <PermissionCard item={entry.item} isHost onAnswer={(_id, answer) => answerPermission(entry, answer)} />
+                  {headline(entry, store.getState())}
+                </span>
+                {entry.kind !== "ended" && entry.place && <ShowButton place={entry.place} onShow={view.show.bind(view)} />}
+                {entry.kind === "ended" && (
+                  <button
+                    type="button"
+                    className="attention-dismiss"
+                    aria-label="Dismiss"
+                    onClick={() => store.dismissEnded(entry.request.id)}
+                  >
+                    ×
+                  </button>
                 )}
-                {entry.kind === "approval" && (
-                  <ApprovalCard approval={entry.approval} onAnswer={(answer) => answerApproval(entry, answer)} />
-                )}
-                {entry.kind === "ended" && <KeptText text={entry.request.text} outcome={entry.request.outcome} />}
-              </li>
-            ))}
-          </ul>
-          {isHost && notices.available && !notices.enabled && (
-            <p className="attention-notify">
-              <button type="button" className="attention-notify-on" onClick={notices.enable} data-testid="attention-notify">
-                Tell me on the desktop
-              </button>{" "}
-              when something waits for you while this tab is in the background
-            </p>
-          )}
-        </div>
+              </div>
+              {entry.kind === "permission" && (
+                <PermissionCard item={entry.item} isHost onAnswer={(_id, answer) => answerPermission(entry, answer)} />
+              )}
+              {entry.kind === "approval" && (
+                <ApprovalCard approval={entry.approval} onAnswer={(answer) => answerApproval(entry, answer)} />
+              )}
+              {entry.kind === "ended" && <KeptText text={entry.request.text} outcome={entry.request.outcome} />}
+            </li>
+          ))}
+        </ul>
+      )}
+      {isHost && shown.length > 0 && notices.available && !notices.enabled && (
+        <p className="attention-notify">
+          <button type="button" className="attention-notify-on" onClick={notices.enable} data-testid="attention-notify">
+            Tell me on the desktop
+          </button>{" "}
+          when something waits for you while this tab is in the background
+        </p>
       )}
     </section>
   );
