@@ -8,13 +8,15 @@ Real `canvas serve` parts in this process, the real rendezvous and hub, real aio
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import logging
 import os
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -26,7 +28,6 @@ from canvasrelay.client.guest import Guest, HubRefused
 from canvasrelay.core.invites import TURNED_OFF, WITHDRAWN
 from canvasrelay.protocol import signal_crypto
 from canvasrelay.protocol.encoding import b64url
-from canvasrelay.server.hub import HANDSHAKES_PER_INVITE
 from tests.support import HostClient, InProcessServer, ServerProcess
 
 pytestmark = pytest.mark.timeout(180)
@@ -368,23 +369,45 @@ async def flood_offers(flooder: Guest, count: int) -> list[Any]:
     return list(pcs)
 
 
+HUB_LOG = "canvasrelay.server.hub"
+PER_INVITE_REFUSAL = "too many handshakes at once on one invitation"
+
+
+@contextlib.contextmanager
+def heard(logger: str, words: str) -> Iterator[asyncio.Event]:
+    """An event set when `logger` logs a line holding `words`."""
+    loop = asyncio.get_running_loop()
+    event = asyncio.Event()
+
+    class Heard(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if words in record.getMessage():
+                loop.call_soon_threadsafe(event.set)
+
+    handler = Heard(logging.WARNING)
+    logging.getLogger(logger).addHandler(handler)
+    try:
+        yield event
+    finally:
+        logging.getLogger(logger).removeHandler(handler)
+
+
 async def test_one_invites_flood_does_not_delay_another_invites_join(
     served: InProcessServer, host_client: HostClient
 ) -> None:
     _, made = await api(served, "POST", "/api/invites", {"name": "Flood", "access": "edit"})
     flooder, other_link = Guest(made["link"], name="Flood"), await invite(served, "Calm")
     hub = served.server.hub
-    pcs = await flood_offers(flooder, 6 * len(FLOOD_ADDRESSES))
-    # Until the hub runs as many of the flood's handshakes as it lets one invite have.
-    async with asyncio.timeout(TURN_TIMEOUT):
-        while sum(1 for offer in hub.handshakes if offer.invite_id == made["id"]) < HANDSHAKES_PER_INVITE:
-            await asyncio.sleep(0.05)
+    # The hub turns the flood away once it runs as many of its handshakes as it lets one invite have.
+    with heard(HUB_LOG, PER_INVITE_REFUSAL) as turned_away:
+        pcs = await flood_offers(flooder, 6 * len(FLOOD_ADDRESSES))
+        await asyncio.wait_for(turned_away.wait(), TURN_TIMEOUT)
     held = len(hub.handshakes)
     started = time.monotonic()
     calm = await joined(other_link, "Calm")
     took = time.monotonic() - started
     print(f"flood: another invite's guest joined in {took:.2f} s while one invite held {held} handshakes")
-    assert hub.refusals["too many handshakes at once on one invitation"] > 0, "the flood asked for more than its share"
+    assert hub.refusals[PER_INVITE_REFUSAL] > 0, "the flood asked for more than its share"
     assert took < 3.0, f"joined in {took:.2f} s while another invite flooded"
     await calm.close()
     await asyncio.gather(*(pc.close() for pc in pcs))
