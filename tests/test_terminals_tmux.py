@@ -26,6 +26,7 @@ from canvasrelay.client.guest import Guest
 from canvasrelay.server.shell_processes import ShellProcesses
 from canvasrelay.server.tmux_terminal import TmuxServer, TmuxTerminal
 from tests.support import HostClient, ServerProcess
+from tests.test_pty import Recorder
 from tests.test_terminals import Screen, open_terminal
 
 pytestmark = [pytest.mark.services, pytest.mark.timeout(120)]
@@ -101,29 +102,11 @@ def sigterm(server: ServerProcess) -> None:
     server.stop()
 
 
-class Printed:
-    """What a `TmuxTerminal` printed (its `on_output`), and a wait for a word in it."""
-
-    def __init__(self) -> None:
-        self.data = bytearray()
-        self._more = asyncio.Event()
-
-    def __call__(self, data: bytes) -> None:
-        self.data.extend(data)
-        self._more.set()
-
-    async def until(self, word: bytes, timeout: float = 15.0) -> None:
-        async with asyncio.timeout(timeout):
-            while word not in self.data:
-                self._more.clear()
-                await self._more.wait()
-
-
 @contextlib.asynccontextmanager
-async def watched(server: TmuxServer, project: Path, typed: str = "", **size: int) -> AsyncIterator[Printed]:
+async def watched(server: TmuxServer, project: Path, typed: str = "", **size: int) -> AsyncIterator[Recorder]:
     """A terminal of the room started (after `typed` was written to it), and what it prints."""
-    printed = Printed()
-    terminal = TmuxTerminal(server, "t1", project, on_output=printed, shell="/bin/bash")
+    printed = Recorder()
+    terminal = TmuxTerminal(server, "t1", project, on_output=printed.on_output, shell="/bin/bash")
     if typed:
         assert terminal.write(typed)
     await terminal.start(**size)
@@ -511,14 +494,14 @@ async def test_a_shell_whose_watch_tmux_dropped_is_watched_again(serving: Server
 
 async def test_what_is_typed_before_canvas_attaches_reaches_the_shell(kept: Path) -> None:
     async with watched(room_server(kept), kept, typed="echo ear''ly-$((3+4))\r") as printed:
-        await printed.until(b"early-7")
+        await printed.until("early-7")
 
 
 async def test_a_flood_of_output_comes_whole_and_in_order(kept: Path) -> None:
     flood = "stty -echo; seq 1 200000; echo flood-end-$((1+1))\r"
     async with watched(room_server(kept), kept, typed=flood, cols=120, rows=40) as printed:
-        await printed.until(b"flood-end-2", timeout=60)
-    numbers = [int(n) for n in re.findall(rb"(?<=[\r\n])(\d+)(?=\r\n)", bytes(printed.data))]
+        await printed.until("flood-end-2", timeout=60)
+    numbers = [int(n) for n in re.findall(r"(?<=[\r\n])(\d+)(?=\r\n)", printed.text)]
     assert numbers == list(range(1, 200_001)), "lines were lost, doubled or reordered on the way"
 
 
@@ -561,7 +544,7 @@ async def test_opening_a_shell_that_runs_already_shows_what_it_printed(kept: Pat
     assert started.returncode == 0
     assert tmux(kept, "wait-for", "printed").returncode == 0
     async with watched(server, kept) as printed:
-        await printed.until(b"printed-42")
+        await printed.until("printed-42")
 
 
 async def test_a_folder_whose_name_tmux_or_a_shell_would_expand_still_gets_the_output(tmp_path: Path) -> None:
@@ -569,7 +552,7 @@ async def test_a_folder_whose_name_tmux_or_a_shell_would_expand_still_gets_the_o
     server = room_server(project)
     try:
         async with watched(server, project, typed="echo quoted-$((6*7))\r") as printed:
-            await printed.until(b"quoted-42")
+            await printed.until("quoted-42")
     finally:
         await server.kill()
     assert not server.output_fifo("t1").exists(), "an ended terminal left its FIFO"
