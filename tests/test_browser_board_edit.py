@@ -13,6 +13,7 @@ from pycrdt import Map, Text
 from canvasrelay.core.board import Board
 from canvasrelay.protocol.board import BOARD_PART_BYTES
 from canvasrelay.server.board_log import BOARD_LOG, write_log
+from tests.agent_support import config
 from tests.support import ServerProcess, ServerThread
 from tests.test_board_serve import stored_board
 from tests.test_browser_board import open_board
@@ -453,8 +454,7 @@ def test_a_board_that_comes_in_parts_opens_with_its_items_in_view(browser: Any, 
 @pytest.fixture
 def small_board(project: Path) -> Any:
     """A room whose board holds at most two items."""
-    (project / ".canvas").mkdir(mode=0o700, exist_ok=True)
-    (project / ".canvas" / "config.toml").write_text("[board]\nmax_items = 2\n")
+    config(project, "[board]\nmax_items = 2\n")
     server = ServerThread(project).start()
     yield server
     server.stop()
