@@ -14,6 +14,7 @@ import pytest
 from canvasrelay.client.guest import Guest
 from tests.agent_support import TURN_TIMEOUT, audit, config, create, events_until, prompt, said, serving, store_dump
 from tests.support import HostClient
+from tests.test_shared_set import git_children
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -58,19 +59,6 @@ REFUSED_WRITES = {
 }
 
 
-def processes_naming(*words: str) -> list[str]:
-    """Command lines of running processes that hold every one of `words`."""
-    found = []
-    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
-        try:
-            line = cmdline.read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        if all(word in line for word in words):
-            found.append(line)
-    return found
-
-
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     root = tmp_path / "project"
@@ -106,7 +94,7 @@ async def test_reads_and_writes_outside_the_shared_set_are_refused(project: Path
 
     assert (project / "new" / "folder" / "ok.txt").read_text() == "fine"
     # The git that answered which files are shared ended with the server.
-    assert not processes_naming(str(project), "check-ignore")
+    assert not git_children(project)
     assert (tmp_path / "x").read_text() == PARENT
     assert (tmp_path / "outside" / "secret.txt").read_text() == OUTSIDE
     assert not (project / ".canvas" / "evil.txt").exists()
