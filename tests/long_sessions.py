@@ -16,7 +16,7 @@ from canvasrelay.core import board_edits, session_log
 from canvasrelay.core.board import Board
 from canvasrelay.protocol.agents import SessionMeta
 from canvasrelay.protocol.session_events import LogHead, session_event, stored_json
-from canvasrelay.server.board_log import BOARD_LOG, BoardLog
+from canvasrelay.server.board.log import BOARD_LOG, BoardLog
 from canvasrelay.server.store import Store, open_store
 
 WORDS = ["the", "parser", "reads", "each", "line", "and", "keeps", "the", "tokens", "it", "needs", "for", "the"]

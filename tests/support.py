@@ -28,7 +28,7 @@ from pydantic import BaseModel
 
 from canvasrelay.core import session_log
 from canvasrelay.protocol.session_events import SessionEvent, session_event
-from canvasrelay.server.lan import interface_addresses
+from canvasrelay.server.http.lan import interface_addresses
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [

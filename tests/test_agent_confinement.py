@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from canvasrelay.core.errors import ConfigError
-from canvasrelay.server import agent_launch, agent_sandbox
-from canvasrelay.server.agent_catalog import discover
+from canvasrelay.server.agents import launch as agent_launch
+from canvasrelay.server.agents import sandbox as agent_sandbox
+from canvasrelay.server.agents.catalog import discover
 from tests.agent_support import TURN_TIMEOUT, config, create, events_until, serving
 from tests.support import HostClient, ServerProcess
 

@@ -14,8 +14,8 @@ import aiohttp
 import pytest
 
 from canvasrelay.protocol.session_events import ChunkEvent
-from canvasrelay.server.agent_catalog import KNOWN
-from canvasrelay.server.agent_host import RELOAD_FAILED
+from canvasrelay.server.agents.catalog import KNOWN
+from canvasrelay.server.agents.host import RELOAD_FAILED
 from tests.agent_support import (
     TURN_TIMEOUT,
     config,
@@ -188,7 +188,7 @@ async def test_a_failed_reload_is_said_in_the_thread(project: Path, caplog: pyte
         session_id = await create(host, "strict")
         await prompt(host, session_id, "remember this")
         await host.close()
-    caplog.set_level(logging.WARNING, "canvasrelay.server.agent_host")
+    caplog.set_level(logging.WARNING, "canvasrelay.server.agents.host")
     async with serving(project) as served:
         host = await HostClient.connect(served)
         await host.send({"t": "agent-prompt", "sessionId": session_id, "text": "and now"})

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from canvasrelay.server.agent_catalog import discover
+from canvasrelay.server.agents.catalog import discover
 
 
 @pytest.fixture

@@ -16,8 +16,8 @@ import pytest
 import uvicorn
 from mcp.server.mcpserver import MCPServer
 
-from canvasrelay.server.agent_error import AgentError
-from canvasrelay.server.agent_process import AgentProcess
+from canvasrelay.server.agents.error import AgentError
+from canvasrelay.server.agents.process import AgentProcess
 
 REPO = str(Path(__file__).resolve().parent.parent)
 DEMO = [sys.executable, "-m", "canvasrelay.agents.demo"]

@@ -37,7 +37,7 @@ from canvasrelay.protocol.agents import (
 )
 from canvasrelay.protocol.people import PromptAttribution
 from canvasrelay.protocol.session_events import LogHead, PermissionEvent, session_event, session_update, stored_json
-from canvasrelay.server.agent_catalog import DEMO
+from canvasrelay.server.agents.catalog import DEMO
 
 HOST = Peer("host-1", Access.HOST, "host")
 OTHER = Peer("host-2", Access.HOST, "host")

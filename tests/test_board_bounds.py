@@ -22,7 +22,7 @@ from canvasrelay.core import board_edits as board_api
 from canvasrelay.core.board import Board, BoardBounds, BoardFullError
 from canvasrelay.protocol.board_parts import BoardAssembly
 from canvasrelay.server.app import CanvasServer, ServeOptions
-from canvasrelay.server.board_log import BOARD_LOG, HEADER, write_log
+from canvasrelay.server.board.log import BOARD_LOG, HEADER, write_log
 from canvasrelay.server.store import open_store
 from tests.support import HostClient, InProcessServer, board_tools
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from canvasrelay.server.board_log import BOARD_LOG, BoardLog, read_updates
+from canvasrelay.server.board.log import BOARD_LOG, BoardLog, read_updates
 
 
 def test_updates_come_back_in_order_after_reopening(tmp_path: Path) -> None:
@@ -62,7 +62,7 @@ def test_a_torn_tail_is_cut_off_and_the_records_before_it_are_kept(tmp_path: Pat
 FULL_DISK = """
 import resource, signal, sys
 from pathlib import Path
-from canvasrelay.server.board_log import BoardLog
+from canvasrelay.server.board.log import BoardLog
 log, _ = BoardLog.open(Path(sys.argv[1]))
 log.append(b"before")
 # As a full disk would: the file takes part of the record, then the write fails.

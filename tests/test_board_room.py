@@ -25,8 +25,8 @@ from canvasrelay.core.room import Peer, Room, RoomInfo
 from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.board import MAX_DRAGGING, MAX_SELECTION, AwarenessOut, BoardSync, BoardUpdateOut
 from canvasrelay.protocol.core import ErrorFrame
-from canvasrelay.server.board_host import BoardStore
-from canvasrelay.server.board_log import BOARD_LOG, read_updates
+from canvasrelay.server.board.host import BoardStore
+from canvasrelay.server.board.log import BOARD_LOG, read_updates
 
 
 class Clock:

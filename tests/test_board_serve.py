@@ -13,7 +13,7 @@ import pytest
 from pycrdt import Doc, Map, Text
 
 from canvasrelay.core.board import Board
-from canvasrelay.server.board_log import BOARD_LOG, read_updates
+from canvasrelay.server.board.log import BOARD_LOG, read_updates
 from tests.support import HostClient, ServerProcess
 
 

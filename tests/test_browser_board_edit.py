@@ -12,7 +12,7 @@ from pycrdt import Map, Text
 
 from canvasrelay.core.board import Board
 from canvasrelay.protocol.board import BOARD_PART_BYTES
-from canvasrelay.server.board_log import BOARD_LOG, write_log
+from canvasrelay.server.board.log import BOARD_LOG, write_log
 from tests.agent_support import config
 from tests.support import ServerProcess, ServerThread
 from tests.test_board_serve import stored_board

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from canvasrelay.server.board_log import BOARD_LOG, write_log
+from canvasrelay.server.board.log import BOARD_LOG, write_log
 from tests.bench.board_scale import seeded_board
 from tests.support import ServerThread
 from tests.test_browser_board import open_board

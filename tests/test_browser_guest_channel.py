@@ -12,7 +12,7 @@ import pytest
 from canvasrelay.core.board import Board
 from canvasrelay.core.board_edits import MAX_TEXT, add_note
 from canvasrelay.protocol.framing import MAX_MESSAGE_BYTES
-from canvasrelay.server.board_log import BOARD_LOG, write_log
+from canvasrelay.server.board.log import BOARD_LOG, write_log
 from tests.browser_pages import open_host
 from tests.support import ServerProcess
 from tests.test_browser_guests import TIMEOUT_MS

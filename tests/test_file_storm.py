@@ -21,9 +21,9 @@ import pytest
 
 from canvasrelay.client.guest import Guest
 from canvasrelay.core.shared_files import MAX_OPEN_PER_PEER, SharedFiles
-from canvasrelay.server import hub
 from canvasrelay.server.app import CanvasServer, ServeOptions
-from canvasrelay.server.file_host import FileHost
+from canvasrelay.server.files.host import FileHost
+from canvasrelay.server.guests import hub
 from tests.support import HostClient, InProcessServer, open_paced
 
 pytestmark = [pytest.mark.paced, pytest.mark.timeout(300)]

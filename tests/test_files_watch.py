@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from canvasrelay.server.file_reader import FileWatcher, read_shared_file
-from canvasrelay.server.shared_set import SharedSet
+from canvasrelay.server.files.reader import FileWatcher, read_shared_file
+from canvasrelay.server.files.shared_set import SharedSet
 
 pytestmark = pytest.mark.timeout(60)
 

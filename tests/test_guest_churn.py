@@ -18,9 +18,9 @@ import pytest
 
 from canvasrelay.client.guest import Guest
 from canvasrelay.core.shared_files import SharedFiles
-from canvasrelay.server import hub
 from canvasrelay.server.app import CanvasServer, ServeOptions
-from canvasrelay.server.terminal_host import TerminalHost
+from canvasrelay.server.guests import hub
+from canvasrelay.server.terminals.host import TerminalHost
 from tests.support import HostClient, InProcessServer
 
 pytestmark = [pytest.mark.paced, pytest.mark.timeout(600)]

@@ -20,7 +20,12 @@ from canvasrelay.core.room import Peer
 from canvasrelay.protocol import CLIENT_FRAMES, ClientFrame
 from canvasrelay.protocol.access import Action
 from canvasrelay.server.app import CanvasServer, ServeOptions
-from canvasrelay.server.transport_ws import CLOSE_TOO_SLOW, CLOSE_UNAUTHORIZED, MAX_BACKLOG_BYTES, WebSocketTransport
+from canvasrelay.server.transports.websocket import (
+    CLOSE_TOO_SLOW,
+    CLOSE_UNAUTHORIZED,
+    MAX_BACKLOG_BYTES,
+    WebSocketTransport,
+)
 from tests.probe_frames import Draw, Ran
 from tests.support import HostClient, InProcessServer
 

@@ -20,7 +20,7 @@ from canvasrelay.client.guest import Guest, HubRefused, RoomLink
 from canvasrelay.protocol import signal_crypto
 from canvasrelay.protocol.encoding import b64url
 from canvasrelay.server.app import CanvasServer, ServeOptions
-from canvasrelay.server.hub import Hub
+from canvasrelay.server.guests.hub import Hub
 
 pytestmark = pytest.mark.timeout(180)
 

@@ -369,7 +369,7 @@ async def flood_offers(flooder: Guest, count: int) -> list[Any]:
     return list(pcs)
 
 
-HUB_LOG = "canvasrelay.server.hub"
+HUB_LOG = "canvasrelay.server.guests.hub"
 PER_INVITE_REFUSAL = "too many handshakes at once on one invitation"
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 
-from canvasrelay.server.lan import interface_addresses, link_hosts, url_host
+from canvasrelay.server.http.lan import interface_addresses, link_hosts, url_host
 
 
 def test_a_bound_address_is_the_links_address() -> None:

@@ -21,8 +21,8 @@ from canvasrelay.core.permission_rules import (
     subject_of,
 )
 from canvasrelay.protocol.session_events import PermissionOption
-from canvasrelay.server.agent_process import AgentProcess
-from canvasrelay.server.rule_book import RuleBook, load_user_rules, project_rules, user_rules_path
+from canvasrelay.server.agents.process import AgentProcess
+from canvasrelay.server.agents.rule_book import RuleBook, load_user_rules, project_rules, user_rules_path
 from canvasrelay.server.store import Store
 
 ROOT = "/home/me/project"

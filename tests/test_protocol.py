@@ -20,7 +20,7 @@ from canvasrelay.protocol.access import Action
 from canvasrelay.protocol.base import MAX_DEPTH, MAX_ELEMENTS, check_structure, client_frame, frame_type
 from canvasrelay.protocol.core import Auth, Ping
 from canvasrelay.protocol.typescript import generate
-from canvasrelay.server.api import typescript as api_typescript
+from canvasrelay.server.http.api import typescript as api_typescript
 
 
 def test_good_frames_parse() -> None:

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from canvasrelay.core.terminal_output import Output, OutputQueue, Scrollback
-from canvasrelay.server import output_coalescer
-from canvasrelay.server.pty_terminal import Terminal
+from canvasrelay.server.terminals import output_coalescer
+from canvasrelay.server.terminals.pty import Terminal
 
 pytestmark = pytest.mark.timeout(30)
 

@@ -13,7 +13,7 @@ from canvasrelay.core.room import Peer, Room, RoomInfo
 from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.agents import AgentCancel
 from canvasrelay.protocol.core import ErrorFrame, ErrorKind
-from canvasrelay.server.api.errors import STATUS_OF_KIND, refused
+from canvasrelay.server.http.api.errors import STATUS_OF_KIND, refused
 
 HOST = Peer("host-1", Access.HOST)
 

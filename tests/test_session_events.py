@@ -26,8 +26,8 @@ from canvasrelay.protocol.session_events import (
     stored_json,
 )
 from canvasrelay.protocol.typescript import generate
-from canvasrelay.server.agent_catalog import DEMO
-from canvasrelay.server.api import sessions as api_sessions
+from canvasrelay.server.agents.catalog import DEMO
+from canvasrelay.server.http.api import sessions as api_sessions
 from tests.support import thread_of
 
 VECTORS = sorted((Path(__file__).parent / "vectors" / "session_log").glob("*.json"))

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from canvasrelay.server.file_reader import read_shared_file
-from canvasrelay.server.shared_set import Allowed, Denied, Missing, SharedSet
+from canvasrelay.server.files.reader import read_shared_file
+from canvasrelay.server.files.shared_set import Allowed, Denied, Missing, SharedSet
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -18,7 +18,7 @@ from canvasrelay.protocol.session_events import (
     stored_json,
 )
 from canvasrelay.server import store as store_module
-from canvasrelay.server.board_log import BOARD_LOG, read_updates
+from canvasrelay.server.board.log import BOARD_LOG, read_updates
 from canvasrelay.server.store import MIGRATIONS, Store, migrate, schema_version
 
 

@@ -23,8 +23,8 @@ from typing import Any
 import pytest
 
 from canvasrelay.client.guest import Guest
-from canvasrelay.server.shell_processes import ShellProcesses
-from canvasrelay.server.tmux_terminal import TmuxServer, TmuxTerminal
+from canvasrelay.server.terminals.shell_processes import ShellProcesses
+from canvasrelay.server.terminals.tmux import TmuxServer, TmuxTerminal
 from tests.support import HostClient, ServerProcess
 from tests.test_pty import Recorder
 from tests.test_terminals import Screen, open_terminal

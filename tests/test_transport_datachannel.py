@@ -9,7 +9,7 @@ import pytest
 
 from canvasrelay.core.rate_limit import InboundGate
 from canvasrelay.protocol.framing import MAX_MESSAGE_BYTES, Reassembler, parse_stream_message
-from canvasrelay.server import transport_datachannel as td
+from canvasrelay.server.transports import datachannel as td
 
 
 class FakeChannel:

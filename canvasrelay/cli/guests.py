@@ -118,8 +118,8 @@ async def _signal(args: argparse.Namespace) -> int:
 
     from canvasrelay.net.bounded_site import BoundedSite, raise_file_limit
     from canvasrelay.server.app import WEB_DIST
-    from canvasrelay.server.http_log import one_line_refusals
-    from canvasrelay.server.static_assets import add_static_routes
+    from canvasrelay.server.http.log import one_line_refusals
+    from canvasrelay.server.http.static_assets import add_static_routes
     from canvasrelay.signal import redis_bus, rendezvous
     from canvasrelay.signal.turn_credentials import TurnConfig, TurnConfigError
 

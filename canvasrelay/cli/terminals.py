@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _tmux(canvas_dir: Path) -> Any:
-    from canvasrelay.server.tmux_terminal import TmuxServer, tmux_executable
+    from canvasrelay.server.terminals.tmux import TmuxServer, tmux_executable
 
     executable = tmux_executable()
     if executable is None:
@@ -74,7 +74,7 @@ def _attach(canvas_dir: Path, wanted: str | None) -> int:
 
 
 def _recorded_names(canvas_dir: Path) -> dict[str, str]:
-    from canvasrelay.server.terminal_host import RECORD
+    from canvasrelay.server.terminals.host import RECORD
 
     with contextlib.suppress(OSError, ValueError):
         rows = json.loads((canvas_dir / RECORD).read_text(encoding="utf-8"))
@@ -83,7 +83,7 @@ def _recorded_names(canvas_dir: Path) -> dict[str, str]:
 
 
 def _stop(canvas_dir: Path, terminals: bool) -> int:
-    from canvasrelay.server.tmux_terminal import tmux_executable
+    from canvasrelay.server.terminals.tmux import tmux_executable
 
     # Without tmux every shell is the server's child, and ends with it.
     if terminals and tmux_executable() is not None:
@@ -95,7 +95,7 @@ def _stop(canvas_dir: Path, terminals: bool) -> int:
     if pid is None:
         print(f"canvas: nothing serves {canvas_dir.parent}")
         if terminals:
-            from canvasrelay.server.terminal_host import RECORD
+            from canvasrelay.server.terminals.host import RECORD
 
             (canvas_dir / RECORD).unlink(missing_ok=True)
         return 0

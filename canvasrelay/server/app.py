@@ -27,27 +27,27 @@ from canvasrelay.core.terminals import TerminalRoom
 from canvasrelay.net.bounded_site import BoundedSite
 from canvasrelay.protocol.words import request_noun
 from canvasrelay.server import canvas_dir, room_secrets
-from canvasrelay.server.agent_catalog import AgentSpec, discover, load_config, process_limits
-from canvasrelay.server.agent_host import AgentHost
-from canvasrelay.server.api import mount_api
-from canvasrelay.server.board_host import BoardHost, board_bounds
-from canvasrelay.server.board_log import BOARD_LOG
-from canvasrelay.server.board_mcp import BoardMcp
+from canvasrelay.server.agents.catalog import AgentSpec, discover, load_config, process_limits
+from canvasrelay.server.agents.host import AgentHost
+from canvasrelay.server.agents.rule_book import RuleBook, load_user_rules, project_rules
+from canvasrelay.server.board.host import BoardHost, board_bounds
+from canvasrelay.server.board.log import BOARD_LOG
+from canvasrelay.server.board.mcp import BoardMcp
 from canvasrelay.server.canvas_dir import FolderLock
 from canvasrelay.server.deferred_imports import AGENT_MODULES, WEBRTC_MODULES, DeferredImports
-from canvasrelay.server.file_host import FileHost
-from canvasrelay.server.http_log import one_line_refusals
-from canvasrelay.server.hub import Hub
-from canvasrelay.server.lan import link_hosts, url_host
+from canvasrelay.server.files.host import FileHost
+from canvasrelay.server.guests.hub import Hub
+from canvasrelay.server.guests.people_store import PeopleStore
+from canvasrelay.server.http.api import mount_api
+from canvasrelay.server.http.lan import link_hosts, url_host
+from canvasrelay.server.http.log import one_line_refusals
+from canvasrelay.server.http.static_assets import add_static_routes
 from canvasrelay.server.occupancy import Periodic
-from canvasrelay.server.people_store import PeopleStore
-from canvasrelay.server.rule_book import RuleBook, load_user_rules, project_rules
 from canvasrelay.server.runtime import Runtime
-from canvasrelay.server.static_assets import add_static_routes
 from canvasrelay.server.store import Store, open_store
-from canvasrelay.server.terminal_host import TerminalHost
-from canvasrelay.server.tmux_terminal import TmuxServer, tmux_executable
-from canvasrelay.server.transport_ws import host_socket
+from canvasrelay.server.terminals.host import TerminalHost
+from canvasrelay.server.terminals.tmux import TmuxServer, tmux_executable
+from canvasrelay.server.transports.websocket import host_socket
 from canvasrelay.signal.rendezvous import Rendezvous
 from canvasrelay.signal.rendezvous import add_routes as add_rendezvous
 

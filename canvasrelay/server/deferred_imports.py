@@ -15,7 +15,7 @@ import importlib
 import threading
 from collections.abc import Sequence
 
-AGENT_MODULES = ("canvasrelay.server.agent_process", "canvasrelay.server.board_mcp_server")
+AGENT_MODULES = ("canvasrelay.server.agents.process", "canvasrelay.server.board.mcp_server")
 WEBRTC_MODULES = ("aiortc", "canvasrelay.net.peer_connection")
 
 

@@ -27,7 +27,7 @@ from canvasrelay.core import session_log
 from canvasrelay.core.agent_sessions import HistoryPage, StoredSession
 from canvasrelay.protocol.agents import SessionMeta
 from canvasrelay.protocol.session_events import LogHead, SessionEvent, stored_event, stored_json
-from canvasrelay.server.board_log import BOARD_LOG, write_log
+from canvasrelay.server.board.log import BOARD_LOG, write_log
 from canvasrelay.server.canvas_dir import create_private
 
 log = logging.getLogger(__name__)

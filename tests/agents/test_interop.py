@@ -19,7 +19,7 @@ import aiohttp
 import pytest
 
 from canvasrelay.client.guest import Guest
-from canvasrelay.server.agent_host import RELOAD_FAILED
+from canvasrelay.server.agents.host import RELOAD_FAILED
 from tests.agent_support import TURN_TIMEOUT, config, create, events_until, group_members, said, serving
 from tests.agents.fake_models import FakeModels
 from tests.agents.real_agents import AGENTS, lacking, setup

@@ -46,7 +46,7 @@ import aiohttp
 from pycrdt import Decoder, Doc, Map, Text, TransactionEvent, create_update_message
 
 from canvasrelay.core.board import read_var_uint
-from canvasrelay.server.board_log import BOARD_LOG
+from canvasrelay.server.board.log import BOARD_LOG
 from tests.bench.process_cpu import cpu_seconds, settled
 from tests.support import ServerProcess, serving_an_empty_project
 

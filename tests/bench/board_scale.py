@@ -27,7 +27,7 @@ from typing import Any
 from pycrdt import Map, Text
 
 from canvasrelay.core.board import Board
-from canvasrelay.server.board_log import BOARD_LOG, write_log
+from canvasrelay.server.board.log import BOARD_LOG, write_log
 from tests.support import CHROMIUM, CHROMIUM_ARGS, ServerProcess
 
 SPACING = 260.0

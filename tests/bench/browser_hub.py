@@ -17,7 +17,7 @@ from pathlib import Path
 from aiortc import RTCDataChannel, RTCPeerConnection, RTCSessionDescription
 from playwright.async_api import Browser, Page, async_playwright
 
-from canvasrelay.server.transport_datachannel import HIGH_WATER
+from canvasrelay.server.transports.datachannel import HIGH_WATER
 from tests.support import CHROMIUM, CHROMIUM_ARGS
 
 # Real host addresses instead of mDNS names, which aiortc waits ~1 s on (ADR 0004).

@@ -37,7 +37,7 @@ from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.agents import AgentCreate, AgentPrompt
 from canvasrelay.protocol.base import encode
 from canvasrelay.protocol.session_events import session_update, stored_event, stored_json
-from canvasrelay.server.agent_catalog import DEMO
+from canvasrelay.server.agents.catalog import DEMO
 
 TOOL_EVERY = 25
 OUTPUT = "src/canvasrelay/core/session_log.py\n" * 10

@@ -139,7 +139,7 @@ def run(events: int, tools: int, diffs: int, runs: int) -> None:
 def write_board(root: Path, log: list[dict[str, Any]]) -> None:
     from canvasrelay.core import board_edits
     from canvasrelay.core.board import Board
-    from canvasrelay.server.board_log import BOARD_LOG, BoardLog
+    from canvasrelay.server.board.log import BOARD_LOG, BoardLog
     from canvasrelay.server.store import open_store
 
     store = open_store(root / ".canvas")

@@ -1,0 +1,256 @@
+"""The agents on offer: the built-in demo, the known ACP agents found on PATH, and the user's own.
+
+User agents come from `<dir>/.canvas/config.toml`:
+
+    [agents.mine]
+    command = "my-agent"
+    args = ["--acp"]
+    env = { MY_FLAG = "1" }
+    label = "My agent"
+    confine = false        # run it unconfined (default: confined, see agents/sandbox.py)
+
+    [agents.claude]        # a known agent: only whether it is confined
+    confine = false
+
+and so do the bounds on running agent processes:
+
+    [agent_processes]
+    max_running = 4        # agents running at once
+    idle_minutes = 10      # an agent idle this long is stopped (and reloaded when prompted)
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from canvasrelay.core.errors import ConfigError
+from canvasrelay.protocol.core import AgentInfo
+from canvasrelay.server.agents import sandbox as agent_sandbox
+
+CONFIG_FILE = "config.toml"
+
+
+@dataclass(frozen=True)
+class ProcessLimits:
+    max_running: int = 4
+    idle_seconds: float = 600.0
+
+
+def process_limits(config: dict[str, object]) -> ProcessLimits:
+    table = config.get("agent_processes", {})
+    if not isinstance(table, dict):
+        raise ConfigError("[agent_processes] must be a table")
+    unknown = set(table) - {"max_running", "idle_minutes"}
+    if unknown:
+        raise ConfigError(f"[agent_processes] has no {', '.join(sorted(unknown))}")
+    max_running = table.get("max_running", ProcessLimits.max_running)
+    idle = table.get("idle_minutes", ProcessLimits.idle_seconds / 60)
+    if not isinstance(max_running, int) or isinstance(max_running, bool) or not 1 <= max_running <= 64:
+        raise ConfigError("[agent_processes].max_running must be a whole number from 1 to 64")
+    if not isinstance(idle, int | float) or isinstance(idle, bool) or not 0 < idle <= 7 * 24 * 60:
+        raise ConfigError("[agent_processes].idle_minutes must be a number of minutes above 0")
+    return ProcessLimits(max_running, float(idle) * 60)
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    id: str
+    label: str
+    command: str
+    args: tuple[str, ...] = ()
+    env: dict[str, str] = field(default_factory=dict)
+    install: str | None = None
+    """The command that installs it, for a known agent."""
+    keys: str | None = None
+    """The environment variable(s) its API key is read from, in words."""
+    key_vars: tuple[str, ...] = ()
+    """Variables any one of which holds a key it reads."""
+    logins: tuple[str, ...] = ()
+    """Files under its home that a login leaves."""
+    login: str | None = None
+    """How to log it in, in words."""
+    refusal_as_error: bool = False
+    """The agent tells its model why a call was refused only from an error answer."""
+    confine: bool = True
+    """Run it confined to the room's view of the project (`confine = false` opts out)."""
+    offers_files: bool = True
+    """Offer it canvas's ACP file methods. Gemini CLI takes a missing file's error answer for a
+    failure, so it could not write a new file through them: it uses its own, confined like the others'."""
+
+    def resolve(self) -> str | None:
+        return shutil.which(self.command)
+
+    def info(self) -> AgentInfo:
+        confinement = agent_sandbox.confinement(self.confine)
+        info = AgentInfo(
+            id=self.id,
+            label=self.label,
+            available=True,
+            confined=confinement.confined,
+            confinement=confinement.words,
+        )
+        if self.resolve() is None:
+            return info.model_copy(
+                update={"available": False, "reason": self.missing(), "state": "not-installed", "install": self.install}
+            )
+        setup = self.needs_key()
+        return info.model_copy(update={"state": "needs-key", "setup": setup}) if setup else info
+
+    def missing(self) -> str:
+        """Why it is not on offer, and what would make it so."""
+        reason = f"{self.command} not found on PATH"
+        if self.install:
+            reason += f"; install it with `{self.install}`"
+        if self.keys:
+            reason += f"; it reads {self.keys}"
+        return reason
+
+    def needs_key(self) -> str | None:
+        """How to give it a key or log it in, when neither its environment nor its home shows one."""
+        if not self.key_vars:
+            return None
+        env = {**os.environ, **self.env}
+        if any(env.get(name) for name in self.key_vars):
+            return None
+        home = Path(env.get("HOME") or Path.home())
+        if any((home / login).exists() for login in self.logins):
+            return None
+        how = f"set {self.keys} before `canvas serve`"
+        return f"{how}, or {self.login}" if self.login else how
+
+
+DEMO = AgentSpec("demo", "Demo agent", sys.executable, ("-m", "canvasrelay.agents.demo"))
+
+_CLAUDE: dict[str, Any] = {
+    "install": "npm i -g @zed-industries/claude-agent-acp",
+    "keys": "ANTHROPIC_API_KEY",
+    "key_vars": ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"),
+    "logins": (".claude/.credentials.json",),
+    "login": "log in once with `claude` (npm i -g @anthropic-ai/claude-code) and its /login",
+    "refusal_as_error": True,
+}
+KNOWN: tuple[tuple[AgentSpec, ...], ...] = (
+    (
+        AgentSpec("claude", "Claude Code", "claude-agent-acp", **_CLAUDE),
+        AgentSpec("claude", "Claude Code", "claude-code-acp", **_CLAUDE),
+    ),
+    (
+        AgentSpec(
+            "codex",
+            "Codex",
+            "codex-acp",
+            install="npm i -g @zed-industries/codex-acp",
+            keys="OPENAI_API_KEY or CODEX_API_KEY",
+            key_vars=("OPENAI_API_KEY", "CODEX_API_KEY"),
+            logins=(".codex/auth.json",),
+            login="log in once with `codex login` (npm i -g @openai/codex)",
+        ),
+    ),
+    (
+        AgentSpec(
+            "gemini",
+            "Gemini CLI",
+            "gemini",
+            ("--acp",),
+            install="npm i -g @google/gemini-cli",
+            keys="GEMINI_API_KEY",
+            key_vars=("GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI"),
+            logins=(".gemini/oauth_creds.json",),
+            login="log in once by running `gemini` and choosing Google login",
+            offers_files=False,
+        ),
+    ),
+    (
+        AgentSpec(
+            "opencode",
+            "opencode",
+            "opencode",
+            ("acp",),
+            install="npm i -g opencode-ai",
+            keys="its provider's key (ANTHROPIC_API_KEY, OPENAI_API_KEY…)",
+            key_vars=("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY"),
+            logins=(".local/share/opencode/auth.json",),
+            login="log in once with `opencode auth login`",
+        ),
+    ),
+)
+
+
+def load_config(canvas_dir: Path) -> dict[str, object]:
+    path = canvas_dir / CONFIG_FILE
+    if not path.exists():
+        return {}
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+
+
+def _user_agents(config: dict[str, object]) -> list[AgentSpec]:
+    table = config.get("agents", {})
+    if not isinstance(table, dict):
+        raise ConfigError("[agents] must be a table")
+    specs = []
+    for name, entry in table.items():
+        if not isinstance(entry, dict) or not isinstance(entry.get("command"), str):
+            raise ConfigError(f"[agents.{name}] needs a command")
+        args = entry.get("args", [])
+        env = entry.get("env", {})
+        if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+            raise ConfigError(f"[agents.{name}].args must be a list of strings")
+        if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
+            raise ConfigError(f"[agents.{name}].env must map names to strings")
+        label = entry.get("label", name)
+        # One of the known agents run from elsewhere keeps what canvas knows of its ways.
+        known = next((c[0] for c in KNOWN if c[0].id == name), None)
+        spec = AgentSpec(
+            name,
+            str(label),
+            entry["command"],
+            tuple(args),
+            dict(env),
+            refusal_as_error=known.refusal_as_error if known else False,
+            offers_files=known.offers_files if known else True,
+            confine=_confine(name, entry),
+        )
+        specs.append(spec)
+    return specs
+
+
+def _confine(name: str, entry: dict[str, Any]) -> bool:
+    confine = entry.get("confine", True)
+    if not isinstance(confine, bool):
+        raise ConfigError(f"[agents.{name}].confine must be true or false")
+    return confine
+
+
+def _confinement_only(table: dict[str, Any], found: dict[str, AgentSpec]) -> set[str]:
+    """`[agents.<id>]` tables with only `confine`, for an agent canvas already knows; their names."""
+    names = set()
+    for name, entry in table.items():
+        if isinstance(entry, dict) and name in found and "command" not in entry and set(entry) <= {"confine"}:
+            found[name] = replace(found[name], confine=_confine(name, entry))
+            names.add(name)
+    return names
+
+
+def discover(config: dict[str, object]) -> dict[str, AgentSpec]:
+    """Every agent on offer by id; for a known agent with several commands, the first one installed."""
+    found: dict[str, AgentSpec] = {DEMO.id: DEMO}
+    for choices in KNOWN:
+        installed = [spec for spec in choices if spec.resolve() is not None]
+        spec = installed[0] if installed else choices[0]
+        found[spec.id] = spec
+    table = config.get("agents", {})
+    if isinstance(table, dict):
+        adjusted = _confinement_only(table, found)
+        config = {**config, "agents": {k: v for k, v in table.items() if k not in adjusted}}
+    for spec in _user_agents(config):
+        found[spec.id] = spec
+    return found

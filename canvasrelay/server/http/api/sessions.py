@@ -1,0 +1,285 @@
+"""The API's session operations that read the store: list, one session with its events in
+pages, the events as server-sent events, and the session's permission rules.
+
+Events are written to the store before anyone is sent them. The event stream reads the store for
+what came before (resuming after `Last-Event-ID`), then takes each new event from the same
+broadcast the sockets get: nothing polls."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import TYPE_CHECKING, Any
+
+from aiohttp import web
+
+from canvasrelay.core.agent_sessions import StoredSession
+from canvasrelay.protocol import ServerFrame
+from canvasrelay.protocol.agents import AgentEvent, AgentRemoved
+from canvasrelay.protocol.session_events import EVENT_MODELS, SESSION_EVENT_KINDS, SessionEvent, session_event_json
+from canvasrelay.server.agents.rule_book import RuleBook
+from canvasrelay.server.http.api.app import response_headers
+from canvasrelay.server.http.api.errors import ApiError, not_found
+from canvasrelay.server.http.api.models import (
+    AgentRuleOut,
+    EventsQuery,
+    PageQuery,
+    RemovedOut,
+    RuleOut,
+    RulesOut,
+    SessionEventsOut,
+    SessionOut,
+    SessionsOut,
+)
+from canvasrelay.server.http.api.openapi import Call, Operation
+
+if TYPE_CHECKING:
+    from canvasrelay.server.app import CanvasServer
+
+SSE_EVENT: dict[str, Any] = {
+    "type": "object",
+    "description": "One server-sent event: a session event (its kind as `event`, its seq as `id`), "
+    "or `deleted` once the session is gone.",
+    "required": ["data"],
+    "properties": {
+        "event": {"type": "string", "enum": [*SESSION_EVENT_KINDS, "deleted"]},
+        "id": {"type": "string", "pattern": "^[0-9]{1,15}$"},
+        "data": {
+            "type": "string",
+            "contentMediaType": "application/json",
+            "contentSchema": {
+                "oneOf": [{"$ref": f"#/components/schemas/{model.__name__}"} for model in EVENT_MODELS],
+                "discriminator": {"propertyName": "kind"},
+            },
+        },
+        "retry": {"type": "integer"},
+    },
+}
+"""What `text/event-stream` carries, event by event (the stream's comments are keep-alives)."""
+STREAM_BATCH = 200
+STREAM_QUEUE = 1000
+"""Events a stream may fall behind the broadcast; further behind, it reads them from the store."""
+HEARTBEAT_S = 15.0
+
+
+def session_out(row: StoredSession) -> SessionOut:
+    """From the row's stored head: listing sessions reads no log."""
+    return SessionOut(
+        id=row.id,
+        agent=row.agent,
+        title=row.title,
+        status=row.head.status,
+        created=row.created,
+        last_seq=row.head.last_seq if row.head.last_seq > 0 else -1,
+        meta=row.meta,
+    )
+
+
+def find(server: CanvasServer, session_id: str) -> StoredSession:
+    row = server.store.session(session_id)
+    if row is None:
+        raise not_found("session")
+    return row
+
+
+def operations(server: CanvasServer) -> list[Operation]:
+    stopping = asyncio.Event()
+
+    async def stop_streams() -> None:
+        stopping.set()
+
+    server.runtime.on_close(stop_streams)
+
+    def rules() -> RuleBook:
+        return server.rules
+
+    async def list_sessions(call: Call) -> SessionsOut:
+        page: PageQuery = call.query
+        rows = server.store.sessions()[page.cursor : page.cursor + page.limit]
+        end = page.cursor + len(rows)
+        more = end < len(server.store.sessions())
+        return SessionsOut(sessions=[session_out(r) for r in rows], next_cursor=end if more else None)
+
+    async def get_session(call: Call) -> SessionEventsOut:
+        query: EventsQuery = call.query
+        row = find(server, call.params["sessionId"])
+        events = server.store.events(row.id, after=query.after, limit=query.limit + 1)
+        more = len(events) > query.limit
+        events = events[: query.limit]
+        return SessionEventsOut(session=session_out(row), events=events, next_after=events[-1].seq if more else None)
+
+    async def stream_session_events(call: Call) -> web.StreamResponse:
+        session_id = find(server, call.params["sessionId"]).id
+        last = call.request.headers.get("Last-Event-ID", "").strip()
+        if last and not (last.isdigit() and len(last) <= 15):
+            raise ApiError(422, "Last-Event-ID must be an event's seq")
+        after = int(last) if last else 0
+        response = web.StreamResponse(
+            headers={
+                "Content-Type": "text/event-stream",
+                "Cache-Control": "no-cache",
+                "X-Accel-Buffering": "no",
+                **response_headers(server, call.request),
+            }
+        )
+        await response.prepare(call.request)
+        # A client that goes away ends the stream; there is nobody left to tell.
+        with contextlib.suppress(ConnectionResetError):
+            await follow(server, session_id, after, response, stopping)
+        return response
+
+    async def get_session_rules(call: Call) -> RulesOut:
+        session_id = find(server, call.params["sessionId"]).id
+        book = rules()
+        return RulesOut(
+            session=[RuleOut(id=i, rule=rule) for i, rule in book.session_rules(session_id)],
+            user=book.user,
+            project=book.project,
+            agent=[AgentRuleOut.model_validate(entry) for entry in book.agent_remembers(session_id)],
+            unnamed_kinds=book.unnamed_kinds(session_id),
+        )
+
+    async def reset_session_rules(call: Call) -> RemovedOut:
+        session_id = find(server, call.params["sessionId"]).id
+        return RemovedOut(removed=rules().remove(session_id, None, by="api"))
+
+    async def remove_session_rule(call: Call) -> None:
+        session_id = find(server, call.params["sessionId"]).id
+        rule_id = call.params["ruleId"]
+        if not (rule_id.isdigit() and len(rule_id) <= 15) or not rules().remove(session_id, int(rule_id), by="api"):
+            raise not_found("rule")
+
+    s = "sessions"
+    return [
+        Operation(
+            "GET",
+            "/api/sessions",
+            list_sessions,
+            "Sessions, oldest first, in pages.",
+            s,
+            query=PageQuery,
+            response=SessionsOut,
+        ),
+        Operation(
+            "GET",
+            "/api/session/{sessionId}",
+            get_session,
+            "A session and a page of its events.",
+            s,
+            query=EventsQuery,
+            response=SessionEventsOut,
+        ),
+        Operation(
+            "GET",
+            "/api/session/{sessionId}/events",
+            stream_session_events,
+            "The session's events as server-sent events (id = seq), resuming after Last-Event-ID.",
+            s,
+            stream="text/event-stream",
+            stream_item=SSE_EVENT,
+        ),
+        Operation(
+            "GET",
+            "/api/session/{sessionId}/rules",
+            get_session_rules,
+            "The permission rules that apply to the session.",
+            s,
+            response=RulesOut,
+        ),
+        Operation(
+            "DELETE",
+            "/api/session/{sessionId}/rules",
+            reset_session_rules,
+            "Remove every rule the host's answers added to the session.",
+            s,
+            response=RemovedOut,
+        ),
+        Operation(
+            "DELETE",
+            "/api/session/{sessionId}/rules/{ruleId}",
+            remove_session_rule,
+            "Remove one of the session's rules.",
+            s,
+            status=204,
+        ),
+    ]
+
+
+_DELETED = object()
+
+
+class _Feed:
+    """One stream's subscription to the broadcast: its session's new events, bounded."""
+
+    def __init__(self, session_id: str) -> None:
+        self.session_id = session_id
+        self.queue: asyncio.Queue[Any] = asyncio.Queue(STREAM_QUEUE)
+        self.behind = False
+        """Events were dropped: read the store again from the last one written."""
+
+    def __call__(self, frame: ServerFrame) -> None:
+        if isinstance(frame, AgentEvent) and frame.session_id == self.session_id:
+            item: Any = frame.event
+        elif isinstance(frame, AgentRemoved) and frame.session_id == self.session_id:
+            item = _DELETED
+        else:
+            return
+        try:
+            self.queue.put_nowait(item)
+        except asyncio.QueueFull:
+            self.behind = True
+
+    async def next(self, stop: asyncio.Event, timeout: float) -> Any:
+        """The next item, or None on a quiet `timeout` or once `stop` is set."""
+        getting = asyncio.ensure_future(self.queue.get())
+        stopping = asyncio.ensure_future(stop.wait())
+        try:
+            await asyncio.wait([getting, stopping], timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopping.cancel()
+            if not getting.done():
+                getting.cancel()
+        return getting.result() if getting.done() and not getting.cancelled() else None
+
+
+async def _write(response: web.StreamResponse, event: SessionEvent) -> int:
+    """One event, stored or broadcast, in the models' JSON like every page of them."""
+    data = session_event_json(event).decode()
+    await response.write(f"id: {event.seq}\nevent: {event.kind}\ndata: {data}\n\n".encode())
+    return event.seq
+
+
+async def follow(
+    server: CanvasServer,
+    session_id: str,
+    after: int,
+    response: web.StreamResponse,
+    stop: asyncio.Event,
+) -> None:
+    """Write every event after `after`, then each new one as it is broadcast, until the session is
+    deleted, the client goes or the server stops."""
+    feed = _Feed(session_id)
+    unsubscribe = server.runtime.on_broadcast(feed)
+    try:
+        catching_up = True
+        while not stop.is_set():
+            if catching_up or feed.behind:
+                # Subscribed first, so nothing falls between the store and the feed; the feed's
+                # copies of events written here are skipped by their seq.
+                feed.behind = False
+                events = server.store.events(session_id, after=after, limit=STREAM_BATCH)
+                for event in events:
+                    after = await _write(response, event)
+                catching_up = len(events) == STREAM_BATCH
+                continue
+            item = await feed.next(stop, HEARTBEAT_S)
+            if item is _DELETED:
+                await response.write(b"event: deleted\ndata: {}\n\n")
+                return
+            if item is None:
+                if not stop.is_set():
+                    await response.write(b": keep-alive\n\n")
+            elif item.seq > after:
+                after = await _write(response, item)
+    finally:
+        unsubscribe()

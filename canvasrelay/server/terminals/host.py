@@ -1,0 +1,351 @@
+"""Terminals, the adapter's side: runs the shells and carries their output to each watcher.
+
+Output goes out through the runtime as one frame, encoded once, to every watcher that is
+caught up. A watcher that is not (a replay still to send, or a transport backed up) queues
+it in its own bounded `OutputQueue`; one pump task per peer writes that queue only while the
+transport's own backlog is small, so a slow reader falls behind in its queue, and its queue
+(not the server's memory) overflows: it then skips ahead to a replay of the scrollback ring.
+
+With tmux, the shells live in the room's tmux server and outlive canvas: the terminals are
+recorded in `.canvas/terminals.json`, and the next start gives them back to the room and
+watches the ones still running. Without tmux, each shell is canvas's child and ends with it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import dataclasses
+import json
+import logging
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from canvasrelay.core.room import error
+from canvasrelay.core.terminal_output import Output, OutputQueue
+from canvasrelay.core.terminals import (
+    AttachTerminal,
+    DeliverExit,
+    DetachPeer,
+    DetachTerminal,
+    EndTerminal,
+    ForgetTerminal,
+    KeptTerminal,
+    RecordTerminals,
+    ResizeTerminal,
+    StartTerminal,
+    TerminalRoom,
+    WriteTerminal,
+)
+from canvasrelay.protocol import encode
+from canvasrelay.protocol.terminals import MAX_NAME_CHARS, TERMINAL_ID_PATTERN, TermData, TermExit
+from canvasrelay.server.background import Background
+from canvasrelay.server.canvas_dir import FILE_MODE
+from canvasrelay.server.runtime import Runtime, Transport
+from canvasrelay.server.terminals.pty import Terminal
+from canvasrelay.server.terminals.shell_processes import MARK, mark
+from canvasrelay.server.terminals.tmux import TmuxServer, TmuxTerminal
+
+log = logging.getLogger(__name__)
+
+QUEUE_LIMIT = 1024 * 1024
+"""Output one watcher may fall behind by before it skips ahead to a replay."""
+FRAME_BYTES = 64 * 1024
+"""Output bytes per `term-data` frame, a replay's included."""
+TRANSPORT_HIGH_WATER = 256 * 1024
+"""Write to a transport only while less than this waits in it."""
+BACKED_UP_POLL_S = 0.005
+RECORD = "terminals.json"
+_TERMINAL_ID = re.compile(TERMINAL_ID_PATTERN)
+
+
+def _decoder() -> codecs.IncrementalDecoder:
+    return codecs.getincrementaldecoder("utf-8")("replace")
+
+
+@dataclass
+class _Stream:
+    """One watcher's view of one terminal."""
+
+    queue: OutputQueue
+    replay: bytes | None
+    """A replay of the ring still to be sent from `offset`, one frame per round like any output,
+    so it waits for the transport too. The first is the ring as it was on attaching."""
+    offset: int = 0
+    exit_code: int | None = None
+    decoder: codecs.IncrementalDecoder = field(default_factory=lambda: _decoder())
+
+    def take(self) -> Output | None:
+        if self.replay is None:
+            out = self.queue.take(FRAME_BYTES)
+            if out is None or not out.reset:
+                return out
+            self.replay, self.offset = out.data, 0
+        start = self.offset
+        piece = self.replay[start : start + FRAME_BYTES]
+        self.offset += FRAME_BYTES
+        if self.offset >= len(self.replay):
+            self.replay = None
+        return Output(piece, reset=start == 0)
+
+
+class _Pump:
+    """Writes one peer's terminal output, round-robin over the terminals it watches."""
+
+    def __init__(self, host: TerminalHost, peer: str) -> None:
+        self.host = host
+        self.peer = peer
+        self.streams: dict[str, _Stream] = {}
+        self.wake = asyncio.Event()
+        self.task = asyncio.create_task(self._run())
+
+    async def _run(self) -> None:
+        while True:
+            await self.wake.wait()
+            self.wake.clear()
+            while await self._write_round():
+                pass
+
+    async def _write_round(self) -> bool:
+        transport = self.host.runtime.transports.get(self.peer)
+        if transport is None:
+            return False
+        while transport.backlog > TRANSPORT_HIGH_WATER:
+            await asyncio.sleep(BACKED_UP_POLL_S)
+        wrote = False
+        for tid, stream in list(self.streams.items()):
+            out = stream.take()
+            if out is not None:
+                self._send_output(transport, tid, stream, out)
+                wrote = True
+            elif stream.exit_code is not None:
+                transport.send(encode(TermExit(id=tid, code=stream.exit_code)))
+                del self.streams[tid]
+        return wrote
+
+    def caught_up(self, stream: _Stream) -> bool:
+        """Nothing of this terminal waits for this peer, and its transport keeps up."""
+        transport = self.host.runtime.transports.get(self.peer)
+        return (
+            transport is not None
+            and stream.replay is None
+            and not stream.queue
+            and stream.exit_code is None
+            and transport.backlog <= TRANSPORT_HIGH_WATER
+        )
+
+    def _send_output(self, transport: Transport, tid: str, stream: _Stream, out: Output) -> None:
+        if out.reset:
+            stream.decoder = _decoder()
+        text = stream.decoder.decode(out.data)
+        if text or out.reset:
+            transport.send(encode(TermData(id=tid, data=text, replay=out.reset)))
+
+
+class TerminalHost:
+    def __init__(
+        self, runtime: Runtime, room_side: TerminalRoom, cwd: Path, canvas_dir: Path, tmux: TmuxServer | None
+    ) -> None:
+        self.runtime = runtime
+        self.room_side = room_side
+        self.cwd = cwd
+        self.canvas_dir = canvas_dir
+        self.record = canvas_dir / RECORD
+        self.tmux = tmux
+        room_side.outlive_restart = tmux is not None
+        self.terminals: dict[str, Terminal | TmuxTerminal] = {}
+        self.pumps: dict[str, _Pump] = {}
+        self._decoders: dict[str, codecs.IncrementalDecoder] = {}
+        self.background = Background("terminals")
+        runtime.handle(StartTerminal, self._start)
+        runtime.handle(AttachTerminal, self._attach)
+        runtime.handle(DetachTerminal, self._detach)
+        runtime.handle(DetachPeer, self._detach_peer)
+        runtime.handle(WriteTerminal, self._write)
+        runtime.handle(ResizeTerminal, self._resize)
+        runtime.handle(EndTerminal, self._end)
+        runtime.handle(ForgetTerminal, self._forget)
+        runtime.handle(DeliverExit, self._deliver_exit)
+        runtime.handle(RecordTerminals, self._record)
+        runtime.on_close(self.close)
+
+    async def start(self) -> None:
+        """Give the room the terminals tmux kept through the last stop, and watch the running ones."""
+        if self.tmux is None:
+            return
+        # Only ids the wire takes: someone may have made sessions of their own on the room's socket.
+        alive = {tid for tid in await self.tmux.sessions() if _TERMINAL_ID.match(tid)}
+        kept = [self._now(record, alive) for record in self._recorded()]
+        known = {record.id for record in kept}
+        kept += [KeptTerminal(tid, "", running=True) for tid in sorted(alive - known)]
+        self.room_side.restore(kept)
+        self._write_record(self.room_side.kept())
+        for record in kept:
+            if record.running:
+                terminal = self._terminal(record.id)
+                assert isinstance(terminal, TmuxTerminal)
+                try:
+                    await terminal.reattach()
+                except OSError as exc:
+                    log.warning("cannot watch terminal %s through tmux: %s", record.id, exc)
+
+    def _now(self, record: KeptTerminal, alive: set[str]) -> KeptTerminal:
+        """A terminal recorded as running whose session is gone ended while canvas was stopped; one
+        whose session lives runs, whatever the record says (canvas lost its watch on it)."""
+        if record.id in alive:
+            return KeptTerminal(record.id, record.name, running=True)
+        if not record.running:
+            return record
+        assert self.tmux is not None
+        code = self.tmux.take_exit_code(record.id)
+        return KeptTerminal(record.id, record.name, running=False, exit_code=code, ended_while_stopped=True)
+
+    def _recorded(self) -> list[KeptTerminal]:
+        try:
+            rows = json.loads(self.record.read_text(encoding="utf-8"))
+            kept = [KeptTerminal(**row) for row in rows]
+            return [
+                dataclasses.replace(record, name=record.name[:MAX_NAME_CHARS])
+                for record in kept
+                if isinstance(record.id, str) and _TERMINAL_ID.match(record.id) and isinstance(record.name, str)
+            ]
+        except FileNotFoundError:
+            return []
+        except (OSError, ValueError, TypeError) as exc:
+            log.warning("the terminals' record %s is unreadable (%s): only tmux's sessions come back", self.record, exc)
+            return []
+
+    async def _record(self, effect: RecordTerminals) -> None:
+        if self.tmux is not None:
+            self._write_record(effect.terminals)
+
+    def _write_record(self, terminals: tuple[KeptTerminal, ...]) -> None:
+        rows = [dataclasses.asdict(record) for record in terminals]
+        partial = self.record.with_suffix(".partial")
+        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            json.dump(rows, out)
+        os.replace(partial, self.record)
+
+    def _terminal(self, tid: str) -> Terminal | TmuxTerminal:
+        on_output, on_exit = (lambda data: self._output(tid, data)), (lambda code: self._exited(tid, code))
+        terminal: Terminal | TmuxTerminal
+        if self.tmux is not None:
+            terminal = TmuxTerminal(self.tmux, tid, self.cwd, on_output=on_output, on_exit=on_exit)
+        else:
+            marked = {**os.environ, MARK: mark(self.canvas_dir, tid)}
+            terminal = Terminal(self.cwd, on_output=on_output, on_exit=on_exit, env=marked)
+        self.terminals[tid] = terminal
+        return terminal
+
+    async def _start(self, effect: StartTerminal) -> None:
+        terminal = self._terminal(effect.id)
+        self._stream(effect.id, effect.peer)
+        try:
+            await terminal.start(effect.cols, effect.rows)
+        except OSError as exc:
+            log.warning("cannot start %s: %s", terminal.shell, exc)
+            await self.runtime.run(
+                [error(effect.peer, f"Cannot start the shell {terminal.shell}: {exc.strerror}", "term-open")]
+            )
+            await self.runtime.run(self.room_side.exited(effect.id, 127))
+
+    def _exited(self, tid: str, code: int) -> None:
+        self.background.spawn(self.runtime.run(self.room_side.exited(tid, code)))
+
+    def _stream(self, tid: str, peer: str) -> None:
+        terminal = self.terminals.get(tid)
+        if terminal is None:
+            return
+        pump = self.pumps.get(peer)
+        if pump is None:
+            pump = self.pumps[peer] = _Pump(self, peer)
+        queue = OutputQueue(terminal.scrollback.snapshot, QUEUE_LIMIT)
+        pump.streams[tid] = _Stream(queue, terminal.scrollback.snapshot(), exit_code=terminal.exit_code)
+        pump.wake.set()
+
+    def _output(self, tid: str, data: bytes) -> None:
+        """New output: one frame, encoded once, for every watcher that is caught up; the
+        others queue it (as whole characters, so either path decodes alike)."""
+        decoder = self._decoders.setdefault(tid, _decoder())
+        text = decoder.decode(data)
+        if not text:
+            return
+        live: list[str] = []
+        for peer, pump in self.pumps.items():
+            stream = pump.streams.get(tid)
+            if stream is None:
+                continue
+            if pump.caught_up(stream):
+                live.append(peer)
+            else:
+                stream.queue.push(text.encode("utf-8"))
+                pump.wake.set()
+        if live:
+            self.runtime.multicast(TermData(id=tid, data=text, replay=False), live)
+
+    async def _attach(self, effect: AttachTerminal) -> None:
+        self._stream(effect.id, effect.peer)
+
+    async def _detach(self, effect: DetachTerminal) -> None:
+        pump = self.pumps.get(effect.peer)
+        if pump is not None:
+            pump.streams.pop(effect.id, None)
+
+    async def _detach_peer(self, effect: DetachPeer) -> None:
+        pump = self.pumps.pop(effect.peer, None)
+        if pump is not None:
+            pump.task.cancel()
+
+    async def _write(self, effect: WriteTerminal) -> None:
+        terminal = self.terminals.get(effect.id)
+        if terminal is not None and not terminal.write(effect.data):
+            await self.runtime.run(
+                [
+                    error(
+                        effect.peer, "That terminal is not reading its input: what you typed was dropped.", "term-input"
+                    )
+                ]
+            )
+
+    async def _resize(self, effect: ResizeTerminal) -> None:
+        terminal = self.terminals.get(effect.id)
+        if terminal is not None:
+            terminal.resize(effect.cols, effect.rows)
+
+    async def _end(self, effect: EndTerminal) -> None:
+        terminal = self.terminals.get(effect.id)
+        if terminal is not None:
+            # Closing waits out a grace period; the frame's sender is not held up by it.
+            self.background.spawn(terminal.close())
+
+    async def _forget(self, effect: ForgetTerminal) -> None:
+        self.terminals.pop(effect.id, None)
+        self._decoders.pop(effect.id, None)
+        for pump in self.pumps.values():
+            stream = pump.streams.get(effect.id)
+            # A watcher still owed the last output and the exit gets them first.
+            if stream is not None and stream.exit_code is None:
+                del pump.streams[effect.id]
+
+    async def _deliver_exit(self, effect: DeliverExit) -> None:
+        for peer in effect.peers:
+            pump = self.pumps.get(peer)
+            stream = pump.streams.get(effect.id) if pump else None
+            if pump is not None and stream is not None:
+                stream.exit_code = effect.code
+                pump.wake.set()
+
+    async def close(self) -> None:
+        """The server stops: tmux's shells run on; canvas's own children go with it."""
+        await asyncio.gather(
+            *(t.leave() if isinstance(t, TmuxTerminal) else t.close() for t in self.terminals.values()),
+            return_exceptions=True,
+        )
+        for pump in self.pumps.values():
+            pump.task.cancel()
+        await asyncio.gather(*(pump.task for pump in self.pumps.values()), return_exceptions=True)
+        self.pumps.clear()
+        await self.background.close()
