@@ -24,7 +24,7 @@ from canvasrelay.core.agent_sessions import (
 )
 from canvasrelay.core.effects import Broadcast, Send
 from canvasrelay.core.errors import Refused
-from canvasrelay.core.room import Peer
+from canvasrelay.core.peer import Peer
 from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.agents import (
     MAX_PROMPT_CHARS,

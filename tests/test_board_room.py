@@ -21,7 +21,9 @@ from canvasrelay.core.board_room import (
 )
 from canvasrelay.core.board_room import StoreBoardUpdate as Store_
 from canvasrelay.core.effects import Broadcast, Send
-from canvasrelay.core.room import Peer, Room, RoomInfo
+from canvasrelay.core.feature import Feature
+from canvasrelay.core.peer import Peer, RoomInfo
+from canvasrelay.core.room import Room
 from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.board import MAX_DRAGGING, MAX_SELECTION, AwarenessOut, BoardSync, BoardUpdateOut
 from canvasrelay.protocol.core import ErrorFrame
@@ -44,8 +46,8 @@ def b64(data: bytes) -> str:
 def make_room(compact_every: int = 500) -> tuple[Room, BoardRoom, Clock]:
     room = Room(RoomInfo(room_id="r", host_public_key="h", cwd="/"))
     clock = Clock()
-    board_room = BoardRoom(Board(), clock=clock, compact_every=compact_every)
-    board_room.install(room)
+    board_room = BoardRoom(room, Board(), clock=clock, compact_every=compact_every)
+    room.install(board_room.feature())
     return room, board_room, clock
 
 
@@ -151,7 +153,7 @@ def test_awareness_is_relayed_given_to_joiners_and_expires() -> None:
     room.receive("b", frame("awareness", state={**state, "name": "Bob"}))
     clock.now += AWARENESS_TIMEOUT_S + 1
     room.receive("b", frame("awareness", state={**state, "name": "Bob"}))
-    gone = board_room.tick()
+    gone = board_room.tick(clock())
     assert [(e.frame.peer, e.frame.state) for e in gone if isinstance(e, Broadcast)] == [("a", None)]  # type: ignore[union-attr]
     left = room.leave("b")
     assert [(e.frame.peer, e.frame.state) for e in left if isinstance(e, Broadcast)] == [("b", None)]  # type: ignore[union-attr]
@@ -229,8 +231,8 @@ def test_compaction_by_count_and_when_idle(tmp_path: Path) -> None:
     board_log = adapter.log
     room = Room(RoomInfo(room_id="r", host_public_key="h", cwd="/"))
     clock = Clock()
-    board_room = BoardRoom(adapter.board, clock=clock, compact_every=5)
-    board_room.install(room)
+    board_room = BoardRoom(room, adapter.board, clock=clock, compact_every=5)
+    room.install(board_room.feature())
     room.join(Peer("a", Access.HOST))
     doc = Doc()
     compactions = 0
@@ -243,9 +245,9 @@ def test_compaction_by_count_and_when_idle(tmp_path: Path) -> None:
                 board_log.replace(adapter.board.checkpoint())
     assert compactions == 2
     assert len(read_updates(path)) == 1 + 2
-    assert board_room.tick() == []
+    assert board_room.tick(clock()) == []
     clock.now += IDLE_COMPACT_S
-    assert board_room.tick() == [CompactBoard()]
+    assert board_room.tick(clock()) == [CompactBoard()]
     board_log.replace(adapter.board.checkpoint())
     assert len(read_updates(path)) == 1
     assert Board.from_updates(read_updates(path)).to_json() == adapter.board.to_json()
@@ -254,7 +256,7 @@ def test_compaction_by_count_and_when_idle(tmp_path: Path) -> None:
 
 def test_only_the_host_takes_a_running_sessions_frame_off_the_board() -> None:
     room, board_room, _ = make_room()
-    room.add_live_check(lambda ref: ref == "running-session")
+    room.install(Feature("the test's sessions", live=lambda ref: ref == "running-session"))
     room.join(Peer("host", Access.HOST))
     room.join(Peer("g", Access.EDIT, name="Guest", color="#112233"))
     live = board_api.add_frame(board_room.board, "agent", "running-session").id

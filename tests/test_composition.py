@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from canvasrelay.core.effects import AnyEffect
-from canvasrelay.core.room import Peer, Room
+from canvasrelay.core.feature import Feature, Route
+from canvasrelay.core.peer import Peer
+from canvasrelay.core.room import Room
 from canvasrelay.protocol import CLIENT_FRAMES, ClientFrame
 from canvasrelay.protocol.core import Auth
 from canvasrelay.protocol.guests import GuestJoin
@@ -39,10 +41,12 @@ def refuse(_peer: Peer, _frame: ClientFrame) -> list[AnyEffect]:
 
 async def test_every_frame_a_joined_peer_may_send_has_one_owner_and_a_second_claim_fails(tmp_path: Path) -> None:
     async with composed_room(tmp_path) as room:
-        assert room.handled() == set(CLIENT_FRAMES.values()) - ANSWERED_BEFORE_JOINING
-        for frame_type in room.handled():
-            with pytest.raises(ValueError, match=f"{frame_type.__name__} already has a handler"):
-                room.route(frame_type, refuse)
+        owners = room.handled()
+        assert set(owners) == set(CLIENT_FRAMES.values()) - ANSWERED_BEFORE_JOINING
+        for frame_type, owner in owners.items():
+            with pytest.raises(ValueError, match=f"a late feature claims {frame_type.__name__}, which {owner}"):
+                room.install(Feature("a late feature", routes={frame_type: Route(refuse)}))
         # Asking the host is one feature's too (the guests'): another cannot take it over.
-        with pytest.raises(ValueError, match="already have a handler"):
-            room.approvals(refuse)
+        with pytest.raises(ValueError, match="a late feature claims the approvals, which the guests already ask"):
+            room.install(Feature("a late feature", approvals=refuse))
+        assert room.handled() == owners

@@ -7,7 +7,8 @@ import json
 from pathlib import Path
 
 from canvasrelay.core.effects import Broadcast, Effect
-from canvasrelay.core.room import Peer, Room, RoomInfo
+from canvasrelay.core.peer import Peer, RoomInfo
+from canvasrelay.core.room import Room
 from canvasrelay.protocol import encode
 from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.core import Pong

@@ -8,10 +8,12 @@ import pytest
 from pydantic import ValidationError
 
 from canvasrelay.core.effects import AnyEffect, Broadcast, Close, Send
+from canvasrelay.core.feature import Feature, Route
 from canvasrelay.core.guests import KICKED, Guests, peer_id_of
 from canvasrelay.core.invites import OPEN_ID
+from canvasrelay.core.peer import Peer, RoomInfo
 from canvasrelay.core.policy import Request
-from canvasrelay.core.room import Peer, Room, RoomInfo
+from canvasrelay.core.room import Room
 from canvasrelay.protocol import ClientFrame
 from canvasrelay.protocol.access import Access, Action
 from canvasrelay.protocol.guests import (
@@ -42,20 +44,25 @@ def clock() -> Clock:
 @pytest.fixture
 def room() -> Room:
     room = Room(RoomInfo(room_id="r", host_public_key="p", cwd="/"))
-    room.route(Prompt, lambda peer, f: [Ran(f"prompt {f.text} by {peer.id}")])
-    room.route(Draw, lambda peer, f: [Ran(f"draw by {peer.id}")])
-    room.route(
-        Type,
+    typing = Route(
         lambda peer, f: [Ran(f"type by {peer.id}")],
         request=lambda peer, f: Request(Action.TYPE_TERMINAL, terminal_granted=f.terminal in peer.granted_terminals),
     )
-    room.route(Permission, lambda peer, f: [Ran(f"answer by {peer.id}")])
+    routes = {
+        Prompt: Route(lambda peer, f: [Ran(f"prompt {f.text} by {peer.id}")]),
+        Draw: Route(lambda peer, f: [Ran(f"draw by {peer.id}")]),
+        Type: typing,
+        Permission: Route(lambda peer, f: [Ran(f"answer by {peer.id}")]),
+    }
+    room.install(Feature("the test's frames", routes=routes))
     return room
 
 
 @pytest.fixture
 def guests(room: Room, clock: Clock) -> Guests:
-    return Guests(room, clock=clock, approval_ttl=30.0)
+    guests = Guests(room, clock=clock, approval_ttl=30.0)
+    room.install(guests.feature())
+    return guests
 
 
 def join(room: Room, guests: Guests, guest_id: str = "guest0001") -> Peer:
@@ -135,9 +142,9 @@ def test_deny_runs_nothing_and_expiry_says_so(room: Room, guests: Guests, host: 
     assert [e.frame.outcome for e in sent(effects, "approval-resolved")] == ["denied", "denied"]  # type: ignore[attr-defined]
     room.dispatch(guest, Prompt(text="two"))
     clock.now += 29
-    assert guests.expire() == []
+    assert guests.tick(clock()) == []
     clock.now += 2
-    effects = guests.expire()
+    effects = guests.tick(clock())
     assert ran(effects) == [] and [e.frame.outcome for e in sent(effects, "approval-resolved")] == ["expired"] * 2  # type: ignore[attr-defined]
     assert guests.pending == {}
 
@@ -210,16 +217,16 @@ def test_a_guest_gone_past_its_grace_is_forgotten_and_a_kicked_one_stays_banned(
     room.leave(ada.id)
     guests.admit(joining("Cy", "#112233"), "guest0003", OPEN_ID)
     clock.now += guests.forget_after - 1
-    assert guests.expire() == [] and set(guests.guests) == {"guest0001", "guest0002", "guest0003"}
+    assert guests.tick(clock()) == [] and set(guests.guests) == {"guest0001", "guest0002", "guest0003"}
     back = join(room, guests)
     assert back.access is Access.TRUSTED, "back within the grace: still itself"
     clock.now += 1
-    effects = guests.expire()
+    effects = guests.tick(clock())
     assert set(guests.guests) == {"guest0001"} and guests.guest_list().guests[0].guest_id == "guest0001"
     assert sent(effects, "guests"), "the hosts see the shorter list"
     room.leave(back.id)
     clock.now += guests.forget_after
-    guests.expire()
+    guests.tick(clock())
     assert guests.guests == {}
     assert guests.admit(joining("Bob", "#112233"), "guest0002", OPEN_ID) == (KICKED)
     again = guests.admit(joining("Ada", "#112233"), "guest0001", OPEN_ID)

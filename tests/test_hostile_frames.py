@@ -16,7 +16,8 @@ import pytest
 
 from canvasrelay.client.guest import Guest, HubRefused
 from canvasrelay.core.effects import AnyEffect
-from canvasrelay.core.room import Peer
+from canvasrelay.core.feature import Feature, Route
+from canvasrelay.core.peer import Peer
 from canvasrelay.protocol import CLIENT_FRAMES, ClientFrame
 from canvasrelay.protocol.access import Action
 from canvasrelay.server.app import CanvasServer, ServeOptions
@@ -49,8 +50,8 @@ async def served(project: Path) -> AsyncIterator[InProcessServer]:
     def boom(_peer: Peer, _frame: Boom) -> list[AnyEffect]:
         raise RuntimeError("a handler bug")
 
-    server.room.route(Boom, boom)
-    server.room.route(Draw, lambda peer, _frame: [Ran(f"draw by {peer.name}")])
+    draw = Route(lambda peer, _frame: [Ran(f"draw by {peer.name}")])
+    server.room.install(Feature("the test's frames", routes={Boom: Route(boom), Draw: draw}))
 
     async def record(effect: Ran) -> None:
         ran.append(effect.what)

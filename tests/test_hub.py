@@ -10,7 +10,7 @@ import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 import aiohttp
 import pytest
@@ -18,7 +18,8 @@ from pycrdt import Doc, Map
 
 from canvasrelay.client.guest import Guest, HubRefused, RoomLink
 from canvasrelay.core.effects import AnyEffect, Broadcast
-from canvasrelay.core.room import Peer
+from canvasrelay.core.feature import Feature, Route
+from canvasrelay.core.peer import Peer
 from canvasrelay.protocol import CLIENT_FRAMES, ClientFrame, ServerFrame, signal_crypto
 from canvasrelay.protocol.access import Action
 from canvasrelay.server.app import CanvasServer, ServeOptions
@@ -68,13 +69,14 @@ async def served(project: Path, test_frames: None) -> AsyncIterator[Served]:
     def run(what: str):  # type: ignore[no-untyped-def]
         return lambda peer, frame: [Ran(" ".join(filter(None, [what, getattr(frame, "text", ""), "by", peer.name])))]
 
-    for frame, what in [(Prompt, "prompt"), (Draw, "draw"), (Browse, "browse"), (Type, "type"), (Permission, "answer")]:
-        server.room.route(frame, run(what))
+    asked = [(Prompt, "prompt"), (Draw, "draw"), (Browse, "browse"), (Type, "type"), (Permission, "answer")]
+    routes: dict[type[ClientFrame], Route[Any]] = {frame: Route(run(what)) for frame, what in asked}
 
     def emit(_peer: Peer, frame: Emit) -> list[AnyEffect]:
         return [Broadcast(Chunk(i=i, pad="p" * frame.pad)) for i in range(frame.start, frame.start + frame.count)]
 
-    server.room.route(Emit, emit)
+    routes[Emit] = Route(emit)
+    server.room.install(Feature("the test's frames", routes=routes))
 
     async def record(effect: Ran) -> None:
         served.ran.append(effect.what)

@@ -8,7 +8,7 @@ from canvasrelay.client.identity import public_key
 from canvasrelay.core.audit import MAX_AGE_S, Audit
 from canvasrelay.core.guest_identity import MAX_IDENTITIES, Identities, guest_id_of, join_message, proven_guest
 from canvasrelay.core.invites import EXPIRED, OPEN_ID, TURNED_OFF, USED, WITHDRAWN, Invites, link_room
-from canvasrelay.core.room import Peer
+from canvasrelay.core.peer import Peer
 from canvasrelay.protocol import signal_crypto
 from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.board import BoardUpdate

@@ -9,7 +9,9 @@ import pytest
 
 from canvasrelay.core.effects import AnyEffect, Send
 from canvasrelay.core.errors import Refused
-from canvasrelay.core.room import Peer, Room, RoomInfo
+from canvasrelay.core.feature import Feature, Route
+from canvasrelay.core.peer import Peer, RoomInfo
+from canvasrelay.core.room import Room
 from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.agents import AgentCancel
 from canvasrelay.protocol.core import ErrorFrame, ErrorKind
@@ -24,7 +26,7 @@ def refusing_room(kind: ErrorKind) -> Room:
     def cancel(_peer: Peer, frame: AgentCancel) -> list[AnyEffect]:
         raise Refused(kind, f"no session {frame.session_id}")
 
-    room.route(AgentCancel, cancel)
+    room.install(Feature("the test's agents", routes={AgentCancel: Route(cancel)}))
     room.join(HOST)
     return room
 

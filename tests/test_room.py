@@ -1,7 +1,8 @@
 """The sans-I/O Room: frames in, effects out, no sockets."""
 
 from canvasrelay.core.effects import Send
-from canvasrelay.core.room import Peer, Room, RoomInfo
+from canvasrelay.core.peer import Peer, RoomInfo
+from canvasrelay.core.room import Room
 from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.core import ErrorFrame, Pong, Welcome
 

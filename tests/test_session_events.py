@@ -11,7 +11,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from canvasrelay.core import agent_sessions
 from canvasrelay.core.agent_sessions import Sessions, StoreEvent
-from canvasrelay.core.room import Peer
+from canvasrelay.core.peer import Peer
 from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.agents import AgentCreate, AgentEvent, AgentPrompt
 from canvasrelay.protocol.session_events import (

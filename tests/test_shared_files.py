@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from canvasrelay.core.effects import Broadcast, Send
-from canvasrelay.core.room import Peer, Room, RoomInfo
+from canvasrelay.core.peer import Peer, RoomInfo
+from canvasrelay.core.room import Room
 from canvasrelay.core.shared_files import MAX_OPEN_PER_PEER, LoadFile, SharedFiles, UnwatchFile
 from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.core import ErrorFrame
@@ -28,6 +29,7 @@ TEXT = {"kind": "text", "text": "hi\n", "size": 3}
 def make_room() -> tuple[Room, SharedFiles]:
     room = Room(RoomInfo(room_id="r", host_public_key="h", cwd="/tmp"))
     files = SharedFiles(room)
+    room.install(files.feature())
     for access in Access:
         room.join(Peer(id=access.value, access=access))
     return room, files

@@ -14,7 +14,8 @@ import pytest
 from canvasrelay.core.effects import Multicast, Send
 from canvasrelay.core.guests import HOST_COLOR, Guests
 from canvasrelay.core.invites import OPEN_ID
-from canvasrelay.core.room import Peer, Room, RoomInfo
+from canvasrelay.core.peer import Peer, RoomInfo
+from canvasrelay.core.room import Room
 from canvasrelay.core.terminals import (
     TYPIST_REPEAT_S,
     AttachTerminal,
@@ -40,7 +41,10 @@ pytestmark = pytest.mark.timeout(60)
 
 def make_room() -> tuple[Room, TerminalRoom, dict[Access, Peer]]:
     room = Room(RoomInfo(room_id="r", host_public_key="h", cwd="/tmp"))
-    terminals = TerminalRoom(room, Guests(room))
+    guests = Guests(room)
+    terminals = TerminalRoom(room, guests)
+    room.install(guests.feature())
+    room.install(terminals.feature())
     peers = {access: Peer(id=access.value, access=access) for access in Access}
     for peer in peers.values():
         room.join(peer)
@@ -130,6 +134,8 @@ def host_and_ada(
     room = Room(RoomInfo(room_id="r", host_public_key="h", cwd="/tmp"))
     guests = Guests(room, clock=clock)
     terminals = TerminalRoom(room, guests)
+    room.install(guests.feature())
+    room.install(terminals.feature())
     guests.default_access = access
     host = Peer(id="host-1", access=Access.HOST)
     room.join(host)
@@ -358,6 +364,8 @@ def guest_room() -> tuple[Room, TerminalRoom, Guests, Peer, Peer]:
     room = Room(RoomInfo(room_id="r", host_public_key="h", cwd="/tmp"))
     guests = Guests(room)
     terminals = TerminalRoom(room, guests)
+    room.install(guests.feature())
+    room.install(terminals.feature())
     host = Peer(id="host-1", access=Access.HOST)
     room.join(host)
     guests.default_access = Access.EDIT

@@ -12,7 +12,7 @@ from typing import Any
 from canvasrelay.client.guest import Guest
 from canvasrelay.core.agent_sessions import MAX_QUEUE_CHARS, Session
 from canvasrelay.core.guests import MAX_PENDING_PER_GUEST, PENDING_CHARS, PENDING_CHARS_PER_GUEST
-from canvasrelay.core.room import Peer
+from canvasrelay.core.peer import Peer
 from canvasrelay.core.welcome_heads import HEADS_PAGE_CHARS, WelcomeHeads
 from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.agents import MAX_PROMPT_CHARS, QueuedPrompt, SessionHead

@@ -24,9 +24,10 @@ from typing import Any
 from canvasrelay.core import session_log
 from canvasrelay.core.effects import AnyEffect, Broadcast, Effect, Send
 from canvasrelay.core.errors import Refused
+from canvasrelay.core.feature import F, Feature, Handler, route
+from canvasrelay.core.peer import Peer
 from canvasrelay.core.permission_preview import preview
 from canvasrelay.core.permission_rules import Choice, merge_announced, named, option_for, subject_of
-from canvasrelay.core.room import Peer
 from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.agents import (
     AgentCancel,
@@ -92,6 +93,21 @@ MAX_TOOL_TEXT_CHARS = 1_000_000
 
 
 # -- effects the adapter carries out ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Ordered(Effect):
+    """Effects to carry out in the agents' one order, after everything already waiting there: a
+    session's frames take effect one after another even while an agent holds up what came before."""
+
+    effects: list[AnyEffect]
+
+
+def in_order(handler: Handler[F]) -> Handler[F]:
+    def run(peer: Peer, frame: F) -> list[AnyEffect]:
+        return [Ordered(handler(peer, frame))]
+
+    return run
 
 
 @dataclass(frozen=True)
@@ -306,6 +322,25 @@ class Sessions:
         self._requests = 0
 
     # -- restoring ---------------------------------------------------------------------------
+
+    def feature(self) -> Feature:
+        return Feature(
+            "the agents",
+            routes={
+                AgentCreate: route(in_order(self.create)),
+                AgentPrompt: route(in_order(self.prompt)),
+                AgentCancel: route(in_order(self.cancel)),
+                AgentConfig: route(in_order(self.configure)),
+                AgentPermission: route(in_order(self.answer)),
+                AgentRename: route(in_order(self.rename_frame)),
+                PromptAttribution: route(in_order(self.name_prompts)),
+                AgentHistoryRequest: route(in_order(self.history)),
+            },
+            heads=self.heads,
+            live=lambda ref: ref in self.sessions,
+            joined=lambda peer: [Ordered(self.joined(peer))],
+            left=self.left,
+        )
 
     def restore(self, row: StoredSession) -> list[AnyEffect]:
         """A stored session, from its row and head, at server start: no event is read. A turn that

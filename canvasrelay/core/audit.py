@@ -13,7 +13,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from canvasrelay.core.room import Peer
+from canvasrelay.core.peer import Peer
 from canvasrelay.protocol import ClientFrame
 from canvasrelay.protocol.agents import AgentCreate, AgentPermission, AgentPrompt
 from canvasrelay.protocol.board import BoardUpdate

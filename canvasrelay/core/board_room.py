@@ -19,8 +19,10 @@ from pycrdt import Map
 from canvasrelay.core.board import Board, BoardFullError, BoardUpdateError
 from canvasrelay.core.effects import AnyEffect, Broadcast, Effect, Send
 from canvasrelay.core.errors import Refused
+from canvasrelay.core.feature import Feature, route
+from canvasrelay.core.peer import Peer
 from canvasrelay.core.rate_limit import BucketPerKey
-from canvasrelay.core.room import Peer, Room
+from canvasrelay.core.room import Room
 from canvasrelay.protocol.board import (
     BOARD_PART_BYTES,
     BOARD_PARTS_PER_ASK,
@@ -42,7 +44,6 @@ AWARENESS_TIMEOUT_S = 30.0
 """Clients refresh their awareness every 10 s; three missed refreshes and they count as gone."""
 AWARENESS_INTERVAL_S = 0.05
 """A peer's presence goes out at most this often, its latest state only, however often it sends."""
-TICK_S = 2.0
 GUEST_WRITE_RATE, GUEST_WRITE_BURST = float(256 << 10), float(2 << 20)
 """Bytes of board updates a second one guest may write on average, and at once."""
 WRITERS_MAX = 4096
@@ -77,6 +78,7 @@ class BoardRoom:
 
     def __init__(
         self,
+        room: Room,
         board: Board,
         clock: Callable[[], float] = time.monotonic,
         compact_every: int = COMPACT_EVERY,
@@ -86,7 +88,7 @@ class BoardRoom:
         self.compact_every = compact_every
         self.presence: dict[str, tuple[AwarenessState, float]] = {}
         self.last_change = clock()
-        self.room: Room | None = None
+        self.room = room
         self.sent_at: dict[str, float] = {}
         """When each peer's presence last went out."""
         self.unsent: set[str] = set()
@@ -98,15 +100,20 @@ class BoardRoom:
         self.warning: str | None = None
         """What the host is told at each welcome about the stored board (past its bound, rows set aside)."""
 
-    def install(self, room: Room) -> None:
-        self.room = room
-        room.route(BoardUpdate, self.on_update)
-        room.route(BoardSyncRequest, self.on_sync)
-        room.route(BoardMore, self.on_more)
-        room.route(Awareness, self.on_awareness)
-        room.add_welcome_part(self.welcome)
-        room.on_join(self.joined)
-        room.on_leave(self.left)
+    def feature(self) -> Feature:
+        return Feature(
+            "the board",
+            routes={
+                BoardUpdate: route(self.on_update),
+                BoardSyncRequest: route(self.on_sync),
+                BoardMore: route(self.on_more),
+                Awareness: route(self.on_awareness),
+            },
+            welcome=self.welcome,
+            joined=self.joined,
+            left=self.left,
+            tick=self.tick,
+        )
 
     def welcome(self, peer: Peer) -> dict[str, Any]:
         version, state = self._snapshot()
@@ -168,7 +175,7 @@ class BoardRoom:
             item = self.board.items.get(item_id)
             holds = item.get("holds") if isinstance(item, Map) and item.get("kind") == "frame" else None
             ref = holds.get("ref") if isinstance(holds, Map) else None
-            if isinstance(ref, str) and self.room is not None and self.room.is_live(ref):
+            if isinstance(ref, str) and self.room.is_live(ref):
                 return LIVE_FRAME
         return None
 
@@ -237,9 +244,8 @@ class BoardRoom:
     def left(self, peer: Peer) -> list[AnyEffect]:
         return self._gone([peer.id])
 
-    def tick(self) -> list[AnyEffect]:
-        """Called every few seconds: expire silent peers' presence, compact an idle board."""
-        now = self.clock()
+    def tick(self, now: float) -> list[AnyEffect]:
+        """On the room's clock: expire silent peers' presence, compact an idle board."""
         silent = [peer_id for peer_id, (_, seen) in self.presence.items() if now - seen > AWARENESS_TIMEOUT_S]
         effects = self._gone(silent)
         if self.board.updates_since_checkpoint > 0 and now - self.last_change >= IDLE_COMPACT_S:

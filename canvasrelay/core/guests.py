@@ -16,9 +16,11 @@ from dataclasses import dataclass, field
 
 from canvasrelay.core.effects import AnyEffect, Broadcast, Close, Send
 from canvasrelay.core.errors import Refused
+from canvasrelay.core.feature import Feature, route
 from canvasrelay.core.guest_identity import Identities
 from canvasrelay.core.invites import OPEN_ID, WITHDRAWN, Invites
-from canvasrelay.core.room import Peer, Room, error, needs_approval
+from canvasrelay.core.peer import Peer
+from canvasrelay.core.room import Room, error, needs_approval
 from canvasrelay.protocol import ClientFrame
 from canvasrelay.protocol.access import Access, Action
 from canvasrelay.protocol.encoding import text_sha256
@@ -166,17 +168,25 @@ class Guests:
         """The host's name as the host set it (host-profile), shown to guests; empty until then."""
         self.grant_listeners: list[Callable[[], list[AnyEffect]]] = []
         """Called whenever a guest is handed a terminal or loses it (the terminal listing says who)."""
-        room.approvals(self.ask_host)
-        room.route(GuestSetAccess, self._set_access)
-        room.route(RoomSetAccess, self._set_room_access)
-        room.route(GuestKick, self._kick)
-        room.route(TerminalGrant, self._grant)
-        room.route(ApprovalAnswer, self._answer)
-        room.route(HostProfile, self._host_profile)
-        room.route(GuestLeave, self._leave)
-        room.on_join(self._joined)
-        room.on_leave(self._left)
-        room.heads.add(self._waiting)
+
+    def feature(self) -> Feature:
+        return Feature(
+            "the guests",
+            routes={
+                GuestSetAccess: route(self._set_access),
+                RoomSetAccess: route(self._set_room_access),
+                GuestKick: route(self._kick),
+                TerminalGrant: route(self._grant),
+                ApprovalAnswer: route(self._answer),
+                HostProfile: route(self._host_profile),
+                GuestLeave: route(self._leave),
+            },
+            approvals=self.ask_host,
+            joined=self._joined,
+            left=self._left,
+            heads=self._waiting,
+            tick=self.tick,
+        )
 
     # -- admission, driven by the hub -------------------------------------------------------
 
@@ -295,9 +305,8 @@ class Guests:
             return []
         return [(a.id, self._request(a)) for a in self.pending.values()]
 
-    def expire(self) -> list[AnyEffect]:
-        """Called every second or so: requests nobody answered in time, and guests long gone."""
-        now = self.clock()
+    def tick(self, now: float) -> list[AnyEffect]:
+        """On the room's clock: requests nobody answered in time, and guests long gone."""
         effects: list[AnyEffect] = self._forget(now)
         for approval in [a for a in self.pending.values() if a.expires_at <= now]:
             del self.pending[approval.id]

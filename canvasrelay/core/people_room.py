@@ -16,9 +16,11 @@ from dataclasses import dataclass
 from canvasrelay.core.audit import Audit
 from canvasrelay.core.effects import AnyEffect, Broadcast, Send
 from canvasrelay.core.errors import Refused
+from canvasrelay.core.feature import Feature, route
 from canvasrelay.core.guests import Guests
 from canvasrelay.core.invites import Invite, Invites
-from canvasrelay.core.room import Peer, Room
+from canvasrelay.core.peer import Peer
+from canvasrelay.core.room import Room
 from canvasrelay.protocol import ClientFrame
 from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.agents import MAX_PROMPT_CHARS, AgentPrompt
@@ -53,16 +55,21 @@ class PeopleRoom:
     names_prompts: Callable[[str], bool] = lambda _session_id: True
     """Whether guests' prompts to a session reach its agent named (the session keeps the host's switch)."""
 
-    def __post_init__(self) -> None:
-        self.room.route(InviteCreate, self._create)
-        self.room.route(InviteRevoke, self._revoke)
-        self.room.route(OpenLinkSet, self._open_link)
-        self.room.route(AccessAsk, self._access)
-        self.room.route(AuditRead, self._read)
-        self.room.rewrite(self._attributed)
-        self.room.observe(self.audit.observe)
-        self.room.on_join(self._joined)
-        self.room.on_leave(self._left)
+    def feature(self) -> Feature:
+        return Feature(
+            "the people",
+            routes={
+                InviteCreate: route(self._create),
+                InviteRevoke: route(self._revoke),
+                OpenLinkSet: route(self._open_link),
+                AccessAsk: route(self._access),
+                AuditRead: route(self._read),
+            },
+            rewrite=self._attributed,
+            observe=self.audit.observe,
+            joined=self._joined,
+            left=self._left,
+        )
 
     def fragment(self, invite: Invite) -> str:
         return f"room={invite.room}&key={invite.secret}&host={self.host_public_key}{self.link_tail}"

@@ -8,68 +8,23 @@ which is why it is tested without sockets.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import PurePath
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 from canvasrelay.core.effects import AnyEffect, Send
 from canvasrelay.core.errors import Refused
+from canvasrelay.core.feature import AskHost, Feature, Observer, PeerHook, Rewrite, Route, Tick, WelcomePart
+from canvasrelay.core.peer import Peer, RoomInfo
 from canvasrelay.core.policy import Decision, Request, decide, denial_reason
 from canvasrelay.core.welcome_heads import WelcomeHeads
 from canvasrelay.protocol import ClientFrame, FrameError, parse_client_frame
-from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.core import AgentInfo, ErrorFrame, ErrorKind, HeadsMore, Ping, Pong, Welcome
 from canvasrelay.protocol.words import request_verb
-
-
-@dataclass
-class Peer:
-    id: str
-    access: Access
-    name: str = ""
-    color: str = ""
-    granted_terminals: set[str] = field(default_factory=set)
-
-    @property
-    def is_host(self) -> bool:
-        return self.access is Access.HOST
-
-
-@dataclass(frozen=True)
-class RoomInfo:
-    room_id: str
-    host_public_key: str
-    cwd: str
-
-    @property
-    def project(self) -> str:
-        return PurePath(self.cwd).name or self.cwd
-
 
 NOT_ACCEPTED = "This room does not take that request."
 
 
 def needs_approval(frame_type: str) -> str:
     return f"To {request_verb(frame_type)} you need the host's approval, and none could be asked."
-
-
-F = TypeVar("F", bound=ClientFrame)
-Handler = Callable[[Peer, F], list[AnyEffect]]
-RequestOf = Callable[[Peer, F], Request]
-
-
-@dataclass(frozen=True)
-class Route(Generic[F]):
-    handler: Handler[F]
-    request: RequestOf[F] | None = None
-    """How to ask the policy; by default the frame class's `action`."""
-
-
-AskHost = Callable[[Peer, ClientFrame], list[AnyEffect]]
-Observer = Callable[[Peer, ClientFrame, bool], None]
-"""Told of each frame a peer performs, or (True) asks the host for: the room's record."""
-Rewrite = Callable[[Peer, ClientFrame], ClientFrame]
-WelcomePart = Callable[[Peer], dict[str, Any]]
 
 
 class Room:
@@ -79,55 +34,60 @@ class Room:
         self.agents: list[AgentInfo] = []
         self.heads = WelcomeHeads()
         """The sessions and waiting approvals a welcome lists, a page at a time: features add theirs."""
-        self._routes: dict[type[ClientFrame], Route[Any]] = {
-            Ping: Route(self._ping),
-            HeadsMore: Route(self.heads.on_more),
-        }
+        self._routes: dict[type[ClientFrame], Route[Any]] = {}
+        self._owners: dict[type[ClientFrame], str] = {}
         self._welcome_parts: list[WelcomePart] = [self.heads.welcome]
-        self._join_hooks: list[Callable[[Peer], list[AnyEffect]]] = []
-        self._leave_hooks: list[Callable[[Peer], list[AnyEffect]]] = []
+        self._join_hooks: list[PeerHook] = []
+        self._leave_hooks: list[PeerHook] = []
         self._live_checks: list[Callable[[str], bool]] = []
         self._observers: list[Observer] = []
         self._rewrites: list[Rewrite] = []
+        self._ticks: list[Tick] = []
         self._ask_host: AskHost | None = None
+        self._asker = ""
+        self.install(Feature("the room", routes={Ping: Route(self._ping), HeadsMore: Route(self.heads.on_more)}))
 
-    def route(self, frame_type: type[F], handler: Handler[F], request: RequestOf[F] | None = None) -> None:
-        if frame_type in self._routes:
-            raise ValueError(f"{frame_type.__name__} already has a handler")
-        self._routes[frame_type] = Route(handler, request)
+    def install(self, feature: Feature) -> None:
+        """Plug in what `feature` declares. A frame type (or the approvals) another feature owns
+        is refused, naming both, before anything of `feature` is installed."""
+        for frame_type in feature.routes:
+            if frame_type in self._routes:
+                owner = self._owners[frame_type]
+                raise ValueError(f"{feature.name} claims {frame_type.__name__}, which {owner} already handles")
+        if feature.approvals is not None and self._ask_host is not None:
+            raise ValueError(f"{feature.name} claims the approvals, which {self._asker} already asks")
+        for frame_type, frame_route in feature.routes.items():
+            self._routes[frame_type] = frame_route
+            self._owners[frame_type] = feature.name
+        if feature.approvals is not None:
+            self._ask_host, self._asker = feature.approvals, feature.name
+        if feature.welcome is not None:
+            self._welcome_parts.append(feature.welcome)
+        if feature.joined is not None:
+            self._join_hooks.append(feature.joined)
+        if feature.left is not None:
+            self._leave_hooks.append(feature.left)
+        if feature.live is not None:
+            self._live_checks.append(feature.live)
+        if feature.observe is not None:
+            self._observers.append(feature.observe)
+        if feature.rewrite is not None:
+            self._rewrites.append(feature.rewrite)
+        if feature.tick is not None:
+            self._ticks.append(feature.tick)
+        if feature.heads is not None:
+            self.heads.add(feature.heads)
 
-    def approvals(self, ask_host: AskHost) -> None:
-        """The one feature that asks the host about a frame the policy sends to it (a guest's prompt, say)."""
-        if self._ask_host is not None:
-            raise ValueError("the room's approvals already have a handler")
-        self._ask_host = ask_host
-
-    def handled(self) -> frozenset[type[ClientFrame]]:
-        """The frame types some feature handles (each by exactly one: `route` refuses a second)."""
-        return frozenset(self._routes)
-
-    def add_welcome_part(self, part: WelcomePart) -> None:
-        self._welcome_parts.append(part)
-
-    def on_join(self, hook: Callable[[Peer], list[AnyEffect]]) -> None:
-        self._join_hooks.append(hook)
-
-    def on_leave(self, hook: Callable[[Peer], list[AnyEffect]]) -> None:
-        self._leave_hooks.append(hook)
-
-    def observe(self, observer: Observer) -> None:
-        self._observers.append(observer)
-
-    def rewrite(self, rewrite: Rewrite) -> None:
-        """A frame is rewritten before the policy sees it, so what the host approves is what runs."""
-        self._rewrites.append(rewrite)
-
-    def add_live_check(self, check: Callable[[str], bool]) -> None:
-        """A feature says which of the things a board frame may show (by ref) still exist."""
-        self._live_checks.append(check)
+    def handled(self) -> dict[type[ClientFrame], str]:
+        """The frame types some feature handles, each with the name of the one feature that does."""
+        return dict(self._owners)
 
     def is_live(self, ref: str) -> bool:
         return any(check(ref) for check in self._live_checks)
+
+    def tick(self, now: float) -> list[AnyEffect]:
+        """What every feature has due at `now` (monotonic seconds): the room's one clock."""
+        return [effect for tick in self._ticks for effect in tick(now)]
 
     def join(self, peer: Peer) -> list[AnyEffect]:
         self.peers[peer.id] = peer

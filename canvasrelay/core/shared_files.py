@@ -14,8 +14,10 @@ from typing import Any
 from pydantic import ConfigDict, TypeAdapter
 
 from canvasrelay.core.effects import AnyEffect, Broadcast, Effect, Send
+from canvasrelay.core.feature import Feature, route
+from canvasrelay.core.peer import Peer
 from canvasrelay.core.policy import Request
-from canvasrelay.core.room import Peer, Room
+from canvasrelay.core.room import Room
 from canvasrelay.protocol.access import Access, Action
 from canvasrelay.protocol.core import ErrorFrame
 from canvasrelay.protocol.files import DeniedFile, File, FileClose, FileContent, FileOpen, Tree, TreeWatch
@@ -49,11 +51,18 @@ class SharedFiles:
         """The last content sent of every open file."""
         self.tree: list[str] = []
         self.tree_watchers: set[str] = set()
-        room.route(FileOpen, self._open, request=self._open_request)
-        room.route(FileClose, self._close)
-        room.route(TreeWatch, self._watch_tree)
-        room.on_join(self._joined)
-        room.on_leave(self._left)
+
+    def feature(self) -> Feature:
+        return Feature(
+            "the shared files",
+            routes={
+                FileOpen: route(self._open, request=self._open_request),
+                FileClose: route(self._close),
+                TreeWatch: route(self._watch_tree),
+            },
+            joined=self._joined,
+            left=self._left,
+        )
 
     def _open_request(self, _peer: Peer, frame: FileOpen) -> Request:
         return Request(Action.READ if frame.path in self.contents else Action.BROWSE_FILES)

@@ -19,9 +19,11 @@ from dataclasses import dataclass
 
 from canvasrelay.core.effects import AnyEffect, Broadcast, Effect, Multicast, Send
 from canvasrelay.core.errors import Refused
+from canvasrelay.core.feature import Feature, route
 from canvasrelay.core.guests import Guests
+from canvasrelay.core.peer import Peer
 from canvasrelay.core.policy import Request
-from canvasrelay.core.room import Peer, Room
+from canvasrelay.core.room import Room
 from canvasrelay.protocol.access import Action
 from canvasrelay.protocol.terminals import (
     TermClose,
@@ -152,17 +154,27 @@ class TerminalRoom:
         """The adapter's shells outlive the server (tmux keeps them); the listing says so."""
         self._typists: dict[str, tuple[str, float]] = {}
         guests.grant_listeners.append(lambda: [self.listing()])
-        room.add_live_check(lambda ref: ref in self.terminals and self.terminals[ref].running)
-        room.route(TermOpen, self._open, request=self._open_request)
-        room.route(TermInput, self._input, request=self._typing)
-        room.route(TermResize, self._resize, request=self._typing)
-        room.route(TermClose, self._close, request=self._typing)
-        room.route(TermDetach, self._detach)
-        room.route(TermControl, self._take_control)
-        room.route(TermRename, self._rename)
-        room.route(TermList, lambda peer, _frame: self._joined(peer))
-        room.on_join(self._joined)
-        room.on_leave(self._left)
+
+    def feature(self) -> Feature:
+        return Feature(
+            "the terminals",
+            routes={
+                TermOpen: route(self._open, request=self._open_request),
+                TermInput: route(self._input, request=self._typing),
+                TermResize: route(self._resize, request=self._typing),
+                TermClose: route(self._close, request=self._typing),
+                TermDetach: route(self._detach),
+                TermControl: route(self._take_control),
+                TermRename: route(self._rename),
+                TermList: route(self._list),
+            },
+            live=lambda ref: ref in self.terminals and self.terminals[ref].running,
+            joined=self._joined,
+            left=self._left,
+        )
+
+    def _list(self, peer: Peer, _frame: TermList) -> list[AnyEffect]:
+        return self._joined(peer)
 
     def _open_request(self, _peer: Peer, frame: TermOpen) -> Request:
         return Request(Action.READ if frame.id in self.terminals else Action.RUN_ON_HOST)

@@ -20,8 +20,9 @@ from aiohttp.typedefs import Handler
 
 from canvasrelay.core.guests import Guests
 from canvasrelay.core.invites import Invite
+from canvasrelay.core.peer import RoomInfo
 from canvasrelay.core.people_room import PeopleRoom
-from canvasrelay.core.room import Room, RoomInfo
+from canvasrelay.core.room import Room
 from canvasrelay.core.shared_files import SharedFiles
 from canvasrelay.core.terminals import TerminalRoom
 from canvasrelay.net.bounded_site import BoundedSite
@@ -42,7 +43,6 @@ from canvasrelay.server.http.api import mount_api
 from canvasrelay.server.http.lan import link_hosts, url_host
 from canvasrelay.server.http.log import one_line_refusals
 from canvasrelay.server.http.static_assets import add_static_routes
-from canvasrelay.server.occupancy import Periodic
 from canvasrelay.server.runtime import Runtime
 from canvasrelay.server.store import Store, open_store
 from canvasrelay.server.terminals.host import TerminalHost
@@ -120,8 +120,6 @@ class CanvasServer:
         self.audit.things = self._thing_name
         self.people = PeopleRoom(self.room, self.guests, self.invites, self.audit, self.secrets.host_public_key)
         self.hub: Hub | None = None
-        self._approval_expiry = Periodic("approval expiry", 1.0, self._expire_approvals)
-        """Requests waiting for the host expire on this clock, while someone is in the room."""
         self.app = web.Application(middlewares=[_security_headers])
         one_line_refusals()
         self.runner: web.AppRunner | None = None
@@ -135,7 +133,6 @@ class CanvasServer:
         self.board_mcp = BoardMcp(self.board.tools, self.deferred)
         self.board_mcp.install(self.app)
         self.agents = AgentHost(
-            self.room,
             self.runtime,
             self.store,
             self.agent_specs,
@@ -156,7 +153,23 @@ class CanvasServer:
             TmuxServer(self.canvas_dir, tmux) if tmux else None,
         )
         self.files = FileHost(self.runtime, SharedFiles(self.room), self.root)
+        self._compose()
         mount_api(self)
+
+    def _compose(self) -> None:
+        """Every feature of the room and every adapter carrying out their effects, in one place: a
+        frame's type names its feature's module, an effect's its adapter's."""
+        for feature in (
+            self.guests.feature(),
+            self.people.feature(),
+            self.board.board_room.feature(),
+            self.agents.core.feature(),
+            self.terminals.room_side.feature(),
+            self.files.room_side.feature(),
+        ):
+            self.room.install(feature)
+        for adapter in (self.board.adapter(), self.agents.adapter(), self.terminals.adapter(), self.files.adapter()):
+            self.runtime.install(adapter)
 
     def _guest_name(self, guest_id: str) -> str:
         identity = self.guests.identities.get(guest_id)
@@ -193,7 +206,6 @@ class CanvasServer:
         add_static_routes(self.app, WEB_DIST)
 
     async def start(self) -> int:
-        await self.board.start()
         await self.agents.start()
         await self.files.start()
         await self.terminals.start()
@@ -218,14 +230,9 @@ class CanvasServer:
             relay_only=self.options.relay_only,
         )
         await self.hub.start()
-        self._approval_expiry.while_occupied(self.runtime.occupancy)
         self.deferred.start()
         self.webrtc.start()
         return self.port
-
-    async def _expire_approvals(self) -> None:
-        if expired := self.guests.expire():
-            await self.runtime.run(expired)
 
     @property
     def host_link(self) -> str:
@@ -266,7 +273,6 @@ class CanvasServer:
             for site in list(self.runner.sites):
                 await site.stop()
         await self.runtime.stopping()
-        await self._approval_expiry.close()
         if self.hub is not None:
             await self.hub.stop()
         await self.runtime.close()

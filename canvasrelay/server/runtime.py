@@ -13,20 +13,42 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Iterable
+import time
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from canvasrelay.core.effects import AnyEffect, Broadcast, Close, Effect, Multicast, Send
-from canvasrelay.core.room import Peer, Room
+from canvasrelay.core.peer import Peer
+from canvasrelay.core.room import Room
 from canvasrelay.protocol import ServerFrame, encode
 from canvasrelay.protocol.base import frame_type
 from canvasrelay.protocol.core import ErrorFrame, Restarting
-from canvasrelay.server.occupancy import Occupancy
+from canvasrelay.server.occupancy import Occupancy, Periodic
 
 log = logging.getLogger(__name__)
 
 E = TypeVar("E", bound=Effect)
 GOING_AWAY = 1001
+CLOCK_S = 1.0
+"""The room's clock ticks this often while someone is in the room, and not at all otherwise."""
+Step = Callable[[], Awaitable[None]]
+EffectHandler = Callable[[Any], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class Adapter:
+    """What an adapter carries out for the room, declared in one value the composition root installs:
+    its effects (each effect type by exactly one adapter) and its part in stopping."""
+
+    name: str
+    effects: Mapping[type[Effect], EffectHandler] = field(default_factory=dict)
+    quiet: Step | None = None
+    """Stop hearing what it runs and carry out what it heard, before the restart notice."""
+    stopping: Step | None = None
+    """Interrupt what runs (and say so) while every peer is still connected."""
+    close: Step | None = None
+    """End its processes: after every peer was told goodbye."""
 
 
 class Transport(Protocol):
@@ -47,12 +69,15 @@ class Transport(Protocol):
 
 
 class Runtime:
-    def __init__(self, room: Room, commit: Callable[[], None] | None = None) -> None:
+    def __init__(self, room: Room, commit: Callable[[], None] | None = None, tick_every: float = CLOCK_S) -> None:
         self.room = room
         self.transports: dict[str, Transport] = {}
         self.occupancy = Occupancy()
         """Told when the first peer arrives and the last leaves: timers and watchers run only in between."""
-        self._handlers: dict[type[Effect], Callable[[Any], Awaitable[None]]] = {}
+        self.clock = Periodic("the room's clock", tick_every, self._tick).while_occupied(self.occupancy)
+        """The one clock every feature's `tick` runs on (presence, approvals, an idle board's compaction)."""
+        self._handlers: dict[type[Effect], EffectHandler] = {}
+        self._handled_by: dict[type[Effect], str] = {}
         self._closers: list[Callable[[], Awaitable[None]]] = []
         self._broadcast_listeners: list[Callable[[ServerFrame], None]] = []
         self._quieting_hooks: list[Callable[[], Awaitable[None]]] = []
@@ -98,8 +123,24 @@ class Runtime:
         else:
             send(what)
 
+    def install(self, adapter: Adapter) -> None:
+        """Carry out `adapter`'s effects from now on. An effect type another adapter handles is
+        refused, naming both, before anything of `adapter` is installed."""
+        for effect_type in adapter.effects:
+            if effect_type in self._handlers:
+                owner = self._handled_by[effect_type]
+                raise ValueError(f"{adapter.name} claims {effect_type.__name__}, which {owner} already carries out")
+        for effect_type, handler in adapter.effects.items():
+            self._handlers[effect_type] = handler
+            self._handled_by[effect_type] = adapter.name
+        if adapter.stopping is not None:
+            self.on_stopping(adapter.stopping, adapter.quiet)
+        if adapter.close is not None:
+            self.on_close(adapter.close)
+
     def handle(self, effect_type: type[E], handler: Callable[[E], Awaitable[None]]) -> None:
-        self._handlers[effect_type] = handler
+        """One effect type's handler: an adapter of a single effect."""
+        self.install(Adapter(effect_type.__name__, {effect_type: handler}))
 
     def on_close(self, closer: Callable[[], Awaitable[None]]) -> None:
         self._closers.append(closer)
@@ -195,10 +236,14 @@ class Runtime:
                 text = text if text is not None else encode(frame)
                 self._out(transport.send, text)
 
+    async def _tick(self) -> None:
+        await self.run(self.room.tick(time.monotonic()))
+
     async def stopping(self) -> None:
-        """The server stops: the adapters fall quiet, every peer hears it, then what was running is
-        interrupted (and said so) by the stopping hooks, all at once."""
+        """The server stops: the clock stops, the adapters fall quiet, every peer hears it, then what
+        was running is interrupted (and said so) by the stopping hooks, all at once."""
         self.closing = True
+        await self.clock.close()
         await _all(self._quieting_hooks)
         await self.run([Broadcast(Restarting())])
         await _all(self._stopping_hooks)

@@ -32,7 +32,7 @@ from typing import Any
 from canvasrelay.core import session_log
 from canvasrelay.core.agent_sessions import HISTORY_PAGE, HistoryPage, ReadHistory, Sessions, StoreEvent
 from canvasrelay.core.effects import Broadcast, Send
-from canvasrelay.core.room import Peer
+from canvasrelay.core.peer import Peer
 from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.agents import AgentCreate, AgentPrompt
 from canvasrelay.protocol.base import encode

@@ -20,7 +20,6 @@ import logging
 import os
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +29,7 @@ from canvasrelay.core.agent_notices import control_notice
 from canvasrelay.core.agent_sessions import (
     CancelTurn,
     CompactTurn,
+    Ordered,
     ReadHistory,
     RecordAnswer,
     ResolvePermission,
@@ -42,23 +42,11 @@ from canvasrelay.core.agent_sessions import (
     StoreEvent,
     StoreSession,
 )
-from canvasrelay.core.effects import AnyEffect, Broadcast, Effect
+from canvasrelay.core.effects import AnyEffect, Broadcast
 from canvasrelay.core.permission_rules import Choice
 from canvasrelay.core.project_paths import ProjectPaths
-from canvasrelay.core.room import Peer, Room
-from canvasrelay.protocol import ClientFrame
 from canvasrelay.protocol.access import Access
-from canvasrelay.protocol.agents import (
-    AgentCancel,
-    AgentConfig,
-    AgentCreate,
-    AgentHistoryRequest,
-    AgentPermission,
-    AgentPrompt,
-    AgentRename,
-)
 from canvasrelay.protocol.core import ErrorFrame
-from canvasrelay.protocol.people import PromptAttribution
 from canvasrelay.protocol.session_events import ConfigChoice, ConfigOption, session_update
 from canvasrelay.server.agents import launch as agent_launch
 from canvasrelay.server.agents import sandbox as agent_sandbox
@@ -68,7 +56,7 @@ from canvasrelay.server.agents.files import AgentFiles
 from canvasrelay.server.agents.rule_book import RuleBook
 from canvasrelay.server.board.mcp import BoardMcp
 from canvasrelay.server.deferred_imports import DeferredImports
-from canvasrelay.server.runtime import Runtime
+from canvasrelay.server.runtime import Adapter, Runtime
 from canvasrelay.server.store import Store
 
 if TYPE_CHECKING:
@@ -85,19 +73,11 @@ STDERR_LOG_MAX = 4 * 1024 * 1024
 RELOAD_FAILED = "The agent could not reload this conversation; it starts afresh."
 
 
-@dataclass(frozen=True)
-class Ordered(Effect):
-    """Effects to carry out in the pump's order, after everything the pump already holds."""
-
-    effects: list[AnyEffect]
-
-
 class AgentHost:
     """Carries out the agents core's effects; built by the composition root with what it uses."""
 
     def __init__(
         self,
-        room: Room,
         runtime: Runtime,
         store: Store,
         specs: Mapping[str, AgentSpec],
@@ -138,45 +118,29 @@ class AgentHost:
         self._pump_task: asyncio.Task[None] | None = None
         self.shutting_down = False
         """The server stops: the turns were ended as interrupted, so what the agents still say goes unheard."""
-        self._route(room)
 
-    # -- wiring ------------------------------------------------------------------------------
-
-    def _route(self, room: Room) -> None:
-        runtime = self.runtime
-        room.route(AgentCreate, self._ordered(self.core.create))
-        room.route(AgentPrompt, self._ordered(self.core.prompt))
-        room.route(AgentCancel, self._ordered(self.core.cancel))
-        room.route(AgentConfig, self._ordered(self.core.configure))
-        room.route(AgentPermission, self._ordered(self.core.answer))
-        room.route(AgentRename, self._ordered(self.core.rename_frame))
-        room.route(PromptAttribution, self._ordered(self.core.name_prompts))
-        room.route(AgentHistoryRequest, self._ordered(self.core.history))
-        room.heads.add(self.core.heads)
-        room.add_live_check(lambda ref: ref in self.core.sessions)
-        room.on_join(lambda peer: [Ordered(self.core.joined(peer))])
-        room.on_leave(self.core.left)
-        runtime.handle(Ordered, self._enqueue)
-        runtime.handle(StoreEvent, self._store_event)
-        runtime.handle(ReadHistory, self._read_history)
-        runtime.handle(CompactTurn, self._compact_turn)
-        runtime.handle(RewriteEvents, self._rewrite_events)
-        runtime.handle(StoreSession, self._store_session)
-        runtime.handle(StartSession, self._start_session)
-        runtime.handle(RunTurn, self._run_turn)
-        runtime.handle(CancelTurn, self._cancel_turn)
-        runtime.handle(SetConfig, self._set_config)
-        runtime.handle(ResolvePermission, self._resolve)
-        runtime.handle(RecordAnswer, self._record_answer)
-        runtime.handle(StopSession, self._stop_session)
-        runtime.on_stopping(self.interrupt, quiet=self.quiet)
-        runtime.on_close(self.close)
-
-    def _ordered(self, handler: Any) -> Any:
-        def run(peer: Peer, frame: ClientFrame) -> list[AnyEffect]:
-            return [Ordered(handler(peer, frame))]
-
-        return run
+    def adapter(self) -> Adapter:
+        return Adapter(
+            "the agents",
+            effects={
+                Ordered: self._enqueue,
+                StoreEvent: self._store_event,
+                ReadHistory: self._read_history,
+                CompactTurn: self._compact_turn,
+                RewriteEvents: self._rewrite_events,
+                StoreSession: self._store_session,
+                StartSession: self._start_session,
+                RunTurn: self._run_turn,
+                CancelTurn: self._cancel_turn,
+                SetConfig: self._set_config,
+                ResolvePermission: self._resolve,
+                RecordAnswer: self._record_answer,
+                StopSession: self._stop_session,
+            },
+            quiet=self.quiet,
+            stopping=self.interrupt,
+            close=self.close,
+        )
 
     async def _enqueue(self, effect: Ordered) -> None:
         self.pump(effect.effects)

@@ -11,12 +11,11 @@ from typing import Any, Concatenate, ParamSpec
 from canvasrelay.core import board_edits as board_api
 from canvasrelay.core.board import EMPTY_UPDATE, Board, BoardBounds
 from canvasrelay.core.board_edits import Edit
-from canvasrelay.core.board_room import TICK_S, AwarenessDue, BoardRoom, CompactBoard, StoreBoardUpdate
+from canvasrelay.core.board_room import AwarenessDue, BoardRoom, CompactBoard, StoreBoardUpdate
 from canvasrelay.core.room import Room
 from canvasrelay.server.background import Background
 from canvasrelay.server.board.log import BoardLog, set_aside
-from canvasrelay.server.occupancy import Periodic
-from canvasrelay.server.runtime import Runtime
+from canvasrelay.server.runtime import Adapter, Runtime
 
 log = logging.getLogger(__name__)
 
@@ -127,20 +126,14 @@ class BoardTools:
 
 
 class BoardHost:
-    """The board feature, wired: its handlers on the Room, its store effects, its tick."""
+    """The board's adapter: its store effects and presence timer around the Room's side (`BoardRoom`)."""
 
     def __init__(self, room: Room, runtime: Runtime, board_log: Path, bounds: BoardBounds | None = None) -> None:
         self.runtime = runtime
-        self.adapter = BoardStore.load(board_log, bounds)
-        self.board_room = BoardRoom(self.adapter.board)
-        self.board_room.warning = self.adapter.warning
-        self.board_room.install(room)
-        runtime.handle(StoreBoardUpdate, self.adapter.append)
-        runtime.handle(CompactBoard, self.adapter.compact)
-        runtime.handle(AwarenessDue, self._awareness_due)
-        runtime.on_close(self.stop)
+        self.store = BoardStore.load(board_log, bounds)
+        self.board_room = BoardRoom(room, self.store.board)
+        self.board_room.warning = self.store.warning
         self.tools = BoardTools(self.board_room, runtime)
-        self._ticker = Periodic("board tick", TICK_S, self._tick)
         self._flushes = Background("board presence")
         self._due: asyncio.TimerHandle | None = None
 
@@ -152,18 +145,21 @@ class BoardHost:
         self._due = None
         self._flushes.spawn(self.runtime.run(self.board_room.flush_awareness()))
 
-    async def _tick(self) -> None:
-        await self.runtime.run(self.board_room.tick())
-
-    async def start(self) -> None:
-        # Presence expires and an idle board compacts only while someone is connected; the last
-        # one to leave takes their presence along, and stopping compacts what is left.
-        self._ticker.while_occupied(self.runtime.occupancy)
+    def adapter(self) -> Adapter:
+        return Adapter(
+            "the board",
+            effects={
+                StoreBoardUpdate: self.store.append,
+                CompactBoard: self.store.compact,
+                AwarenessDue: self._awareness_due,
+            },
+            close=self.stop,
+        )
 
     async def stop(self) -> None:
+        """Stopping compacts what the log holds since the last checkpoint."""
         if self._due is not None:
             self._due.cancel()
-        await self._ticker.close()
         await self._flushes.close()
-        await self.adapter.compact()
-        self.adapter.log.close()
+        await self.store.compact()
+        self.store.log.close()

@@ -14,7 +14,7 @@ from canvasrelay.core.shared_files import LoadFile, SharedFiles, UnwatchFile
 from canvasrelay.server.background import Background
 from canvasrelay.server.files.reader import FileWatcher, read_resolution
 from canvasrelay.server.files.shared_set import SharedSet
-from canvasrelay.server.runtime import Runtime
+from canvasrelay.server.runtime import Adapter, Runtime
 
 
 class FileHost:
@@ -26,9 +26,9 @@ class FileHost:
         self.watcher: FileWatcher | None = None
         self._switching = asyncio.Lock()
         self._switches = Background("file watcher")
-        runtime.handle(LoadFile, self._load)
-        runtime.handle(UnwatchFile, self._unwatch)
-        runtime.on_close(self.stop)
+
+    def adapter(self) -> Adapter:
+        return Adapter("the shared files", effects={LoadFile: self._load, UnwatchFile: self._unwatch}, close=self.stop)
 
     async def start(self) -> None:
         self.shared = await asyncio.to_thread(SharedSet, self.root)

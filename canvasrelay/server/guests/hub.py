@@ -27,8 +27,8 @@ import aiohttp
 from canvasrelay.core.guest_identity import CHALLENGE_BYTES, proven_guest
 from canvasrelay.core.guests import Guests, peer_id_of
 from canvasrelay.core.invites import MAX_INVITES, Invite
+from canvasrelay.core.peer import Peer
 from canvasrelay.core.rate_limit import BucketPerKey, InboundGate, SeenOnce
-from canvasrelay.core.room import Peer
 from canvasrelay.net.channel import AiortcChannel, Channel
 from canvasrelay.net.turn_client import TurnClient
 from canvasrelay.protocol import FrameError, encode, parse_client_frame, signal_crypto

@@ -43,7 +43,7 @@ from canvasrelay.protocol import encode
 from canvasrelay.protocol.terminals import MAX_NAME_CHARS, TERMINAL_ID_PATTERN, TermData, TermExit
 from canvasrelay.server.background import Background
 from canvasrelay.server.canvas_dir import FILE_MODE
-from canvasrelay.server.runtime import Runtime, Transport
+from canvasrelay.server.runtime import Adapter, Runtime, Transport
 from canvasrelay.server.terminals.pty import Terminal
 from canvasrelay.server.terminals.shell_processes import MARK, mark
 from canvasrelay.server.terminals.tmux import TmuxServer, TmuxTerminal
@@ -159,17 +159,24 @@ class TerminalHost:
         self.pumps: dict[str, _Pump] = {}
         self._decoders: dict[str, codecs.IncrementalDecoder] = {}
         self.background = Background("terminals")
-        runtime.handle(StartTerminal, self._start)
-        runtime.handle(AttachTerminal, self._attach)
-        runtime.handle(DetachTerminal, self._detach)
-        runtime.handle(DetachPeer, self._detach_peer)
-        runtime.handle(WriteTerminal, self._write)
-        runtime.handle(ResizeTerminal, self._resize)
-        runtime.handle(EndTerminal, self._end)
-        runtime.handle(ForgetTerminal, self._forget)
-        runtime.handle(DeliverExit, self._deliver_exit)
-        runtime.handle(RecordTerminals, self._record)
-        runtime.on_close(self.close)
+
+    def adapter(self) -> Adapter:
+        return Adapter(
+            "the terminals",
+            effects={
+                StartTerminal: self._start,
+                AttachTerminal: self._attach,
+                DetachTerminal: self._detach,
+                DetachPeer: self._detach_peer,
+                WriteTerminal: self._write,
+                ResizeTerminal: self._resize,
+                EndTerminal: self._end,
+                ForgetTerminal: self._forget,
+                DeliverExit: self._deliver_exit,
+                RecordTerminals: self._record,
+            },
+            close=self.close,
+        )
 
     async def start(self) -> None:
         """Give the room the terminals tmux kept through the last stop, and watch the running ones."""

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from aiohttp import WSMsgType, web
 
-from canvasrelay.core.room import Peer
+from canvasrelay.core.peer import Peer
 from canvasrelay.protocol import MAX_FRAME_BYTES, FrameError
 from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.base import load_bounded

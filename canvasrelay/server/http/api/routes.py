@@ -12,7 +12,7 @@ from canvasrelay import __version__
 from canvasrelay.core import board_edits as board_api
 from canvasrelay.core.effects import AnyEffect
 from canvasrelay.core.errors import Refused
-from canvasrelay.core.room import Peer
+from canvasrelay.core.peer import Peer
 from canvasrelay.protocol import ClientFrame
 from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.guests import GuestKick, GuestSetAccess
