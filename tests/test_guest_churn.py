@@ -67,7 +67,7 @@ async def test_guests_come_and_go_and_leave_nothing_behind(served: InProcessServ
             "guests": len(server.guests.guests),
             "pending approvals": len(server.guests.pending),
             "hub guests": len(server.hub.live),
-            "hub handshakes": len(server.hub.handshakes),
+            "hub handshakes": len(server.hub.admission.handshakes),
             "hub tasks": len(server.hub._tasks),
             "room peers": len(server.room.peers),
             "transports": len(server.runtime.transports),

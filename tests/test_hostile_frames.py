@@ -265,7 +265,7 @@ async def test_a_guest_whose_first_frame_is_deep_utf16_is_refused_and_its_connec
     await guest.close()
     # The hub lets its refusal leave, then closes: its handshake ends with the peer connection.
     async with asyncio.timeout(5):
-        while hub.handshakes:
+        while hub.admission.handshakes:
             await asyncio.sleep(0.01)
     assert not hub._answering and not hub.live
     # The room still takes an honest guest.

@@ -63,7 +63,7 @@ async def served(project: Path) -> AsyncIterator[CanvasServer]:
     server = CanvasServer(ServeOptions(root=project))
     await server.start()
     assert server.hub is not None
-    server.hub.handshakes = Peak()
+    server.hub.admission.handshakes = Peak()
     server.hub.refusals = Tally()
     yield server
     await server.stop()
@@ -121,7 +121,7 @@ async def test_a_replayed_offer_cannot_keep_real_guests_out(served: CanvasServer
         # Every copy reached the hub and was turned away without a handshake.
         await asyncio.wait_for(hub.refusals.reaches("a replayed offer", 200), 10)  # type: ignore[attr-defined]
     assert hub.refusals["a replayed offer"] == 200
-    assert hub.handshakes.peak <= 1, "only the real guests' handshakes, one at a time"  # type: ignore[attr-defined]
+    assert hub.admission.handshakes.peak <= 1, "only the real guests' handshakes, one at a time"  # type: ignore[attr-defined]
     assert sorted(served.guests.guests[g.guest_id].name for g in joined) == ["Bo", "Cy", "Di"]
     for guest in joined:
         await guest.close()
@@ -143,7 +143,7 @@ async def test_an_offer_sealed_anew_holds_one_handshake_at_most(served: CanvasSe
             hub.refusals.reaches("a handshake from the same source is under way", 29),  # type: ignore[attr-defined]
             10,
         )
-    assert hub.handshakes.peak <= 2  # type: ignore[attr-defined]
+    assert hub.admission.handshakes.peak <= 2  # type: ignore[attr-defined]
     await real.close()
 
 
@@ -201,7 +201,7 @@ async def test_one_identity_churning_cannot_lock_the_room(served: CanvasServer) 
 
 async def test_guests_in_their_grace_give_way_to_a_new_guest(served: CanvasServer) -> None:
     hub = hub_of(served)
-    hub.max_guests = 4  # a small room, so filling it takes a few joins rather than 64
+    hub.admission.max_guests = 4  # a small room, so filling it takes a few joins rather than 64
     gone = []
     for i in range(6):
         guest = await join_in_time(served.room_link, f"Gone {i}")

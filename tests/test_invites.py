@@ -402,7 +402,7 @@ async def test_one_invites_flood_does_not_delay_another_invites_join(
     with heard(HUB_LOG, PER_INVITE_REFUSAL) as turned_away:
         pcs = await flood_offers(flooder, 6 * len(FLOOD_ADDRESSES))
         await asyncio.wait_for(turned_away.wait(), TURN_TIMEOUT)
-    held = len(hub.handshakes)
+    held = len(hub.admission.handshakes)
     started = time.monotonic()
     calm = await joined(other_link, "Calm")
     took = time.monotonic() - started

@@ -55,7 +55,7 @@ async def test_an_empty_room_sleeps_and_its_next_visitor_sees_the_files_changed_
     server = CanvasServer(ServeOptions(root=project))
     await server.start()
     try:
-        ticks = [server.board._ticker, server._approval_expiry, *server.hub._periodic]  # type: ignore[union-attr]
+        ticks = [server.runtime.clock, *server.hub._periodic]  # type: ignore[union-attr]
         assert not server.runtime.occupancy.occupied
         assert not any(tick.running for tick in ticks)
 

@@ -42,6 +42,7 @@ from canvasrelay.core.agent_sessions import (
     StoreEvent,
     StoreSession,
 )
+from canvasrelay.core.agent_slots import AgentSlots, Full, GiveWay
 from canvasrelay.core.effects import AnyEffect, Broadcast
 from canvasrelay.core.permission_rules import Choice
 from canvasrelay.core.project_paths import ProjectPaths
@@ -110,7 +111,8 @@ class AgentHost:
         self.board = board
         self._slots = asyncio.Lock()
         """Held while a session takes a place among the running agents, so two never take the last."""
-        self._used: dict[str, float] = {}
+        self.slots = AgentSlots(self.limits.max_running, self.limits.idle_seconds)
+        """Which agents run, give way and stop: decided there, carried out here."""
         self._idle_timers: dict[str, asyncio.TimerHandle] = {}
         self._starting: set[str] = set()
         self._stopping: set[asyncio.Task[None]] = set()
@@ -379,18 +381,11 @@ class AgentHost:
                 log.warning("could not re-apply %s=%r to the agent: %s", option.id, value, exc)
 
     async def _make_place(self, session_id: str, take_place: bool) -> None:
-        others = [s for s in self.running() if s != session_id]
-        if len(others) < self.limits.max_running:
-            return
-        idle = [s for s in others if self._idle(s)]
-        if not take_place or not idle:
-            raise NoPlace(
-                f"every place for a running agent is taken ({self.limits.max_running}, "
-                "[agent_processes] max_running in .canvas/config.toml) by one that is busy; "
-                "prompt again once one of them has finished its turn"
-            )
-        oldest = min(idle, key=lambda s: self._used.get(s, 0.0))
-        await self._stop_agent(oldest)
+        place = self.slots.place(session_id, self.running(), self._idle, take_place)
+        if isinstance(place, Full):
+            raise NoPlace(place.reason)
+        if isinstance(place, GiveWay):
+            await self._stop_agent(place.session_id)
 
     def _idle(self, session_id: str) -> bool:
         lock = self.locks.get(session_id)
@@ -402,7 +397,7 @@ class AgentHost:
         )
 
     def _touch(self, session_id: str) -> None:
-        self._used[session_id] = time.monotonic()
+        self.slots.in_use(session_id, time.monotonic())
         timer = self._idle_timers.pop(session_id, None)
         if timer is not None:
             timer.cancel()
@@ -413,14 +408,17 @@ class AgentHost:
         timer = self._idle_timers.pop(session_id, None)
         if timer is not None:
             timer.cancel()
+        due = self.slots.idle_from(session_id, time.monotonic())
         loop = asyncio.get_running_loop()
-        self._idle_timers[session_id] = loop.call_later(self.limits.idle_seconds, self._idle_out, session_id)
+        self._idle_timers[session_id] = loop.call_later(self.limits.idle_seconds, self._idle_out, session_id, due)
 
-    def _idle_out(self, session_id: str) -> None:
+    def _idle_out(self, session_id: str, due: float) -> None:
+        """The timer set for `due`: the slots say whether the agent is still idle then."""
         self._idle_timers.pop(session_id, None)
-        if session_id in self.procs and self._idle(session_id):
-            log.info("session %s: stopping its agent, idle for %g s", session_id, self.limits.idle_seconds)
-            self._spawn(self._stop_agent(session_id))
+        running = [session_id] if session_id in self.procs else []
+        for idle in self.slots.due(due, running, self._idle):
+            log.info("session %s: stopping its agent, idle for %g s", idle, self.limits.idle_seconds)
+            self._spawn(self._stop_agent(idle))
 
     async def _stop_agent(self, session_id: str) -> None:
         """Stop the session's agent; its next prompt starts it again and reloads the session."""
@@ -585,7 +583,7 @@ class AgentHost:
             await proc.close()
         self.agent_ids.pop(effect.session_id, None)
         self.locks.pop(effect.session_id, None)
-        self._used.pop(effect.session_id, None)
+        self.slots.forget(effect.session_id)
         self.board.forget(effect.session_id)
         self.rules.forget(effect.session_id)
         self.store.delete_session(effect.session_id)

@@ -24,11 +24,12 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import aiohttp
 
+from canvasrelay.core.guest_admission import GuestAdmission, Handshake
 from canvasrelay.core.guest_identity import CHALLENGE_BYTES, proven_guest
 from canvasrelay.core.guests import Guests, peer_id_of
-from canvasrelay.core.invites import MAX_INVITES, Invite
+from canvasrelay.core.invites import Invite
 from canvasrelay.core.peer import Peer
-from canvasrelay.core.rate_limit import BucketPerKey, InboundGate, SeenOnce
+from canvasrelay.core.rate_limit import InboundGate
 from canvasrelay.net.channel import AiortcChannel, Channel
 from canvasrelay.net.turn_client import TurnClient
 from canvasrelay.protocol import FrameError, encode, parse_client_frame, signal_crypto
@@ -53,30 +54,6 @@ JOIN_TIMEOUT = 10.0
 RESUME_GRACE = 30.0
 """How long a dropped guest stays in the room, its frames kept for it, before it is let go
 (sooner when a new guest needs its place: the oldest grace gives way first)."""
-MAX_HANDSHAKES = 16
-HANDSHAKES_PER_SOURCE = 1
-"""A source is an offer's DTLS fingerprint, or the connection it names: every copy of one offer,
-even sealed anew by someone holding the room key, holds one handshake slot at most."""
-MAX_GUESTS = 64
-SEEN_WINDOW = 2 * signal_crypto.MAX_AGE_SECONDS
-"""An envelope opens for MAX_AGE either side of its timestamp, so its nonce is kept this long."""
-SEEN_MAX = 16_384
-OFFER_RATE, OFFER_BURST = 10.0, 20.0
-"""New handshakes a second the hub starts per invite (copies of an offer do not count)."""
-OFFER_KEYS = 2 * MAX_INVITES
-HANDSHAKES_PER_INVITE = MAX_HANDSHAKES - 4
-"""One invite's holders leave 4 handshake slots for the others' guests."""
-ABOUT_RATE, ABOUT_BURST = 5.0, 10.0
-"""Answers a second, per invite, to join pages asking what room this is."""
-SENDER_OFFER_RATE, SENDER_OFFER_BURST = 3.0, 10.0
-"""Offers a second from one sender (as the rendezvous tags it: an address): a flood from one link
-holder spends its own share, and the rest of `OFFER_RATE` is left to everyone else."""
-SENDER_ABOUT_RATE, SENDER_ABOUT_BURST = 1.0, 10.0
-HANDSHAKES_PER_SENDER = 6
-"""Handshakes under way from one sender: ten guests behind one address join in two rounds."""
-JOIN_RATE, JOIN_BURST = 0.5, 6.0
-"""Joins a second one guest identity may make, and at once: a reconnecting guest never notices."""
-JOIN_IDENTITIES_MAX = 4096
 INBOUND_QUEUE = 64
 LATENCY_EVERY = 5.0
 SIGNAL_RETRY_MAX = 10.0
@@ -96,7 +73,6 @@ class _Guest:
     stream: GuestStream
     pc: RTCPeerConnection | None = None
     grace: asyncio.TimerHandle | None = None
-    grace_since: float = 0.0
 
 
 class _Offer(NamedTuple):
@@ -127,26 +103,14 @@ class Hub:
     webrtc: DeferredImports
     """aiortc, imported after start-up: the hub listens from the start, and answers offers once it is in."""
     ice_urls: list[str] = field(default_factory=list)
-    max_guests: int = MAX_GUESTS
     relay_only: bool = False
+    admission: GuestAdmission = field(default_factory=GuestAdmission)
+    """Which offers get a handshake and which guests a place: decided there."""
     live: dict[str, _Guest] = field(default_factory=dict)
-    handshakes: dict[_Offer, tuple[str, ...]] = field(default_factory=dict)
-    """The offers being answered, with the sources each counts against; registered before any await."""
     _answering: set[RTCPeerConnection] = field(default_factory=set)
     """Each handshake under way, with its sources."""
     refusals: Counter[str] = field(default_factory=Counter)
     """Offers and joins turned away, by reason: what an operator (or a test) looks at in a flood."""
-    _seen: SeenOnce = field(default_factory=lambda: SeenOnce(SEEN_WINDOW, SEEN_MAX))
-    _offers: BucketPerKey = field(default_factory=lambda: BucketPerKey(OFFER_RATE, OFFER_BURST, OFFER_KEYS))
-    """Per invite: one invite's holders flooding cannot spend another's."""
-    _abouts: BucketPerKey = field(default_factory=lambda: BucketPerKey(ABOUT_RATE, ABOUT_BURST, OFFER_KEYS))
-    _sender_offers: BucketPerKey = field(
-        default_factory=lambda: BucketPerKey(SENDER_OFFER_RATE, SENDER_OFFER_BURST, JOIN_IDENTITIES_MAX)
-    )
-    _sender_abouts: BucketPerKey = field(
-        default_factory=lambda: BucketPerKey(SENDER_ABOUT_RATE, SENDER_ABOUT_BURST, JOIN_IDENTITIES_MAX)
-    )
-    _joins: BucketPerKey = field(default_factory=lambda: BucketPerKey(JOIN_RATE, JOIN_BURST, JOIN_IDENTITIES_MAX))
     _tasks: set[asyncio.Task[Any]] = field(default_factory=set)
     listeners: dict[str, _Listener] = field(default_factory=dict)
     """One per invite the hub answers on, by invite id."""
@@ -254,13 +218,13 @@ class Hub:
         offer = self._offer_of(envelope, sender, listener)
         if offer is None:
             return
-        sources = (offer.fingerprint, f"conn:{offer.conn}")
-        refusal = self._offer_refusal(offer, sources, sender)
+        handshake = Handshake(offer.invite_id, (offer.fingerprint, f"conn:{offer.conn}"), sender)
+        refusal = self.admission.offer_refusal(offer.nonce, handshake)
         if refusal is not None:
             self._refused(refusal)
             return
         # Registered before any await, so the next envelope already sees this handshake.
-        self.handshakes[offer] = (*sources, f"sender:{sender}")
+        self.admission.handshakes[offer] = handshake
         self._spawn(self._answer(offer, listener))
 
     def _offer_of(self, envelope: str, sender: str, listener: _Listener) -> _Offer | None:
@@ -274,8 +238,7 @@ class Hub:
             return None
         standing = listener.invite.stands(self.guests.invites.clock())
         if message.get("kind") == "about" or (message.get("kind") == "offer" and not standing):
-            # Paced on buckets of their own: a flood of questions spends no guest's offer.
-            if self._sender_abouts.take(sender) and self._abouts.take(listener.invite.id):
+            if self.admission.may_ask_about(sender, listener.invite.id):
                 self._spawn(self._tell_about(listener, message.get("from")))
             return None
         if message.get("kind") != "offer":
@@ -293,25 +256,6 @@ class Hub:
         if len(nonce_bytes) != signal_crypto.GUEST_NONCE_BYTES:
             return None
         return _Offer(conn, sdp, nonce_bytes, fingerprint, listener.invite.id)
-
-    def _offer_refusal(self, offer: _Offer, sources: tuple[str, ...], sender: str) -> str | None:
-        """Why this offer gets no handshake, if it does not. Cheapest first: a copy costs nothing."""
-        if not self._seen.first_sight(offer.nonce):
-            return "a replayed offer"
-        running = Counter(source for held in self.handshakes.values() for source in held)
-        if any(running[source] >= HANDSHAKES_PER_SOURCE for source in sources):
-            return "a handshake from the same source is under way"
-        if running[f"sender:{sender}"] >= HANDSHAKES_PER_SENDER:
-            return "too many handshakes from one sender at once"
-        if len(self.handshakes) >= MAX_HANDSHAKES:
-            return "too many handshakes at once"
-        if sum(1 for held in self.handshakes if held.invite_id == offer.invite_id) >= HANDSHAKES_PER_INVITE:
-            return "too many handshakes at once on one invitation"
-        if not self._sender_offers.take(sender):
-            return "too many offers a second from one sender"
-        if not self._offers.take(offer.invite_id):
-            return "too many offers a second"
-        return None
 
     def _refused(self, reason: str) -> None:
         self.refusals[reason] += 1
@@ -356,7 +300,7 @@ class Hub:
 
             await self._handshake(peer_connection(servers, self.relay_only), offer, listener)
         finally:
-            self.handshakes.pop(offer, None)
+            self.admission.handshakes.pop(offer, None)
 
     async def _handshake(self, pc: RTCPeerConnection, offer: _Offer, listener: _Listener) -> None:
         self._answering.add(pc)
@@ -428,24 +372,25 @@ class Hub:
         self, pc: RTCPeerConnection, channel: RTCDataChannel, join: GuestJoin, guest_id: str, invite_id: str
     ) -> None:
         arriving = guest_id not in self.live
-        full = arriving and len(self.live) >= self.max_guests
-        if full and self._oldest_in_grace() is None:
+        full = self.admission.room_refusal(arriving, len(self.live))
+        if full is not None:
             self._refused("the room is full")
-            await self._refuse(pc, channel, f"the room is full ({self.max_guests} guests)")
+            await self._refuse(pc, channel, full)
             return
         admitted = self.guests.admit(join, guest_id, invite_id)
         if isinstance(admitted, str):
             await self._refuse(pc, channel, admitted)
             return
-        # Counted once the key proved itself, so nobody else can spend a guest's joins.
-        if not self._joins.take(guest_id):
+        if not self.admission.may_join_now(guest_id):
             self._refused("joining too often")
             await self._refuse(pc, channel, "you are joining too often: wait a few seconds, then join again")
             return
-        if full:
-            await self._give_way()
+        leaving = self.admission.gives_way(arriving, len(self.live))
+        if leaving is not None:
+            await self._drop(leaving, None)
         guest = self.live.get(guest_id)
         if guest is not None:
+            self.admission.returned(guest_id)
             if guest.grace is not None:
                 guest.grace.cancel()
                 guest.grace = None
@@ -471,16 +416,6 @@ class Hub:
         channel.send(encode(ErrorFrame(message=reason, ref="guest-join")))
         await asyncio.sleep(0.2)  # let the refusal leave before the close tears the channel down
         await pc.close()
-
-    def _oldest_in_grace(self) -> _Guest | None:
-        waiting = [g for g in self.live.values() if g.pc is None]
-        return min(waiting, key=lambda g: g.grace_since) if waiting else None
-
-    async def _give_way(self) -> None:
-        """A new guest needs a place: the one in its resume grace longest is let go now."""
-        oldest = self._oldest_in_grace()
-        if oldest is not None:
-            await self._drop(oldest.guest_id, None)
 
     def _stream(self, guest_id: str) -> GuestStream:
         def overflow(stream: GuestStream) -> None:
@@ -569,8 +504,8 @@ class Hub:
         guest.stream.detach()
         guest.pc = None
         self._spawn(pc.close())
+        self.admission.went_away(guest_id)
         loop = asyncio.get_running_loop()
-        guest.grace_since = loop.time()
         guest.grace = loop.call_later(RESUME_GRACE, lambda: self._spawn(self._drop(guest_id, None)))
         # Counted out now: the people list says who is in the room, not whose place is kept.
         self._spawn(self.runtime.run(self.guests.away(guest_id)))
@@ -579,6 +514,7 @@ class Hub:
         guest = self.live.pop(guest_id, None)
         if guest is None:
             return
+        self.admission.returned(guest_id)
         if guest.grace is not None:
             guest.grace.cancel()
         channel = guest.stream.channel
