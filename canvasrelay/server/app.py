@@ -38,7 +38,8 @@ from canvasrelay.server.deferred_imports import AGENT_MODULES, WEBRTC_MODULES, D
 from canvasrelay.server.files.host import FileHost
 from canvasrelay.server.guests.hub import Hub
 from canvasrelay.server.guests.people_store import PeopleStore
-from canvasrelay.server.http.api import mount_api
+from canvasrelay.server.http.api import ApiServices, mount_api
+from canvasrelay.server.http.api.app import configured_origins
 from canvasrelay.server.http.lan import link_hosts, url_host
 from canvasrelay.server.http.log import one_line_refusals
 from canvasrelay.server.http.static_assets import add_static_routes
@@ -156,7 +157,26 @@ class CanvasServer:
             TmuxServer(self.canvas_dir, tmux) if tmux else None,
         )
         self.files = FileHost(self.runtime, SharedFiles(self.room), self.root)
-        mount_api(self)
+        mount_api(
+            self.app,
+            ApiServices(
+                attempt=self.room.attempt,
+                run=self.runtime.run,
+                on_broadcast=self.runtime.on_broadcast,
+                on_close=self.runtime.on_close,
+                store=self.store,
+                agent_list=lambda: self.room.agents,
+                agents=self.agents,
+                rules=self.rules,
+                guests=self.guests,
+                people=self.people,
+                audit=self.audit,
+                board=lambda: self.board.tools.board,
+                token_matches=self.secrets.token_matches,
+                invite_link=self.invite_link,
+                allowed_origins=lambda: self.own_origins() | configured_origins(self.config),
+            ),
+        )
 
     def _guest_name(self, guest_id: str) -> str:
         identity = self.guests.identities.get(guest_id)

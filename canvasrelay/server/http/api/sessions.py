@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from aiohttp import web
 
@@ -32,9 +32,7 @@ from canvasrelay.server.http.api.models import (
     SessionsOut,
 )
 from canvasrelay.server.http.api.openapi import Call, Operation
-
-if TYPE_CHECKING:
-    from canvasrelay.server.app import CanvasServer
+from canvasrelay.server.http.api.services import ApiServices
 
 SSE_EVENT: dict[str, Any] = {
     "type": "object",
@@ -75,41 +73,41 @@ def session_out(row: StoredSession) -> SessionOut:
     )
 
 
-def find(server: CanvasServer, session_id: str) -> StoredSession:
-    row = server.store.session(session_id)
+def find(services: ApiServices, session_id: str) -> StoredSession:
+    row = services.store.session(session_id)
     if row is None:
         raise not_found("session")
     return row
 
 
-def operations(server: CanvasServer) -> list[Operation]:
+def operations(services: ApiServices) -> list[Operation]:
     stopping = asyncio.Event()
 
     async def stop_streams() -> None:
         stopping.set()
 
-    server.runtime.on_close(stop_streams)
+    services.on_close(stop_streams)
 
     def rules() -> RuleBook:
-        return server.rules
+        return services.rules
 
     async def list_sessions(call: Call) -> SessionsOut:
         page: PageQuery = call.query
-        rows = server.store.sessions()[page.cursor : page.cursor + page.limit]
+        rows = services.store.sessions()[page.cursor : page.cursor + page.limit]
         end = page.cursor + len(rows)
-        more = end < len(server.store.sessions())
+        more = end < len(services.store.sessions())
         return SessionsOut(sessions=[session_out(r) for r in rows], next_cursor=end if more else None)
 
     async def get_session(call: Call) -> SessionEventsOut:
         query: EventsQuery = call.query
-        row = find(server, call.params["sessionId"])
-        events = server.store.events(row.id, after=query.after, limit=query.limit + 1)
+        row = find(services, call.params["sessionId"])
+        events = services.store.events(row.id, after=query.after, limit=query.limit + 1)
         more = len(events) > query.limit
         events = events[: query.limit]
         return SessionEventsOut(session=session_out(row), events=events, next_after=events[-1].seq if more else None)
 
     async def stream_session_events(call: Call) -> web.StreamResponse:
-        session_id = find(server, call.params["sessionId"]).id
+        session_id = find(services, call.params["sessionId"]).id
         last = call.request.headers.get("Last-Event-ID", "").strip()
         if last and not (last.isdigit() and len(last) <= 15):
             raise ApiError(422, "Last-Event-ID must be an event's seq")
@@ -119,17 +117,17 @@ def operations(server: CanvasServer) -> list[Operation]:
                 "Content-Type": "text/event-stream",
                 "Cache-Control": "no-cache",
                 "X-Accel-Buffering": "no",
-                **response_headers(server, call.request),
+                **response_headers(services, call.request),
             }
         )
         await response.prepare(call.request)
         # A client that goes away ends the stream; there is nobody left to tell.
         with contextlib.suppress(ConnectionResetError):
-            await follow(server, session_id, after, response, stopping)
+            await follow(services, session_id, after, response, stopping)
         return response
 
     async def get_session_rules(call: Call) -> RulesOut:
-        session_id = find(server, call.params["sessionId"]).id
+        session_id = find(services, call.params["sessionId"]).id
         book = rules()
         return RulesOut(
             session=[RuleOut(id=i, rule=rule) for i, rule in book.session_rules(session_id)],
@@ -140,11 +138,11 @@ def operations(server: CanvasServer) -> list[Operation]:
         )
 
     async def reset_session_rules(call: Call) -> RemovedOut:
-        session_id = find(server, call.params["sessionId"]).id
+        session_id = find(services, call.params["sessionId"]).id
         return RemovedOut(removed=rules().remove(session_id, None, by="api"))
 
     async def remove_session_rule(call: Call) -> None:
-        session_id = find(server, call.params["sessionId"]).id
+        session_id = find(services, call.params["sessionId"]).id
         rule_id = call.params["ruleId"]
         if not (rule_id.isdigit() and len(rule_id) <= 15) or not rules().remove(session_id, int(rule_id), by="api"):
             raise not_found("rule")
@@ -250,7 +248,7 @@ async def _write(response: web.StreamResponse, event: SessionEvent) -> int:
 
 
 async def follow(
-    server: CanvasServer,
+    services: ApiServices,
     session_id: str,
     after: int,
     response: web.StreamResponse,
@@ -259,7 +257,7 @@ async def follow(
     """Write every event after `after`, then each new one as it is broadcast, until the session is
     deleted, the client goes or the server stops."""
     feed = _Feed(session_id)
-    unsubscribe = server.runtime.on_broadcast(feed)
+    unsubscribe = services.on_broadcast(feed)
     try:
         catching_up = True
         while not stop.is_set():
@@ -267,7 +265,7 @@ async def follow(
                 # Subscribed first, so nothing falls between the store and the feed; the feed's
                 # copies of events written here are skipped by their seq.
                 feed.behind = False
-                events = server.store.events(session_id, after=after, limit=STREAM_BATCH)
+                events = services.store.events(session_id, after=after, limit=STREAM_BATCH)
                 for event in events:
                     after = await _write(response, event)
                 catching_up = len(events) == STREAM_BATCH
