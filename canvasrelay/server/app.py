@@ -27,19 +27,19 @@ from canvasrelay.core.terminals import TerminalRoom
 from canvasrelay.net.bounded_site import BoundedSite
 from canvasrelay.protocol.words import request_noun
 from canvasrelay.server import canvas_dir, room_secrets
-from canvasrelay.server.agents.catalog import AgentSpec, discover, load_config, process_limits
+from canvasrelay.server.agents.catalog import AgentSpec, discover, process_limits
 from canvasrelay.server.agents.host import AgentHost
 from canvasrelay.server.agents.rule_book import RuleBook, load_user_rules, project_rules
 from canvasrelay.server.board.host import BoardHost, board_bounds
 from canvasrelay.server.board.log import BOARD_LOG
 from canvasrelay.server.board.mcp import BoardMcp
 from canvasrelay.server.canvas_dir import FolderLock
+from canvasrelay.server.config import load_config
 from canvasrelay.server.deferred_imports import AGENT_MODULES, WEBRTC_MODULES, DeferredImports
 from canvasrelay.server.files.host import FileHost
 from canvasrelay.server.guests.hub import Hub
 from canvasrelay.server.guests.people_store import PeopleStore
 from canvasrelay.server.http.api import ApiServices, mount_api
-from canvasrelay.server.http.api.app import configured_origins
 from canvasrelay.server.http.lan import link_hosts, url_host
 from canvasrelay.server.http.log import one_line_refusals
 from canvasrelay.server.http.static_assets import add_static_routes
@@ -174,7 +174,7 @@ class CanvasServer:
                 board=lambda: self.board.tools.board,
                 token_matches=self.secrets.token_matches,
                 invite_link=self.invite_link,
-                allowed_origins=lambda: self.own_origins() | configured_origins(self.config),
+                allowed_origins=lambda: self.own_origins() | set(self.config.api.cors_origins),
             ),
         )
 

@@ -75,13 +75,6 @@ def wrap(op: Operation, services: ApiServices) -> Handler:
     return handle
 
 
-def configured_origins(config: dict[str, Any]) -> set[str]:
-    """`[api] cors_origins` from `.canvas/config.toml`: pages elsewhere that may call the API."""
-    extra = config.get("api", {})
-    listed = extra.get("cors_origins", []) if isinstance(extra, dict) else []
-    return {o for o in listed if isinstance(o, str)}
-
-
 def cors_and_version(services: ApiServices) -> Any:
     @web.middleware
     async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
