@@ -18,6 +18,7 @@ from canvasrelay.core.errors import ConfigError
 from canvasrelay.server.agents import launch as agent_launch
 from canvasrelay.server.agents import sandbox as agent_sandbox
 from canvasrelay.server.agents.catalog import discover
+from canvasrelay.server.config import CanvasConfig, parse_config
 from tests.agent_support import TURN_TIMEOUT, config, create, events_until, serving
 from tests.support import HostClient, ServerProcess
 
@@ -190,11 +191,11 @@ def test_the_never_shared_names_are_what_is_covered(project: Path) -> None:
 
 
 def test_confinement_is_per_agent_in_the_config() -> None:
-    found = discover({"agents": {"demo": {"confine": False}, "mine": {"command": "sh", "confine": True}}})
+    found = discover(CanvasConfig.model_validate({"agents": {"demo": {"confine": False}, "mine": {"command": "sh"}}}))
     assert not found["demo"].confine and found["mine"].confine
     assert found["demo"].command == sys.executable
-    with pytest.raises(ConfigError, match="confine must be true or false"):
-        discover({"agents": {"mine": {"command": "sh", "confine": "no"}}})
+    with pytest.raises(ConfigError, match=r"config.toml: agents\.mine\.confine: Input should be a valid boolean"):
+        parse_config(CanvasConfig, {"agents": {"mine": {"command": "sh", "confine": "no"}}}, ".canvas/config.toml")
 
 
 async def _serve_with_agents(project: Path) -> ServerProcess:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from canvasrelay.server.agents.catalog import discover
+from canvasrelay.server.config import CanvasConfig
 
 
 @pytest.fixture
@@ -27,7 +28,7 @@ def codex_on_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_an_installed_agent_without_a_key_or_login_says_how_to_give_one(codex_on_path: Path) -> None:
-    info = discover({})["codex"].info()
+    info = discover(CanvasConfig())["codex"].info()
     assert info.available and info.state == "needs-key"
     assert info.setup is not None and "OPENAI_API_KEY" in info.setup and "codex login" in info.setup
 
@@ -35,20 +36,20 @@ def test_an_installed_agent_without_a_key_or_login_says_how_to_give_one(codex_on
 def test_a_key_or_a_login_makes_it_ready(codex_on_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (codex_on_path / ".codex").mkdir()
     (codex_on_path / ".codex" / "auth.json").write_text("{}")
-    assert discover({})["codex"].info().state == "ready"
+    assert discover(CanvasConfig())["codex"].info().state == "ready"
     (codex_on_path / ".codex" / "auth.json").unlink()
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    assert discover({})["codex"].info().state == "ready"
+    assert discover(CanvasConfig())["codex"].info().state == "ready"
 
 
 def test_a_missing_agent_says_how_to_install_it(codex_on_path: Path) -> None:
-    info = discover({})["gemini"].info()
+    info = discover(CanvasConfig())["gemini"].info()
     assert not info.available and info.state == "not-installed"
     assert info.install == "npm i -g @google/gemini-cli"
 
 
 def test_the_host_s_own_agent_is_ready_and_says_whether_it_is_confined(codex_on_path: Path) -> None:
-    found = discover({"agents": {"mine": {"command": "codex-acp", "confine": False}}})
+    found = discover(CanvasConfig.model_validate({"agents": {"mine": {"command": "codex-acp", "confine": False}}}))
     info = found["mine"].info()
     assert info.state == "ready" and not info.confined
     assert info.confinement.startswith("not confined")

@@ -129,6 +129,14 @@ def test_serve_refuses_a_bad_address_in_one_line(tmp_path: Path, args: list[str]
     assert_one_line(code, stderr, elapsed, words)
 
 
+def test_serve_names_a_misspelt_config_key_in_one_line(tmp_path: Path) -> None:
+    (tmp_path / ".canvas").mkdir(mode=0o700)
+    (tmp_path / ".canvas" / "config.toml").write_text("[agent_processes]\nmax_runing = 3\n")
+    code, stderr, elapsed = run_cli("serve", "--dir", str(tmp_path), "--no-open", "--port", "0")
+    words = f"{tmp_path}/.canvas/config.toml: agent_processes.max_runing: unknown key"
+    assert_one_line(code, stderr, elapsed, words)
+
+
 def test_a_second_serve_on_the_same_folder_names_the_running_canvas_before_its_port(tmp_path: Path) -> None:
     first = ServerProcess(tmp_path).start()
     try:

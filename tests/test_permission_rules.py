@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
+from canvasrelay.core.errors import ConfigError
 from canvasrelay.core.permission_rules import (
     DEFAULT_RULES,
     Choice,
     Layer,
     Rule,
-    RulesError,
     decide,
     escape,
     option_for,
@@ -22,7 +22,8 @@ from canvasrelay.core.permission_rules import (
 )
 from canvasrelay.protocol.session_events import PermissionOption
 from canvasrelay.server.agents.process import AgentProcess
-from canvasrelay.server.agents.rule_book import RuleBook, load_user_rules, project_rules, user_rules_path
+from canvasrelay.server.agents.rule_book import RuleBook, load_user_rules, user_rules_path
+from canvasrelay.server.config import CanvasConfig, parse_config
 from canvasrelay.server.store import Store
 
 ROOT = "/home/me/project"
@@ -232,8 +233,8 @@ def test_option_for_maps_answers_to_the_agents_options() -> None:
     ],
 )
 def test_bad_rules_are_refused_with_where(bad: dict[str, Any]) -> None:
-    with pytest.raises(RulesError, match=r"config.toml: permissions\[0\]"):
-        project_rules({"permissions": [bad]})
+    with pytest.raises(ConfigError, match=r"config.toml: permissions\[0\]"):
+        parse_config(CanvasConfig, {"permissions": [bad]}, ".canvas/config.toml")
 
 
 def test_user_rules_honour_xdg_config_home(tmp_path: Path) -> None:
@@ -246,10 +247,10 @@ def test_user_rules_honour_xdg_config_home(tmp_path: Path) -> None:
     path.write_text('[[permissions]]\npermission = "read"\npattern = "**"\naction = "allow"\n')
     assert load_user_rules(env) == [r("read", "**", "allow")]
     path.write_text("[[permissions]\n")
-    with pytest.raises(RulesError, match=r"permissions\.toml"):
+    with pytest.raises(ConfigError, match=r"permissions\.toml"):
         load_user_rules(env)
     path.write_text('permissions = "all"\n')
-    with pytest.raises(RulesError, match="array of tables"):
+    with pytest.raises(ConfigError, match=r"permissions\.toml: permissions: Input should be a valid list"):
         load_user_rules(env)
 
 

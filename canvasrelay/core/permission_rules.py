@@ -36,7 +36,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal, NamedTuple, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from canvasrelay.core.errors import ConfigError
 from canvasrelay.protocol.agents import HostAnswer
@@ -355,24 +355,6 @@ def option_for(options: Iterable[PermissionOption], answer: HostAnswer) -> str |
         if kind in by_kind:
             return by_kind[kind]
     return None
-
-
-# -- parsing --------------------------------------------------------------------------------
-
-
-def parse_rules(entries: object, where: str) -> list[Rule]:
-    if entries is None:
-        return []
-    if not isinstance(entries, list):
-        raise RulesError(f"{where}: permissions must be an array of tables ([[permissions]])")
-    rules = []
-    for i, entry in enumerate(entries):
-        try:
-            rules.append(Rule.model_validate(entry))
-        except ValidationError as exc:
-            problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'rule'}: {e['msg']}" for e in exc.errors()[:3])
-            raise RulesError(f"{where}: permissions[{i}]: {problems}") from None
-    return rules
 
 
 @dataclass(frozen=True)

@@ -28,18 +28,19 @@ from canvasrelay.core.terminals import TerminalRoom
 from canvasrelay.net.bounded_site import BoundedSite
 from canvasrelay.protocol.words import request_noun
 from canvasrelay.server import canvas_dir, room_secrets
-from canvasrelay.server.agents.catalog import AgentSpec, discover, load_config, process_limits
+from canvasrelay.server.agents.catalog import AgentSpec, discover, process_limits
 from canvasrelay.server.agents.host import AgentHost
 from canvasrelay.server.agents.rule_book import RuleBook, load_user_rules, project_rules
 from canvasrelay.server.board.host import BoardHost, board_bounds
 from canvasrelay.server.board.log import BOARD_LOG
 from canvasrelay.server.board.mcp import BoardMcp
 from canvasrelay.server.canvas_dir import FolderLock
+from canvasrelay.server.config import load_config
 from canvasrelay.server.deferred_imports import AGENT_MODULES, WEBRTC_MODULES, DeferredImports
 from canvasrelay.server.files.host import FileHost
 from canvasrelay.server.guests.hub import Hub
 from canvasrelay.server.guests.people_store import PeopleStore
-from canvasrelay.server.http.api import mount_api
+from canvasrelay.server.http.api import ApiServices, mount_api
 from canvasrelay.server.http.lan import link_hosts, url_host
 from canvasrelay.server.http.log import one_line_refusals
 from canvasrelay.server.http.static_assets import add_static_routes
@@ -154,7 +155,26 @@ class CanvasServer:
         )
         self.files = FileHost(self.runtime, SharedFiles(self.room), self.root)
         self._compose()
-        mount_api(self)
+        mount_api(
+            self.app,
+            ApiServices(
+                attempt=self.room.attempt,
+                run=self.runtime.run,
+                on_broadcast=self.runtime.on_broadcast,
+                on_close=self.runtime.on_close,
+                store=self.store,
+                agent_list=lambda: self.room.agents,
+                agents=self.agents,
+                rules=self.rules,
+                guests=self.guests,
+                people=self.people,
+                audit=self.audit,
+                board=lambda: self.board.tools.board,
+                token_matches=self.secrets.token_matches,
+                invite_link=self.invite_link,
+                allowed_origins=lambda: self.own_origins() | set(self.config.api.cors_origins),
+            ),
+        )
 
     def _compose(self) -> None:
         """Every feature of the room and every adapter carrying out their effects, in one place: a

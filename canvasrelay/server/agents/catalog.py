@@ -12,7 +12,8 @@ User agents come from `<dir>/.canvas/config.toml`:
     [agents.claude]        # a known agent: only whether it is confined
     confine = false
 
-and so do the bounds on running agent processes:
+and so do the bounds on running agent processes (the models, and the errors that name a bad
+key, are `server/config.py`'s):
 
     [agent_processes]
     max_running = 4        # agents running at once
@@ -24,7 +25,6 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -32,8 +32,7 @@ from typing import Any
 from canvasrelay.core.errors import ConfigError
 from canvasrelay.protocol.core import AgentInfo
 from canvasrelay.server.agents import sandbox as agent_sandbox
-
-CONFIG_FILE = "config.toml"
+from canvasrelay.server.config import CONFIG_FILE, AgentEntry, CanvasConfig
 
 
 @dataclass(frozen=True)
@@ -42,20 +41,9 @@ class ProcessLimits:
     idle_seconds: float = 600.0
 
 
-def process_limits(config: dict[str, object]) -> ProcessLimits:
-    table = config.get("agent_processes", {})
-    if not isinstance(table, dict):
-        raise ConfigError("[agent_processes] must be a table")
-    unknown = set(table) - {"max_running", "idle_minutes"}
-    if unknown:
-        raise ConfigError(f"[agent_processes] has no {', '.join(sorted(unknown))}")
-    max_running = table.get("max_running", ProcessLimits.max_running)
-    idle = table.get("idle_minutes", ProcessLimits.idle_seconds / 60)
-    if not isinstance(max_running, int) or isinstance(max_running, bool) or not 1 <= max_running <= 64:
-        raise ConfigError("[agent_processes].max_running must be a whole number from 1 to 64")
-    if not isinstance(idle, int | float) or isinstance(idle, bool) or not 0 < idle <= 7 * 24 * 60:
-        raise ConfigError("[agent_processes].idle_minutes must be a number of minutes above 0")
-    return ProcessLimits(max_running, float(idle) * 60)
+def process_limits(config: CanvasConfig) -> ProcessLimits:
+    table = config.agent_processes
+    return ProcessLimits(table.max_running, table.idle_minutes * 60)
 
 
 @dataclass(frozen=True)
@@ -182,75 +170,33 @@ KNOWN: tuple[tuple[AgentSpec, ...], ...] = (
 )
 
 
-def load_config(canvas_dir: Path) -> dict[str, object]:
-    path = canvas_dir / CONFIG_FILE
-    if not path.exists():
-        return {}
-    try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: {exc}") from None
+def _user_agent(name: str, entry: AgentEntry, command: str) -> AgentSpec:
+    # One of the known agents run from elsewhere keeps what canvas knows of its ways.
+    known = next((c[0] for c in KNOWN if c[0].id == name), None)
+    return AgentSpec(
+        name,
+        entry.label or name,
+        command,
+        tuple(entry.args),
+        dict(entry.env),
+        refusal_as_error=known.refusal_as_error if known else False,
+        offers_files=known.offers_files if known else True,
+        confine=entry.confine,
+    )
 
 
-def _user_agents(config: dict[str, object]) -> list[AgentSpec]:
-    table = config.get("agents", {})
-    if not isinstance(table, dict):
-        raise ConfigError("[agents] must be a table")
-    specs = []
-    for name, entry in table.items():
-        if not isinstance(entry, dict) or not isinstance(entry.get("command"), str):
-            raise ConfigError(f"[agents.{name}] needs a command")
-        args = entry.get("args", [])
-        env = entry.get("env", {})
-        if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
-            raise ConfigError(f"[agents.{name}].args must be a list of strings")
-        if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
-            raise ConfigError(f"[agents.{name}].env must map names to strings")
-        label = entry.get("label", name)
-        # One of the known agents run from elsewhere keeps what canvas knows of its ways.
-        known = next((c[0] for c in KNOWN if c[0].id == name), None)
-        spec = AgentSpec(
-            name,
-            str(label),
-            entry["command"],
-            tuple(args),
-            dict(env),
-            refusal_as_error=known.refusal_as_error if known else False,
-            offers_files=known.offers_files if known else True,
-            confine=_confine(name, entry),
-        )
-        specs.append(spec)
-    return specs
-
-
-def _confine(name: str, entry: dict[str, Any]) -> bool:
-    confine = entry.get("confine", True)
-    if not isinstance(confine, bool):
-        raise ConfigError(f"[agents.{name}].confine must be true or false")
-    return confine
-
-
-def _confinement_only(table: dict[str, Any], found: dict[str, AgentSpec]) -> set[str]:
-    """`[agents.<id>]` tables with only `confine`, for an agent canvas already knows; their names."""
-    names = set()
-    for name, entry in table.items():
-        if isinstance(entry, dict) and name in found and "command" not in entry and set(entry) <= {"confine"}:
-            found[name] = replace(found[name], confine=_confine(name, entry))
-            names.add(name)
-    return names
-
-
-def discover(config: dict[str, object]) -> dict[str, AgentSpec]:
+def discover(config: CanvasConfig) -> dict[str, AgentSpec]:
     """Every agent on offer by id; for a known agent with several commands, the first one installed."""
     found: dict[str, AgentSpec] = {DEMO.id: DEMO}
     for choices in KNOWN:
         installed = [spec for spec in choices if spec.resolve() is not None]
         spec = installed[0] if installed else choices[0]
         found[spec.id] = spec
-    table = config.get("agents", {})
-    if isinstance(table, dict):
-        adjusted = _confinement_only(table, found)
-        config = {**config, "agents": {k: v for k, v in table.items() if k not in adjusted}}
-    for spec in _user_agents(config):
-        found[spec.id] = spec
+    for name, entry in config.agents.items():
+        if entry.command is not None:
+            found[name] = _user_agent(name, entry, entry.command)
+        elif name in found:
+            found[name] = replace(found[name], confine=entry.confine)
+        else:
+            raise ConfigError(f"{CONFIG_FILE}: agents.{name}: needs a command ({name} is not an agent canvas knows)")
     return found

@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import logging
 import os
 import time
 from collections.abc import Awaitable, Callable, Mapping
+from logging.handlers import RotatingFileHandler
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -593,34 +595,23 @@ class NoPlace(AgentError):
     """Every place for a running agent is taken by a busy one."""
 
 
-class StderrLog:
-    """Every agent's stderr, in `.canvas/` (mode 0600): for the host, never for guests."""
+class StderrLog(RotatingFileHandler):
+    """Every agent's stderr, in `.canvas/` (mode 0600): for the host, never for guests. Past
+    `STDERR_LOG_MAX` it moves to `agent-stderr.log.1` and a new one starts."""
 
     def __init__(self, path: Path) -> None:
-        self.path = path
-        self._file: Any = None
+        super().__init__(path, maxBytes=STDERR_LOG_MAX, backupCount=1, encoding="utf-8", delay=True)
+        self.setFormatter(logging.Formatter("%(asctime)s %(message)s", "%Y-%m-%dT%H:%M:%S"))
 
     def write(self, session_id: str, agent: str, line: str) -> None:
-        try:
-            if self._file is None:
-                self._open()
-            stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
-            self._file.write(f"{stamp} {session_id} {agent}: {line}\n")
-            self._file.flush()
-            if self._file.tell() > STDERR_LOG_MAX:
-                self._file.close()
-                self._file = None
-                os.replace(self.path, self.path.with_suffix(".log.1"))
-        except OSError:
-            log.warning("could not write %s", self.path, exc_info=True)
+        self.handle(logging.makeLogRecord({"msg": "%s %s: %s", "args": (session_id, agent, line)}))
 
-    def _open(self) -> None:
-        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
+    def _open(self) -> io.TextIOWrapper:
+        path = Path(self.baseFilename)
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
         os.fchmod(fd, 0o600)
-        self._file = os.fdopen(fd, "a", encoding="utf-8")
+        return open(fd, "a", encoding=self.encoding)
 
-    def close(self) -> None:
-        if self._file is not None:
-            self._file.close()
-            self._file = None
+    def handleError(self, record: logging.LogRecord) -> None:
+        log.warning("could not write %s", self.baseFilename, exc_info=True)

@@ -4,7 +4,6 @@ store (so a restart keeps them), and an audit entry for every decision."""
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -18,16 +17,15 @@ from canvasrelay.core.permission_rules import (
     HostAnswer,
     Layer,
     Rule,
-    RulesError,
     Subject,
     decide,
     merge_announced,
     option_for,
-    parse_rules,
     rule_for_answer,
     subject_of,
 )
 from canvasrelay.protocol.session_events import permission_options
+from canvasrelay.server.config import CanvasConfig, UserRules, parse_config, read_toml
 
 
 def user_rules_path(env: Mapping[str, str] | None = None) -> Path:
@@ -38,18 +36,12 @@ def user_rules_path(env: Mapping[str, str] | None = None) -> Path:
 
 def load_user_rules(env: Mapping[str, str] | None = None) -> list[Rule]:
     path = user_rules_path(env)
-    if not path.is_file():
-        return []
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise RulesError(f"{path}: {exc}") from None
-    return parse_rules(data.get("permissions"), str(path))
+    return parse_config(UserRules, read_toml(path), str(path)).permissions
 
 
-def project_rules(config: Mapping[str, object]) -> list[Rule]:
-    """The `[[permissions]]` of `<dir>/.canvas/config.toml`, already parsed by the agent catalog."""
-    return parse_rules(config.get("permissions"), ".canvas/config.toml")
+def project_rules(config: CanvasConfig) -> list[Rule]:
+    """The `[[permissions]]` of `<dir>/.canvas/config.toml`."""
+    return config.permissions
 
 
 class RuleBook:

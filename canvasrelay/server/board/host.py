@@ -15,23 +15,15 @@ from canvasrelay.core.board_room import AwarenessDue, BoardRoom, CompactBoard, S
 from canvasrelay.core.room import Room
 from canvasrelay.server.background import Background
 from canvasrelay.server.board.log import BoardLog, set_aside
+from canvasrelay.server.config import CanvasConfig
 from canvasrelay.server.runtime import Adapter, Runtime
 
 log = logging.getLogger(__name__)
 
 
-def board_bounds(config: dict[str, Any]) -> BoardBounds:
+def board_bounds(config: CanvasConfig) -> BoardBounds:
     """`[board] max_bytes` and `max_items` from `.canvas/config.toml`; the defaults otherwise."""
-    table = config.get("board", {})
-    table = table if isinstance(table, dict) else {}
-    defaults = BoardBounds()
-    values = {}
-    for name in ("max_bytes", "max_items"):
-        value = table.get(name, getattr(defaults, name))
-        if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-            raise ValueError(f"[board] {name} in .canvas/config.toml must be a positive whole number")
-        values[name] = value
-    return BoardBounds(**values)
+    return BoardBounds(config.board.max_bytes, config.board.max_items)
 
 
 class BoardStore:

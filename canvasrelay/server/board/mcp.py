@@ -81,7 +81,7 @@ class BoardMcp:
                 await self.deferred.ready()
                 from canvasrelay.server.board.mcp_server import asgi_app
 
-                asgi = asgi_app(self.tools, self._caller, PATH)
+                asgi = asgi_app(self.tools, self._caller, SERVER_NAME, PATH)
                 self._runner = asyncio.create_task(self._lifespan(asgi))
                 await self._ready.wait()
                 self._asgi = asgi

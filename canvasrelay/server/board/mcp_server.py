@@ -17,15 +17,14 @@ from mcp.server.transport_security import TransportSecuritySettings
 
 from canvasrelay.core.board import BoardFullError
 from canvasrelay.core.board_edits import BoardApiError, UnknownItemError, spot_beside
-from canvasrelay.server.board.mcp import SERVER_NAME
 
 if TYPE_CHECKING:
     from canvasrelay.server.board.host import BoardTools
 
 
-def asgi_app(tools: BoardTools, caller: Callable[[Context], str | None], path: str) -> Any:
-    """The MCP server's ASGI app at `path`; `caller` names the session a request came from."""
-    return _server(tools, caller).streamable_http_app(
+def asgi_app(tools: BoardTools, caller: Callable[[Context], str | None], name: str, path: str) -> Any:
+    """The MCP server `name`'s ASGI app at `path`; `caller` names the session a request came from."""
+    return _server(tools, caller, name).streamable_http_app(
         streamable_http_path=path,
         json_response=True,
         stateless_http=True,
@@ -35,10 +34,10 @@ def asgi_app(tools: BoardTools, caller: Callable[[Context], str | None], path: s
     )
 
 
-def _server(tools: BoardTools, caller: Callable[[Context], str | None]) -> MCPServer:
+def _server(tools: BoardTools, caller: Callable[[Context], str | None], name: str) -> MCPServer:
     # WARNING: the SDK configures the root logger at this level (INFO would echo every request).
     mcp = MCPServer(
-        SERVER_NAME,
+        name,
         instructions="Read and edit the shared canvas board that everyone in the room sees.",
         log_level="WARNING",
     )

@@ -4,22 +4,24 @@ docs at `/api/docs`)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from aiohttp import web
 
 from canvasrelay.server.http.api import people, routes, session_writes, sessions
 from canvasrelay.server.http.api.app import mount
-
-if TYPE_CHECKING:
-    from canvasrelay.server.app import CanvasServer
+from canvasrelay.server.http.api.services import ApiServices
 
 
-def mount_api(server: CanvasServer) -> None:
+def mount_api(app: web.Application, services: ApiServices) -> None:
     mount(
-        server,
+        app,
+        services,
         [
-            *routes.operations(server),
-            *sessions.operations(server),
-            *session_writes.operations(server),
-            *people.operations(server),
+            *routes.operations(services),
+            *sessions.operations(services),
+            *session_writes.operations(services),
+            *people.operations(services),
         ],
     )
+
+
+__all__ = ["ApiServices", "mount_api"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from aiohttp import web
 from pydantic import BaseModel, ValidationError
@@ -14,9 +14,7 @@ from canvasrelay import __version__
 from canvasrelay.protocol.base import MAX_ELEMENTS, FrameError, load_bounded
 from canvasrelay.server.http.api.errors import ApiError, Handler, error_response, errors_middleware, invalid
 from canvasrelay.server.http.api.openapi import VERSION_HEADER, Call, Operation, spec
-
-if TYPE_CHECKING:
-    from canvasrelay.server.app import CanvasServer
+from canvasrelay.server.http.api.services import ApiServices
 
 DOCS_PAGE = Path(__file__).with_name("docs.html")
 CORS_MAX_AGE = "600"
@@ -44,11 +42,11 @@ def _parse(model: type[BaseModel], data: Any, where: str) -> BaseModel:
         raise invalid(exc, where) from None
 
 
-def wrap(op: Operation, server: CanvasServer) -> Handler:
+def wrap(op: Operation, services: ApiServices) -> Handler:
     async def handle(request: web.Request) -> web.StreamResponse:
         if not op.public:
             token = _bearer(request)
-            if token is None or not server.secrets.token_matches(token):
+            if token is None or not services.token_matches(token):
                 raise _unauthorized()
         body = query = None
         if op.query is not None:
@@ -77,20 +75,13 @@ def wrap(op: Operation, server: CanvasServer) -> Handler:
     return handle
 
 
-def allowed_origins(server: CanvasServer) -> set[str]:
-    """The server's own origins, plus `[api] cors_origins` from `.canvas/config.toml`."""
-    extra = server.config.get("api", {})
-    listed = extra.get("cors_origins", []) if isinstance(extra, dict) else []
-    return server.own_origins() | {o for o in listed if isinstance(o, str)}
-
-
-def cors_and_version(server: CanvasServer) -> Any:
+def cors_and_version(services: ApiServices) -> Any:
     @web.middleware
     async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
         is_api = request.path == "/api" or request.path.startswith("/api/")
         if is_api and request.method == "OPTIONS" and "Access-Control-Request-Method" in request.headers:
             # A preflight: answered here (the routes have no OPTIONS), refused for other origins.
-            if "Access-Control-Allow-Origin" not in response_headers(server, request):
+            if "Access-Control-Allow-Origin" not in response_headers(services, request):
                 response: web.StreamResponse = error_response(ApiError(403, "origin not allowed"))
             else:
                 response = web.Response(status=204)
@@ -100,28 +91,28 @@ def cors_and_version(server: CanvasServer) -> Any:
         else:
             response = await handler(request)
         if not response.prepared:
-            response.headers.update(response_headers(server, request))
+            response.headers.update(response_headers(services, request))
         return response
 
     return middleware
 
 
-def response_headers(server: CanvasServer, request: web.Request) -> dict[str, str]:
+def response_headers(services: ApiServices, request: web.Request) -> dict[str, str]:
     """The version, and CORS for an allowed origin; a streaming handler sets them before it starts."""
     headers = {VERSION_HEADER: __version__}
     origin = request.headers.get("Origin")
     is_api = request.path == "/api" or request.path.startswith("/api/")
-    if is_api and origin is not None and origin in allowed_origins(server):
+    if is_api and origin is not None and origin in services.allowed_origins():
         headers["Access-Control-Allow-Origin"] = origin
         headers["Vary"] = "Origin"
     return headers
 
 
-def mount(server: CanvasServer, operations: Iterable[Operation]) -> None:
+def mount(app: web.Application, services: ApiServices, operations: Iterable[Operation]) -> None:
     ops = list(operations)
     document = spec(ops)
     for op in ops:
-        server.app.router.add_route(op.method, op.path, wrap(op, server))
+        app.router.add_route(op.method, op.path, wrap(op, services))
 
     async def openapi(_request: web.Request) -> web.Response:
         return web.json_response(document)
@@ -129,7 +120,7 @@ def mount(server: CanvasServer, operations: Iterable[Operation]) -> None:
     async def docs(_request: web.Request) -> web.Response:
         return web.Response(text=DOCS_PAGE.read_text(encoding="utf-8"), content_type="text/html")
 
-    server.app.router.add_get("/api/openapi.json", openapi)
-    server.app.router.add_get("/api/docs", docs)
-    server.app.middlewares.append(cors_and_version(server))
-    server.app.middlewares.append(errors_middleware)
+    app.router.add_get("/api/openapi.json", openapi)
+    app.router.add_get("/api/docs", docs)
+    app.middlewares.append(cors_and_version(services))
+    app.middlewares.append(errors_middleware)

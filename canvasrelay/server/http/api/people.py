@@ -4,8 +4,6 @@ Invites are made and revoked through the same core as the host's page, so the ho
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from pydantic import Field
 
 from canvasrelay.core.errors import Refused
@@ -15,9 +13,7 @@ from canvasrelay.server.http.api.errors import refused
 from canvasrelay.server.http.api.models import ApiModel, QueryModel, RequestModel
 from canvasrelay.server.http.api.openapi import Call, Operation
 from canvasrelay.server.http.api.routes import API_PEER
-
-if TYPE_CHECKING:
-    from canvasrelay.server.app import CanvasServer
+from canvasrelay.server.http.api.services import ApiServices
 
 
 class InviteIn(RequestModel):
@@ -50,32 +46,32 @@ class AuditOut(ApiModel):
     """Older entries remain: ask again with `before` set to the last entry's `seq`."""
 
 
-def operations(server: CanvasServer) -> list[Operation]:
+def operations(services: ApiServices) -> list[Operation]:
     async def create_invite(call: Call) -> InviteOut:
         body: InviteIn = call.body
         frame = InviteFrame(
             name=body.name, access=body.access, expires_in_s=body.expires_in_s, single_use=body.single_use
         )
         try:
-            invite = server.people.create(API_PEER, frame)
+            invite = services.people.create(API_PEER, frame)
         except Refused as refusal:
             raise refused(refusal) from None
-        await server.runtime.run([server.people.to_hosts()])
-        return InviteOut(id=invite.id, link=server.invite_link(invite))
+        await services.run([services.people.to_hosts()])
+        return InviteOut(id=invite.id, link=services.invite_link(invite))
 
     async def list_invites(_call: Call) -> InvitesOut:
-        return InvitesOut(invites=server.people.invite_list().invites)
+        return InvitesOut(invites=services.people.invite_list().invites)
 
     async def revoke_invite(call: Call) -> None:
         try:
-            effects = server.people.revoke(API_PEER, call.params["inviteId"])
+            effects = services.people.revoke(API_PEER, call.params["inviteId"])
         except Refused as refusal:
             raise refused(refusal) from None
-        await server.runtime.run(effects)
+        await services.run(effects)
 
     async def read_audit(call: Call) -> AuditOut:
         query: AuditQuery = call.query
-        entries, more = server.audit.page(query.before, query.who, query.limit)
+        entries, more = services.audit.page(query.before, query.who, query.limit)
         return AuditOut(entries=entries, more=more)
 
     return [

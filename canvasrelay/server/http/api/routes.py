@@ -6,7 +6,6 @@ Guests are changed by dispatching the same frames a host page sends, as a host p
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
 
 from canvasrelay import __version__
 from canvasrelay.core import board_edits as board_api
@@ -26,64 +25,62 @@ from canvasrelay.server.http.api.models import (
     HealthOut,
 )
 from canvasrelay.server.http.api.openapi import Call, Operation
-
-if TYPE_CHECKING:
-    from canvasrelay.server.app import CanvasServer
+from canvasrelay.server.http.api.services import ApiServices
 
 API_PEER = Peer(id="api", access=Access.HOST, name="api")
 
 
-def attempt(server: CanvasServer, frame: ClientFrame) -> list[AnyEffect]:
+def attempt(services: ApiServices, frame: ClientFrame) -> list[AnyEffect]:
     """What a host page's frame would do, through the Room's policy like every frame; a refusal
     raises the `ApiError` its kind calls for."""
     try:
-        return server.room.attempt(API_PEER, frame)
+        return services.attempt(API_PEER, frame)
     except Refused as refusal:
         raise refused(refusal) from None
 
 
-async def as_host(server: CanvasServer, frame: ClientFrame) -> None:
-    await server.runtime.run(attempt(server, frame))
+async def as_host(services: ApiServices, frame: ClientFrame) -> None:
+    await services.run(attempt(services, frame))
 
 
-def session_count(server: CanvasServer) -> int:
-    return len(server.store.sessions())
+def session_count(services: ApiServices) -> int:
+    return len(services.store.sessions())
 
 
-def operations(server: CanvasServer) -> list[Operation]:
+def operations(services: ApiServices) -> list[Operation]:
     started = time.monotonic()
 
     async def health(_call: Call) -> HealthOut:
-        guests = server.guests.guests.values()
+        guests = services.guests.guests.values()
         return HealthOut(
             version=__version__,
             uptime_seconds=round(time.monotonic() - started, 3),
-            sessions=session_count(server),
+            sessions=session_count(services),
             guests=sum(1 for g in guests if g.connected),
         )
 
     async def list_agents(_call: Call) -> AgentsOut:
-        return AgentsOut(agents=server.room.agents)
+        return AgentsOut(agents=services.agent_list())
 
     async def list_guests(_call: Call) -> GuestsOut:
-        listed = server.guests.guest_list()
+        listed = services.guests.guest_list()
         return GuestsOut(default_access=listed.default_access, guests=listed.guests)
 
     def known_guest(guest_id: str) -> str:
-        if guest_id not in server.guests.guests or guest_id in server.guests.banned:
+        if guest_id not in services.guests.guests or guest_id in services.guests.banned:
             raise not_found("guest")
         return guest_id
 
     async def set_guest_access(call: Call) -> GuestsOut:
         body: GuestAccessIn = call.body
-        await as_host(server, GuestSetAccess(guest_id=known_guest(call.params["guestId"]), access=body.access))
+        await as_host(services, GuestSetAccess(guest_id=known_guest(call.params["guestId"]), access=body.access))
         return await list_guests(call)
 
     async def kick_guest(call: Call) -> None:
-        await as_host(server, GuestKick(guest_id=known_guest(call.params["guestId"])))
+        await as_host(services, GuestKick(guest_id=known_guest(call.params["guestId"])))
 
     async def list_board_items(_call: Call) -> BoardItemsOut:
-        items = board_api.list_items(server.board.tools.board)
+        items = board_api.list_items(services.board())
         return BoardItemsOut(items=[BoardItem.model_validate(item) for item in items])
 
     return [

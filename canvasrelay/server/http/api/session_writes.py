@@ -8,7 +8,7 @@ host peer `api`, so the API has exactly the host's powers and every screen sees 
 from __future__ import annotations
 
 import secrets
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import Field, ValidationError
 
@@ -32,10 +32,8 @@ from canvasrelay.server.http.api.errors import ApiError, invalid, not_found
 from canvasrelay.server.http.api.models import ApiModel, RequestModel, SessionOut
 from canvasrelay.server.http.api.openapi import Call, Operation
 from canvasrelay.server.http.api.routes import attempt
+from canvasrelay.server.http.api.services import ApiServices
 from canvasrelay.server.http.api.sessions import find, session_out
-
-if TYPE_CHECKING:
-    from canvasrelay.server.app import CanvasServer
 
 
 class SessionCreateIn(RequestModel):
@@ -73,15 +71,15 @@ def _in_order(effects: list[AnyEffect]) -> list[AnyEffect]:
     return [inner for e in effects for inner in (_in_order(e.effects) if isinstance(e, Ordered) else [e])]
 
 
-def operations(server: CanvasServer) -> list[Operation]:
+def operations(services: ApiServices) -> list[Operation]:
     def host() -> AgentHost:
-        return server.agents
+        return services.agents
 
     async def act(effects: list[AnyEffect]) -> None:
         await host().run(_in_order(effects))
 
     async def send(frame: ClientFrame) -> None:
-        await act(attempt(server, frame))
+        await act(attempt(services, frame))
 
     def frame(model: Any, **fields: Any) -> Any:
         try:
@@ -95,7 +93,7 @@ def operations(server: CanvasServer) -> list[Operation]:
         return session_id
 
     def out(session_id: str) -> SessionOut:
-        return session_out(find(server, session_id))
+        return session_out(find(services, session_id))
 
     async def create_session(call: Call) -> SessionOut:
         body: SessionCreateIn = call.body

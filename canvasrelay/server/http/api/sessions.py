@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable
+from typing import Any
 
 from aiohttp import web
+from aiohttp_sse import EventSourceResponse, sse_response
 
 from canvasrelay.core.agent_sessions import StoredSession
 from canvasrelay.protocol import ServerFrame
@@ -32,9 +34,7 @@ from canvasrelay.server.http.api.models import (
     SessionsOut,
 )
 from canvasrelay.server.http.api.openapi import Call, Operation
-
-if TYPE_CHECKING:
-    from canvasrelay.server.app import CanvasServer
+from canvasrelay.server.http.api.services import ApiServices
 
 SSE_EVENT: dict[str, Any] = {
     "type": "object",
@@ -75,61 +75,52 @@ def session_out(row: StoredSession) -> SessionOut:
     )
 
 
-def find(server: CanvasServer, session_id: str) -> StoredSession:
-    row = server.store.session(session_id)
+def find(services: ApiServices, session_id: str) -> StoredSession:
+    row = services.store.session(session_id)
     if row is None:
         raise not_found("session")
     return row
 
 
-def operations(server: CanvasServer) -> list[Operation]:
+def operations(services: ApiServices) -> list[Operation]:
     stopping = asyncio.Event()
 
     async def stop_streams() -> None:
         stopping.set()
 
-    server.runtime.on_close(stop_streams)
+    services.on_close(stop_streams)
 
     def rules() -> RuleBook:
-        return server.rules
+        return services.rules
 
     async def list_sessions(call: Call) -> SessionsOut:
         page: PageQuery = call.query
-        rows = server.store.sessions()[page.cursor : page.cursor + page.limit]
+        rows = services.store.sessions()[page.cursor : page.cursor + page.limit]
         end = page.cursor + len(rows)
-        more = end < len(server.store.sessions())
+        more = end < len(services.store.sessions())
         return SessionsOut(sessions=[session_out(r) for r in rows], next_cursor=end if more else None)
 
     async def get_session(call: Call) -> SessionEventsOut:
         query: EventsQuery = call.query
-        row = find(server, call.params["sessionId"])
-        events = server.store.events(row.id, after=query.after, limit=query.limit + 1)
+        row = find(services, call.params["sessionId"])
+        events = services.store.events(row.id, after=query.after, limit=query.limit + 1)
         more = len(events) > query.limit
         events = events[: query.limit]
         return SessionEventsOut(session=session_out(row), events=events, next_after=events[-1].seq if more else None)
 
     async def stream_session_events(call: Call) -> web.StreamResponse:
-        session_id = find(server, call.params["sessionId"]).id
+        session_id = find(services, call.params["sessionId"]).id
         last = call.request.headers.get("Last-Event-ID", "").strip()
         if last and not (last.isdigit() and len(last) <= 15):
             raise ApiError(422, "Last-Event-ID must be an event's seq")
         after = int(last) if last else 0
-        response = web.StreamResponse(
-            headers={
-                "Content-Type": "text/event-stream",
-                "Cache-Control": "no-cache",
-                "X-Accel-Buffering": "no",
-                **response_headers(server, call.request),
-            }
-        )
-        await response.prepare(call.request)
-        # A client that goes away ends the stream; there is nobody left to tell.
-        with contextlib.suppress(ConnectionResetError):
-            await follow(server, session_id, after, response, stopping)
-        return response
+        headers = response_headers(services, call.request)
+        async with sse_response(call.request, headers=headers, sep="\n", ping_interval=HEARTBEAT_S) as stream:
+            await _until_first(follow(services, session_id, after, stream), stream.wait(), stopping.wait())
+        return stream
 
     async def get_session_rules(call: Call) -> RulesOut:
-        session_id = find(server, call.params["sessionId"]).id
+        session_id = find(services, call.params["sessionId"]).id
         book = rules()
         return RulesOut(
             session=[RuleOut(id=i, rule=rule) for i, rule in book.session_rules(session_id)],
@@ -140,11 +131,11 @@ def operations(server: CanvasServer) -> list[Operation]:
         )
 
     async def reset_session_rules(call: Call) -> RemovedOut:
-        session_id = find(server, call.params["sessionId"]).id
+        session_id = find(services, call.params["sessionId"]).id
         return RemovedOut(removed=rules().remove(session_id, None, by="api"))
 
     async def remove_session_rule(call: Call) -> None:
-        session_id = find(server, call.params["sessionId"]).id
+        session_id = find(services, call.params["sessionId"]).id
         rule_id = call.params["ruleId"]
         if not (rule_id.isdigit() and len(rule_id) <= 15) or not rules().remove(session_id, int(rule_id), by="api"):
             raise not_found("rule")
@@ -229,57 +220,50 @@ class _Feed:
         except asyncio.QueueFull:
             self.behind = True
 
-    async def next(self, stop: asyncio.Event, timeout: float) -> Any:
-        """The next item, or None on a quiet `timeout` or once `stop` is set."""
-        getting = asyncio.ensure_future(self.queue.get())
-        stopping = asyncio.ensure_future(stop.wait())
-        try:
-            await asyncio.wait([getting, stopping], timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            stopping.cancel()
-            if not getting.done():
-                getting.cancel()
-        return getting.result() if getting.done() and not getting.cancelled() else None
 
-
-async def _write(response: web.StreamResponse, event: SessionEvent) -> int:
+async def _send(stream: EventSourceResponse, event: SessionEvent) -> int:
     """One event, stored or broadcast, in the models' JSON like every page of them."""
-    data = session_event_json(event).decode()
-    await response.write(f"id: {event.seq}\nevent: {event.kind}\ndata: {data}\n\n".encode())
+    await stream.send(session_event_json(event).decode(), id=str(event.seq), event=event.kind)
     return event.seq
 
 
-async def follow(
-    server: CanvasServer,
-    session_id: str,
-    after: int,
-    response: web.StreamResponse,
-    stop: asyncio.Event,
-) -> None:
-    """Write every event after `after`, then each new one as it is broadcast, until the session is
-    deleted, the client goes or the server stops."""
+async def follow(services: ApiServices, session_id: str, after: int, stream: EventSourceResponse) -> None:
+    """Send every event after `after`, then each new one as it is broadcast, until the session is
+    deleted (the caller ends it when the client goes or the server stops)."""
     feed = _Feed(session_id)
-    unsubscribe = server.runtime.on_broadcast(feed)
+    unsubscribe = services.on_broadcast(feed)
     try:
         catching_up = True
-        while not stop.is_set():
+        while True:
             if catching_up or feed.behind:
                 # Subscribed first, so nothing falls between the store and the feed; the feed's
-                # copies of events written here are skipped by their seq.
+                # copies of events sent here are skipped by their seq.
                 feed.behind = False
-                events = server.store.events(session_id, after=after, limit=STREAM_BATCH)
+                events = services.store.events(session_id, after=after, limit=STREAM_BATCH)
                 for event in events:
-                    after = await _write(response, event)
+                    after = await _send(stream, event)
                 catching_up = len(events) == STREAM_BATCH
                 continue
-            item = await feed.next(stop, HEARTBEAT_S)
+            item = await feed.queue.get()
             if item is _DELETED:
-                await response.write(b"event: deleted\ndata: {}\n\n")
+                await stream.send("{}", event="deleted")
                 return
-            if item is None:
-                if not stop.is_set():
-                    await response.write(b": keep-alive\n\n")
-            elif item.seq > after:
-                after = await _write(response, item)
+            if item.seq > after:
+                after = await _send(stream, item)
     finally:
         unsubscribe()
+
+
+async def _until_first(*waits: Awaitable[object]) -> None:
+    """Until the first of `waits` ends; the others are cancelled. A client that went away (or
+    stalled past the stream's send timeout) ends the stream: there is nobody left to tell."""
+    tasks = [asyncio.ensure_future(wait) for wait in waits]
+    try:
+        done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    for task in done:
+        with contextlib.suppress(ConnectionResetError, TimeoutError):
+            task.result()

@@ -1,0 +1,60 @@
+"""How long `canvas serve` takes from its start to its first answer on `/api/health`.
+
+Run `python -m tests.bench.serve_startup [RUNS]`: each run starts a real `canvas serve` in a fresh
+folder on a free port, asks `/api/health` until it answers, and stops it. Prints the median and
+the spread (a server with agents' SDKs to import in the background answers before they are in).
+"""
+
+from __future__ import annotations
+
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+RUNS = 7
+DEADLINE_S = 30.0
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def one_start() -> float:
+    with tempfile.TemporaryDirectory() as folder:
+        port = _free_port()
+        command = [sys.executable, "-m", "canvasrelay", "serve", "--dir", folder, "--port", str(port), "--no-open"]
+        started = time.perf_counter()
+        server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=Path(folder))
+        try:
+            while time.perf_counter() - started < DEADLINE_S:
+                try:
+                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health", timeout=1) as answer:
+                        if answer.status == 200:
+                            return time.perf_counter() - started
+                except (urllib.error.URLError, ConnectionError):
+                    time.sleep(0.01)
+            raise RuntimeError(f"canvas serve did not answer within {DEADLINE_S:.0f} s")
+        finally:
+            server.send_signal(signal.SIGINT)
+            server.wait(timeout=DEADLINE_S)
+
+
+def main() -> None:
+    runs = int(sys.argv[1]) if len(sys.argv) > 1 else RUNS
+    times = [one_start() for _ in range(runs)]
+    print(f"canvas serve to first /api/health answer, {runs} runs:")
+    ms = sorted(round(t * 1000) for t in times)
+    print(f"  median {statistics.median(ms):.0f} ms, min {ms[0]} ms, max {ms[-1]} ms")
+
+
+if __name__ == "__main__":
+    main()
