@@ -54,7 +54,7 @@ export function AttentionCentre({ open, onClose }: { open: boolean; onClose: () 
   useDocumentTitle(count, project);
   const headlineOf = useCallback((entry: Entry) => headline(entry, store.getState()), [store]);
   const notices = useDesktopNotices(entries, headlineOf);
-  const list = usePopover(open, onClose);
+  const { ref: listRef, place, onKeyDown } = usePopover(open, onClose);
   const empty = shown.length === 0;
   useEffect(() => {
     if (empty && open) onClose();
@@ -83,64 +83,64 @@ export function AttentionCentre({ open, onClose }: { open: boolean; onClose: () 
   return (
     <>
       <Announcer text={shown.length ? headline(shown[shown.length - 1], store.getState()) : ""} />
-    <section
-      id={ATTENTION_ID}
-      ref={list.ref}
-      className={`attention ${shown.length ? "attention-busy" : "attention-idle"}${shown.every((entry) => entry.kind === "waiting" || entry.kind === "ended") ? " attention-own" : ""}${open ? " attention-open" : ""}`}
-      data-testid="attention"
-      aria-label={isHost ? "Waiting for you" : "Your requests"}
-      tabIndex={-1}
-      style={list.place}
-      onKeyDown={list.onKeyDown}
-    >
-      {shown.length > 0 && (
-        <ul className="attention-list">
-          {shown.map((entry) => (
-            <li
-              key={entry.key}
-              className={`attention-entry attention-${entry.kind}`}
-              data-testid="attention-entry"
-              data-kind={entry.kind}
-            >
-              <div className="attention-head">
-                <span className="attention-what">
-                  {entry.kind === "approval" && (
-                    <span className="person-dot" style={{ background: entry.approval.color }} aria-hidden="true" />
+      <section
+        id={ATTENTION_ID}
+        ref={listRef}
+        className={`attention ${shown.length ? "attention-busy" : "attention-idle"}${shown.every((entry) => entry.kind === "waiting" || entry.kind === "ended") ? " attention-own" : ""}${open ? " attention-open" : ""}`}
+        data-testid="attention"
+        aria-label={isHost ? "Waiting for you" : "Your requests"}
+        tabIndex={-1}
+        style={place}
+        onKeyDown={onKeyDown}
+      >
+        {shown.length > 0 && (
+          <ul className="attention-list">
+            {shown.map((entry) => (
+              <li
+                key={entry.key}
+                className={`attention-entry attention-${entry.kind}`}
+                data-testid="attention-entry"
+                data-kind={entry.kind}
+              >
+                <div className="attention-head">
+                  <span className="attention-what">
+                    {entry.kind === "approval" && (
+                      <span className="person-dot" style={{ background: entry.approval.color }} aria-hidden="true" />
+                    )}
+                    {headline(entry, store.getState())}
+                  </span>
+                  {entry.kind !== "ended" && entry.place && <ShowButton place={entry.place} onShow={view.show.bind(view)} />}
+                  {entry.kind === "ended" && (
+                    <button
+                      type="button"
+                      className="attention-dismiss"
+                      aria-label="Dismiss"
+                      onClick={() => store.dismissEnded(entry.request.id)}
+                    >
+                      ×
+                    </button>
                   )}
-                  {headline(entry, store.getState())}
-                </span>
-                {entry.kind !== "ended" && entry.place && <ShowButton place={entry.place} onShow={view.show.bind(view)} />}
-                {entry.kind === "ended" && (
-                  <button
-                    type="button"
-                    className="attention-dismiss"
-                    aria-label="Dismiss"
-                    onClick={() => store.dismissEnded(entry.request.id)}
-                  >
-                    ×
-                  </button>
+                </div>
+                {entry.kind === "permission" && (
+                  <PermissionCard item={entry.item} isHost onAnswer={(_id, answer) => answerPermission(entry, answer)} />
                 )}
-              </div>
-              {entry.kind === "permission" && (
-                <PermissionCard item={entry.item} isHost onAnswer={(_id, answer) => answerPermission(entry, answer)} />
-              )}
-              {entry.kind === "approval" && (
-                <ApprovalCard approval={entry.approval} onAnswer={(answer) => answerApproval(entry, answer)} />
-              )}
-              {entry.kind === "ended" && <KeptText text={entry.request.text} outcome={entry.request.outcome} />}
-            </li>
-          ))}
-        </ul>
-      )}
-      {isHost && shown.length > 0 && notices.available && !notices.enabled && (
-        <p className="attention-notify">
-          <button type="button" className="attention-notify-on" onClick={notices.enable} data-testid="attention-notify">
-            Tell me on the desktop
-          </button>{" "}
-          when something waits for you while this tab is in the background
-        </p>
-      )}
-    </section>
+                {entry.kind === "approval" && (
+                  <ApprovalCard approval={entry.approval} onAnswer={(answer) => answerApproval(entry, answer)} />
+                )}
+                {entry.kind === "ended" && <KeptText text={entry.request.text} outcome={entry.request.outcome} />}
+              </li>
+            ))}
+          </ul>
+        )}
+        {isHost && shown.length > 0 && notices.available && !notices.enabled && (
+          <p className="attention-notify">
+            <button type="button" className="attention-notify-on" onClick={notices.enable} data-testid="attention-notify">
+              Tell me on the desktop
+            </button>{" "}
+            when something waits for you while this tab is in the background
+          </p>
+        )}
+      </section>
     </>
   );
 }
