@@ -180,6 +180,16 @@ def wait_waiting(page: Any, count: int) -> None:
         page.wait_for_function("!document.title.startsWith('(')", timeout=TIMEOUT_MS)
 
 
+def waiting_list(page: Any) -> Any:
+    """The list of what waits, opened from the top bar's line (on a laptop it stays closed, over
+    nothing, until asked for): the line shows once something waits."""
+    line = page.get_by_test_id("attention-line")
+    line.wait_for(timeout=TIMEOUT_MS)
+    if line.get_attribute("aria-expanded") != "true":
+        line.click()
+    return page.get_by_test_id("attention")
+
+
 def pan_away(page: Any) -> None:
     """Drags the board's empty canvas with the middle button, as a person pans it, from its top
     right (clear of the toolbar, the zoom buttons and the minimap) to its bottom left."""

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser_pages import PROTOCOL_WORDS, WAIT_MS, edit_guest, open_host
+from tests.browser_pages import PROTOCOL_WORDS, WAIT_MS, edit_guest, open_host, waiting_list
 from tests.support import ServerProcess
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(240)]
@@ -59,7 +59,7 @@ def test_an_edit_guest_asks_for_an_agent_and_the_host_approves(browser: Any, ser
     claude = menu.get_by_test_id("agent-offer-claude").inner_text()
     assert "Not installed on the host's machine." in claude and "npm" not in claude
     menu.get_by_role("button", name="Ask to start Demo agent").click()
-    approval = host.locator('[data-testid="approval"][data-what="agent-create"]')
+    approval = waiting_list(host).locator('[data-testid="approval"][data-what="agent-create"]')
     approval.wait_for(timeout=WAIT_MS)
     approval.get_by_test_id("approve").click()
     for page in (ada, host):

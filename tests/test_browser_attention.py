@@ -16,6 +16,7 @@ from tests.browser_pages import (
     pan_away,
     prompt,
     wait_waiting,
+    waiting_list,
 )
 from tests.support import ServerProcess
 from tests.test_browser_guests import TIMEOUT_MS, open_guest
@@ -32,11 +33,11 @@ def test_an_off_screen_permission_is_counted_brought_into_view_and_answered(
     view = add_agent(host)
     frame = host.get_by_test_id("board-frame")
     prompt(view, "/write notes.txt one\nTWO\nthree")
-    entry = host.get_by_test_id("attention-entry").filter(has_text="asks your permission")
-    entry.wait_for(timeout=TIMEOUT_MS)
+    wait_waiting(host, 1)
     pan_away(host)
     assert not in_view(host, frame), "the frame should be off screen for this test"
-    wait_waiting(host, 1)
+    entry = waiting_list(host).get_by_test_id("attention-entry").filter(has_text="asks your permission")
+    entry.wait_for(timeout=TIMEOUT_MS)
 
     # What will run is in front of the host: the diff, the size, and the rule each answer adds.
     preview = entry.get_by_test_id("preview-diff").inner_text()
@@ -78,13 +79,15 @@ def test_a_guests_long_prompt_waits_whole_in_front_of_the_host(browser: Any, ser
     prompt(ada.get_by_test_id("agent-view"), long_prompt)
 
     # The guest sees its request waiting, counted like the host's.
-    ada.get_by_test_id("attention-entry").filter(has_text="Your prompt to Demo agent is waiting").wait_for(
-        timeout=TIMEOUT_MS
-    )
     wait_waiting(ada, 1)
+    waiting_list(ada).get_by_test_id("attention-entry").filter(
+        has_text="Your prompt to Demo agent is waiting"
+    ).wait_for(timeout=TIMEOUT_MS)
     pan_away(host)
     wait_waiting(host, 1)
-    entry = host.get_by_test_id("attention-entry").filter(has_text="Ada asks to send a prompt to Demo agent")
+    entry = (
+        waiting_list(host).get_by_test_id("attention-entry").filter(has_text="Ada asks to send a prompt to Demo agent")
+    )
     entry.wait_for(timeout=TIMEOUT_MS)
     named = "Ada (guest, edit): " + long_prompt
     assert entry.get_by_test_id("approval-text").inner_text() == named, "named as the agent will read it"
@@ -103,9 +106,9 @@ def test_a_guests_long_prompt_waits_whole_in_front_of_the_host(browser: Any, ser
     entry.get_by_test_id("approve").click()
     wait_waiting(host, 0)
     # The guest is told how it ended, and can put that away.
-    ended = ada.get_by_test_id("attention-entry").filter(has_text="the host approved it")
-    ended.wait_for(timeout=TIMEOUT_MS)
     wait_waiting(ada, 0)
+    ended = waiting_list(ada).get_by_test_id("attention-entry").filter(has_text="the host approved it")
+    ended.wait_for(timeout=TIMEOUT_MS)
     ended.get_by_role("button", name="Dismiss").click()
     ended.wait_for(state="detached", timeout=TIMEOUT_MS)
     host.get_by_test_id("agent-message").filter(has_text="You said: Ada (guest, edit): please refactor").wait_for(

@@ -115,3 +115,27 @@ def test_a_permission_waiting_on_a_phone_lies_over_the_board_without_moving_it(
         host.get_by_test_id("board-tool-note").click()
     finally:
         host.context.close()
+
+
+# A thread's text as high as the screen shows it: its font size times the board's zoom.
+THREAD_TEXT_PX = """() => {
+  const view = document.querySelector('[data-testid=agent-view]');
+  const zoom = new DOMMatrix(getComputedStyle(document.querySelector('.react-flow__viewport')).transform).a;
+  return parseFloat(getComputedStyle(view).fontSize) * zoom;
+}"""
+
+
+def test_a_new_agent_frame_on_a_phone_opens_where_its_text_reads(browser: Any, server: ServerProcess) -> None:
+    host = open_host(browser, server, 390, 844)
+    try:
+        view = add_agent(host)
+        frame = host.locator(".react-flow__node-frame.selected")
+        frame.wait_for(timeout=WAIT_MS)
+        # Once the view has settled on the new frame, its text is at least 12 px high on screen.
+        host.wait_for_function(f"() => ({THREAD_TEXT_PX})() >= 12", timeout=WAIT_MS)
+        shown = frame.bounding_box()
+        assert shown["x"] >= 0 and shown["x"] + shown["width"] <= 390, shown
+        prompt(view, "hello from a phone")
+        view.get_by_test_id("agent-message").filter(has_text="hello from a phone").first.wait_for(timeout=WAIT_MS)
+    finally:
+        host.context.close()

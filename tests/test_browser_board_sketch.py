@@ -1,5 +1,7 @@
 """A big board seen from far away, in Chromium: drawn as one sketch with no item in the page, an
-item picked there by a click comes back live, and at 100 % every item in view is live again."""
+item picked there by a click comes back live, and at 100 % every item in view is live again; by
+keyboard and screen reader its items in view are a list (Tab, Enter zooms to one) that axe passes;
+its map is one canvas that moves the view."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import pytest
 
 from canvasrelay.server.board.log import BOARD_LOG, write_log
 from tests.bench.board_scale import seeded_board
+from tests.browser_pages import serious_violations, view_centre
 from tests.support import ServerThread
 from tests.test_browser_board import open_board
 
@@ -18,12 +21,18 @@ pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
 
 WAIT_MS = 30_000
 ITEMS = 600
+# The seeded grid of 600 items: 450 boxes in 21 columns of 260 board units, the last 200 wide.
+GRID_CENTRE = ((20 * 260 + 200) / 2, (21 * 260 + 200) / 2)
+
+
+def serve_big_board(project: Path) -> ServerThread:
+    ServerThread(project).start().stop()
+    write_log(project / ".canvas" / BOARD_LOG, [seeded_board(ITEMS)])
+    return ServerThread(project).start()
 
 
 def test_a_big_board_far_out_is_a_sketch_whose_items_come_back_live(browser: Any, project: Path) -> None:
-    ServerThread(project).start().stop()
-    write_log(project / ".canvas" / BOARD_LOG, [seeded_board(ITEMS)])
-    served = ServerThread(project).start()
+    served = serve_big_board(project)
     page = open_board(browser, served)
     try:
         # The page opens fitted: every item in view, far out.
@@ -47,6 +56,74 @@ def test_a_big_board_far_out_is_a_sketch_whose_items_come_back_live(browser: Any
         sketch.wait_for(state="detached", timeout=WAIT_MS)
         page.get_by_test_id("board-note").first.wait_for(timeout=WAIT_MS)
         assert page.locator(".react-flow__node").count() > 1
+    finally:
+        page.close()
+        served.stop()
+
+
+def test_the_sketch_lists_its_items_in_view_for_the_keyboard_and_screen_readers(browser: Any, project: Path) -> None:
+    served = serve_big_board(project)
+    page = open_board(browser, served)
+    try:
+        page.get_by_test_id("board-sketch").wait_for(timeout=WAIT_MS)
+        listed = page.get_by_test_id("board-sketch-items").get_by_role("button")
+        listed.first.wait_for(state="attached", timeout=WAIT_MS)
+        assert listed.count() >= 100, "the items in view are listed"
+        assert serious_violations(page) == []
+
+        # Tab from the board reaches the first item in reading order, named by its text, and shows it.
+        page.get_by_test_id("board").focus()
+        for _ in range(5):
+            page.keyboard.press("Tab")
+            if page.evaluate("() => !!document.activeElement?.closest('[data-testid=board-sketch-items]')"):
+                break
+        first = page.locator("[data-testid=board-sketch-items] button:focus")
+        assert first.inner_text().startswith("Sticky note: note 0"), first.inner_text()
+        shown = first.bounding_box()
+        board = page.get_by_test_id("board").bounding_box()
+        assert shown["width"] > 50 and board["y"] <= shown["y"] <= board["y"] + board["height"], shown
+        page.keyboard.press("Tab")
+        assert ": shape 1 " in page.locator("[data-testid=board-sketch-items] button:focus").inner_text()
+
+        # Enter zooms to it: the sketch gives way and the item, live, has the focus.
+        page.keyboard.press("Shift+Tab")
+        item_id = first.get_attribute("data-id")
+        page.keyboard.press("Enter")
+        page.get_by_test_id("board-sketch").wait_for(state="detached", timeout=WAIT_MS)
+        page.wait_for_function(
+            "id => document.activeElement?.matches(`.react-flow__node.selected[data-id='${id}']`)",
+            arg=item_id,
+            timeout=WAIT_MS,
+        )
+        assert page.evaluate("() => document.activeElement.getAttribute('aria-label')") == "Sticky note: note 0"
+    finally:
+        page.close()
+        served.stop()
+
+
+def test_a_big_boards_map_is_one_canvas_and_a_click_on_it_moves_the_view(browser: Any, project: Path) -> None:
+    served = serve_big_board(project)
+    page = open_board(browser, served)
+    try:
+        page.get_by_test_id("board-sketch").wait_for(timeout=WAIT_MS)
+        page.keyboard.press("Shift+0")
+        page.get_by_test_id("board-sketch").wait_for(state="detached", timeout=WAIT_MS)
+        shown = page.get_by_test_id("board-map")
+        assert shown.locator("canvas").count() == 1
+        assert page.locator(".react-flow__minimap").count() == 0, "no SVG element per item"
+        assert "600 items" in (shown.locator("canvas").get_attribute("aria-label") or "")
+
+        area = shown.bounding_box()
+        page.mouse.click(area["x"] + area["width"] / 2, area["y"] + area["height"] / 2)
+        x, y, zoom = view_centre(page)
+        assert zoom == 1
+        assert abs(x - GRID_CENTRE[0]) < 300 and abs(y - GRID_CENTRE[1]) < 300, (x, y)
+        # A drag on the map to its left edge takes the view to the board's left side.
+        page.mouse.move(area["x"] + area["width"] / 2, area["y"] + area["height"] / 2)
+        page.mouse.down()
+        page.mouse.move(area["x"] + area["width"] * 0.3, area["y"] + area["height"] / 2, steps=5)
+        page.mouse.up()
+        assert view_centre(page)[0] < GRID_CENTRE[0] - 1000
     finally:
         page.close()
         served.stop()

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from tests.browser_pages import waiting_list
 from tests.support import ServerProcess
 from tests.test_browser_guests import TIMEOUT_MS, host_with_an_agent_and_an_edit_guest, open_guest
 
@@ -26,7 +27,7 @@ def test_an_edit_guest_prompts_the_host_approves_both_guests_watch(browser: Any,
         timeout=TIMEOUT_MS
     )
 
-    approval = host.locator('[data-testid="approval"][data-what="agent-prompt"]')
+    approval = waiting_list(host).locator('[data-testid="approval"][data-what="agent-prompt"]')
     approval.filter(has_text="hello from ada's browser").wait_for(timeout=TIMEOUT_MS)
     approval.get_by_test_id("approve").click()
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser_pages import add_agent, open_host, prompt
+from tests.browser_pages import add_agent, open_host, prompt, waiting_list
 from tests.support import ServerProcess
 
 pytestmark = pytest.mark.browser
@@ -87,7 +87,7 @@ def test_invite_ask_arrive_and_revoke(browser: Any, server: ServerProcess) -> No
     bo.get_by_test_id("ask-edit").click()
     bo.get_by_test_id("ask-edit").filter(has_text="Asked the host").wait_for(timeout=WAIT_MS)
     shot(bo, "guest-1024-dark-asked")
-    approval = host.get_by_test_id("attention-entry").filter(has_text="Bo asks for edit access")
+    approval = waiting_list(host).get_by_test_id("attention-entry").filter(has_text="Bo asks for edit access")
     approval.get_by_test_id("approve").click()
     bo.locator('[data-testid="access-banner"][data-access="edit"]').wait_for(timeout=WAIT_MS)
 
@@ -147,12 +147,16 @@ def test_a_view_guest_asks_from_the_closed_prompt_box_and_it_opens(
     closed.get_by_test_id("ask-edit").click()
     closed.get_by_test_id("ask-edit").filter(has_text="Asked the host").wait_for(timeout=WAIT_MS)
     shot(vi, f"ask-from-prompt-{width}-{scheme}")
-    host.get_by_test_id("attention-entry").filter(has_text="Vi asks for edit access").get_by_test_id("approve").click()
+    waiting_list(host).get_by_test_id("attention-entry").filter(has_text="Vi asks for edit access").get_by_test_id(
+        "approve"
+    ).click()
     box = vi.get_by_test_id("agent-view").get_by_test_id("agent-input")
     box.wait_for(timeout=WAIT_MS)
     assert closed.count() == 0, "the prompt box is open where the guest asked"
     prompt(vi.get_by_test_id("agent-view"), "now I may ask")
-    host.get_by_test_id("attention-entry").filter(has_text="Vi asks to send a prompt").wait_for(timeout=WAIT_MS)
+    waiting_list(host).get_by_test_id("attention-entry").filter(has_text="Vi asks to send a prompt").wait_for(
+        timeout=WAIT_MS
+    )
     shot(vi, f"asked-and-opened-{width}-{scheme}")
     for page in (host, vi):
         page.context.close()

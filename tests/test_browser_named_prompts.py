@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser_pages import add_agent, assert_plain, open_host, prompt
+from tests.browser_pages import add_agent, assert_plain, open_host, prompt, waiting_list
 from tests.support import ServerProcess
 from tests.test_browser_invites import WAIT_MS, api_invite, join_with, shot
 
@@ -16,7 +16,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
 
 
 def approve(host: Any, text: str) -> None:
-    approval = host.locator('[data-testid="approval"][data-what="agent-prompt"]')
+    approval = waiting_list(host).locator('[data-testid="approval"][data-what="agent-prompt"]')
     approval.get_by_test_id("approval-text").filter(has_text=text).wait_for(timeout=WAIT_MS)
     assert approval.get_by_test_id("approval-text").inner_text() == text, "approved exactly as the agent gets it"
     approval.get_by_test_id("approve").click()

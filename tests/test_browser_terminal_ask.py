@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser_pages import assert_plain, open_host
+from tests.browser_pages import assert_plain, open_host, waiting_list
 from tests.support import ServerProcess
 from tests.test_browser_invites import WAIT_MS, join_with, shot
 
@@ -24,7 +24,7 @@ def type_line(page: Any, text: str) -> None:
 
 
 def answer(host: Any, button: str) -> None:
-    entry = host.get_by_test_id("attention-entry").filter(has_text=ASKS)
+    entry = waiting_list(host).get_by_test_id("attention-entry").filter(has_text=ASKS)
     entry.wait_for(timeout=WAIT_MS)
     entry.get_by_test_id(button).click()
     entry.wait_for(state="detached", timeout=WAIT_MS)
@@ -47,7 +47,7 @@ def test_a_view_guest_asks_for_a_terminal_and_types_once_the_host_approves(
     ask.click()
     ask.filter(has_text="Asked the host").wait_for(timeout=WAIT_MS)
     shot(ada, f"terminal-ask-{width}-{scheme}-asked")
-    host.get_by_test_id("attention-entry").filter(has_text=ASKS).wait_for(timeout=WAIT_MS)
+    waiting_list(host).get_by_test_id("attention-entry").filter(has_text=ASKS).wait_for(timeout=WAIT_MS)
     shot(host, f"terminal-ask-host-1440-{scheme}-waiting")
     answer(host, "deny")
     ada.get_by_test_id("control-refused").filter(has_text="the host said no").wait_for(timeout=WAIT_MS)

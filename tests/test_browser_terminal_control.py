@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser_pages import assert_plain, edit_guest, open_host, text_contrast, wait_waiting
+from tests.browser_pages import assert_plain, edit_guest, open_host, text_contrast, wait_waiting, waiting_list
 from tests.support import ServerProcess
 from tests.test_browser_guests import TIMEOUT_MS
 
@@ -46,7 +46,9 @@ def test_a_guest_asks_for_control_gets_it_and_the_host_takes_it_back(browser: An
     terminal(ada, "Terminal 1").get_by_test_id("ask-control").filter(has_text="Asked the host").wait_for(
         timeout=TIMEOUT_MS
     )
-    entry = host.get_by_test_id("attention-entry").filter(has_text="Ada asks to take control of Terminal 1")
+    entry = (
+        waiting_list(host).get_by_test_id("attention-entry").filter(has_text="Ada asks to take control of Terminal 1")
+    )
     entry.wait_for(timeout=TIMEOUT_MS)
     assert_plain(host, ada)
     entry.get_by_test_id("approve").click()
@@ -67,7 +69,7 @@ def test_a_guest_asks_for_control_gets_it_and_the_host_takes_it_back(browser: An
 
     # A new terminal the guest asked for, once approved, is the guest's to type in.
     ada.get_by_test_id("new-terminal").click()
-    opened = host.get_by_test_id("attention-entry").filter(has_text="Ada asks to open a new terminal")
+    opened = waiting_list(host).get_by_test_id("attention-entry").filter(has_text="Ada asks to open a new terminal")
     opened.wait_for(timeout=TIMEOUT_MS)
     wait_waiting(host, 1)
     opened.get_by_test_id("approve").click()

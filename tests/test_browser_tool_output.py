@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from tests.agent_support import config
+from tests.browser_pages import waiting_list
 from tests.support import ServerProcess
 from tests.test_browser_guests import TIMEOUT_MS, host_with_an_agent_and_an_edit_guest
 
@@ -147,7 +148,7 @@ def test_code_and_replies_copy_and_a_guests_prompt_sent_again_waits_for_the_host
 
 
 def approve(host: Any, text: str) -> None:
-    approval = host.locator('[data-testid="approval"][data-what="agent-prompt"]').filter(has_text=text)
+    approval = waiting_list(host).locator('[data-testid="approval"][data-what="agent-prompt"]').filter(has_text=text)
     approval.wait_for(timeout=TIMEOUT_MS)
     approval.get_by_test_id("approve").click()
 

@@ -1,5 +1,5 @@
-import { type ReactNode, useEffect, useState } from "react";
-import { AttentionBadge, AttentionCentre } from "./attention/AttentionCentre";
+import { type ReactNode, useCallback, useEffect, useState } from "react";
+import { AttentionCentre, AttentionLine } from "./attention/AttentionCentre";
 import { Notices } from "./attention/Notices";
 import { Arrivals } from "./people/Arrivals";
 import { BoardView, BoardViewContext } from "./boardView";
@@ -37,8 +37,8 @@ function useSecondsWhile(active: boolean): number {
 /**
  * The host's and the guests' page around the room: runs the store's connection, puts the store
  * and the board's view in the context, and draws the bar across the top (the name, the
- * connection's state with, while the host restarts, the time since it said so, what waits, `bar`,
- * the colour scheme), then what waits and what the page was told. `children` holds the page's
+ * connection's state with, while the host restarts, the time since it said so, the line of what
+ * waits, `bar`, the colour scheme), then the list of what waits and what the page was told. `children` holds the page's
  * `main` landmark.
  */
 export function RoomPage<S extends string>({
@@ -57,6 +57,9 @@ export function RoomPage<S extends string>({
   const state = useRoomState(store, selectConnection);
   const seconds = useSecondsWhile(state === "restarting");
   const joined = useRoomState(store, (s) => s.welcome !== null);
+  const [waitingOpen, setWaitingOpen] = useState(false);
+  const toggleWaiting = useCallback(() => setWaitingOpen((was) => !was), []);
+  const closeWaiting = useCallback(() => setWaitingOpen(false), []);
   return (
     <RoomContext.Provider value={store}>
       <BoardViewContext.Provider value={boardView}>
@@ -66,11 +69,11 @@ export function RoomPage<S extends string>({
             <span className={`status status-${state}`} data-testid="connection-state" role="status">
               {state === "restarting" ? `${RESTARTING} (${seconds} s)` : labels[state]}
             </span>
-            {joined && <AttentionBadge />}
+            {joined && <AttentionLine open={waitingOpen} onToggle={toggleWaiting} />}
             {bar}
             <ThemePicker />
           </header>
-          {joined && <AttentionCentre />}
+          {joined && <AttentionCentre open={waitingOpen} onClose={closeWaiting} />}
           <Notices />
           {joined && <Arrivals />}
           {children}

@@ -1,4 +1,6 @@
-import { useCallback, useEffect, useMemo, useState } from "react";
+import { type KeyboardEvent, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
+import { PHONE } from "../board/phone";
+import { useMedia } from "../board/useMedia";
 import { useBoardView } from "../boardView";
 import { CopyButton } from "../CopyButton";
 import type { HostAnswer } from "../protocol.gen";
@@ -13,6 +15,9 @@ import { PermissionCard } from "./PermissionCard";
 import "./attention.css";
 
 const ATTENTION_ID = "attention";
+const LINE_ID = "attention-line";
+/** Room kept between the list and the window's edges, in pixels. */
+const EDGE = 8;
 
 /** The entries of the state, recomputed only when what they are made of changes. */
 export function useAttention(): Entry[] {
@@ -29,11 +34,14 @@ export function useAttention(): Entry[] {
 }
 
 /**
- * Everything waiting on this page's person, at the top of the page: each entry says who asks,
- * what, and where (a click brings that frame into view), with its answers right there. The page
- * title and the top bar count it; a screen reader hears each new one.
+ * Everything waiting on this page's person: each entry says who asks, what, and where (a click
+ * brings that frame into view), with its answers right there. The page title and the top bar's
+ * line count it; a screen reader hears each new one. On a laptop the list opens from that line,
+ * over the board, and closes with Esc or a click elsewhere: it never moves the board, and it is
+ * not in front of a frame's own answers unless asked for. On a phone it is a sheet over the
+ * bottom of the board.
  */
-export function AttentionCentre() {
+export function AttentionCentre({ open, onClose }: { open: boolean; onClose: () => void }) {
   const store = useRoomStore();
   const view = useBoardView();
   const entries = useAttention();
@@ -46,6 +54,11 @@ export function AttentionCentre() {
   useDocumentTitle(count, project);
   const headlineOf = useCallback((entry: Entry) => headline(entry, store.getState()), [store]);
   const notices = useDesktopNotices(entries, headlineOf);
+  const { ref: listRef, place, onKeyDown } = usePopover(open, onClose);
+  const empty = shown.length === 0;
+  useEffect(() => {
+    if (empty && open) onClose();
+  }, [empty, open, onClose]);
 
   const hide = useCallback((entry: Entry) => setAnswered((keys) => new Set(keys).add(entry.key)), []);
   const answerPermission = useCallback(
@@ -68,63 +81,115 @@ export function AttentionCentre() {
   );
 
   return (
-    <section
-      id={ATTENTION_ID}
-      className={`attention ${shown.length ? "attention-busy" : "attention-idle"}${shown.every((entry) => entry.kind === "waiting" || entry.kind === "ended") ? " attention-own" : ""}`}
-      data-testid="attention"
-      aria-label={isHost ? "Waiting for you" : "Your requests"}
-      tabIndex={-1}
-    >
+    <>
       <Announcer text={shown.length ? headline(shown[shown.length - 1], store.getState()) : ""} />
-      {shown.length > 0 && (
-        <ul className="attention-list">
-          {shown.map((entry) => (
-            <li
-              key={entry.key}
-              className={`attention-entry attention-${entry.kind}`}
-              data-testid="attention-entry"
-              data-kind={entry.kind}
-            >
-              <div className="attention-head">
-                <span className="attention-what">
-                  {entry.kind === "approval" && (
-                    <span className="person-dot" style={{ background: entry.approval.color }} aria-hidden="true" />
+      <section
+        id={ATTENTION_ID}
+        ref={listRef}
+        className={`attention ${shown.length ? "attention-busy" : "attention-idle"}${shown.every((entry) => entry.kind === "waiting" || entry.kind === "ended") ? " attention-own" : ""}${open ? " attention-open" : ""}`}
+        data-testid="attention"
+        aria-label={isHost ? "Waiting for you" : "Your requests"}
+        tabIndex={-1}
+        style={place}
+        onKeyDown={onKeyDown}
+      >
+        {shown.length > 0 && (
+          <ul className="attention-list">
+            {shown.map((entry) => (
+              <li
+                key={entry.key}
+                className={`attention-entry attention-${entry.kind}`}
+                data-testid="attention-entry"
+                data-kind={entry.kind}
+              >
+                <div className="attention-head">
+                  <span className="attention-what">
+                    {entry.kind === "approval" && (
+                      <span className="person-dot" style={{ background: entry.approval.color }} aria-hidden="true" />
+                    )}
+                    {headline(entry, store.getState())}
+                  </span>
+                  {entry.kind !== "ended" && entry.place && <ShowButton place={entry.place} onShow={view.show.bind(view)} />}
+                  {entry.kind === "ended" && (
+                    <button
+                      type="button"
+                      className="attention-dismiss"
+                      aria-label="Dismiss"
+                      onClick={() => store.dismissEnded(entry.request.id)}
+                    >
+                      ×
+                    </button>
                   )}
-                  {headline(entry, store.getState())}
-                </span>
-                {entry.kind !== "ended" && entry.place && <ShowButton place={entry.place} onShow={view.show.bind(view)} />}
-                {entry.kind === "ended" && (
-                  <button
-                    type="button"
-                    className="attention-dismiss"
-                    aria-label="Dismiss"
-                    onClick={() => store.dismissEnded(entry.request.id)}
-                  >
-                    ×
-                  </button>
+                </div>
+                {entry.kind === "permission" && (
+                  <PermissionCard item={entry.item} isHost onAnswer={(_id, answer) => answerPermission(entry, answer)} />
                 )}
-              </div>
-              {entry.kind === "permission" && (
-                <PermissionCard item={entry.item} isHost onAnswer={(_id, answer) => answerPermission(entry, answer)} />
-              )}
-              {entry.kind === "approval" && (
-                <ApprovalCard approval={entry.approval} onAnswer={(answer) => answerApproval(entry, answer)} />
-              )}
-              {entry.kind === "ended" && <KeptText text={entry.request.text} outcome={entry.request.outcome} />}
-            </li>
-          ))}
-        </ul>
-      )}
-      {isHost && shown.length > 0 && notices.available && !notices.enabled && (
-        <p className="attention-notify">
-          <button type="button" className="attention-notify-on" onClick={notices.enable} data-testid="attention-notify">
-            Tell me on the desktop
-          </button>{" "}
-          when something waits for you while this tab is in the background
-        </p>
-      )}
-    </section>
+                {entry.kind === "approval" && (
+                  <ApprovalCard approval={entry.approval} onAnswer={(answer) => answerApproval(entry, answer)} />
+                )}
+                {entry.kind === "ended" && <KeptText text={entry.request.text} outcome={entry.request.outcome} />}
+              </li>
+            ))}
+          </ul>
+        )}
+        {isHost && shown.length > 0 && notices.available && !notices.enabled && (
+          <p className="attention-notify">
+            <button type="button" className="attention-notify-on" onClick={notices.enable} data-testid="attention-notify">
+              Tell me on the desktop
+            </button>{" "}
+            when something waits for you while this tab is in the background
+          </p>
+        )}
+      </section>
+    </>
   );
+}
+
+/**
+ * The list as a popover under the top bar's line (wider than a phone): it takes the focus when it
+ * opens, Esc closes it and gives the focus back to the line, a press anywhere else closes it. It
+ * lies under the line, inside the window.
+ */
+function usePopover(open: boolean, onClose: () => void) {
+  const ref = useRef<HTMLElement>(null);
+  const phone = useMedia(PHONE);
+  const [place, setPlace] = useState<{ top: number; left: number } | undefined>(undefined);
+  useLayoutEffect(() => {
+    const list = ref.current;
+    const line = document.getElementById(LINE_ID);
+    if (!open || phone || !list || !line) {
+      setPlace(undefined);
+      return;
+    }
+    const follow = () => {
+      const anchor = line.getBoundingClientRect();
+      const width = list.getBoundingClientRect().width;
+      setPlace({ top: anchor.bottom + 6, left: Math.max(EDGE, Math.min(anchor.left, window.innerWidth - width - EDGE)) });
+    };
+    follow();
+    window.addEventListener("resize", follow);
+    return () => window.removeEventListener("resize", follow);
+  }, [open, phone]);
+  useEffect(() => {
+    if (!open) return;
+    ref.current?.focus({ preventScroll: true });
+    const away = (event: PointerEvent) => {
+      const target = event.target as Node;
+      if (!ref.current?.contains(target) && !document.getElementById(LINE_ID)?.contains(target)) onClose();
+    };
+    document.addEventListener("pointerdown", away);
+    return () => document.removeEventListener("pointerdown", away);
+  }, [open, onClose]);
+  const onKeyDown = useCallback(
+    (event: KeyboardEvent) => {
+      if (event.key !== "Escape" || !open) return;
+      event.stopPropagation();
+      onClose();
+      document.getElementById(LINE_ID)?.focus();
+    },
+    [open, onClose],
+  );
+  return { ref, place, onKeyDown };
 }
 
 /** What a request that did not run said, for the guest to copy or send again. */
@@ -183,20 +248,35 @@ function useDocumentTitle(count: number, project: string): void {
   }, [count, project]);
 }
 
-/** The top bar's count of what waits; a click goes to the list. */
-export function AttentionBadge() {
+/**
+ * The top bar's one line of what waits: how many, and the newest in words (a laptop has room for
+ * them; a phone shows the count). A click, or Enter, opens the list.
+ */
+export function AttentionLine({ open, onToggle }: { open: boolean; onToggle: () => void }) {
+  const store = useRoomStore();
   const entries = useAttention();
   const count = waitingCount(entries);
-  if (count === 0) return null;
+  if (entries.length === 0) return null;
+  const newest = headline(entries[entries.length - 1], store.getState());
   return (
     <button
       type="button"
-      className="attention-badge"
-      data-testid="attention-count"
-      onClick={() => document.getElementById(ATTENTION_ID)?.focus()}
-      aria-label={`${count} waiting: go to the list`}
+      id={LINE_ID}
+      className={`attention-line${count ? " attention-line-waiting" : ""}`}
+      data-testid="attention-line"
+      aria-expanded={open}
+      aria-controls={ATTENTION_ID}
+      onClick={onToggle}
     >
-      {count} waiting
+      {count > 0 && (
+        <span className="attention-badge" data-testid="attention-count">
+          {count} waiting
+        </span>
+      )}
+      <span className="attention-line-what">{newest}</span>
+      <span className="attention-line-more" aria-hidden="true">
+        {open ? "▴" : "▾"}
+      </span>
     </button>
   );
 }

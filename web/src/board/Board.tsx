@@ -66,7 +66,9 @@ import { ThreadSheet } from "./ThreadSheet";
 import { useMedia } from "./useMedia";
 import { useShowFrame } from "./useShowFrame";
 import { Sketch } from "./Sketch";
-import { drawsAsSketch, itemAt, itemsIn, sketchOf } from "./sketch";
+import { SketchItems } from "./SketchItems";
+import { drawsAsSketch, itemAt, itemsIn, SKETCH_ITEMS, sketchOf } from "./sketch";
+import { BoardMap } from "./BoardMap";
 import { loadView, saveView } from "./view";
 
 type Box = { x: number; y: number; w?: number; h?: number };
@@ -83,6 +85,7 @@ const SNAP_PX = 6;
 /** Snapping looks at this many items on screen at most, and not when many items move at once. */
 const MAX_SNAP_TARGETS = 400;
 const MAX_SNAP_ITEMS = 50;
+const NONE: ReadonlySet<string> = new Set();
 const NUDGE: Record<string, [number, number]> = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
 /** Where the board's frames are too small to read: their thread opens in a sheet instead. */
 const PALETTE = ["#e03131", "#2f9e44", "#1971c2", "#f08c00", "#9c36b5", "#0c8599", "#c2255c", "#5c940d"];
@@ -296,6 +299,13 @@ function Canvas({ session }: { session: BoardSession }) {
 
   const ink = useMemo(() => themeInk(theme), [theme]);
   const marks = useMemo(() => (sketching ? sketchOf(items, boxOf, live, ink) : []), [sketching, items, boxOf, live, ink]);
+  // A big board's map is drawn on a canvas, from the items as the doc holds them.
+  const mapsOnCanvas = fastAtScale && items.length >= SKETCH_ITEMS;
+  const docBoxOf = useCallback((id: string) => {
+    const item = byId.get(id);
+    return item && item.kind !== "arrow" ? { id, x: item.x, y: item.y, w: item.w, h: item.h } : undefined;
+  }, [byId]);
+  const mapMarks = useMemo(() => (mapsOnCanvas ? sketchOf(items, docBoxOf, NONE, ink) : []), [mapsOnCanvas, items, docBoxOf, ink]);
 
   const select = useCallback(
     (changes: { id: string; on: boolean }[]) => {
@@ -515,7 +525,8 @@ function Canvas({ session }: { session: BoardSession }) {
   }, [whole, flowReady, items, fit]);
   const onInit = useCallback(() => setFlowReady(true), []);
 
-  const showFrame = useShowFrame(session, wrapper, readOnly, setSelected);
+  const { showFrame, reveal } = useShowFrame(session, wrapper, readOnly, setSelected);
+  const [sketchFocus, setSketchFocus] = useState<Rect | null>(null);
   const link = useBoardLink(session, flow, items, wrapper, showFrame);
 
   /**
@@ -897,9 +908,16 @@ function Canvas({ session }: { session: BoardSession }) {
         proOptions={{ hideAttribution: true }}
       >
         <Background gap={24} />
-        {sketching && <Sketch marks={marks} label={`The board from afar: ${items.length.toLocaleString("en")} items drawn as outlines. Zoom in to read and edit them.`} />}
-        {/* Far out, the sketch is the map (the minimap leaves out items not drawn live). */}
-        {!sketching && (
+        {sketching && (
+          <Sketch
+            marks={marks}
+            focused={sketchFocus}
+            label={`The board from afar: ${items.length.toLocaleString("en")} items drawn as outlines. The items in view follow as a list; zoom in to read and edit them.`}
+          />
+        )}
+        {mapsOnCanvas ? (
+          <BoardMap marks={mapMarks} label={`Map of the board, ${items.length.toLocaleString("en")} items: click or drag to move the view`} />
+        ) : (
           <MiniMap
             pannable
             zoomable
@@ -913,6 +931,7 @@ function Canvas({ session }: { session: BoardSession }) {
           {[...peers].map(([id, peer]) => (peer.state.cursor ? <Cursor key={id} peer={peer} /> : null))}
         </ViewportPortal>
       </ReactFlow>
+      {sketching && <SketchItems items={items} boxOf={boxOf} live={live} onFocusItem={setSketchFocus} onOpen={reveal} />}
       {items.length === 0 && tool === "select" && <EmptyHint readOnly={readOnly} isHost={access === "host"} />}
       {tool !== "select" && !readOnly && (
         <DrawLayer

@@ -5,9 +5,11 @@
  */
 import { useStoreApi } from "@xyflow/react";
 import { useEffect, useRef } from "react";
+import type { Rect } from "./arrange";
 import { type Mark, meets } from "./sketch";
 
-function draw(context: CanvasRenderingContext2D, marks: Mark[], view: { x: number; y: number; w: number; h: number }, zoom: number) {
+/** Draws the marks meeting `view` (board units) on a context already scaled to `zoom`. */
+export function draw(context: CanvasRenderingContext2D, marks: Mark[], view: { x: number; y: number; w: number; h: number }, zoom: number) {
   const hairline = 1 / zoom;
   for (const mark of marks) {
     if (!meets(mark, view)) continue;
@@ -42,7 +44,15 @@ function draw(context: CanvasRenderingContext2D, marks: Mark[], view: { x: numbe
   }
 }
 
-export function Sketch({ marks, label }: { marks: Mark[]; label: string }) {
+/** The item the keyboard is on, ringed so a sighted keyboard user sees where it is. */
+function ring(context: CanvasRenderingContext2D, box: Rect, zoom: number, colour: string) {
+  const gap = 6 / zoom;
+  context.strokeStyle = colour;
+  context.lineWidth = 3 / zoom;
+  context.strokeRect(box.x - gap, box.y - gap, box.w + 2 * gap, box.h + 2 * gap);
+}
+
+export function Sketch({ marks, label, focused }: { marks: Mark[]; label: string; focused: Rect | null }) {
   const canvas = useRef<HTMLCanvasElement>(null);
   const store = useStoreApi();
   useEffect(() => {
@@ -63,6 +73,7 @@ export function Sketch({ marks, label }: { marks: Mark[]; label: string }) {
       context.clearRect(0, 0, element.width, element.height);
       context.setTransform(scale * zoom, 0, 0, scale * zoom, scale * x, scale * y);
       draw(context, marks, { x: -x / zoom, y: -y / zoom, w: width / zoom, h: height / zoom }, zoom);
+      if (focused) ring(context, focused, zoom, getComputedStyle(element).getPropertyValue("--focus").trim() || "#1971c2");
     };
     redraw();
     const stop = store.subscribe((state, before) => {
@@ -74,6 +85,6 @@ export function Sketch({ marks, label }: { marks: Mark[]; label: string }) {
       stop();
       cancelAnimationFrame(frame);
     };
-  }, [marks, store]);
+  }, [marks, store, focused]);
   return <canvas ref={canvas} className="board-sketch" role="img" aria-label={label} data-testid="board-sketch" />;
 }

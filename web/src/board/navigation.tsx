@@ -30,7 +30,7 @@ export function coveredInsets(board: HTMLElement): Insets {
     return rect && rect.height > 0 ? rect : null;
   };
   const toolbar = below(".board-toolbar");
-  const map = below(".react-flow__minimap");
+  const map = below(".react-flow__minimap, .board-map");
   const zoom = below(".board-zoom");
   const top = toolbar ? toolbar.bottom - area.top : 0;
   const bottom = Math.max(map ? area.bottom - map.top : 0, zoom ? area.bottom - zoom.top : 0);

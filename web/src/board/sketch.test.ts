@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Rect } from "./arrange";
 import { INK } from "./colours";
 import type { Item } from "./model";
-import { drawsAsSketch, itemAt, itemsIn, meets, SKETCH_ITEMS, SKETCH_ZOOM, sketchOf } from "./sketch";
+import { drawsAsSketch, itemAt, itemsIn, itemsInView, meets, SKETCH_ITEMS, SKETCH_ZOOM, sketchOf } from "./sketch";
 
 const item = (id: string, fields: Partial<Item>): Item => ({ id, kind: "note", x: 0, y: 0, w: 100, h: 100, z: 0, color: "#ffd43b", ...fields });
 const items = [
@@ -46,5 +46,24 @@ describe("the sketch's marks", () => {
 
   it("picks the items wholly inside a box drawn around them", () => {
     expect(itemsIn(items, boxOf, { x: -10, y: -10, w: 170, h: 170 })).toEqual(["note", "top"]);
+  });
+});
+
+describe("the items the sketch lists for the keyboard", () => {
+  const view = { x: -10, y: -10, w: 500, h: 200 };
+  it("lists the items in view in reading order, without arrows or live items", () => {
+    const { listed, more } = itemsInView(items, boxOf, view, new Set(["top"]));
+    expect(listed.map(({ item }) => item.id)).toEqual(["note", "shape"]);
+    expect(more).toBe(0);
+  });
+  it("reads by rows, then left to right", () => {
+    const { listed } = itemsInView(items, boxOf, view, new Set());
+    expect(listed.map(({ item }) => item.id)).toEqual(["note", "shape", "top"]);
+  });
+  it("leaves out what is not in view and counts what is past the limit", () => {
+    expect(itemsInView(items, boxOf, { x: 1000, y: 1000, w: 10, h: 10 }, new Set()).listed).toEqual([]);
+    const { listed, more } = itemsInView(items, boxOf, view, new Set(), 2);
+    expect(listed).toHaveLength(2);
+    expect(more).toBe(1);
   });
 });

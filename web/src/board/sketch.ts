@@ -102,3 +102,28 @@ export function itemsIn(items: Item[], boxOf: (id: string) => Rect | undefined, 
     })
     .map((item) => item.id);
 }
+
+/** How many items in view the sketch lists for the keyboard and screen readers, at most. */
+export const LISTED_ITEMS = 200;
+
+/**
+ * The items (not arrows, not `live` ones, which are in the page as themselves) meeting the part
+ * of the board in view, in reading order (by rows, then left to right), at most `limit` of them,
+ * and how many more there are.
+ */
+export function itemsInView(
+  items: Item[],
+  boxOf: (id: string) => Rect | undefined,
+  view: Bounds,
+  live: ReadonlySet<string>,
+  limit = LISTED_ITEMS,
+): { listed: { item: Item; box: Rect }[]; more: number } {
+  const seen: { item: Item; box: Rect }[] = [];
+  for (const item of items) {
+    if (item.kind === "arrow" || live.has(item.id)) continue;
+    const box = boxOf(item.id);
+    if (box && meets(box, view)) seen.push({ item, box });
+  }
+  seen.sort((a, b) => a.box.y - b.box.y || a.box.x - b.box.x);
+  return { listed: seen.slice(0, limit), more: Math.max(0, seen.length - limit) };
+}

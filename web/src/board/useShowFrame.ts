@@ -8,7 +8,9 @@ import { type RefObject, useCallback, useEffect } from "react";
 import { useRoomClient } from "../roomClient";
 import { type BoardActions, registerBoardActions } from "./actions";
 import { addItem, DEFAULTS, type HoldsType, type NewItem, readItems } from "./model";
-import { coveredInsets, READABLE_ZOOM, viewFor } from "./navigation";
+import { coveredInsets, type Insets, READABLE_ZOOM, viewFor } from "./navigation";
+import { PHONE } from "./phone";
+import { useMedia } from "./useMedia";
 import type { BoardNode } from "./nodes";
 import { type Box, contains, freeSpot } from "./placement";
 import type { BoardSession } from "./sync";
@@ -33,6 +35,17 @@ function focusTerminal(node: HTMLElement, framesLeft = 300): void {
   else if (framesLeft > 0) requestAnimationFrame(() => focusTerminal(node, framesLeft - 1));
 }
 
+/** A frame's text on a phone's screen is at least 12 px from this zoom on (a thread's text is 13.6 px at 100 %). */
+const PHONE_READABLE_ZOOM = 1;
+
+/** `box`'s size cut to what the uncovered part of a screen `area` shows at `zoom`. */
+function readableSize(area: { w: number; h: number }, insets: Insets, zoom: number, box: { w: number; h: number }): { w: number; h: number } {
+  return {
+    w: Math.min(box.w, Math.max(area.w - insets.left - insets.right, 40) / zoom),
+    h: Math.min(box.h, Math.max(area.h - insets.top - insets.bottom, 40) / zoom),
+  };
+}
+
 /** Everything an item placed in free space must not cover. */
 function occupied(session: BoardSession): Box[] {
   return readItems(session.items)
@@ -45,9 +58,10 @@ export function useShowFrame(
   wrapperRef: RefObject<HTMLDivElement | null>,
   readOnly: boolean,
   select: (ids: Set<string>) => void,
-): BoardActions["showFrame"] {
+): { showFrame: BoardActions["showFrame"]; reveal: (id: string, box: Box) => void } {
   const roomClient = useRoomClient();
   const flow = useReactFlow<BoardNode, Edge>();
+  const phone = useMedia(PHONE);
 
   /** The part of the board on screen, in board units. */
   const visibleBox = useCallback((): Box => {
@@ -68,16 +82,21 @@ export function useShowFrame(
         const insets = coveredInsets(board);
         const view = visibleBox();
         const zoom = flow.getZoom();
+        const readable = phone ? PHONE_READABLE_ZOOM : READABLE_ZOOM;
         const clear = { x: view.x + insets.left / zoom, y: view.y + insets.top / zoom, w: view.w - (insets.left + insets.right) / zoom, h: view.h - (insets.top + insets.bottom) / zoom };
-        if (!contains(clear, box) || zoom < READABLE_ZOOM) {
+        if (!contains(clear, box) || zoom < readable) {
           const area = board.getBoundingClientRect();
-          void flow.setViewport(viewFor(box, { w: area.width, h: area.height }, insets, Math.min(1, Math.max(zoom, READABLE_ZOOM))), { duration: 200 });
+          const size = { w: area.width, h: area.height };
+          // A phone reads a frame wider than its screen from the frame's top left, rather than
+          // fitting the whole of it at a size nobody reads.
+          const shown = phone ? { ...box, ...readableSize(size, insets, readable, box) } : box;
+          void flow.setViewport(viewFor(shown, size, insets, Math.min(Math.max(1, readable), Math.max(zoom, readable))), { duration: 200 });
         }
       }
       select(new Set([id]));
       focusWhenDrawn(wrapperRef, id);
     },
-    [flow, visibleBox, wrapperRef, select],
+    [flow, visibleBox, wrapperRef, select, phone],
   );
 
   /** Adds an item in free space near the middle of the view, and reveals it. */
@@ -105,12 +124,15 @@ export function useShowFrame(
       }
       if (readOnly) return null;
       const { w, h, color } = DEFAULTS.frame;
-      return place({ kind: "frame", w, h, color, holds: { type, ref }, title });
+      const board = wrapperRef.current;
+      // On a phone a new frame is as wide as the screen shows it at a readable zoom.
+      const fits = phone && board ? readableSize({ w: board.clientWidth, h: board.clientHeight }, coveredInsets(board), PHONE_READABLE_ZOOM, { w, h }) : { w, h };
+      return place({ kind: "frame", ...fits, color, holds: { type, ref }, title });
     },
-    [session, reveal, place, readOnly],
+    [session, reveal, place, readOnly, phone, wrapperRef],
   );
 
   useEffect(() => registerBoardActions(roomClient, { showFrame } satisfies BoardActions), [roomClient, showFrame]);
 
-  return showFrame;
+  return { showFrame, reveal };
 }

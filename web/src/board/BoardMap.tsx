@@ -1,0 +1,149 @@
+/**
+ * The map of a big board, on a canvas. React Flow's minimap draws every item as an SVG element
+ * and redraws them all whenever the view moves; here the items are drawn once (whenever they
+ * change) on a canvas of their own, and a move of the view only copies that picture and draws the
+ * view's box over it. A click or a drag on the map moves the view there.
+ */
+import { Panel, useReactFlow, useStoreApi } from "@xyflow/react";
+import { type PointerEvent, useEffect, useMemo, useRef } from "react";
+import { draw } from "./Sketch";
+import { type Mark } from "./sketch";
+
+const WIDTH = 200;
+const HEIGHT = 150;
+/** The items' picture is drawn this much finer than the map, so it stays sharp as the view's box shrinks the map's span. */
+const DETAIL = 2;
+
+type Bounds = { x: number; y: number; w: number; h: number };
+
+/** Where the board lies on the map: board point p is at (p - origin) * scale + offset, in device pixels. */
+interface Mapping {
+  origin: { x: number; y: number };
+  scale: number;
+  offset: { x: number; y: number };
+}
+
+function union(a: Bounds, b: Bounds): Bounds {
+  const x = Math.min(a.x, b.x);
+  const y = Math.min(a.y, b.y);
+  return { x, y, w: Math.max(a.x + a.w, b.x + b.w) - x, h: Math.max(a.y + a.h, b.y + b.h) - y };
+}
+
+function fitted(span: Bounds, width: number, height: number): Mapping {
+  const scale = Math.min(width / Math.max(span.w, 1), height / Math.max(span.h, 1));
+  return { origin: { x: span.x, y: span.y }, scale, offset: { x: (width - span.w * scale) / 2, y: (height - span.h * scale) / 2 } };
+}
+
+function extent(marks: Mark[]): Bounds | null {
+  if (marks.length === 0) return null;
+  let [x1, y1, x2, y2] = [Infinity, Infinity, -Infinity, -Infinity];
+  for (const mark of marks) {
+    x1 = Math.min(x1, mark.x);
+    y1 = Math.min(y1, mark.y);
+    x2 = Math.max(x2, mark.x + mark.w);
+    y2 = Math.max(y2, mark.y + mark.h);
+  }
+  return { x: x1, y: y1, w: x2 - x1, h: y2 - y1 };
+}
+
+export function BoardMap({ marks, label }: { marks: Mark[]; label: string }) {
+  const canvas = useRef<HTMLCanvasElement>(null);
+  const mapping = useRef<Mapping | null>(null);
+  const store = useStoreApi();
+  const flow = useReactFlow();
+  const scale = window.devicePixelRatio || 1;
+  const span = useMemo(() => extent(marks), [marks]);
+  // The items' picture, redrawn only when they change.
+  const picture = useMemo(() => {
+    const layer = document.createElement("canvas");
+    layer.width = WIDTH * scale * DETAIL;
+    layer.height = HEIGHT * scale * DETAIL;
+    const context = layer.getContext("2d");
+    if (!context || !span) return null;
+    const at = fitted(span, layer.width, layer.height);
+    context.setTransform(at.scale, 0, 0, at.scale, at.offset.x - span.x * at.scale, at.offset.y - span.y * at.scale);
+    draw(context, marks, span, at.scale);
+    return { layer, at };
+  }, [marks, span, scale]);
+
+  useEffect(() => {
+    const element = canvas.current;
+    const context = element?.getContext("2d");
+    if (!element || !context) return;
+    element.width = WIDTH * scale;
+    element.height = HEIGHT * scale;
+    let frame = 0;
+    const redraw = () => {
+      frame = 0;
+      const { transform, width, height } = store.getState();
+      const [x, y, zoom] = transform;
+      const view = { x: -x / zoom, y: -y / zoom, w: width / zoom, h: height / zoom };
+      const at = fitted(span ? union(span, view) : view, element.width, element.height);
+      mapping.current = at;
+      context.setTransform(1, 0, 0, 1, 0, 0);
+      context.clearRect(0, 0, element.width, element.height);
+      if (picture && span) {
+        // The picture's pixel q is board point q / its scale + its origin (less its centring).
+        const ratio = at.scale / picture.at.scale;
+        const left = (span.x - at.origin.x) * at.scale + at.offset.x - picture.at.offset.x * ratio;
+        const top = (span.y - at.origin.y) * at.scale + at.offset.y - picture.at.offset.y * ratio;
+        context.drawImage(picture.layer, left, top, picture.layer.width * ratio, picture.layer.height * ratio);
+      }
+      const box = {
+        x: (view.x - at.origin.x) * at.scale + at.offset.x,
+        y: (view.y - at.origin.y) * at.scale + at.offset.y,
+        w: view.w * at.scale,
+        h: view.h * at.scale,
+      };
+      context.beginPath();
+      context.rect(0, 0, element.width, element.height);
+      context.rect(box.x, box.y, box.w, box.h);
+      context.fillStyle = "rgba(128, 128, 128, 0.28)";
+      context.fill("evenodd");
+      context.strokeStyle = getComputedStyle(element).getPropertyValue("--focus").trim() || "#1971c2";
+      context.lineWidth = 1.5 * scale;
+      context.strokeRect(box.x, box.y, box.w, box.h);
+    };
+    redraw();
+    const stop = store.subscribe((state, before) => {
+      if (!frame && (state.transform !== before.transform || state.width !== before.width || state.height !== before.height)) {
+        frame = requestAnimationFrame(redraw);
+      }
+    });
+    return () => {
+      stop();
+      cancelAnimationFrame(frame);
+    };
+  }, [picture, span, store, scale]);
+
+  /** Moves the view's centre to the board point under the pointer, as the map showed it when pressed. */
+  const moveTo = (event: PointerEvent<HTMLCanvasElement>, at: Mapping) => {
+    const rect = event.currentTarget.getBoundingClientRect();
+    const point = {
+      x: ((event.clientX - rect.left) * scale - at.offset.x) / at.scale + at.origin.x,
+      y: ((event.clientY - rect.top) * scale - at.offset.y) / at.scale + at.origin.y,
+    };
+    void flow.setCenter(point.x, point.y, { zoom: flow.getZoom() });
+  };
+  const pressed = useRef<Mapping | null>(null);
+
+  return (
+    <Panel position="bottom-right" className="board-map" data-testid="board-map">
+      <canvas
+        ref={canvas}
+        role="img"
+        aria-label={label}
+        style={{ width: WIDTH, height: HEIGHT }}
+        onPointerDown={(event) => {
+          if (!mapping.current) return;
+          pressed.current = mapping.current;
+          event.currentTarget.setPointerCapture(event.pointerId);
+          moveTo(event, pressed.current);
+        }}
+        onPointerMove={(event) => pressed.current && moveTo(event, pressed.current)}
+        onPointerUp={() => (pressed.current = null)}
+        onPointerCancel={() => (pressed.current = null)}
+      />
+    </Panel>
+  );
+}
