@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from canvasrelay.core.agent_slots import AgentSlots, Fits, Full, GiveWay
+from canvasrelay.core.agent_slots import AgentSlots, Fits, Full, GiveWay, Wait
 
 
 def test_below_the_cap_every_agent_fits() -> None:
@@ -57,3 +57,14 @@ def test_a_busy_or_stopped_agent_is_never_due() -> None:
     assert slots.due(5.0, [], lambda _s: True) == []
     slots.forget("b")
     assert slots.due(5.0, ["b"], lambda _s: True) == []
+
+
+def test_a_prompt_past_the_cap_waits_for_an_agent_that_is_only_starting_rather_than_fail() -> None:
+    slots = AgentSlots(max_running=2, idle_seconds=60)
+    starting = {"a", "b"}
+    assert slots.place("c", ["a", "b"], lambda _s: False, starting=starting.__contains__) == Wait()
+    assert isinstance(
+        slots.place("c", ["a", "b"], lambda _s: False, take_place=False, starting=starting.__contains__), Full
+    )
+    starting.discard("a")
+    assert slots.place("c", ["a", "b"], lambda s: s == "a", starting=starting.__contains__) == GiveWay("a")

@@ -39,7 +39,13 @@ class Full:
     reason: str
 
 
-Place = Fits | GiveWay | Full
+@dataclass(frozen=True)
+class Wait:
+    """No place yet: none is idle, but one is only starting (an agent started early, to show its
+    options); ask again once a start has ended, when it is idle or in use."""
+
+
+Place = Fits | GiveWay | Full | Wait
 
 
 @dataclass
@@ -52,14 +58,21 @@ class AgentSlots:
     """When each session's idle agent is due to stop, if it stays idle."""
 
     def place(
-        self, session_id: str, running: Iterable[str], idle: Callable[[str], bool], take_place: bool = True
+        self,
+        session_id: str,
+        running: Iterable[str],
+        idle: Callable[[str], bool],
+        take_place: bool = True,
+        starting: Callable[[str], bool] = lambda _s: False,
     ) -> Place:
         """Whether `session_id`'s agent may start beside the `running` ones; `take_place=False` (an
-        agent started early, to show its options) never makes another give way."""
+        agent started early, to show its options) never makes another give way, nor waits."""
         others = [s for s in running if s != session_id]
         if len(others) < self.max_running:
             return Fits()
         idle_ones = [s for s in others if idle(s)]
+        if take_place and not idle_ones and any(starting(s) for s in others):
+            return Wait()
         if not take_place or not idle_ones:
             return Full(FULL.format(cap=self.max_running))
         return GiveWay(min(idle_ones, key=lambda s: self.used.get(s, 0.0)))

@@ -44,7 +44,7 @@ from canvasrelay.core.agent_sessions import (
     StoreEvent,
     StoreSession,
 )
-from canvasrelay.core.agent_slots import AgentSlots, Full, GiveWay
+from canvasrelay.core.agent_slots import AgentSlots, Full, GiveWay, Wait
 from canvasrelay.core.effects import AnyEffect, Broadcast
 from canvasrelay.core.permission_rules import Choice
 from canvasrelay.core.project_paths import ProjectPaths
@@ -117,6 +117,8 @@ class AgentHost:
         """Which agents run, give way and stop: decided there, carried out here."""
         self._idle_timers: dict[str, asyncio.TimerHandle] = {}
         self._starting: set[str] = set()
+        self._start_ended = asyncio.Event()
+        """Set (and replaced) each time an agent's start ends: a prompt waiting for a place asks again."""
         self._stopping: set[asyncio.Task[None]] = set()
         self._queue: asyncio.Queue[tuple[list[AnyEffect], asyncio.Future[None] | None]] = asyncio.Queue()
         self._pump_task: asyncio.Task[None] | None = None
@@ -301,11 +303,13 @@ class AgentHost:
                 await self._make_place(session_id, take_place)
                 proc = self._new_process(session_id, spec, launch)
                 self.procs[session_id] = proc
-            self._starting.add(session_id)
+                self._starting.add(session_id)
             try:
                 agent_id = await self._open(session_id, proc)
             finally:
                 self._starting.discard(session_id)
+                self._start_ended.set()
+                self._start_ended = asyncio.Event()
             self.pump(self.core.options(session_id, proc.config_options(agent_id)))
             return proc, agent_id
 
@@ -383,7 +387,11 @@ class AgentHost:
                 log.warning("could not re-apply %s=%r to the agent: %s", option.id, value, exc)
 
     async def _make_place(self, session_id: str, take_place: bool) -> None:
-        place = self.slots.place(session_id, self.running(), self._idle, take_place)
+        place = self.slots.place(session_id, self.running(), self._idle, take_place, self._starting.__contains__)
+        while isinstance(place, Wait):
+            # Held under `_slots`: a start in progress never needs it, so it ends and frees a place.
+            await self._start_ended.wait()
+            place = self.slots.place(session_id, self.running(), self._idle, take_place, self._starting.__contains__)
         if isinstance(place, Full):
             raise NoPlace(place.reason)
         if isinstance(place, GiveWay):
