@@ -99,10 +99,10 @@ class BoardTools:
     def board(self) -> Board:
         return self.board_room.board
 
-    def list_items(self) -> list[dict[str, Any]]:
+    def list_items(self) -> list[board_api.ItemSummary]:
         return board_api.list_items(self.board)
 
-    def read_item(self, item_id: str) -> dict[str, Any]:
+    def read_item(self, item_id: str) -> board_api.ItemSummary:
         return board_api.read_item(self.board, item_id)
 
     async def edit(self, fn: Callable[Concatenate[Board, P], Edit], *args: P.args, **kwargs: P.kwargs) -> Edit:
