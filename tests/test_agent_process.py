@@ -105,7 +105,7 @@ async def test_plain_prompt_streams_plan_then_chunks_in_order(root: Path) -> Non
     recorder = Recorder()
     async with demo(root, recorder) as agent:
         assert agent.supports_load
-        assert agent.agent_info["name"] == "canvas-demo"
+        assert agent.agent_info is not None and agent.agent_info.name == "canvas-demo"
         session = await agent.new_session()
         assert await agent.prompt(session, "hello there, demo agent") == "end_turn"
     offered, *kinds = recorder.kinds()

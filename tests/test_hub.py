@@ -210,12 +210,12 @@ async def test_host_lists_raises_lowers_and_kicks(served: Served, host_client: H
 async def test_the_join_page_learns_whose_room_it_is_and_who_is_there(served: Served, host_client: HostClient) -> None:
     visitor = Guest(served.room_link, name="Bo")
     about = await visitor.about()
-    assert (about["project"], about["host"], about["access"]) == ("project", None, "view")
+    assert (about.project, about.host, about.access) == ("project", None, "view")
     await host_client.send({"t": "host-profile", "name": "Hana", "color": "#aa3366"})
     await host_client.send({"t": "room-set-access", "access": "edit"})
     await host_client.expect("guests", defaultAccess="edit")
     about = await visitor.about()
-    assert (about["project"], about["host"], about["access"]) == ("project", "Hana", "edit")
+    assert (about.project, about.host, about.access) == ("project", "Hana", "edit")
     # Everyone hears who is here: the host by the name it gave, each guest with its access.
     guest = await joined(served)
     people = await guest.expect("people")

@@ -95,6 +95,7 @@ from acp.schema import (
     ToolCallUpdate,
     UnstructuredCommandInput,
 )
+from pydantic import JsonValue
 
 log = logging.getLogger("canvasrelay.agents.demo")
 
@@ -159,8 +160,9 @@ def _word_chunks(text: str, words_per_chunk: int = 2) -> list[str]:
     return ["".join(words[i : i + words_per_chunk]) for i in range(0, len(words), words_per_chunk)]
 
 
-def _legacy_fields(session: _Session) -> dict[str, Any]:
-    """ACP's older `modes` and `models` fields, as Gemini CLI sends them."""
+def _legacy_fields(session: _Session) -> dict[str, JsonValue]:
+    """ACP's older `modes` and `models` fields, as Gemini CLI sends them: as JSON, since the SDK's
+    response models drop `models`."""
     return {
         "modes": {
             "currentModeId": session.mode,
@@ -232,7 +234,7 @@ class DemoAgent:
         additional_directories: list[str] | None = None,
         mcp_servers: list[McpServer] | None = None,
         **kwargs: Any,
-    ) -> NewSessionResponse | dict[str, Any]:
+    ) -> NewSessionResponse | dict[str, JsonValue]:
         session_id = f"demo-{uuid.uuid4().hex[:12]}"
         session = self._sessions[session_id] = _Session(cwd=Path(cwd), mcp_servers=list(mcp_servers or []))
         # After this answer, as agents announce theirs: the client knows the session by then.
@@ -248,7 +250,7 @@ class DemoAgent:
         mcp_servers: list[McpServer] | None = None,
         additional_directories: list[str] | None = None,
         **kwargs: Any,
-    ) -> LoadSessionResponse | dict[str, Any]:
+    ) -> LoadSessionResponse | dict[str, JsonValue]:
         session = self._sessions.get(session_id) or self._restore(session_id, cwd)
         if session is None and self._strict_load:
             raise RequestError.resource_not_found(session_id)

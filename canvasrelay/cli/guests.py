@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import json
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -175,7 +176,7 @@ OUTCOMES = {
 }
 
 
-def _summary(frame: dict[str, Any], names: dict[str, str]) -> str | None:
+def _summary(frame: Mapping[str, Any], names: dict[str, str]) -> str | None:
     """One readable line for a frame, or None for frames a reader does not need to see.
     `names` are the sessions' and terminals' human names, by id."""
     from canvasrelay.protocol.words import request_noun
@@ -204,7 +205,7 @@ ASKED = "asked "
 """Key prefix in `names` for what each waiting request is about."""
 
 
-def _learn_names(frame: dict[str, Any], names: dict[str, str]) -> None:
+def _learn_names(frame: Mapping[str, Any], names: dict[str, str]) -> None:
     if frame.get("t") == "request-pending":
         names[ASKED + str(frame.get("id"))] = str(frame.get("subject"))
     elif frame.get("t") == "terminals":
@@ -239,7 +240,7 @@ async def _join(args: argparse.Namespace) -> int:
     names: dict[str, str] = {}
     ended = asyncio.Event()
 
-    def show(frame: dict[str, Any]) -> None:
+    def show(frame: Mapping[str, Any]) -> None:
         if frame.get("t") == "bye":
             # Kicked, or the room closed: the hub will not take us back, so there is nothing to wait for.
             ended.set()

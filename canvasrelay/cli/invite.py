@@ -13,13 +13,23 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from pathlib import Path
-from typing import Any
+from typing import Any, NotRequired, TypedDict, get_args
 
 from canvasrelay.cli.usage import UsageError
+from canvasrelay.protocol.people import InviteAccess, InviteInfo, InviteState
 
-ACCESS = ("view", "edit", "trusted")
+ACCESS = get_args(InviteAccess)
 UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 TIMEOUT = 10.0
+
+
+class InviteBody(TypedDict):
+    """What `POST /api/invites` takes."""
+
+    name: str
+    access: InviteAccess
+    singleUse: bool
+    expiresInS: NotRequired[float]
 
 
 def add_command(commands: Any) -> None:
@@ -58,7 +68,7 @@ def _server(folder: Path) -> tuple[str, str]:
     return f"http://127.0.0.1:{port}", token
 
 
-def _call(base: str, token: str, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+def _call(base: str, token: str, method: str, path: str, body: InviteBody | None = None) -> Any:
     data = json.dumps(body).encode("utf-8") if body is not None else None
     request = urllib.request.Request(base + path, data=data, method=method)
     request.add_header("Authorization", f"Bearer {token}")
@@ -86,9 +96,9 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.list or not args.name:
         listed = _call(base, token, "GET", "/api/invites")
-        print("\n".join(listing(listed["invites"])))
+        print("\n".join(listing([InviteInfo.model_validate(invite) for invite in listed["invites"]])))
         return 0
-    body: dict[str, Any] = {"name": args.name, "access": args.access, "singleUse": args.single_use}
+    body: InviteBody = {"name": args.name, "access": args.access, "singleUse": args.single_use}
     if args.expires is not None:
         body["expiresInS"] = args.expires
     made = _call(base, token, "POST", "/api/invites", body)
@@ -99,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-STATE_WORDS = {
+STATE_WORDS: dict[InviteState, str] = {
     "standing": "the link works",
     "off": "turned off: the link lets nobody in until it is turned on",
     "expired": "lapsed: the link no longer works",
@@ -107,26 +117,26 @@ STATE_WORDS = {
 }
 
 
-def listing(invites: list[dict[str, Any]]) -> list[str]:
+def listing(invites: list[InviteInfo]) -> list[str]:
     """The invitations in words, one person a paragraph; an id only where a command needs it, said so."""
-    named = [invite for invite in invites if not invite["open"]]
+    named = [invite for invite in invites if not invite.open]
     lines = [] if named else ["Nobody has an invitation of their own: make one with `canvas invite NAME`."]
     for invite in named:
-        lines.append(f"{invite['name']}: {invite['access']} access; {_state(invite)}.")
-        if invite["state"] == "standing":
-            lines.append(f"  To revoke it: canvas invite --revoke {invite['id']}")
+        lines.append(f"{invite.name}: {invite.access} access; {_state(invite)}.")
+        if invite.state == "standing":
+            lines.append(f"  To revoke it: canvas invite --revoke {invite.id}")
     for invite in invites:
-        if invite["open"]:
+        if invite.open:
             lines.append(f"The open room link: guests get the room's default access; {_state(invite)}.")
     return lines
 
 
-def _state(invite: dict[str, Any]) -> str:
-    words = STATE_WORDS.get(invite["state"], invite["state"])
-    if invite["state"] != "standing":
+def _state(invite: InviteInfo) -> str:
+    words = STATE_WORDS[invite.state]
+    if invite.state != "standing":
         return words
-    if invite.get("singleUse"):
-        words += "; for one person, " + ("who has joined" if invite.get("used") else "who has not joined yet")
-    if invite.get("expiresAt"):
-        words += "; lapses " + time.strftime("%Y-%m-%d %H:%M", time.localtime(invite["expiresAt"]))
+    if invite.single_use:
+        words += "; for one person, " + ("who has joined" if invite.used else "who has not joined yet")
+    if invite.expires_at:
+        words += "; lapses " + time.strftime("%Y-%m-%d %H:%M", time.localtime(invite.expires_at))
     return words

@@ -17,12 +17,13 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import parse_qs
 
 import aiohttp
 from aiortc import RTCPeerConnection, RTCSessionDescription
 from cryptography.hazmat.primitives.asymmetric import ec
+from pydantic import ValidationError
 
 from canvasrelay.client.identity import public_key, sign_join
 from canvasrelay.core.guest_identity import guest_id_of
@@ -34,8 +35,17 @@ from canvasrelay.protocol.board_parts import BoardAssembly
 from canvasrelay.protocol.encoding import b64url, b64url_decode
 from canvasrelay.protocol.framing import Reassembler, chunks, parse_stream_message
 from canvasrelay.protocol.ice import servers_to_use, signal_url_for, signal_urls
+from canvasrelay.protocol.signal_messages import (
+    AboutAsk,
+    GuestMessage,
+    GuestOffer,
+    HubAnswer,
+    RoomAbout,
+    Withdrawn,
+)
 
 log = logging.getLogger(__name__)
+Reply = TypeVar("Reply", HubAnswer, RoomAbout)
 
 HANDSHAKE_TIMEOUT = 15.0
 ANSWER_TIMEOUT = 3.0
@@ -311,26 +321,22 @@ class Guest:
 
     async def _signal(self, session: aiohttp.ClientSession, signal_url: str, offer: str, nonce: bytes) -> str:
         """Send the offer through the rendezvous and wait for the hub's answer to it."""
-        conn = b64url(secrets.token_bytes(9))
-        message = {"kind": "offer", "from": conn, "sdp": offer, "nonce": b64url(nonce)}
-        reply = await self._ask(session, signal_url, message, "answer")
-        if not isinstance(reply.get("sdp"), str):
-            raise ConnectionError("the hub's answer carries no session description")
-        return str(reply["sdp"])
+        message = GuestOffer(from_=b64url(secrets.token_bytes(9)), sdp=offer, nonce=b64url(nonce))
+        return (await self._ask(session, signal_url, message, HubAnswer)).sdp
 
-    async def about(self) -> dict[str, Any]:
-        """What the room is, before joining it: `{project, host, access}` (the access a new guest gets)."""
-        message = {"kind": "about", "from": b64url(secrets.token_bytes(9))}
+    async def about(self) -> RoomAbout:
+        """What the room is, before joining it: its project, host and the access a new guest gets."""
+        message = AboutAsk(from_=b64url(secrets.token_bytes(9)))
         async with asyncio.timeout(HANDSHAKE_TIMEOUT), aiohttp.ClientSession() as session:
-            return await self._ask(session, self.rendezvous[self._using], message, "about")
+            return await self._ask(session, self.rendezvous[self._using], message, RoomAbout)
 
     async def _ask(
-        self, session: aiohttp.ClientSession, signal_url: str, message: dict[str, Any], reply_kind: str
-    ) -> dict[str, Any]:
-        """Seal `message` to the hub through the rendezvous at `signal_url`; its reply of `reply_kind` to us."""
+        self, session: aiohttp.ClientSession, signal_url: str, message: GuestMessage, reply: type[Reply]
+    ) -> Reply:
+        """Seal `message` to the hub through the rendezvous at `signal_url`; its `reply` to us."""
         url = f"{signal_url}?topic={signal_crypto.topic(self.link.key)}"
         async with session.ws_connect(url) as ws:
-            sealed = signal_crypto.seal(self.key, message)
+            sealed = signal_crypto.seal(self.key, message.model_dump(by_alias=True))
             await ws.send_str(sealed)
             async for msg in ws:
                 if msg.type is not aiohttp.WSMsgType.TEXT:
@@ -338,15 +344,18 @@ class Guest:
                 if signal_crypto.refuses(self.link.host_key, msg.data, sealed):
                     raise HubRefused(WRONG_KEY)
                 try:
-                    reply = signal_crypto.open_envelope(self.key, msg.data)
+                    opened = signal_crypto.open_envelope(self.key, msg.data)
                 except signal_crypto.SignalError:
                     continue
-                if reply.get("to") != message["from"]:
+                if opened.get("to") != message.from_:
                     continue
-                if reply.get("kind") == "withdrawn":
-                    raise HubRefused(str(reply.get("reason") or "this invitation was withdrawn"))
-                if reply.get("kind") == reply_kind:
-                    return reply
+                try:
+                    if opened.get("kind") == "withdrawn":
+                        raise HubRefused(Withdrawn.model_validate(opened).reason or "this invitation was withdrawn")
+                    if opened.get("kind") == reply.model_fields["kind"].default:
+                        return reply.model_validate(opened)
+                except ValidationError:
+                    raise ConnectionError(f"the hub's {opened.get('kind')} was not one canvas understands") from None
         raise ConnectionError("the rendezvous closed before the hub answered")
 
     def _check_proof(self, message: str, nonce: bytes, offer: str, answer: str) -> bytes:

@@ -10,6 +10,7 @@ write, so it is tested without a terminal.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,7 +45,8 @@ class ThreadView:
     open_item: tuple[str, str, int] | None = None
     """The message whose text ends the last line written, which new text simply continues."""
 
-    def feed(self, frame: dict[str, Any]) -> str:
+    def feed(self, frame: Mapping[str, Any]) -> str:
+        """What a frame (as JSON, from the guest library) adds to the threads, as text to write."""
         kind = frame.get("t")
         if kind == "welcome":
             for head in frame.get("sessions") or []:
@@ -87,7 +89,7 @@ class ThreadView:
         """A line of something else (a notice), after ending any message that was streaming."""
         return self._break() + text + "\n"
 
-    def _head(self, head: dict[str, Any]) -> None:
+    def _head(self, head: Mapping[str, Any]) -> None:
         if isinstance(head.get("id"), str):
             self.labels[head["id"]] = str(head.get("title") or head.get("agentLabel") or "an agent")
 

@@ -19,7 +19,7 @@ import itertools
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from canvasrelay.core import session_log
 from canvasrelay.core.effects import AnyEffect, Broadcast, Effect, Send
@@ -27,7 +27,15 @@ from canvasrelay.core.errors import Refused
 from canvasrelay.core.feature import F, Feature, Handler, route
 from canvasrelay.core.peer import Peer
 from canvasrelay.core.permission_preview import preview
-from canvasrelay.core.permission_rules import Choice, merge_announced, named, option_for, subject_of
+from canvasrelay.core.permission_rules import (
+    Choice,
+    PermissionAsk,
+    ToolCallJson,
+    merge_announced,
+    named,
+    option_for,
+    subject_of,
+)
 from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.agents import (
     AgentCancel,
@@ -236,9 +244,16 @@ REFUSED = (
 )
 
 
+class _TurnGiven(TypedDict, total=False):
+    """The optional fields of a `turn` event that hold something: the store keeps what it was given."""
+
+    as_written: str
+    by_host: bool
+
+
 @dataclass
 class Pending:
-    tool_call: dict[str, Any]
+    tool_call: ToolCallJson
     options: list[PermissionOption]
 
 
@@ -533,22 +548,23 @@ class Sessions:
         return [StoreSession(session.id), Broadcast(AgentOptions(session_id=session.id, options=list(options)))]
 
     def ask(
-        self, session_id: str, request: Mapping[str, Any], announced: Mapping[str, Any] | None = None
+        self, session_id: str, request: PermissionAsk, announced: Mapping[str, Any] | None = None
     ) -> tuple[str, list[AnyEffect]]:
         """A permission request for the host; returns its request id. `announced` is the tool
         call as its earlier updates described it (what the rules judged), for the preview."""
         session = self.sessions[session_id]
         self._requests += 1
         request_id = f"p{self._requests}-{session.last_seq + 1}"
-        tool_call = merge_announced(announced or {}, request.get("toolCall") or {})
+        tool_call = merge_announced(announced or {}, request["toolCall"])
         options = permission_options(request)
+        call_id, title = tool_call.get("toolCallId"), tool_call.get("title")
         session.pending[request_id] = Pending(tool_call, options)
         event = PermissionEvent(
             seq=session.next_seq,
             kind="permission",
             request_id=request_id,
-            tool_call_id=tool_call.get("toolCallId"),
-            title=tool_call.get("title") or "",
+            tool_call_id=call_id if isinstance(call_id, str) else None,
+            title=title if isinstance(title, str) else "",
             options=options,
             preview=preview(tool_call, self.root),
         )
@@ -557,7 +573,7 @@ class Sessions:
     def decided(
         self,
         session_id: str,
-        request: Mapping[str, Any],
+        request: PermissionAsk,
         choice: Choice | None,
         announced: Mapping[str, Any] | None = None,
     ) -> list[AnyEffect]:
@@ -651,7 +667,7 @@ class Sessions:
         now = self.clock()
         text = prompt.text
         # Only the fields that hold something: the store keeps what an event was given.
-        given: dict[str, Any] = {"as_written": prompt.as_written} if prompt.as_written is not None else {}
+        given: _TurnGiven = {"as_written": prompt.as_written} if prompt.as_written is not None else {}
         if prompt.by_host:
             given["by_host"] = True
         event = TurnEvent(
@@ -725,7 +741,7 @@ class RecordAnswer(Effect):
     """Tell the permission rules what the host answered (audit, and always/never rules)."""
 
     session_id: str
-    tool_call: dict[str, Any]
+    tool_call: ToolCallJson
     answer: HostAnswer | None
     option_id: str | None
     by: str

@@ -12,7 +12,7 @@ import re
 import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import NotRequired, TypedDict, cast
 
 from pycrdt import Array, Map, Text
 
@@ -94,6 +94,44 @@ def _color(value: str | None, kind: str) -> str:
     return value
 
 
+ItemValue = float | str | bool | Text | Map | Array
+"""What one field of an item holds in the document: a number, a word, or a shared text, map or list."""
+ItemFields = dict[str, ItemValue]
+"""A new item's fields, as written into the document (adr/0003-board-schema.md)."""
+
+ItemSummary = TypedDict(
+    "ItemSummary",
+    {
+        "id": str,
+        "kind": str,
+        "x": float,
+        "y": float,
+        "w": float,
+        "h": float,
+        "z": float,
+        "color": str | None,
+        "text": NotRequired[str],
+        "shape": NotRequired[str],
+        "group": NotRequired[str],
+        "locked": NotRequired[bool],
+        "from": NotRequired[str | None],
+        "to": NotRequired[str | None],
+        "x1": NotRequired[float],
+        "y1": NotRequired[float],
+        "x2": NotRequired[float],
+        "y2": NotRequired[float],
+        "bend": NotRequired[float],
+        "label": NotRequired[str],
+        "alt": NotRequired[str],
+        "has_image": NotRequired[bool],
+        "points": NotRequired[list[float]],
+        "holds": NotRequired[dict[str, str] | None],
+        "title": NotRequired[str | None],
+    },
+)
+"""An item as the board tools describe it to an agent: its place and what it says, by kind."""
+
+
 def _item(board: Board, item_id: str) -> Map:
     item = board.items.get(item_id) if isinstance(item_id, str) else None
     if not isinstance(item, Map) or item.get("kind") not in KINDS:
@@ -108,9 +146,9 @@ def _float(item: Map, key: str) -> float:
     return float(value)
 
 
-def _describe(item_id: str, item: Map) -> dict[str, Any]:
+def _describe(item_id: str, item: Map) -> ItemSummary:
     kind = item.get("kind")
-    out: dict[str, Any] = {
+    out: dict[str, object] = {
         "id": item_id,
         "kind": kind,
         "x": _float(item, "x"),
@@ -149,10 +187,11 @@ def _describe(item_id: str, item: Map) -> dict[str, Any]:
         holds = item.get("holds")
         out["holds"] = holds.to_py() if isinstance(holds, Map) else None
         out["title"] = item.get("title")
-    return out
+    # Built key by key: which keys an item has depends on its kind.
+    return cast(ItemSummary, out)
 
 
-def list_items(board: Board) -> list[dict[str, Any]]:
+def list_items(board: Board) -> list[ItemSummary]:
     """Every item that fits the schema, back to front."""
     found = []
     for item_id, item in board.items.items():
@@ -162,7 +201,7 @@ def list_items(board: Board) -> list[dict[str, Any]]:
     return found
 
 
-def read_item(board: Board, item_id: str) -> dict[str, Any]:
+def read_item(board: Board, item_id: str) -> ItemSummary:
     return _describe(item_id, _item(board, item_id))
 
 
@@ -191,7 +230,7 @@ def spot_beside(board: Board, ref: str, kind: str = "note") -> tuple[float, floa
     return None
 
 
-def _overlaps(box: tuple[float, float, float, float], item: dict[str, Any]) -> bool:
+def _overlaps(box: tuple[float, float, float, float], item: ItemSummary) -> bool:
     left, top, w, h = box
     across = left < item["x"] + item["w"] + GAP and item["x"] < left + w + GAP
     return across and top < item["y"] + item["h"] + GAP and item["y"] < top + h + GAP
@@ -216,7 +255,7 @@ def _place(
     return left, top, width, height
 
 
-def _add(board: Board, fields: dict[str, Any]) -> Edit:
+def _add(board: Board, fields: ItemFields) -> Edit:
     item_id = secrets.token_hex(6)
     fields["z"] = _next_z(board)
     with board.change() as change:
@@ -233,7 +272,7 @@ def _add_with_text(
     color: str | None,
     w: float | None,
     h: float | None,
-    extra: dict[str, Any] | None = None,
+    extra: ItemFields | None = None,
 ) -> Edit:
     body = _string("text", text, MAX_TEXT)
     left, top, width, height = _place(board, kind, x, y, w, h)
@@ -292,7 +331,7 @@ def add_arrow(board: Board, from_id: str, to_id: str, color: str | None = None) 
     top = min(box["y"] for box in boxes)
     width = max(max(box["x"] + box["w"] for box in boxes) - left, 1.0)
     height = max(max(box["y"] + box["h"] for box in boxes) - top, 1.0)
-    fields = {"kind": "arrow", "from": from_id, "to": to_id, "x": left, "y": top, "w": width, "h": height}
+    fields: ItemFields = {"kind": "arrow", "from": from_id, "to": to_id, "x": left, "y": top, "w": width, "h": height}
     return _add(board, {**fields, "color": _color(color, "arrow")})
 
 
@@ -313,12 +352,12 @@ def add_frame(
     reference = _string("ref", ref, MAX_REF, allow_empty=False)
     caption = _string("title", title, MAX_TITLE)
     left, top, width, height = _place(board, "frame", x, y, w, h)
-    fields = {"kind": "frame", "x": left, "y": top, "w": width, "h": height, "title": caption}
+    fields: ItemFields = {"kind": "frame", "x": left, "y": top, "w": width, "h": height, "title": caption}
     holds = Map({"type": holds_type, "ref": reference})
     return _add(board, {**fields, "color": _color(color, "frame"), "holds": holds})
 
 
-def _end(board: Board, name: str, item_id: str | None, point: tuple[float, float] | None) -> dict[str, Any]:
+def _end(board: Board, name: str, item_id: str | None, point: tuple[float, float] | None) -> ItemFields:
     """One end of an arrow: bound to an item (it follows the item) or free at a board point."""
     if item_id is not None:
         if _item(board, item_id).get("kind") == "arrow":
@@ -350,9 +389,9 @@ def add_free_arrow(
     end = _end(board, "2", to_id, None if x2 is None or y2 is None else (x2, y2))
     if from_id is not None and from_id == to_id:
         raise BoardApiError("an arrow needs two different items")
-    xs = [v for v in (start.get("x1"), end.get("x2")) if v is not None]
-    ys = [v for v in (start.get("y1"), end.get("y2")) if v is not None]
-    fields = {
+    xs = [v for v in (start.get("x1"), end.get("x2")) if isinstance(v, float)]
+    ys = [v for v in (start.get("y1"), end.get("y2")) if isinstance(v, float)]
+    fields: ItemFields = {
         "kind": "arrow",
         **start,
         **end,
@@ -379,7 +418,7 @@ def add_image(
     or without `src` a placeholder that says what belongs there."""
     words = _string("alt", alt, MAX_TITLE, allow_empty=False)
     left, top, width, height = _place(board, "image", x, y, w, h)
-    fields: dict[str, Any] = {"kind": "image", "x": left, "y": top, "w": width, "h": height, "alt": words}
+    fields: ItemFields = {"kind": "image", "x": left, "y": top, "w": width, "h": height, "alt": words}
     if src is not None:
         if len(src) > MAX_IMAGE_SRC:
             raise BoardApiError(f"the image is {len(src)} characters long; the limit is {MAX_IMAGE_SRC}")

@@ -12,7 +12,6 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from pycrdt import Map
 
@@ -115,9 +114,10 @@ class BoardRoom:
             tick=self.tick,
         )
 
-    def welcome(self, peer: Peer) -> dict[str, Any]:
+    def welcome(self, peer: Peer) -> dict[str, object]:
+        """The board's fields of the welcome (see `Welcome`)."""
         version, state = self._snapshot()
-        fields: dict[str, Any] = {
+        fields: dict[str, object] = {
             "board": b64(state[:BOARD_PART_BYTES]),
             "board_size": len(state),
             "board_version": version,

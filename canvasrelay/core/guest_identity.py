@@ -10,9 +10,8 @@ access, the invite it came through and whether the host blocked it; the store wr
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
-from dataclasses import asdict, dataclass, replace
-from typing import Any
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
 
 from canvasrelay.protocol import signal_crypto
 from canvasrelay.protocol.encoding import b64url, b64url_decode
@@ -60,12 +59,11 @@ class Identity:
 class Identities:
     """Every guest the room knows, by id; `clock` is wall time, as the store outlives the process."""
 
-    def __init__(self, clock: Callable[[], float], saved: list[dict[str, Any]] | None = None) -> None:
+    def __init__(self, clock: Callable[[], float], saved: Iterable[Identity] = ()) -> None:
         self.clock = clock
         self.known: dict[str, Identity] = {}
         self.listeners: list[Callable[[], None]] = []
-        for data in saved or []:
-            identity = Identity(**data)
+        for identity in saved:
             self.known[identity.guest_id] = identity
 
     def get(self, guest_id: str) -> Identity | None:
@@ -100,9 +98,6 @@ class Identities:
 
     def through(self, invite_id: str) -> list[Identity]:
         return [i for i in self.known.values() if i.invite_id == invite_id]
-
-    def to_json(self) -> list[dict[str, Any]]:
-        return [asdict(identity) for identity in self.known.values()]
 
     def _put(self, identity: Identity) -> None:
         self.known[identity.guest_id] = identity

@@ -11,9 +11,8 @@ is answered with "this invitation was withdrawn" rather than silence.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, replace
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, replace
 
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
@@ -113,14 +112,13 @@ class Invites:
     """The room's invites. `clock` is wall time: expiries outlive a restart."""
 
     def __init__(
-        self, clock: Callable[[], float], saved: list[dict[str, Any]] | None = None, open_secret: str | None = None
+        self, clock: Callable[[], float], saved: Iterable[Invite] = (), open_secret: str | None = None
     ) -> None:
         self.clock = clock
         self.invites: dict[str, Invite] = {}
         self.listeners: list[Callable[[], None]] = []
         """Called after every change: the store writes, the hub listens on the topics that changed."""
-        for data in saved or []:
-            invite = Invite(**data)
+        for invite in saved:
             self.invites[invite.id] = invite
         if OPEN_ID not in self.invites:
             self.invites[OPEN_ID] = Invite(OPEN_ID, OPEN_NAME, None, open_secret or new_secret(), clock())
@@ -206,9 +204,6 @@ class Invites:
             del self.invites[invite.id]
         if old:
             self._changed()
-
-    def to_json(self) -> list[dict[str, Any]]:
-        return [asdict(invite) for invite in self]
 
     def _put(self, invite: Invite) -> Invite:
         self.invites[invite.id] = invite

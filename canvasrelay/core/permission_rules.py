@@ -34,12 +34,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal, NamedTuple, get_args
+from typing import Any, Literal, NamedTuple, TypedDict, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from canvasrelay.core.errors import ConfigError
 from canvasrelay.protocol.agents import HostAnswer
+from canvasrelay.protocol.json_value import JsonObject
 from canvasrelay.protocol.session_events import PermissionOption
 
 Permission = Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other"]
@@ -47,6 +48,20 @@ PERMISSIONS: tuple[str, ...] = get_args(Permission)
 RuleAction = Literal["allow", "deny", "ask"]
 Layer = Literal["default", "user", "project", "session"]
 LAYERS: tuple[Layer, ...] = ("default", "user", "project", "session")
+
+ToolCallJson = JsonObject
+"""An ACP `ToolCall`/`ToolCallUpdate` as the agent sent it: the rules read what they need of it
+permissively (`subject_of`), since agents differ in what they put in `rawInput`, and the log and
+the audit keep it verbatim."""
+
+
+class PermissionAsk(TypedDict):
+    """An agent's `session/request_permission` params, as ACP JSON."""
+
+    sessionId: str
+    toolCall: ToolCallJson
+    options: list[JsonObject]
+
 
 USER_FILE = "permissions.toml"
 PATTERN_MAX = 1000
@@ -160,7 +175,7 @@ DEFAULT_RULES: tuple[Rule, ...] = (Rule.model_construct(permission="*", pattern=
 # -- tool calls -----------------------------------------------------------------------------
 
 
-def merge_announced(announced: Mapping[str, Any], tool_call: Mapping[str, Any]) -> dict[str, Any]:
+def merge_announced(announced: Mapping[str, Any], tool_call: Mapping[str, Any]) -> ToolCallJson:
     """The tool call as announced, updated by what a later message carries: a missing value, or an
     empty `locations`/`rawInput`, keeps what was announced."""
     return {

@@ -9,7 +9,6 @@ is only viewing it. The tree goes only to peers that may browse.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from pydantic import ConfigDict, TypeAdapter
 
@@ -106,7 +105,7 @@ class SharedFiles:
             if not held:
                 del self.held[peer_id]
 
-    def loaded(self, path: str, payload: dict[str, Any], requester: str | None) -> list[AnyEffect]:
+    def loaded(self, path: str, payload: dict[str, object], requester: str | None) -> list[AnyEffect]:
         """The adapter read `path`: `payload` is `read_shared_file`'s answer."""
         content = _content.validate_python(payload)
         frame = File(path=path, file=content)

@@ -37,7 +37,7 @@ class WelcomeHeads:
     def add(self, source: HeadSource) -> None:
         self._sources.append(source)
 
-    def welcome(self, peer: Any) -> dict[str, Any]:
+    def welcome(self, peer: Any) -> dict[str, object]:
         """The welcome's fields: the first page, and a cursor when more follow."""
         sessions, approvals, after = self._page(peer, None)
         return {"sessions": sessions, "approvals": approvals, "heads_after": after}

@@ -8,7 +8,11 @@ fell behind and was sent the state anew) continues from what was already put tog
 from __future__ import annotations
 
 import base64
+from collections.abc import Mapping
 from typing import Any
+
+from canvasrelay.protocol.board import BoardMore
+from canvasrelay.protocol.json_value import JsonObject
 
 
 class BoardAssembly:
@@ -21,16 +25,16 @@ class BoardAssembly:
     def complete(self) -> bool:
         return self.version >= 0 and len(self.data) >= self.size
 
-    def welcome(self, frame: dict[str, Any]) -> dict[str, Any] | None:
-        """Start (or continue) from a welcome; the `board-more` to send, if any."""
+    def welcome(self, frame: Mapping[str, Any]) -> JsonObject | None:
+        """Start (or continue) from a welcome (as JSON); the `board-more` to send, if any."""
         version, size = int(frame.get("boardVersion", 0)), int(frame.get("boardSize", 0))
         first = base64.b64decode(frame.get("board", ""))
         if not (version == self.version and size == self.size and len(self.data) >= len(first)):
             self.version, self.size, self.data = version, size or len(first), bytearray(first)
         return self._next()
 
-    def part(self, frame: dict[str, Any]) -> dict[str, Any] | None:
-        """Take a `board-part`; the `board-more` to send, if any."""
+    def part(self, frame: Mapping[str, Any]) -> JsonObject | None:
+        """Take a `board-part` (as JSON); the `board-more` to send, if any."""
         if frame["version"] != self.version:
             self.version, self.size, self.data = frame["version"], frame["size"], bytearray()
         if frame["offset"] != len(self.data):
@@ -38,7 +42,7 @@ class BoardAssembly:
         self.data += base64.b64decode(frame["data"])
         return self._next() if frame["ask"] else None
 
-    def _next(self) -> dict[str, Any] | None:
+    def _next(self) -> JsonObject | None:
         if self.complete:
             return None
-        return {"t": "board-more", "version": self.version, "offset": len(self.data)}
+        return BoardMore(version=self.version, offset=len(self.data)).model_dump(by_alias=True)

@@ -15,7 +15,7 @@ import json
 import os
 import re
 import time
-from typing import Any
+from collections.abc import Mapping
 
 from cryptography.exceptions import InvalidSignature, InvalidTag
 from cryptography.hazmat.primitives import hashes
@@ -25,6 +25,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from canvasrelay.protocol.encoding import b64url, b64url_decode
+from canvasrelay.protocol.json_value import JsonObject
 
 SIGNAL_INFO = b"canvas/signal/v1"
 TURN_INFO = b"canvas/turn/v1"
@@ -78,13 +79,15 @@ def turn_verifier(proof: str) -> str:
     return b64url(hashlib.sha256(b64url_decode(proof)).digest())
 
 
-def seal(key: bytes, message: dict[str, Any], now: float | None = None) -> str:
+def seal(key: bytes, message: Mapping[str, object], now: float | None = None) -> str:
+    """`message` (see `signal_messages`) sealed, with the time it was sealed."""
     body = json.dumps({**message, "ts": now if now is not None else time.time()}, separators=(",", ":"))
     nonce = os.urandom(NONCE_BYTES)
     return b64url(nonce + AESGCM(key).encrypt(nonce, body.encode("utf-8"), SIGNAL_INFO))
 
 
-def open_envelope(key: bytes, envelope: str, now: float | None = None) -> dict[str, Any]:
+def open_envelope(key: bytes, envelope: str, now: float | None = None) -> JsonObject:
+    """The message sealed in `envelope`, if it opens and is fresh: still to be read field by field."""
     try:
         raw = b64url_decode(envelope)
         plain = AESGCM(key).decrypt(raw[:NONCE_BYTES], raw[NONCE_BYTES:], SIGNAL_INFO)

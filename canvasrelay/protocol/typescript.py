@@ -10,10 +10,10 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, get_args
+from typing import get_args
 
 from pydantic import BaseModel
-from pydantic.json_schema import JsonSchemaMode, models_json_schema
+from pydantic.json_schema import JsonSchemaMode, JsonSchemaValue, models_json_schema
 
 from canvasrelay.protocol import CLIENT_FRAMES, MAX_FRAME_BYTES, SERVER_FRAMES, board_items, framing, words
 from canvasrelay.protocol.agents import HostAnswer
@@ -40,7 +40,7 @@ def _wrap(ts: str) -> str:
     return f"({ts})" if "|" in ts or "&" in ts else ts
 
 
-def _ts(schema: dict[str, Any]) -> str:
+def _ts(schema: JsonSchemaValue) -> str:
     if "$ref" in schema:
         return _name(schema["$ref"])
     if "const" in schema:
@@ -74,7 +74,7 @@ def _ts(schema: dict[str, Any]) -> str:
     return "unknown"
 
 
-def _object(schema: dict[str, Any], indent: str = "") -> str:
+def _object(schema: JsonSchemaValue, indent: str = "") -> str:
     required = set(schema.get("required", []))
     lines = ["{"]
     for key, prop in schema.get("properties", {}).items():
@@ -87,7 +87,7 @@ def _object(schema: dict[str, Any], indent: str = "") -> str:
     return "\n".join(lines)
 
 
-def _declaration(name: str, schema: dict[str, Any]) -> str:
+def _declaration(name: str, schema: JsonSchemaValue) -> str:
     if schema.get("type") == "object" and "properties" in schema:
         return f"export interface {name} {_object(schema)}\n"
     return f"export type {name} = {_ts(schema)};\n"

@@ -19,13 +19,15 @@ import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from pydantic import ValidationError
 
 from canvasrelay.core import session_log
 from canvasrelay.core.agent_sessions import HistoryPage, StoredSession
+from canvasrelay.core.permission_rules import Rule
 from canvasrelay.protocol.agents import SessionMeta
+from canvasrelay.protocol.json_value import JsonObject
 from canvasrelay.protocol.session_events import LogHead, SessionEvent, stored_event, stored_json
 from canvasrelay.server.board.log import BOARD_LOG, write_log
 from canvasrelay.server.canvas_dir import create_private
@@ -167,6 +169,16 @@ def _log_failed_checkpoint(done: Future[tuple[int, int, int]]) -> None:
         log.error("checkpointing the store's write-ahead log failed: %s", done.exception())
 
 
+class AuditRow(TypedDict):
+    """One line of the audit table. `detail` is the JSON its writer gave, which differs by `action`
+    (a rule's fields, a permission's answer, a file the agent was refused)."""
+
+    time: float
+    actor: str
+    action: str
+    detail: JsonObject
+
+
 class HistoryReader:
     """Reads history pages on a connection of its own in one worker thread: a page never holds up
     the event loop, and WAL lets it read while the loop's connection writes."""
@@ -303,19 +315,19 @@ class Store:
                 [(session_id, e.seq, stored_json(e)) for e in events],
             )
 
-    def add_session_rule(self, session_id: str, rule: dict[str, Any]) -> int:
+    def add_session_rule(self, session_id: str, rule: Rule) -> int:
         with self.db:
             cur = self.db.execute(
                 "INSERT INTO session_rules (session_id, rule, created) VALUES (?, ?, ?)",
-                (session_id, json.dumps(rule), time.time()),
+                (session_id, rule.model_dump_json(exclude_none=True), time.time()),
             )
         return int(cur.lastrowid or 0)
 
-    def session_rules(self, session_id: str) -> list[tuple[int, dict[str, Any]]]:
+    def session_rules(self, session_id: str) -> list[tuple[int, Rule]]:
         rows = self.db.execute(
             "SELECT id, rule FROM session_rules WHERE session_id = ? ORDER BY id", (session_id,)
         ).fetchall()
-        return [(int(r[0]), json.loads(r[1])) for r in rows]
+        return [(int(r[0]), Rule.model_validate_json(r[1])) for r in rows]
 
     def delete_session_rules(self, session_id: str, rule_id: int | None = None) -> int:
         """Delete one of the session's rules, or all of them; returns how many went."""
@@ -330,18 +342,18 @@ class Store:
 
     # audit
 
-    def audit(self, actor: str, action: str, detail: dict[str, Any] | None = None) -> None:
+    def audit(self, actor: str, action: str, detail: JsonObject | None = None) -> None:
         with self.db:
             self.db.execute(
                 "INSERT INTO audit (time, actor, action, detail) VALUES (?, ?, ?, ?)",
                 (time.time(), actor, action, json.dumps(detail or {})),
             )
 
-    def audit_log(self, limit: int = 100) -> list[dict[str, Any]]:
+    def audit_log(self, limit: int = 100) -> list[AuditRow]:
         rows = self.db.execute(
             "SELECT time, actor, action, detail FROM audit ORDER BY id DESC LIMIT ?", (limit,)
         ).fetchall()
-        return [{"time": r[0], "actor": r[1], "action": r[2], "detail": json.loads(r[3])} for r in rows]
+        return [AuditRow(time=r[0], actor=r[1], action=r[2], detail=json.loads(r[3])) for r in rows]
 
 
 def read_page(

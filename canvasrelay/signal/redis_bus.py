@@ -14,7 +14,7 @@ import logging
 import secrets
 from collections import Counter, deque
 from collections.abc import Callable, Collection
-from typing import Any
+from typing import Any, TypedDict
 from urllib.parse import urlsplit
 
 import redis.asyncio as aioredis
@@ -66,6 +66,15 @@ def channel(topic: str) -> str:
 
 def _backoff(failures: int) -> float:
     return min(RETRY_MAX, 0.1 * 2**failures)
+
+
+class PubSubMessage(TypedDict):
+    """What redis-py's pub/sub hands over: a `subscribe` confirmation (`data` its count) or a `message`."""
+
+    type: str
+    pattern: bytes | None
+    channel: bytes
+    data: bytes | int
 
 
 class RedisBus:
@@ -205,7 +214,7 @@ class RedisBus:
                     await pubsub.aclose()
             await asyncio.sleep(_backoff(failures))
 
-    def _on_message(self, message: dict[str, Any]) -> None:
+    def _on_message(self, message: PubSubMessage) -> None:
         name = message["channel"].decode()
         if message["type"] == "subscribe":
             event = self._confirmed.get(name)
@@ -214,8 +223,8 @@ class RedisBus:
             return
         if message["type"] != "message" or not name.startswith(CHANNEL_PREFIX) or self._deliver is None:
             return
-        data: bytes = message["data"]
-        if not data.startswith(self._echo):
+        data = message["data"]
+        if isinstance(data, bytes) and not data.startswith(self._echo):
             self._deliver(name.removeprefix(CHANNEL_PREFIX), data.decode("utf-8", "replace").partition(" ")[2])
 
 

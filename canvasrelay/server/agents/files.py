@@ -21,14 +21,15 @@ import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol
 
-from canvasrelay.core.permission_rules import Decision
+from canvasrelay.core.permission_rules import Decision, ToolCallJson
+from canvasrelay.protocol.json_value import JsonObject
 from canvasrelay.server.files.reader import read_shared_file
 from canvasrelay.server.files.shared_set import Denied, Missing, SharedSet, syntax_reason
 
 FsKind = Literal["read", "edit"]
-Audit = Callable[[str, str, dict[str, Any]], None]
+Audit = Callable[[str, str, JsonObject], None]
 """`(actor, action, detail)`, as `Store.audit`."""
 
 
@@ -37,7 +38,7 @@ class FileRefused(Exception):
 
 
 class FsRules(Protocol):
-    def fs_decision(self, session_id: str, tool_call: dict[str, Any]) -> Decision: ...
+    def fs_decision(self, session_id: str, tool_call: ToolCallJson) -> Decision: ...
 
 
 @dataclass(frozen=True)
@@ -132,7 +133,7 @@ class AgentFiles:
     def _deny_by_rules(self, session_id: str, kind: FsKind, rel: str) -> None:
         if self._rules is None:
             return
-        tool_call = {
+        tool_call: ToolCallJson = {
             "toolCallId": f"fs-{next(self._ids)}",
             "kind": kind,
             "locations": [{"path": str(self.root / rel)}],
@@ -157,7 +158,7 @@ class AgentFiles:
     def _record(self, session_id: str, kind: FsKind, path: str, outcome: str, reason: str | None = None) -> None:
         if self._audit is None:
             return
-        detail: dict[str, Any] = {"session": session_id, "path": path, "outcome": outcome}
+        detail: JsonObject = {"session": session_id, "path": path, "outcome": outcome}
         if reason is not None:
             detail["reason"] = reason
         self._audit("agent", f"agent-fs-{'read' if kind == 'read' else 'write'}", detail)

@@ -46,10 +46,11 @@ from canvasrelay.core.agent_sessions import (
 )
 from canvasrelay.core.agent_slots import AgentSlots, Full, GiveWay, Wait
 from canvasrelay.core.effects import AnyEffect, Broadcast
-from canvasrelay.core.permission_rules import Choice
+from canvasrelay.core.permission_rules import Choice, PermissionAsk
 from canvasrelay.core.project_paths import ProjectPaths
 from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.core import ErrorFrame
+from canvasrelay.protocol.json_value import JsonObject
 from canvasrelay.protocol.session_events import ConfigChoice, ConfigOption, session_update
 from canvasrelay.server.agents import launch as agent_launch
 from canvasrelay.server.agents import sandbox as agent_sandbox
@@ -354,7 +355,9 @@ class AgentHost:
         await proc.start()
         # A prompt queued before a restart runs at start, before the port (and so the
         # board tools' address) is known.
-        mcp = [self.board.entry(await self.own_url(), session_id)]
+        from canvasrelay.server.agents.process import mcp_server
+
+        mcp = [mcp_server(self.board.entry(await self.own_url(), session_id))]
         agent_id = self.agent_ids.get(session_id)
         loaded = False
         if agent_id is not None and proc.supports_load:
@@ -446,7 +449,7 @@ class AgentHost:
             self._stopping.add(task)
             task.add_done_callback(self._stopping.discard)
 
-    def _on_update(self, session_id: str, update: dict[str, Any]) -> None:
+    def _on_update(self, session_id: str, update: JsonObject) -> None:
         """An update as the agent sent it: where it becomes a typed one (one no model reads, without
         a `sessionUpdate`, is dropped)."""
         if self.shutting_down:
@@ -466,13 +469,13 @@ class AgentHost:
         if session_id not in self._starting:
             self.pump(self.core.options(session_id, options))
 
-    async def _on_permission(self, session_id: str, request: dict[str, Any]) -> Choice | None:
+    async def _on_permission(self, session_id: str, request: PermissionAsk) -> Choice | None:
         if self.shutting_down:
             return None
         # Only the tool call: the options' ids go back to the agent as they came.
-        request = {**request, "toolCall": self.paths.value(request.get("toolCall"))}
+        request = {**request, "toolCall": self.paths.value(request["toolCall"])}
         decision, choice = self.rules.verdict(session_id, request)
-        announced = self.rules.full_tool_call(session_id, request.get("toolCall") or {})
+        announced = self.rules.full_tool_call(session_id, request["toolCall"])
         if decision.action != "ask":
             self.pump(self.core.decided(session_id, request, choice, announced))
             return choice

@@ -43,6 +43,7 @@ from acp import PROTOCOL_VERSION, Client, RequestError, connect_to_agent
 from acp.client.connection import ClientSideConnection
 from acp.schema import (
     AcpMcpServer,
+    AgentCapabilities,
     AllowedOutcome,
     ClientCapabilities,
     DeniedOutcome,
@@ -60,7 +61,8 @@ from acp.schema import (
 )
 from pydantic import ValidationError
 
-from canvasrelay.core.permission_rules import Choice
+from canvasrelay.core.permission_rules import Choice, PermissionAsk
+from canvasrelay.protocol.json_value import JsonObject, JsonValue
 from canvasrelay.protocol.session_events import ConfigOption, config_options
 from canvasrelay.server.agents.error import AgentError, doing, exit_words
 from canvasrelay.server.agents.files import AgentFiles, FileRefused
@@ -68,7 +70,8 @@ from canvasrelay.server.agents.files import AgentFiles, FileRefused
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-UpdateCallback = Callable[[str, dict[str, Any]], None]
+UpdateCallback = Callable[[str, JsonObject], None]
+"""Gets an ACP session update verbatim: the agent host reads it into a `SessionUpdate`."""
 OptionsCallback = Callable[[str, list[ConfigOption]], None]
 McpServer = HttpMcpServer | SseMcpServer | AcpMcpServer | McpServerStdio
 
@@ -90,7 +93,7 @@ ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|
 LEGACY_METHODS = {"mode": "session/set_mode", "model": "session/set_model"}
 
 
-PermissionCallback = Callable[[dict[str, Any]], Awaitable[str | Choice | None]]
+PermissionCallback = Callable[[PermissionAsk], Awaitable[str | Choice | None]]
 
 
 def plain_text(text: str, limit: int = ERROR_MAX) -> str:
@@ -162,11 +165,11 @@ class AgentProcess:
         self._configuring: set[str] = set()
         self._prompting: set[str] = set()
         self._turn_closing: dict[str, asyncio.Event] = {}
-        self._held: dict[str, list[dict[str, Any]]] = {}
+        self._held: dict[str, list[JsonObject]] = {}
         """Sessions whose prompt the agent answered while the caller has not yet heard it: a
         permission request read after that answer waits until the caller has (wire order)."""
-        self.agent_info: dict[str, Any] = {}
-        self.agent_capabilities: dict[str, Any] = {}
+        self.agent_info: Implementation | None = None
+        self.agent_capabilities = AgentCapabilities()
 
     async def __aenter__(self) -> AgentProcess:
         await self.start()
@@ -200,7 +203,7 @@ class AgentProcess:
 
     @property
     def supports_load(self) -> bool:
-        return bool(self.agent_capabilities.get("loadSession"))
+        return bool(self.agent_capabilities.load_session)
 
     def config_options(self, session_id: str) -> list[ConfigOption]:
         """The session's config options as the agent last reported them (those a model reads)."""
@@ -261,21 +264,20 @@ class AgentProcess:
         except BaseException:
             await self.close()
             raise
-        dumped = response.model_dump(mode="json", by_alias=True, exclude_none=True)
-        self.agent_info = dumped.get("agentInfo") or {}
-        self.agent_capabilities = dumped.get("agentCapabilities") or {}
+        self.agent_info = response.agent_info
+        self.agent_capabilities = response.agent_capabilities or AgentCapabilities()
 
-    async def new_session(self, cwd: str | Path | None = None, mcp_servers: Sequence[dict[str, Any]] = ()) -> str:
-        """Open a session; ``mcp_servers`` are ACP JSON entries, e.g. ``{"type": "http", ...}``."""
+    async def new_session(self, cwd: str | Path | None = None, mcp_servers: Sequence[McpServer] = ()) -> str:
+        """Open a session with the MCP servers it may use (see ``mcp_server``)."""
         response = await self._call(
             "session/new",
-            self._connection().new_session(cwd=self._cwd(cwd), mcp_servers=_mcp_servers(mcp_servers)),
+            self._connection().new_session(cwd=self._cwd(cwd), mcp_servers=list(mcp_servers)),
             SESSION_TIMEOUT,
         )
         return response.session_id
 
     async def load_session(
-        self, session_id: str, cwd: str | Path | None = None, mcp_servers: Sequence[dict[str, Any]] = ()
+        self, session_id: str, cwd: str | Path | None = None, mcp_servers: Sequence[McpServer] = ()
     ) -> bool:
         """Reopen a session the agent knows; False if the agent cannot load sessions. The history
         the agent replays, during its answer or just after, is dropped."""
@@ -287,7 +289,7 @@ class AgentProcess:
             await self._call(
                 "session/load",
                 self._connection().load_session(
-                    cwd=self._cwd(cwd), session_id=session_id, mcp_servers=_mcp_servers(mcp_servers)
+                    cwd=self._cwd(cwd), session_id=session_id, mcp_servers=list(mcp_servers)
                 ),
                 SESSION_TIMEOUT,
             )
@@ -390,7 +392,7 @@ class AgentProcess:
     def _cwd(self, cwd: str | Path | None) -> str:
         return str(Path(cwd).resolve() if cwd is not None else self.root)
 
-    def _session_result(self, method: str, params: dict[str, Any], result: Any) -> None:
+    def _session_result(self, method: str, params: JsonObject, result: JsonObject) -> None:
         """The raw answer to `session/new` or `session/load`: the SDK's models drop `models`."""
         session_id = result.get("sessionId") if method == "session/new" else params.get("sessionId")
         if not isinstance(session_id, str) or not isinstance(result, dict):
@@ -414,10 +416,10 @@ class AgentProcess:
         except Exception:
             log.exception("on_options failed")
 
-    def _deliver(self, session_id: str, update: dict[str, Any]) -> None:
-        kind = update.get("sessionUpdate")
-        if kind == "config_option_update" and isinstance(update.get("configOptions"), list):
-            self._config[session_id] = config_options(update["configOptions"])
+    def _deliver(self, session_id: str, update: JsonObject) -> None:
+        kind, options = update.get("sessionUpdate"), update.get("configOptions")
+        if kind == "config_option_update" and isinstance(options, list):
+            self._config[session_id] = config_options(options)
             self._tell_options(session_id)
         elif kind == "current_mode_update" and "mode" in self._legacy.get(session_id, ()):
             self._set_current(session_id, "mode", str(update.get("currentModeId")))
@@ -526,7 +528,7 @@ class AgentProcess:
     async def _ask_permission(
         self, session_id: str, tool_call: ToolCallUpdate, options: list[PermissionOption]
     ) -> RequestPermissionResponse:
-        request = {
+        request: PermissionAsk = {
             "sessionId": session_id,
             "toolCall": tool_call.model_dump(mode="json", by_alias=True, exclude_none=True),
             "options": [option.model_dump(mode="json", by_alias=True, exclude_none=True) for option in options],
@@ -621,7 +623,7 @@ class _PipeTransport:
         deliver: UpdateCallback,
         closed: Callable[[str], None],
         broken: Callable[[str], None],
-        session_result: Callable[[str, dict[str, Any], Any], None],
+        session_result: Callable[[str, JsonObject, JsonObject], None],
         prompt_answered: Callable[[str], None],
     ) -> None:
         self._stdin = stdin
@@ -631,19 +633,20 @@ class _PipeTransport:
         self._broken = broken
         self._session_result = session_result
         self._prompt_answered = prompt_answered
-        self._asked: dict[Any, tuple[str, dict[str, Any]]] = {}
+        self._asked: dict[JsonValue, tuple[str, JsonObject]] = {}
         """Our `session/new`, `session/load` and `session/prompt` requests awaiting their answer, by id."""
 
-    async def send(self, message: dict[str, Any]) -> None:
-        if message.get("method") in ("session/new", "session/load", "session/prompt") and "id" in message:
-            self._asked[message["id"]] = (message["method"], message.get("params") or {})
+    async def send(self, message: JsonObject) -> None:
+        method, params = message.get("method"), message.get("params")
+        if method in ("session/new", "session/load", "session/prompt") and "id" in message:
+            self._asked[message["id"]] = (str(method), params if isinstance(params, dict) else {})
         try:
             self._stdin.write(json.dumps(message, ensure_ascii=False).encode() + b"\n")
             await self._stdin.drain()
         except (OSError, RuntimeError) as exc:
             raise ConnectionError(f"agent stdin closed: {exc}") from exc
 
-    async def receive(self) -> dict[str, Any] | None:
+    async def receive(self) -> JsonObject | None:
         while True:
             try:
                 line = await self._stdout.readline()
@@ -679,26 +682,29 @@ class _PipeTransport:
             self._stdin.close()
 
 
-def _legacy_options(result: Mapping[str, Any]) -> list[dict[str, Any]]:
+def _legacy_options(result: JsonObject) -> list[JsonObject]:
     """ACP's older `modes` and `models` fields, shaped as select config options."""
     options = []
     modes, models = result.get("modes"), result.get("models")
-    if isinstance(modes, dict) and modes.get("availableModes"):
-        choices = [
-            {"value": m.get("id"), "name": m.get("name") or m.get("id"), "description": m.get("description")}
-            for m in modes["availableModes"]
-        ]
+    if isinstance(modes, dict) and (choices := _choices(modes.get("availableModes"), "id")):
         options.append(_select("mode", "Mode", "mode", modes.get("currentModeId"), choices))
-    if isinstance(models, dict) and models.get("availableModels"):
-        choices = [
-            {"value": m.get("modelId"), "name": m.get("name") or m.get("modelId"), "description": m.get("description")}
-            for m in models["availableModels"]
-        ]
+    if isinstance(models, dict) and (choices := _choices(models.get("availableModels"), "modelId")):
         options.append(_select("model", "Model", "model", models.get("currentModelId"), choices))
     return options
 
 
-def _select(option_id: str, name: str, category: str, current: Any, choices: list[dict[str, Any]]) -> dict[str, Any]:
+def _choices(entries: JsonValue, key: str) -> list[JsonObject]:
+    """An older mode or model list as a select option's choices (none when it is not a list)."""
+    if not isinstance(entries, list):
+        return []
+    return [
+        {"value": m.get(key), "name": m.get("name") or m.get(key), "description": m.get("description")}
+        for m in entries
+        if isinstance(m, dict)
+    ]
+
+
+def _select(option_id: str, name: str, category: str, current: JsonValue, choices: list[JsonObject]) -> JsonObject:
     return {
         "id": option_id,
         "name": name,
@@ -709,9 +715,10 @@ def _select(option_id: str, name: str, category: str, current: Any, choices: lis
     }
 
 
-def _mcp_servers(entries: Sequence[dict[str, Any]]) -> list[McpServer]:
-    models: dict[str, type[McpServer]] = {"http": HttpMcpServer, "sse": SseMcpServer, "acp": AcpMcpServer}
-    return [models.get(entry.get("type", ""), McpServerStdio).model_validate(entry) for entry in entries]
+def mcp_server(entry: Mapping[str, object]) -> McpServer:
+    """An MCP server's ACP JSON entry (e.g. ``{"type": "http", ...}``) as its model."""
+    models: dict[object, type[McpServer]] = {"http": HttpMcpServer, "sse": SseMcpServer, "acp": AcpMcpServer}
+    return models.get(entry.get("type"), McpServerStdio).model_validate(entry)
 
 
 async def _stop_group(

@@ -18,12 +18,14 @@ from canvasrelay.core.permission_rules import (
     Layer,
     Rule,
     Subject,
+    ToolCallJson,
     decide,
     merge_announced,
     option_for,
     rule_for_answer,
     subject_of,
 )
+from canvasrelay.protocol.json_value import JsonObject
 from canvasrelay.protocol.session_events import permission_options
 from canvasrelay.server.config import CanvasConfig, UserRules, parse_config, read_toml
 
@@ -54,7 +56,7 @@ class RuleBook:
         self.user = list(user)
         self.project = list(project)
         self._session: dict[str, list[tuple[int, Rule]]] = {}
-        self._announced: dict[str, dict[str, dict[str, Any]]] = {}
+        self._announced: dict[str, dict[str, ToolCallJson]] = {}
         self._agent_remembers: dict[str, dict[tuple[str, str], str]] = {}
         self._unnamed: dict[str, set[str]] = {}
 
@@ -75,13 +77,13 @@ class RuleBook:
         while len(calls) > ANNOUNCED_MAX:
             del calls[next(iter(calls))]
 
-    def full_tool_call(self, session_id: str, tool_call: Mapping[str, Any]) -> dict[str, Any]:
+    def full_tool_call(self, session_id: str, tool_call: Mapping[str, Any]) -> ToolCallJson:
         announced = self._announced.get(session_id, {}).get(str(tool_call.get("toolCallId")), {})
         return merge_announced(announced, tool_call)
 
     def session_rules(self, session_id: str) -> list[tuple[int, Rule]]:
         if session_id not in self._session:
-            self._session[session_id] = [(i, Rule.model_validate(r)) for i, r in self.store.session_rules(session_id)]
+            self._session[session_id] = self.store.session_rules(session_id)
         return self._session[session_id]
 
     def layers(self, session_id: str) -> list[tuple[Layer, Sequence[Rule]]]:
@@ -93,7 +95,7 @@ class RuleBook:
         ]
 
     def add(self, session_id: str, rule: Rule, by: str) -> int:
-        rule_id = self.store.add_session_rule(session_id, rule.model_dump(exclude_none=True))
+        rule_id = self.store.add_session_rule(session_id, rule)
         self.session_rules(session_id).append((rule_id, rule))
         self.store.audit(by, "permission-rule-added", {"session": session_id, "id": rule_id, **rule.model_dump()})
         return rule_id
@@ -198,9 +200,7 @@ class RuleBook:
         return rule
 
 
-def _audit_detail(
-    session_id: str, tool_call: Mapping[str, Any], subject: Subject, decision: Decision
-) -> dict[str, Any]:
+def _audit_detail(session_id: str, tool_call: Mapping[str, Any], subject: Subject, decision: Decision) -> JsonObject:
     return {
         "session": session_id,
         "toolCallId": tool_call.get("toolCallId"),

@@ -6,7 +6,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Concatenate, ParamSpec
+from typing import Concatenate, ParamSpec
 
 from canvasrelay.core import board_edits as board_api
 from canvasrelay.core.board import EMPTY_UPDATE, Board, BoardBounds
@@ -90,10 +90,10 @@ class BoardTools:
     def board(self) -> Board:
         return self.board_room.board
 
-    def list_items(self) -> list[dict[str, Any]]:
+    def list_items(self) -> list[board_api.ItemSummary]:
         return board_api.list_items(self.board)
 
-    def read_item(self, item_id: str) -> dict[str, Any]:
+    def read_item(self, item_id: str) -> board_api.ItemSummary:
         return board_api.read_item(self.board, item_id)
 
     async def edit(self, fn: Callable[Concatenate[Board, P], Edit], *args: P.args, **kwargs: P.kwargs) -> Edit:

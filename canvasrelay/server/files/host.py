@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
 
 from canvasrelay.core.shared_files import LoadFile, SharedFiles, UnwatchFile
 from canvasrelay.server.background import Background
@@ -59,7 +58,7 @@ class FileHost:
         if self.shared is not None:
             await asyncio.to_thread(self.shared.close)
 
-    def _watch_and_read(self, path: str) -> dict[str, Any]:
+    def _watch_and_read(self, path: str) -> dict[str, object]:
         assert self.shared is not None and self.watcher is not None
         resolution = self.shared.check(path)
         # Watch first, then read: a change between the two is then seen, not lost.

@@ -10,7 +10,6 @@ import os
 import stat
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from pathlib import Path
-from typing import Any
 
 from watchfiles import Change, awatch
 
@@ -157,16 +156,16 @@ class FileWatcher:
         # room where nothing changes: at the debounce (150 ms, not watchfiles' 50) that is a
         # third of the wake-ups, and a change still reaches readers within two steps.
         step = int(self._debounce_s * 1000)
-        options: dict[str, Any] = {
-            "watch_filter": self._wanted,
-            "debounce": step,
-            "step": step,
-            "stop_event": done,
-        }
-        watchers = [awatch(self._root, recursive=False, **options)]
+
+        def watch(*paths: str, recursive: bool = True) -> AsyncGenerator[set[tuple[Change, str]], None]:
+            return awatch(
+                *paths, recursive=recursive, watch_filter=self._wanted, debounce=step, step=step, stop_event=done
+            )
+
+        watchers = [watch(self._root, recursive=False)]
         self._folders = set(self._top_folders())
         if self._folders:
-            watchers.append(awatch(*sorted(self._folders), **options))
+            watchers.append(watch(*sorted(self._folders)))
         return done, [asyncio.create_task(self._consume(changes)) for changes in watchers]
 
     def _is_top_folder_event(self, change: Change, path: str) -> bool:

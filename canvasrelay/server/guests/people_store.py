@@ -14,20 +14,21 @@ import logging
 import os
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from canvasrelay.core.audit import Audit
-from canvasrelay.core.guest_identity import Identities
+from canvasrelay.core.guest_identity import Identities, Identity
 from canvasrelay.core.guests import Approval, Guests, peer_id_of
-from canvasrelay.core.invites import Invites
+from canvasrelay.core.invites import Invite, Invites
 from canvasrelay.protocol import FrameError, parse_client_frame
 from canvasrelay.protocol.people import AuditEntry
 from canvasrelay.server.background import cancelled
 from canvasrelay.server.room_secrets import write_private_file
 
 log = logging.getLogger(__name__)
+Row = TypeVar("Row")
 
 INVITES = "invites.json"
 GUESTS = "guests.json"
@@ -35,6 +36,10 @@ REQUESTS = "requests.json"
 AUDIT = "audit.jsonl"
 AUDIT_MAX_BYTES = 8 * 1024 * 1024
 SAVE_EVERY = 1.0
+
+# Each file is the list of its dataclasses' fields, as written by the previous run.
+INVITE_ROWS = TypeAdapter(list[Invite])
+GUEST_ROWS = TypeAdapter(list[Identity])
 
 
 def _read_json(path: Path) -> Any:
@@ -47,6 +52,16 @@ def _read_json(path: Path) -> Any:
         return None
 
 
+def _rows(rows: TypeAdapter[list[Row]], saved: object, name: str) -> list[Row]:
+    if saved is None:
+        return []
+    try:
+        return rows.validate_python(saved)
+    except ValidationError:
+        log.warning("%s cannot be read; starting without it", name)
+        return []
+
+
 class PeopleStore:
     def __init__(self, canvas_dir: Path, open_secret: str, fresh: bool = False) -> None:
         """`fresh` (a new room): every invite, identity and request of the old room is forgotten."""
@@ -55,9 +70,8 @@ class PeopleStore:
             for name in (INVITES, GUESTS, REQUESTS):
                 (canvas_dir / name).unlink(missing_ok=True)
         saved_invites = _read_json(canvas_dir / INVITES)
-        self.invites = Invites(time.time, saved_invites if isinstance(saved_invites, list) else None, open_secret)
-        saved_guests = _read_json(canvas_dir / GUESTS)
-        self.identities = Identities(time.time, saved_guests if isinstance(saved_guests, list) else None)
+        self.invites = Invites(time.time, _rows(INVITE_ROWS, saved_invites, INVITES), open_secret)
+        self.identities = Identities(time.time, _rows(GUEST_ROWS, _read_json(canvas_dir / GUESTS), GUESTS))
         self.audit = Audit(time.time)
         self.audit.load(self._read_audit())
         self._dirty = {INVITES: saved_invites is None, GUESTS: False}
@@ -145,10 +159,10 @@ class PeopleStore:
     def save(self) -> None:
         if self._dirty[INVITES]:
             self._dirty[INVITES] = False
-            write_private_file(self.dir / INVITES, json.dumps(self.invites.to_json()))
+            write_private_file(self.dir / INVITES, INVITE_ROWS.dump_json(list(self.invites)).decode())
         if self._dirty[GUESTS]:
             self._dirty[GUESTS] = False
-            write_private_file(self.dir / GUESTS, json.dumps(self.identities.to_json()))
+            write_private_file(self.dir / GUESTS, GUEST_ROWS.dump_json(list(self.identities.known.values())).decode())
         if self.guests is not None and set(self.guests.pending) != self._saved_requests:
             self._saved_requests = set(self.guests.pending)
             write_private_file(self.dir / REQUESTS, self._requests_json(self.guests))
