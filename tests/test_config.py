@@ -62,7 +62,11 @@ def test_no_file_is_every_default(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "key", "words"),
     [
-        ("[agent_processes]\nmax_runing = 3\n", "agent_processes.max_runing", "unknown key"),
+        (
+            "[agent_processes]\nmax_runing = 3\n",
+            "agent_processes.max_runing",
+            "unknown key (known: idle_minutes, max_running)",
+        ),
         ("[agent_processes]\nmax_running = 65\n", "agent_processes.max_running", "less than or equal to 64"),
         ('[agent_processes]\nmax_running = "4"\n', "agent_processes.max_running", "valid integer"),
         ("[agent_processes]\nidle_minutes = 0\n", "agent_processes.idle_minutes", "greater than 0"),
@@ -70,7 +74,11 @@ def test_no_file_is_every_default(tmp_path: Path) -> None:
         ("[board]\nmax_item = 5\n", "board.max_item", "unknown key"),
         ('[api]\ncors_origins = "https://a.example"\n', "api.cors_origins", "valid list"),
         ('[agents.mine]\ncommand = "x"\nargs = ["--acp", 1]\n', "agents.mine.args[1]", "valid string"),
-        ('[agents.mine]\ncommand = "x"\nenviron = {}\n', "agents.mine.environ", "unknown key"),
+        (
+            '[agents.mine]\ncommand = "x"\nenviron = {}\n',
+            "agents.mine.environ",
+            "unknown key (known: args, command, confine, env, label)",
+        ),
         ('[agents.mine]\nlabel = "Mine"\n', "agents.mine", "needs a command"),
         (
             '[[permissions]]\npermission = "read"\naction = "maybe"\n',

@@ -5,14 +5,14 @@ and takes TOML's own types strictly: `max_running = "4"` is refused, not read as
 number is fine where minutes are asked). An error names the file, the key and what was wrong,
 as `canvas serve` prints it:
 
-    /home/me/project/.canvas/config.toml: agent_processes.max_runing: unknown key
+    /home/me/project/.canvas/config.toml: agent_processes.max_runing: unknown key (known: idle_minutes, max_running)
 """
 
 from __future__ import annotations
 
 import tomllib
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -92,7 +92,7 @@ def parse_config(model: type[M], data: Any, where: str) -> M:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        problems = [f"{where}: {_key(error['loc'])}: {_words(error)}" for error in exc.errors()[:ERRORS_SHOWN]]
+        problems = [f"{where}: {_key(error['loc'])}: {_words(model, error)}" for error in exc.errors()[:ERRORS_SHOWN]]
         raise ConfigError("; ".join(problems)) from None
 
 
@@ -123,9 +123,23 @@ def _key(loc: tuple[int | str, ...]) -> str:
     return key or "(the file)"
 
 
-def _words(error: Any) -> str:
+def _words(model: type[Section], error: Any) -> str:
     if error["type"] == "extra_forbidden":
-        return "unknown key"
+        known = _keys_at(model, error["loc"][:-1])
+        return f"unknown key (known: {', '.join(known)})" if known else "unknown key"
     if error["type"] == "missing":
         return "required"
     return str(error["msg"]).removeprefix("Value error, ")
+
+
+def _keys_at(model: type[Section], loc: tuple[int | str, ...]) -> list[str]:
+    """The keys the table at `loc` may hold, following the models' fields, lists and maps."""
+    current: Any = model
+    for part in loc:
+        if isinstance(current, type) and issubclass(current, BaseModel):
+            field = current.model_fields.get(str(part))
+            current = field.annotation if field is not None else None
+        else:
+            # A list's item or a map's value: its type is the last type argument.
+            current = (get_args(current) or (None,))[-1]
+    return sorted(current.model_fields) if isinstance(current, type) and issubclass(current, BaseModel) else []
