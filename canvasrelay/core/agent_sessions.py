@@ -24,7 +24,7 @@ from typing import Any, TypedDict
 from canvasrelay.core import session_log
 from canvasrelay.core.effects import AnyEffect, Broadcast, Effect, Send
 from canvasrelay.core.errors import Refused
-from canvasrelay.core.feature import F, Feature, Handler, route
+from canvasrelay.core.feature import F, Feature, Handler, Route
 from canvasrelay.core.peer import Peer
 from canvasrelay.core.permission_preview import preview
 from canvasrelay.core.permission_rules import (
@@ -342,14 +342,14 @@ class Sessions:
         return Feature(
             "the agents",
             routes={
-                AgentCreate: route(in_order(self.create)),
-                AgentPrompt: route(in_order(self.prompt)),
-                AgentCancel: route(in_order(self.cancel)),
-                AgentConfig: route(in_order(self.configure)),
-                AgentPermission: route(in_order(self.answer)),
-                AgentRename: route(in_order(self.rename_frame)),
-                PromptAttribution: route(in_order(self.name_prompts)),
-                AgentHistoryRequest: route(in_order(self.history)),
+                AgentCreate: Route(in_order(self.create)),
+                AgentPrompt: Route(in_order(self.prompt)),
+                AgentCancel: Route(in_order(self.cancel)),
+                AgentConfig: Route(in_order(self.configure)),
+                AgentPermission: Route(in_order(self.answer)),
+                AgentRename: Route(in_order(self.rename_frame)),
+                PromptAttribution: Route(in_order(self.name_prompts)),
+                AgentHistoryRequest: Route(in_order(self.history)),
             },
             heads=self.heads,
             live=lambda ref: ref in self.sessions,

@@ -18,7 +18,7 @@ from pycrdt import Map
 from canvasrelay.core.board import Board, BoardFullError, BoardUpdateError
 from canvasrelay.core.effects import AnyEffect, Broadcast, Effect, Send
 from canvasrelay.core.errors import Refused
-from canvasrelay.core.feature import Feature, route
+from canvasrelay.core.feature import Feature, Route
 from canvasrelay.core.peer import Peer
 from canvasrelay.core.rate_limit import BucketPerKey
 from canvasrelay.core.room import Room
@@ -103,10 +103,10 @@ class BoardRoom:
         return Feature(
             "the board",
             routes={
-                BoardUpdate: route(self.on_update),
-                BoardSyncRequest: route(self.on_sync),
-                BoardMore: route(self.on_more),
-                Awareness: route(self.on_awareness),
+                BoardUpdate: Route(self.on_update),
+                BoardSyncRequest: Route(self.on_sync),
+                BoardMore: Route(self.on_more),
+                Awareness: Route(self.on_awareness),
             },
             welcome=self.welcome,
             joined=self.joined,

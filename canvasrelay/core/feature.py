@@ -58,7 +58,3 @@ class Feature:
     approvals: AskHost | None = None
     """Asks the host about a frame the policy sends to it (a guest's prompt, say): one feature at most."""
     tick: Tick | None = None
-
-
-def route(handler: Handler[F], request: RequestOf[F] | None = None) -> Route[F]:
-    return Route(handler, request)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from canvasrelay.core.effects import AnyEffect, Broadcast, Close, Send
 from canvasrelay.core.errors import Refused
-from canvasrelay.core.feature import Feature, route
+from canvasrelay.core.feature import Feature, Route
 from canvasrelay.core.guest_identity import Identities
 from canvasrelay.core.invites import OPEN_ID, WITHDRAWN, Invites
 from canvasrelay.core.peer import Peer
@@ -173,13 +173,13 @@ class Guests:
         return Feature(
             "the guests",
             routes={
-                GuestSetAccess: route(self._set_access),
-                RoomSetAccess: route(self._set_room_access),
-                GuestKick: route(self._kick),
-                TerminalGrant: route(self._grant),
-                ApprovalAnswer: route(self._answer),
-                HostProfile: route(self._host_profile),
-                GuestLeave: route(self._leave),
+                GuestSetAccess: Route(self._set_access),
+                RoomSetAccess: Route(self._set_room_access),
+                GuestKick: Route(self._kick),
+                TerminalGrant: Route(self._grant),
+                ApprovalAnswer: Route(self._answer),
+                HostProfile: Route(self._host_profile),
+                GuestLeave: Route(self._leave),
             },
             approvals=self.ask_host,
             joined=self._joined,

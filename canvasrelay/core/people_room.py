@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from canvasrelay.core.audit import Audit
 from canvasrelay.core.effects import AnyEffect, Broadcast, Send
 from canvasrelay.core.errors import Refused
-from canvasrelay.core.feature import Feature, route
+from canvasrelay.core.feature import Feature, Route
 from canvasrelay.core.guests import Guests
 from canvasrelay.core.invites import Invite, Invites
 from canvasrelay.core.peer import Peer
@@ -59,11 +59,11 @@ class PeopleRoom:
         return Feature(
             "the people",
             routes={
-                InviteCreate: route(self._create),
-                InviteRevoke: route(self._revoke),
-                OpenLinkSet: route(self._open_link),
-                AccessAsk: route(self._access),
-                AuditRead: route(self._read),
+                InviteCreate: Route(self._create),
+                InviteRevoke: Route(self._revoke),
+                OpenLinkSet: Route(self._open_link),
+                AccessAsk: Route(self._access),
+                AuditRead: Route(self._read),
             },
             rewrite=self._attributed,
             observe=self.audit.observe,

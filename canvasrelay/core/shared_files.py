@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pydantic import ConfigDict, TypeAdapter
 
 from canvasrelay.core.effects import AnyEffect, Broadcast, Effect, Send
-from canvasrelay.core.feature import Feature, route
+from canvasrelay.core.feature import Feature, Route
 from canvasrelay.core.peer import Peer
 from canvasrelay.core.policy import Request
 from canvasrelay.core.room import Room
@@ -55,9 +55,9 @@ class SharedFiles:
         return Feature(
             "the shared files",
             routes={
-                FileOpen: route(self._open, request=self._open_request),
-                FileClose: route(self._close),
-                TreeWatch: route(self._watch_tree),
+                FileOpen: Route(self._open, request=self._open_request),
+                FileClose: Route(self._close),
+                TreeWatch: Route(self._watch_tree),
             },
             joined=self._joined,
             left=self._left,

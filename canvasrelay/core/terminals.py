@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from canvasrelay.core.effects import AnyEffect, Broadcast, Effect, Multicast, Send
 from canvasrelay.core.errors import Refused
-from canvasrelay.core.feature import Feature, route
+from canvasrelay.core.feature import Feature, Route
 from canvasrelay.core.guests import Guests
 from canvasrelay.core.peer import Peer
 from canvasrelay.core.policy import Request
@@ -159,14 +159,14 @@ class TerminalRoom:
         return Feature(
             "the terminals",
             routes={
-                TermOpen: route(self._open, request=self._open_request),
-                TermInput: route(self._input, request=self._typing),
-                TermResize: route(self._resize, request=self._typing),
-                TermClose: route(self._close, request=self._typing),
-                TermDetach: route(self._detach),
-                TermControl: route(self._take_control),
-                TermRename: route(self._rename),
-                TermList: route(self._list),
+                TermOpen: Route(self._open, request=self._open_request),
+                TermInput: Route(self._input, request=self._typing),
+                TermResize: Route(self._resize, request=self._typing),
+                TermClose: Route(self._close, request=self._typing),
+                TermDetach: Route(self._detach),
+                TermControl: Route(self._take_control),
+                TermRename: Route(self._rename),
+                TermList: Route(self._list),
             },
             live=lambda ref: ref in self.terminals and self.terminals[ref].running,
             joined=self._joined,
