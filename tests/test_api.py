@@ -17,6 +17,7 @@ import pytest
 
 from canvasrelay import __version__
 from canvasrelay.core import session_log
+from canvasrelay.core.permission_rules import Rule
 from canvasrelay.protocol.session_events import LogHead, session_event
 from canvasrelay.server.store import Store
 from tests.support import ServerProcess
@@ -294,9 +295,9 @@ async def test_session_rules_through_the_api(api_server: ServerProcess, http: ai
     headers = auth(api_server)
     seed_session(api_server, "ruled", 0)
     store = Store(api_server.root / ".canvas" / "canvas.db")
-    first = store.add_session_rule("ruled", {"permission": "edit", "pattern": "a.md", "action": "allow"})
-    store.add_session_rule("ruled", {"permission": "execute", "pattern": "rm *", "action": "deny", "reason": "no"})
-    store.add_session_rule("ruled", {"permission": "read", "pattern": "*", "action": "allow"})
+    first = store.add_session_rule("ruled", Rule(permission="edit", pattern="a.md", action="allow"))
+    store.add_session_rule("ruled", Rule(permission="execute", pattern="rm *", action="deny", reason="no"))
+    store.add_session_rule("ruled", Rule(permission="read", pattern="*", action="allow"))
     store.db.close()
     async with http.get("/api/session/ruled/rules", headers=headers) as response:
         rules = await response.json()

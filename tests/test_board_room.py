@@ -12,8 +12,6 @@ from pycrdt import Doc, Map, Text
 from canvasrelay.core import board_edits as board_api
 from canvasrelay.core.board import Board
 from canvasrelay.core.board_room import (
-    AWARENESS_INTERVAL_S,
-    AWARENESS_TIMEOUT_S,
     IDLE_COMPACT_S,
     AwarenessDue,
     BoardRoom,
@@ -25,7 +23,15 @@ from canvasrelay.core.feature import Feature
 from canvasrelay.core.peer import Peer, RoomInfo
 from canvasrelay.core.room import Room
 from canvasrelay.protocol.access import Access
-from canvasrelay.protocol.board import MAX_DRAGGING, MAX_SELECTION, AwarenessOut, BoardSync, BoardUpdateOut
+from canvasrelay.protocol.board import (
+    AWARENESS_INTERVAL_S,
+    AWARENESS_TIMEOUT_S,
+    MAX_DRAGGING,
+    MAX_SELECTION,
+    AwarenessOut,
+    BoardSync,
+    BoardUpdateOut,
+)
 from canvasrelay.protocol.core import ErrorFrame
 from canvasrelay.server.board.host import BoardStore
 from canvasrelay.server.board.log import BOARD_LOG, read_updates

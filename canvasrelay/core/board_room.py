@@ -23,6 +23,8 @@ from canvasrelay.core.peer import Peer
 from canvasrelay.core.rate_limit import BucketPerKey
 from canvasrelay.core.room import Room
 from canvasrelay.protocol.board import (
+    AWARENESS_INTERVAL_S,
+    AWARENESS_TIMEOUT_S,
     BOARD_PART_BYTES,
     BOARD_PARTS_PER_ASK,
     Awareness,
@@ -39,10 +41,6 @@ from canvasrelay.protocol.board import (
 COMPACT_EVERY = 500
 """Updates after the checkpoint before the store is compacted: bounds both its size and the replay at start."""
 IDLE_COMPACT_S = 10.0
-AWARENESS_TIMEOUT_S = 30.0
-"""Clients refresh their awareness every 10 s; three missed refreshes and they count as gone."""
-AWARENESS_INTERVAL_S = 0.05
-"""A peer's presence goes out at most this often, its latest state only, however often it sends."""
 GUEST_WRITE_RATE, GUEST_WRITE_BURST = float(256 << 10), float(2 << 20)
 """Bytes of board updates a second one guest may write on average, and at once."""
 WRITERS_MAX = 4096

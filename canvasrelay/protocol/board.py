@@ -26,6 +26,13 @@ MAX_SELECTION = 8
 """Presence is rebroadcast to every peer, so it stays a few hundred bytes: a larger selection or
 drag is shown by its first items (the board itself still gets every position)."""
 MAX_DRAGGING = 8
+AWARENESS_REFRESH_S = 10.0
+"""Clients send their presence again this often even when it did not change."""
+AWARENESS_TIMEOUT_S = 30.0
+"""Three missed refreshes and a peer's presence counts as gone."""
+AWARENESS_INTERVAL_S = 0.05
+"""A peer's presence goes out at most this often, its latest state only, however often it sends
+(and the web app sends it no more often)."""
 COLOR_PATTERN = r"^#[0-9a-fA-F]{6}$"
 BOARD_PART_BYTES = 160 * 1024
 """The board's state travels in parts of this many bytes (base64 adds a third): the welcome holds

@@ -16,8 +16,16 @@ from pydantic import BaseModel
 from pydantic.json_schema import JsonSchemaMode, JsonSchemaValue, models_json_schema
 
 from canvasrelay.protocol import CLIENT_FRAMES, MAX_FRAME_BYTES, SERVER_FRAMES, board_items, framing, words
+from canvasrelay.protocol.access import ACCESS_TABLE, TERMINAL_HOLDERS, Access, Action, Decision
 from canvasrelay.protocol.agents import HostAnswer
-from canvasrelay.protocol.board import AWARENESS_ID_MAX, MAX_DRAGGING, MAX_SELECTION
+from canvasrelay.protocol.board import (
+    AWARENESS_ID_MAX,
+    AWARENESS_INTERVAL_S,
+    AWARENESS_REFRESH_S,
+    MAX_DRAGGING,
+    MAX_SELECTION,
+)
+from canvasrelay.protocol.guests import AccessLevel
 from canvasrelay.protocol.session_events import (
     EVENT_MODELS,
     SESSION_EVENT_KINDS,
@@ -108,11 +116,21 @@ def _constants() -> list[str]:
         "AWARENESS_MAX_SELECTION": MAX_SELECTION,
         "AWARENESS_MAX_DRAGGING": MAX_DRAGGING,
         "MAX_IMAGE_SRC": board_items.MAX_IMAGE_SRC,
+        "AWARENESS_INTERVAL_MS": round(AWARENESS_INTERVAL_S * 1000),
+        "AWARENESS_REFRESH_MS": round(AWARENESS_REFRESH_S * 1000),
     }
     out = [f"export const {name} = {value};\n" for name, value in numbers.items()]
     out.append(f"export const BOARD_ITEMS = {json.dumps(board_items.ITEMS)};\n")
     out.append(f"export const STROKE_WIDTHS = {json.dumps(board_items.STROKE_WIDTHS)};\n")
     out.append(f"export const FONT_SIZES = {json.dumps(board_items.FONT_SIZES)};\n")
+    for name, kinds in {
+        "ITEM_KINDS": board_items.KINDS,
+        "SHAPE_KINDS": board_items.SHAPES,
+        "DASH_KINDS": board_items.DASHES,
+        "HOLDS_TYPES": board_items.HOLDS_TYPES,
+    }.items():
+        out.append(f"export const {name} = {json.dumps(list(kinds))} as const;\n")
+    out += _access()
     out.append(f"export const REQUEST_WORDS = {json.dumps(words.REQUESTS, indent=2)} as const;\n")
     out.append(f"export const ANSWER_WORDS: Record<string, string> = {json.dumps(words.ANSWERS, indent=2)};\n")
     out.append(f"export const RULES_BY = {json.dumps(words.RULES_BY)};\n")
@@ -125,6 +143,22 @@ def _constants() -> list[str]:
         _literal("HostAnswer", HostAnswer),
     ]
     return out
+
+
+def _access() -> list[str]:
+    """The access table the core decides by, for the web app to offer only what it will allow."""
+    table = {action.value: {a.value: d.value for a, d in row.items()} for action, row in ACCESS_TABLE.items()}
+    levels = [access.value for access in sorted(Access, key=lambda access: access.rank)]
+    by_level = "Record<(typeof ACCESS_LEVELS)[number], AccessDecision>"
+    return [
+        f"export const ACCESS_LEVELS = {json.dumps(levels)} as const;\n",
+        f"export const GUEST_ACCESS_LEVELS = {json.dumps(list(get_args(AccessLevel)))} as const;\n",
+        f"export const TERMINAL_HOLDERS = {json.dumps([access.value for access in TERMINAL_HOLDERS])} as const;\n",
+        f"export type AccessAction = {' | '.join(json.dumps(action.value) for action in Action)};\n",
+        f"export type AccessDecision = {' | '.join(json.dumps(decision.value) for decision in Decision)};\n",
+        "/** Who may do what: each action, by access level (the core's `protocol/access.py`). */\n"
+        f"export const ACCESS_TABLE: Record<AccessAction, {by_level}> = {json.dumps(table, indent=2)};\n",
+    ]
 
 
 def _union(alias: object) -> str:

@@ -14,11 +14,85 @@ export const AWARENESS_MAX_DRAGGING = 8;
 
 export const MAX_IMAGE_SRC = 400000;
 
+export const AWARENESS_INTERVAL_MS = 50;
+
+export const AWARENESS_REFRESH_MS = 10000;
+
 export const BOARD_ITEMS = "items";
 
 export const STROKE_WIDTHS = [1.0, 2.0, 4.0, 8.0];
 
 export const FONT_SIZES = [12.0, 16.0, 24.0, 36.0];
+
+export const ITEM_KINDS = ["note", "text", "shape", "arrow", "stroke", "frame", "image"] as const;
+
+export const SHAPE_KINDS = ["rect", "ellipse"] as const;
+
+export const DASH_KINDS = ["solid", "dashed", "dotted"] as const;
+
+export const HOLDS_TYPES = ["agent", "terminal", "file"] as const;
+
+export const ACCESS_LEVELS = ["view", "edit", "trusted", "host"] as const;
+
+export const GUEST_ACCESS_LEVELS = ["view", "edit", "trusted"] as const;
+
+export const TERMINAL_HOLDERS = ["view", "edit"] as const;
+
+export type AccessAction = "read" | "edit-board" | "browse-files" | "run-on-host" | "type-terminal" | "answer-permission" | "ask" | "admin";
+
+export type AccessDecision = "allow" | "ask-host" | "deny";
+
+/** Who may do what: each action, by access level (the core's `protocol/access.py`). */
+export const ACCESS_TABLE: Record<AccessAction, Record<(typeof ACCESS_LEVELS)[number], AccessDecision>> = {
+  "read": {
+    "view": "allow",
+    "edit": "allow",
+    "trusted": "allow",
+    "host": "allow"
+  },
+  "edit-board": {
+    "view": "deny",
+    "edit": "allow",
+    "trusted": "allow",
+    "host": "allow"
+  },
+  "browse-files": {
+    "view": "deny",
+    "edit": "allow",
+    "trusted": "allow",
+    "host": "allow"
+  },
+  "run-on-host": {
+    "view": "deny",
+    "edit": "ask-host",
+    "trusted": "allow",
+    "host": "allow"
+  },
+  "type-terminal": {
+    "view": "deny",
+    "edit": "deny",
+    "trusted": "allow",
+    "host": "allow"
+  },
+  "answer-permission": {
+    "view": "deny",
+    "edit": "deny",
+    "trusted": "deny",
+    "host": "allow"
+  },
+  "ask": {
+    "view": "ask-host",
+    "edit": "ask-host",
+    "trusted": "ask-host",
+    "host": "allow"
+  },
+  "admin": {
+    "view": "deny",
+    "edit": "deny",
+    "trusted": "deny",
+    "host": "allow"
+  }
+};
 
 export const REQUEST_WORDS = {
   "agent-prompt": {

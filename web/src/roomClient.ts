@@ -1,7 +1,8 @@
 import { createContext, useContext, useEffect, useSyncExternalStore } from "react";
 import type { ClientFrame, ServerFrame, ServerFrameOf, Welcome } from "./protocol.gen";
 import type { RoomStore } from "./room/roomStore";
-import { selectAccess, type Access, type RoomState } from "./room/roomState";
+import { decision, type Access } from "./room/access";
+import { selectAccess, type RoomState } from "./room/roomState";
 
 /**
  * What a feature needs from the room to talk to it: send a frame, hear frames, read the welcome
@@ -79,7 +80,7 @@ export function useSendOnWelcome(frame: ClientFrame, may: (access: Access | null
   }, [store, frame, may]);
 }
 
-/** Whether this access may browse the files and open them: edit, trusted and host may. */
+/** Whether this access may browse the files and open them. */
 export function mayBrowse(access: Access | null): boolean {
-  return access === "edit" || access === "trusted" || access === "host";
+  return decision(access, "browse-files") === "allow";
 }

@@ -4,7 +4,7 @@ import { newId } from "../board/model";
 import { Dialog } from "../Dialog";
 import type { FramePickerProps } from "../frames";
 import type { AgentInfo } from "../protocol.gen";
-import type { Access } from "../room/roomState";
+import { decision, mayAsk, type Access } from "../room/access";
 import { useAccess, useRoom, useRoomClient } from "../roomClient";
 import "./agentMenu.css";
 
@@ -17,8 +17,9 @@ export function agentStateWords(agent: AgentInfo, host: boolean): string {
   return "Ready.";
 }
 
-function startLabel(access: Access | null): string {
-  return access === "edit" ? "Ask to start" : "Start";
+/** Whether starting an agent asks the host first (an edit guest's does). */
+function startAsks(access: Access | null): boolean {
+  return decision(access, "run-on-host") === "ask-host";
 }
 
 /**
@@ -32,7 +33,7 @@ export function AgentMenu({ refId, onStarted }: { refId?: string; onStarted?: (r
   const client = useRoomClient();
   const access = useAccess();
   const agents = useRoom((s) => s.welcome?.agents) ?? NO_AGENTS;
-  const mayStart = access !== null && access !== "view";
+  const mayStart = mayAsk(access, "run-on-host");
   const host = access === "host";
 
   const start = (agent: AgentInfo) => {
@@ -45,7 +46,7 @@ export function AgentMenu({ refId, onStarted }: { refId?: string; onStarted?: (r
   return (
     <div className="agent-menu">
       {!mayStart && <p className="agent-menu-note">Starting an agent needs edit access from the host.</p>}
-      {access === "edit" && <p className="agent-menu-note">The host approves each agent you start.</p>}
+      {startAsks(access) && <p className="agent-menu-note">The host approves each agent you start.</p>}
       <ul className="agent-menu-list" aria-label="Agents on offer" data-testid="agents">
         {agents.map((agent) => {
           const wordsId = `agent-menu-${agent.id}`;
@@ -61,7 +62,7 @@ export function AgentMenu({ refId, onStarted }: { refId?: string; onStarted?: (r
                     data-testid={`agent-start-${agent.id}`}
                     onClick={() => start(agent)}
                   >
-                    {startLabel(access)}
+                    {startAsks(access) ? "Ask to start" : "Start"}
                     <span className="visually-hidden"> {agent.label}</span>
                   </button>
                 )}

@@ -4,6 +4,7 @@ import type { FrameContentProps } from "../frames";
 import type { AvailableCommand, ConfigOption, HostAnswer } from "../protocol.gen";
 import { RequestNotes } from "../attention/RequestNotes";
 import { selectSession } from "../room/roomState";
+import { may, mayAsk } from "../room/access";
 import { useAccess, useRoom, useRoomClient } from "../roomClient";
 import { type Item, shownStatus } from "./sessionLog";
 import { contentKeys } from "../keys";
@@ -52,7 +53,7 @@ export function AgentView({ refId, width, height }: FrameContentProps) {
   const [rulesVersion, setRulesVersion] = useState(0);
   const access = useAccess();
   const isHost = access === "host";
-  const mayRun = access !== null && access !== "view";
+  const mayRun = mayAsk(access, "run-on-host");
   const head = state?.head ?? null;
   const thread = state?.thread;
   const ownName = useRoom((s) => s.people.find((person) => person.peerId === s.welcome?.peerId)?.name ?? null);
@@ -169,7 +170,7 @@ export function AgentView({ refId, width, height }: FrameContentProps) {
           commands={head.commands ?? NO_COMMANDS}
           label={`Prompt for ${head.agentLabel}`}
           placeholder={
-            isHost || access === "trusted"
+            may(access, "run-on-host")
               ? "Prompt the agent (Enter sends, Shift+Enter for a new line, / for commands)"
               : "Prompt the agent: the host approves each prompt (Enter sends)"
           }

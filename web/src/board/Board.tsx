@@ -26,6 +26,7 @@ import type * as Y from "yjs";
 import { framePickers } from "../frames";
 import { AWARENESS_MAX_DRAGGING } from "../protocol.gen";
 import { useAccess, useRoomClient } from "../roomClient";
+import { may } from "../room/access";
 import { type Theme, useTheme } from "../theme";
 import { align, bounds, distribute, type Guide, inside, type Rect, snap } from "./arrange";
 import { arrowBox, arrowEnds, middle } from "./arrows";
@@ -149,7 +150,7 @@ function Canvas({ session }: { session: BoardSession }) {
   useZoomOverFrames(wrapper);
   const peers = usePeers(session);
   const access = useAccess();
-  const readOnly = access === "view";
+  const readOnly = access !== null && !may(access, "edit-board");
   const theme = useTheme();
   // One finger pans the board on a touch screen (two pinch to zoom).
   const touch = useMedia("(pointer: coarse)");

@@ -6,11 +6,10 @@ import * as Y from "yjs";
 
 export { fromBase64, toBase64 } from "../base64";
 
-import type { DashKind } from "../protocol.gen";
+import { BOARD_ITEMS, DASH_KINDS, HOLDS_TYPES, ITEM_KINDS, type DashKind, type HoldsType, type ItemKind } from "../protocol.gen";
 
-export type ItemKind = "note" | "text" | "shape" | "arrow" | "stroke" | "frame" | "image";
-export type HoldsType = "agent" | "terminal" | "file";
-export const ITEMS = "items";
+export type { HoldsType, ItemKind };
+export const ITEMS = BOARD_ITEMS;
 /** Origin of the updates that came from the server, so they are never sent back. */
 export const REMOTE = "remote";
 /** Origin of this client's own edits: the ones undo and redo track. */
@@ -53,9 +52,9 @@ export interface Item {
   alt?: string;
 }
 
-const KINDS = new Set<string>(["note", "text", "shape", "arrow", "stroke", "frame", "image"]);
-const DASHES = new Set<string>(["solid", "dashed", "dotted"]);
-const HOLDS = new Set<string>(["agent", "terminal", "file"]);
+const KINDS = new Set<string>(ITEM_KINDS);
+const DASHES = new Set<string>(DASH_KINDS);
+const HOLDS = new Set<string>(HOLDS_TYPES);
 
 export const DEFAULTS: Record<Exclude<ItemKind, "arrow" | "stroke">, { w: number; h: number; color: string }> = {
   note: { w: 200, h: 200, color: "#ffd43b" },

@@ -9,6 +9,8 @@
 import * as Y from "yjs";
 import {
   AWARENESS_ID_MAX,
+  AWARENESS_INTERVAL_MS,
+  AWARENESS_REFRESH_MS,
   AWARENESS_MAX_DRAGGING,
   AWARENESS_MAX_SELECTION,
   type AwarenessStateInput,
@@ -18,12 +20,10 @@ import {
 } from "../protocol.gen";
 import { BoardParts } from "./boardParts";
 import { Listeners } from "../listeners";
+import { may } from "../room/access";
 import type { RoomClient } from "../roomClient";
 import { fromBase64, ITEMS, LOCAL, rateLimit, REMOTE, toBase64 } from "./model";
 
-export const AWARENESS_INTERVAL_MS = 50;
-/** Presence is resent this often so the server (which expires it after 30 s) knows we are here. */
-export const AWARENESS_REFRESH_MS = 10_000;
 const AWARENESS_EXPIRY_MS = 35_000;
 
 export interface Peer {
@@ -102,7 +102,8 @@ export class BoardSession {
   }
 
   get readOnly(): boolean {
-    return this.client.welcome?.access === "view";
+    const access = this.client.welcome?.access;
+    return access !== undefined && !may(access, "edit-board");
   }
 
   /**

@@ -1,11 +1,12 @@
 import { useRoom, useRoomClient } from "../roomClient";
+import { may } from "../room/access";
 
 /** Where a view guest finds it cannot do something: it asks the host for edit access from here. */
 export function AskForEdit() {
   const client = useRoomClient();
   const access = useRoom((s) => s.welcome?.access);
   const asked = useRoom((s) => s.requests.some((r) => r.ref === "access-ask"));
-  if (access !== "view") return null;
+  if (!access || may(access, "edit-board")) return null;
   return (
     <button
       type="button"

@@ -1,11 +1,10 @@
 import { useState } from "react";
-import type { InviteInfo } from "../protocol.gen";
+import { GUEST_ACCESS_LEVELS, type InviteInfo } from "../protocol.gen";
 import { CopyButton } from "../CopyButton";
 import { roomLink } from "../RoomLink";
 import { useRoom, useRoomClient } from "../roomClient";
 
-const LEVELS = ["view", "edit", "trusted"] as const;
-type Level = (typeof LEVELS)[number];
+type Level = (typeof GUEST_ACCESS_LEVELS)[number];
 const EXPIRIES: [string, number | null][] = [
   ["never", null],
   ["in an hour", 3600],
@@ -74,7 +73,7 @@ function InviteForm() {
       <label>
         with{" "}
         <select data-testid="invite-access" value={access} onChange={(event) => setAccess(event.target.value as Level)}>
-          {LEVELS.map((level) => (
+          {GUEST_ACCESS_LEVELS.map((level) => (
             <option key={level} value={level}>
               {level}
             </option>

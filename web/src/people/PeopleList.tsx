@@ -1,11 +1,10 @@
 import { useState } from "react";
 import { useBoardView, useBoardViewState } from "../boardView";
-import type { GuestInfo, Person } from "../protocol.gen";
+import { GUEST_ACCESS_LEVELS, type GuestInfo, type Person } from "../protocol.gen";
 import { useRoom, useRoomClient } from "../roomClient";
 import "./people.css";
 
-const LEVELS = ["view", "edit", "trusted"] as const;
-type Level = (typeof LEVELS)[number];
+type Level = (typeof GUEST_ACCESS_LEVELS)[number];
 
 const ACCESS_WORDS: Record<Person["access"], string> = {
   host: "host",
@@ -115,7 +114,7 @@ function RoomDefault({ level }: { level: Level }) {
         value={level}
         onChange={(e) => client.send({ t: "room-set-access", access: e.target.value as Level })}
       >
-        {LEVELS.map((l) => (
+        {GUEST_ACCESS_LEVELS.map((l) => (
           <option key={l} value={l}>
             {l}
           </option>
@@ -191,7 +190,7 @@ function GuestControls({ guest, defaultAccess }: { guest: GuestInfo; defaultAcce
           }
         >
           <option value="">room default ({defaultAccess})</option>
-          {LEVELS.map((level) => (
+          {GUEST_ACCESS_LEVELS.map((level) => (
             <option key={level} value={level}>
               {level}
             </option>

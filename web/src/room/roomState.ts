@@ -20,12 +20,13 @@ import type {
 } from "../protocol.gen";
 import { NO_SESSIONS, receiveSessions, type Session, type Sessions } from "../agents/sessions";
 import { mayType } from "../terminals/stream";
+import type { Access } from "./access";
 import { requestNoun, type Outcome } from "./requests";
 
 /** What a shared file holds, as the server last sent it. */
 export type FileContent = File["file"];
 
-export type Access = Welcome["access"];
+export type { Access };
 
 /** One of our own requests that waits for the host (an edit guest's prompt, a new terminal…). */
 export interface PendingRequest {

@@ -1,9 +1,9 @@
 import { outcomeText, ran } from "../room/requests";
+import { holdsWhenHanded } from "../room/access";
 import { selectMayType, selectTerminal } from "../room/roomState";
 import { useAccess, useRoom, useRoomClient } from "../roomClient";
 
 /** A view or edit guest types into a terminal only once the host hands it over. */
-const ASKS = new Set(["view", "edit"]);
 
 /**
  * Who types into a terminal, said on its frame: the host always (and trusted guests); a view or
@@ -28,8 +28,8 @@ export function TerminalControl({ id }: { id: string }) {
   const grant = (guestId: string, granted: boolean) =>
     client.send({ t: "terminal-grant", guestId, terminalId: id, granted });
   const holds = (guestId: string) => controllers.some((c) => c.guestId === guestId);
-  const askers = guests?.guests.filter((g) => g.connected && ASKS.has(g.access) && !holds(g.guestId)) ?? [];
-  const guest = access !== null && ASKS.has(access);
+  const askers = guests?.guests.filter((g) => g.connected && holdsWhenHanded(g.access) && !holds(g.guestId)) ?? [];
+  const guest = holdsWhenHanded(access);
 
   return (
     <div className="terminal-control" data-testid="terminal-control">

@@ -5,6 +5,7 @@ import { useEffect, useId, useRef, useState } from "react";
 import type { FrameContentProps } from "../frames";
 import { RequestNotes } from "../attention/RequestNotes";
 import { selectMayType, selectTerminal } from "../room/roomState";
+import { mayAsk } from "../room/access";
 import { useAccess, useRoom, useRoomStore } from "../roomClient";
 import { currentTheme, onTheme, type Theme } from "../theme";
 import { EscapeThenTab } from "./escape";
@@ -48,7 +49,7 @@ export function TerminalView({ refId, title, width, height, opened = false }: Fr
       ) : (
         <div className="terminal-none" data-testid="terminal-none">
           <p>No shell is running here.</p>
-          {access && access !== "view" && (
+          {mayAsk(access, "run-on-host") && (
             <button type="button" onClick={() => store.send({ t: "term-open", id: refId })}>
               Start a shell
             </button>

@@ -1,6 +1,7 @@
 /** Pure helpers for terminal frames, kept apart from xterm so they can be tested. */
 
 import type { TerminalInfo } from "../protocol.gen";
+import { holdsWhenHanded, may, type Access } from "../room/access";
 
 /** The server refuses `term-input` data above this many characters (canvasrelay/protocol/terminals.py). */
 export const MAX_INPUT_CHARS = 64 * 1024;
@@ -37,8 +38,8 @@ export function newTerminalId(random: () => number = Math.random): string {
 }
 
 /** Whether this access level may type into a terminal: the host and trusted guests always, another guest once handed it. */
-export function mayType(access: string | undefined, granted: boolean): boolean {
-  return access === "host" || access === "trusted" || (access !== undefined && granted);
+export function mayType(access: Access | undefined, granted: boolean): boolean {
+  return may(access, "type-terminal") || (granted && holdsWhenHanded(access));
 }
 
 /** How a terminal's shell ended, in words; null while it runs. */
