@@ -72,6 +72,7 @@ export function BoardMap({ marks, label }: { marks: Mark[]; label: string }) {
     if (!element || !context) return;
     element.width = WIDTH * scale;
     element.height = HEIGHT * scale;
+    const outline = getComputedStyle(element).getPropertyValue("--focus").trim() || "#1971c2";
     let frame = 0;
     const redraw = () => {
       frame = 0;
@@ -100,7 +101,7 @@ export function BoardMap({ marks, label }: { marks: Mark[]; label: string }) {
       context.rect(box.x, box.y, box.w, box.h);
       context.fillStyle = "rgba(128, 128, 128, 0.28)";
       context.fill("evenodd");
-      context.strokeStyle = getComputedStyle(element).getPropertyValue("--focus").trim() || "#1971c2";
+      context.strokeStyle = outline;
       context.lineWidth = 1.5 * scale;
       context.strokeRect(box.x, box.y, box.w, box.h);
     };
