@@ -6,6 +6,7 @@
 import { useStoreApi } from "@xyflow/react";
 import { useEffect, useRef } from "react";
 import type { Rect } from "./arrange";
+import { type Box, contains } from "./placement";
 import { type Mark, meets } from "./sketch";
 
 /** Draws the marks meeting `view` (board units) on a context already scaled to `zoom`. */
@@ -61,8 +62,8 @@ const MARGIN = 0.25;
 /** The part of the board a picture holds, and at which zoom. */
 type Drawn = { x: number; y: number; w: number; h: number; zoom: number };
 
-function holds(drawn: Drawn | null, view: { x: number; y: number; w: number; h: number }, zoom: number): drawn is Drawn {
-  return drawn !== null && drawn.zoom === zoom && view.x >= drawn.x && view.y >= drawn.y && view.x + view.w <= drawn.x + drawn.w && view.y + view.h <= drawn.y + drawn.h;
+function holds(drawn: Drawn | null, view: Box, zoom: number): drawn is Drawn {
+  return drawn !== null && drawn.zoom === zoom && contains(drawn, view);
 }
 
 export function Sketch({ marks, label, focused }: { marks: Mark[]; label: string; focused: Rect | null }) {
