@@ -8,7 +8,9 @@ screen, zoomed far out: a big board is drawn there as one sketch on a canvas). P
 with the board's culling and sketch on and then off (`canvas.board.culling` = "off" in local
 storage): time from navigation to the first item drawn, frame times (p50, p95, max; from
 requestAnimationFrame) while panning with the wheel and while zooming with Ctrl+wheel, how many
-item nodes are in the page (and whether the sketch is), and the page's JS heap. The goal is a p95 frame under
+item nodes are in the page (and whether the sketch is), and the page's JS heap; with `--profile`, where
+a pan's time goes at 100 % (the main thread's own time per kind of work from a Chromium trace, and the
+script's per function from a CPU profile). The goal is a p95 frame under
 16.7 ms at 5,000 items on this machine; the machine's load average is printed beside the figures
 (this machine is shared, so the figures are only comparable within one run).
 """
@@ -112,6 +114,68 @@ def frames(page: Any, gesture: str, steps: int) -> list[float]:
     return recorded
 
 
+def main_thread_costs(trace: dict[str, Any], top: int = 12) -> list[tuple[str, float]]:
+    """The renderer main thread's own time (ms) per trace event name, largest first: each event's
+    duration less what its children took."""
+    events = trace["traceEvents"] if isinstance(trace, dict) else trace
+    main = {
+        (e["pid"], e["tid"])
+        for e in events
+        if e.get("ph") == "M" and e.get("name") == "thread_name" and e["args"].get("name") == "CrRendererMain"
+    }
+    spans = sorted(
+        (e for e in events if e.get("ph") == "X" and (e["pid"], e["tid"]) in main and "dur" in e),
+        key=lambda e: (e["pid"], e["tid"], e["ts"], -e["dur"]),
+    )
+    own: dict[str, float] = {}
+    stack: list[tuple[float, str]] = []  # (end, name) of the spans still open, outermost first
+    for event in spans:
+        while stack and stack[-1][0] <= event["ts"]:
+            stack.pop()
+        if stack:
+            own[stack[-1][1]] = own.get(stack[-1][1], 0.0) - event["dur"] / 1000
+        own[event["name"]] = own.get(event["name"], 0.0) + event["dur"] / 1000
+        stack.append((event["ts"] + event["dur"], event["name"]))
+    return sorted(own.items(), key=lambda kv: -kv[1])[:top]
+
+
+def script_costs(profile: dict[str, Any], top: int = 12) -> list[tuple[str, float]]:
+    """A CPU profile's own time (ms) per function (name, file and line), largest first."""
+    by_node = {node["id"]: node for node in profile["nodes"]}
+    own: dict[str, float] = {}
+    for node_id, delta in zip(profile["samples"], profile["timeDeltas"], strict=True):
+        frame = by_node[node_id]["callFrame"]
+        where = f"{frame['functionName'] or '(anonymous)'} {frame['url'].rsplit('/', 1)[-1]}:{frame['lineNumber']}"
+        own[where] = own.get(where, 0.0) + delta / 1000
+    return sorted(own.items(), key=lambda kv: -kv[1])[:top]
+
+
+def profile_pan(browser: Any, server: ServerProcess, room_id: str, steps: int) -> None:
+    """Prints where a pan's time goes on the board at 100 % (culling on): the main thread's own
+    time per kind of work (script, style, layout, paint...) from a Chromium trace, and the
+    script's own time per function from a CPU profile taken at the same time."""
+    context = browser.new_context(viewport={"width": 1280, "height": 840})
+    settings = {f"canvas.view.{room_id}": json.dumps({"x": 40, "y": 120, "zoom": 1})}
+    context.add_init_script(f"for (const [k, v] of Object.entries({json.dumps(settings)})) localStorage.setItem(k, v);")
+    page = context.new_page()
+    page.goto(server.host_link)
+    page.locator(DRAWN).first.wait_for(timeout=300_000)
+    cdp = context.new_cdp_session(page)
+    cdp.send("Profiler.enable")
+    cdp.send("Profiler.setSamplingInterval", {"interval": 200})
+    browser.start_tracing(page=page, categories=["devtools.timeline", "disabled-by-default-devtools.timeline"])
+    cdp.send("Profiler.start")
+    pan = frames(page, "pan", steps)
+    profile = cdp.send("Profiler.stop")["profile"]
+    trace = json.loads(browser.stop_tracing())
+    print(f"  profiled pan: p50 {percentile(pan, 0.5):.1f} p95 {percentile(pan, 0.95):.1f} ms over {len(pan)} frames")
+    print("  main thread, own time (ms):  " + ", ".join(f"{name} {ms:.0f}" for name, ms in main_thread_costs(trace)))
+    print("  script, own time (ms):")
+    for where, ms in script_costs(profile):
+        print(f"    {ms:8.1f}  {where}")
+    context.close()
+
+
 def heap_mb(page: Any) -> float:
     cdp = page.context.new_cdp_session(page)
     cdp.send("Performance.enable")
@@ -173,6 +237,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 5000, 10000])
     parser.add_argument("--steps", type=int, default=120, help="wheel events per gesture")
+    parser.add_argument("--profile", action="store_true", help="also print where a pan's time goes at 100 %%")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -193,6 +258,8 @@ def main() -> None:
             server = ServerProcess(root).start()
             try:
                 room_id = board_id(browser, server)
+                if args.profile:
+                    profile_pan(browser, server, room_id, args.steps)
                 for fitted in (False, True):
                     for culling in (True, False):
                         figures = measure(browser, server, room_id, culling, fitted, args.steps)

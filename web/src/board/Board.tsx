@@ -281,17 +281,18 @@ function Canvas({ session }: { session: BoardSession }) {
     [items, overrides, boxOf, measured, selected, readOnly, editing, session, remoteSelection, endEdit, takeTyped, tool, arrowFrom, sketching, live],
   );
 
+  // On the sketch, arrows not picked are left out rather than hidden: React Flow keeps a hidden
+  // edge's component, which works out where the edge runs on every move of the view.
   const edges: Edge<ArrowEdgeData>[] = useMemo(
     () =>
       items
-        .filter((item) => item.kind === "arrow" && isBound(item))
+        .filter((item) => item.kind === "arrow" && isBound(item) && !(sketching && !selected.has(item.id)))
         .map((item) => ({
           id: item.id,
           source: item.from!,
           target: item.to!,
           type: "arrow",
           selected: selected.has(item.id),
-          hidden: sketching && !selected.has(item.id),
           ariaLabel: item.label ? `Arrow: ${item.label}` : "Arrow",
           data: { item, session, editable: !readOnly && !item.locked },
         })),

@@ -6,6 +6,7 @@
  */
 import { Panel, useReactFlow, useStoreApi } from "@xyflow/react";
 import { type PointerEvent, useEffect, useMemo, useRef } from "react";
+import { extent, fitted, type Mapping, onBoard, union } from "./mapping";
 import { draw } from "./Sketch";
 import { type Mark } from "./sketch";
 
@@ -13,38 +14,6 @@ const WIDTH = 200;
 const HEIGHT = 150;
 /** The items' picture is drawn this much finer than the map, so it stays sharp as the view's box shrinks the map's span. */
 const DETAIL = 2;
-
-type Bounds = { x: number; y: number; w: number; h: number };
-
-/** Where the board lies on the map: board point p is at (p - origin) * scale + offset, in device pixels. */
-interface Mapping {
-  origin: { x: number; y: number };
-  scale: number;
-  offset: { x: number; y: number };
-}
-
-function union(a: Bounds, b: Bounds): Bounds {
-  const x = Math.min(a.x, b.x);
-  const y = Math.min(a.y, b.y);
-  return { x, y, w: Math.max(a.x + a.w, b.x + b.w) - x, h: Math.max(a.y + a.h, b.y + b.h) - y };
-}
-
-function fitted(span: Bounds, width: number, height: number): Mapping {
-  const scale = Math.min(width / Math.max(span.w, 1), height / Math.max(span.h, 1));
-  return { origin: { x: span.x, y: span.y }, scale, offset: { x: (width - span.w * scale) / 2, y: (height - span.h * scale) / 2 } };
-}
-
-function extent(marks: Mark[]): Bounds | null {
-  if (marks.length === 0) return null;
-  let [x1, y1, x2, y2] = [Infinity, Infinity, -Infinity, -Infinity];
-  for (const mark of marks) {
-    x1 = Math.min(x1, mark.x);
-    y1 = Math.min(y1, mark.y);
-    x2 = Math.max(x2, mark.x + mark.w);
-    y2 = Math.max(y2, mark.y + mark.h);
-  }
-  return { x: x1, y: y1, w: x2 - x1, h: y2 - y1 };
-}
 
 export function BoardMap({ marks, label }: { marks: Mark[]; label: string }) {
   const canvas = useRef<HTMLCanvasElement>(null);
@@ -72,6 +41,7 @@ export function BoardMap({ marks, label }: { marks: Mark[]; label: string }) {
     if (!element || !context) return;
     element.width = WIDTH * scale;
     element.height = HEIGHT * scale;
+    const outline = getComputedStyle(element).getPropertyValue("--focus").trim() || "#1971c2";
     let frame = 0;
     const redraw = () => {
       frame = 0;
@@ -100,7 +70,7 @@ export function BoardMap({ marks, label }: { marks: Mark[]; label: string }) {
       context.rect(box.x, box.y, box.w, box.h);
       context.fillStyle = "rgba(128, 128, 128, 0.28)";
       context.fill("evenodd");
-      context.strokeStyle = getComputedStyle(element).getPropertyValue("--focus").trim() || "#1971c2";
+      context.strokeStyle = outline;
       context.lineWidth = 1.5 * scale;
       context.strokeRect(box.x, box.y, box.w, box.h);
     };
@@ -119,10 +89,7 @@ export function BoardMap({ marks, label }: { marks: Mark[]; label: string }) {
   /** Moves the view's centre to the board point under the pointer, as the map showed it when pressed. */
   const moveTo = (event: PointerEvent<HTMLCanvasElement>, at: Mapping) => {
     const rect = event.currentTarget.getBoundingClientRect();
-    const point = {
-      x: ((event.clientX - rect.left) * scale - at.offset.x) / at.scale + at.origin.x,
-      y: ((event.clientY - rect.top) * scale - at.offset.y) / at.scale + at.origin.y,
-    };
+    const point = onBoard(at, { x: (event.clientX - rect.left) * scale, y: (event.clientY - rect.top) * scale });
     void flow.setCenter(point.x, point.y, { zoom: flow.getZoom() });
   };
   const pressed = useRef<Mapping | null>(null);

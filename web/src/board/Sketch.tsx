@@ -6,6 +6,7 @@
 import { useStoreApi } from "@xyflow/react";
 import { useEffect, useRef } from "react";
 import type { Rect } from "./arrange";
+import { type Box, contains } from "./placement";
 import { type Mark, meets } from "./sketch";
 
 /** Draws the marks meeting `view` (board units) on a context already scaled to `zoom`. */
@@ -52,13 +53,30 @@ function ring(context: CanvasRenderingContext2D, box: Rect, zoom: number, colour
   context.strokeRect(box.x - gap, box.y - gap, box.w + 2 * gap, box.h + 2 * gap);
 }
 
+/**
+ * How far past each side of the view the sketch's picture reaches, as a share of the view: a pan
+ * copies the picture until the view leaves it, rather than drawing every mark again.
+ */
+const MARGIN = 0.25;
+
+/** The part of the board a picture holds, and at which zoom. */
+type Drawn = { x: number; y: number; w: number; h: number; zoom: number };
+
+function holds(drawn: Drawn | null, view: Box, zoom: number): drawn is Drawn {
+  return drawn !== null && drawn.zoom === zoom && contains(drawn, view);
+}
+
 export function Sketch({ marks, label, focused }: { marks: Mark[]; label: string; focused: Rect | null }) {
   const canvas = useRef<HTMLCanvasElement>(null);
   const store = useStoreApi();
   useEffect(() => {
     const element = canvas.current;
     const context = element?.getContext("2d");
-    if (!element || !context) return;
+    const picture = document.createElement("canvas");
+    const painter = picture.getContext("2d");
+    if (!element || !context || !painter) return;
+    const focus = getComputedStyle(element).getPropertyValue("--focus").trim() || "#1971c2";
+    let drawn: Drawn | null = null;
     let frame = 0;
     const redraw = () => {
       frame = 0;
@@ -68,12 +86,24 @@ export function Sketch({ marks, label, focused }: { marks: Mark[]; label: string
       if (element.width !== Math.round(width * scale) || element.height !== Math.round(height * scale)) {
         element.width = Math.round(width * scale);
         element.height = Math.round(height * scale);
+        drawn = null;
+      }
+      const view = { x: -x / zoom, y: -y / zoom, w: width / zoom, h: height / zoom };
+      if (!holds(drawn, view, zoom)) {
+        const area = { x: view.x - view.w * MARGIN, y: view.y - view.h * MARGIN, w: view.w * (1 + 2 * MARGIN), h: view.h * (1 + 2 * MARGIN), zoom };
+        picture.width = Math.round(area.w * zoom * scale);
+        picture.height = Math.round(area.h * zoom * scale);
+        painter.setTransform(scale * zoom, 0, 0, scale * zoom, -area.x * zoom * scale, -area.y * zoom * scale);
+        draw(painter, marks, area, zoom);
+        drawn = area;
       }
       context.setTransform(1, 0, 0, 1, 0, 0);
       context.clearRect(0, 0, element.width, element.height);
-      context.setTransform(scale * zoom, 0, 0, scale * zoom, scale * x, scale * y);
-      draw(context, marks, { x: -x / zoom, y: -y / zoom, w: width / zoom, h: height / zoom }, zoom);
-      if (focused) ring(context, focused, zoom, getComputedStyle(element).getPropertyValue("--focus").trim() || "#1971c2");
+      context.drawImage(picture, Math.round((drawn.x - view.x) * zoom * scale), Math.round((drawn.y - view.y) * zoom * scale));
+      if (focused) {
+        context.setTransform(scale * zoom, 0, 0, scale * zoom, scale * x, scale * y);
+        ring(context, focused, zoom, focus);
+      }
     };
     redraw();
     const stop = store.subscribe((state, before) => {
