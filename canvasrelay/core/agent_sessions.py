@@ -27,14 +27,12 @@ from canvasrelay.core.errors import Refused
 from canvasrelay.core.feature import F, Feature, Handler, Route
 from canvasrelay.core.peer import Peer
 from canvasrelay.core.permission_preview import preview
+from canvasrelay.core.permission_requests import ANSWERED, Pending, chosen
 from canvasrelay.core.permission_rules import (
     Choice,
     PermissionAsk,
     ToolCallJson,
     merge_announced,
-    named,
-    option_for,
-    subject_of,
 )
 from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.agents import (
@@ -67,7 +65,6 @@ from canvasrelay.protocol.session_events import (
     LogHead,
     NoticeEvent,
     PermissionEvent,
-    PermissionOption,
     PermissionResolvedEvent,
     SessionEvent,
     SessionStatus,
@@ -249,12 +246,6 @@ class _TurnGiven(TypedDict, total=False):
 
     as_written: str
     by_host: bool
-
-
-@dataclass
-class Pending:
-    tool_call: ToolCallJson
-    options: list[PermissionOption]
 
 
 @dataclass
@@ -465,23 +456,12 @@ class Sessions:
             raise _no_such_session()
         pending = session.pending.get(frame.request_id)
         if pending is None:
-            raise Refused("conflict", "That permission request was already answered, or the agent stopped asking.")
-        if frame.answer in ("always", "never") and not named(subject_of(pending.tool_call)):
-            raise Refused(
-                "invalid",
-                f"The agent did not say which file or command this is, so “{frame.answer}” would cover "
-                "every such call: answer Allow once or Reject.",
-            )
-        option_id = frame.option_id
-        if frame.answer is not None and option_id is None:
-            option_id = option_for(pending.options, frame.answer)
-        if option_id is not None and option_id not in {o.option_id for o in pending.options}:
-            raise Refused("invalid", f"the agent offered no option {option_id[:64]!r}")
+            raise Refused("conflict", ANSWERED)
+        pick = chosen(pending, frame.answer, frame.option_id)
         by = frame.by or peer.name or peer.id
-        kind = next((o.kind for o in pending.options if o.option_id == option_id), None)
         return [
-            RecordAnswer(session.id, pending.tool_call, frame.answer, option_id, by, kind),
-            *self._resolve(session, frame.request_id, option_id, by, answer=frame.answer),
+            RecordAnswer(session.id, pending.tool_call, frame.answer, pick.option_id, by, pick.kind),
+            *self._resolve(session, frame.request_id, pick.option_id, by, answer=frame.answer),
         ]
 
     def history(self, peer: Peer, frame: AgentHistoryRequest) -> list[AnyEffect]:
