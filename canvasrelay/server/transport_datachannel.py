@@ -4,7 +4,8 @@
 every frame (`seq`), keeps a bounded ring of what it sent so a reconnecting guest resumes after
 its last `seq`, and writes to whichever channel is attached. Frames waiting for the channel are
 coalesced into one message (`[firstSeq, frame, frame…]`); a message above the 256 KiB data-channel
-cap travels as `chunk` pieces. When a guest falls too far behind, the stream gives up on it
+cap travels as `chunk` pieces. A larger frame that deflates well travels alone as a binary message,
+deflated once for every guest it goes to (`deflate_once`). When a guest falls too far behind, the stream gives up on it
 (`on_overflow`): the hub then sends a `gap` and the full state instead of a growing backlog.
 """
 
@@ -15,7 +16,8 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 
 from canvasrelay.net.channel import Channel
-from canvasrelay.protocol.framing import chunks
+from canvasrelay.protocol.framing import chunks, compressed_message
+from canvasrelay.server.deflate_once import COMPRESS_MIN_CHARS, SHARED, DeflateOnce
 
 COALESCE_BYTES = 64 * 1024
 """Small frames are packed into messages up to this size: one SCTP send instead of many."""
@@ -28,8 +30,11 @@ RING_FRAMES = 8192
 
 
 class GuestStream:
-    def __init__(self, on_overflow: Callable[[GuestStream], None], first_seq: int = 1) -> None:
+    def __init__(
+        self, on_overflow: Callable[[GuestStream], None], first_seq: int = 1, deflater: DeflateOnce = SHARED
+    ) -> None:
         self.on_overflow = on_overflow
+        self.deflater = deflater
         self.next_seq = first_seq
         self.ring: deque[tuple[int, str]] = deque()
         self.ring_bytes = 0
@@ -119,10 +124,18 @@ class GuestStream:
                 while channel.buffered > HIGH_WATER:
                     self._drained.clear()
                     await self._drained.wait()
-                first = self.pending[0][0]
+                first, text = self.pending[0]
+                deflated = self.deflater.deflated(text)
+                if deflated is not None:
+                    self.pending.popleft()
+                    self.pending_bytes -= len(text)
+                    channel.send(compressed_message(first, deflated))
+                    continue
                 texts: list[str] = []
                 size = 0
                 while self.pending and (not texts or size + len(self.pending[0][1]) < COALESCE_BYTES):
+                    if texts and len(self.pending[0][1]) >= COMPRESS_MIN_CHARS:
+                        break  # it may travel deflated: on its own
                     _, text = self.pending.popleft()
                     texts.append(text)
                     size += len(text)

@@ -10,11 +10,15 @@ what a terminal streams to a room: small timestamped lines, paced, then a bulk o
 fast as the channels take them. Every guest's frames go through the hub's own `GuestStream`
 (numbering, coalescing, the buffer's high-water mark), so only the transport under it differs:
 
-- `aiortc`: one process, every peer connection on one event loop (the hub today);
-- `aiortc-workers`: the same, spread over `--workers` processes; the sender encodes each frame once
+- `aiortc-text`: one process, every peer connection on one event loop, every frame sent as text
+  (the hub before frames travelled deflated);
+- `aiortc`: the same, with each larger frame deflated once for all guests (the hub now);
+- `aiortc-workers`: that, spread over `--workers` processes; the sender encodes each frame once
   and hands it to each worker over a pipe, and each worker writes it to its own guests;
-- `native`: libdatachannel through `pylibdatachannel` 0.2.0, one process (it has no
-  `bufferedAmount`, so nothing holds a frame back: its queue is libdatachannel's).
+- `native`: libdatachannel through `pylibdatachannel` 0.2.0, one process, frames deflated (it has
+  no `bufferedAmount`, so nothing holds a frame back: its queue is libdatachannel's).
+
+The bulk is canvas's own source text, as `cat` prints it: it deflates about 3 times.
 
 Printed per row: the sender's CPU (its workers' included) per KB delivered to all guests, for the
 small lines and for the bulk; the small lines' delivery p50/p99 (the sender's wall clock in each line, against the page's on arrival),
@@ -39,9 +43,11 @@ from typing import Any, Protocol
 
 from playwright.async_api import Page, async_playwright
 
+import canvasrelay
 from canvasrelay.net.channel import AiortcChannel, Channel
 from canvasrelay.protocol import encode
 from canvasrelay.protocol.terminals import TermData
+from canvasrelay.server.deflate_once import SHARED, DeflateOnce
 from canvasrelay.server.transport_datachannel import GuestStream
 from tests.bench.browser_hub import HUB_ARGS
 from tests.bench.process_cpu import cpu_seconds
@@ -60,19 +66,29 @@ const got = [];
 const latencies = [];
 const opened = [];
 const stamp = /T (\\d+\\.\\d+) /g;
+// A frame the hub deflated: its seq (8 bytes), then the frame (canvasrelay/protocol/framing.py).
+const inflated = async (data) => {
+  const stream = new Blob([data.slice(8)]).stream().pipeThrough(new DecompressionStream("deflate"));
+  return `[0,${await new Response(stream).text()}]`;
+};
+const count = (i, text) => {
+  const now = (performance.timeOrigin + performance.now()) / 1000;
+  const [, ...frames] = JSON.parse(text);
+  for (const frame of frames) {
+    got[i] += frame.data.length;
+    for (const match of frame.data.matchAll(stamp)) latencies.push((now - Number(match[1])) * 1000);
+  }
+};
 window.offer = async () => {
   const i = pcs.length;
   const pc = new RTCPeerConnection();
   const channel = pc.createDataChannel("canvas");
   pcs.push(pc);
   got.push(0);
+  channel.binaryType = "arraybuffer";
+  let last = Promise.resolve();
   channel.onmessage = ({data}) => {
-    const now = (performance.timeOrigin + performance.now()) / 1000;
-    const [, ...frames] = JSON.parse(data);
-    for (const frame of frames) {
-      got[i] += frame.data.length;
-      for (const match of frame.data.matchAll(stamp)) latencies.push((now - Number(match[1])) * 1000);
-    }
+    last = last.then(() => typeof data === "string" ? data : inflated(data)).then((text) => count(i, text));
   };
   channel.onopen = () => opened.push(i);
   await pc.setLocalDescription(await pc.createOffer());
@@ -97,11 +113,19 @@ class Senders(Protocol):
     def broadcast(self, text: str) -> None: ...
 
 
+class TextOnly(DeflateOnce):
+    """The hub before frames travelled deflated."""
+
+    def deflated(self, frame: str) -> bytes | None:
+        return None
+
+
 class StreamsOver:
     """Guests on one transport, each behind the hub's `GuestStream`: a broadcast is one `send` each."""
 
-    def __init__(self, open_channel: Callable[[str], Any]) -> None:
+    def __init__(self, open_channel: Callable[[str], Any], deflater: DeflateOnce = SHARED) -> None:
         self.open_channel = open_channel
+        self.deflater = deflater
         self.streams: list[GuestStream] = []
 
     async def answer(self, offers: list[str]) -> list[str]:
@@ -109,7 +133,7 @@ class StreamsOver:
         for offer in offers:
             answer, channel_opened = await self.open_channel(offer)
             answers.append(answer)
-            stream = GuestStream(lambda _stream: print("a guest overflowed", file=sys.stderr))
+            stream = GuestStream(lambda _stream: print("a guest overflowed", file=sys.stderr), deflater=self.deflater)
             self.streams.append(stream)
 
             def attach(channel: Channel, stream: GuestStream = stream) -> None:
@@ -239,6 +263,8 @@ async def worker(pipe: Connection) -> None:
 
 
 def sender_of(kind: str, workers: int) -> Senders:
+    if kind == "aiortc-text":
+        return StreamsOver(aiortc_channel, TextOnly())
     if kind == "aiortc":
         return StreamsOver(aiortc_channel)
     if kind == "native":
@@ -264,12 +290,20 @@ async def sender(kind: str, workers: int) -> None:
                 reply += len(line)
                 await asyncio.sleep(SMALL_EVERY_S)
         else:
-            frame = encode(TermData(id="bench", data="x" * BULK_FRAME))
-            for _ in range(command["frames"]):
-                senders.broadcast(frame)
+            reply = 0
+            for data in bulk_output(command["frames"]):
+                senders.broadcast(encode(TermData(id="bench", data=data)))
+                reply += len(data)
                 await asyncio.sleep(0)
-            reply = "sent"
         print(json.dumps(reply), flush=True)
+
+
+def bulk_output(frames: int) -> list[str]:
+    """What `cat` of canvas's own sources prints, in frames of 16 KiB: real text, which deflates about
+    3 times (a listing or a build log deflates more, numbers less)."""
+    text = "".join(path.read_text() for path in sorted(Path(canvasrelay.__file__).parent.rglob("*.py")))
+    text = text.replace("\n", "\r\n")
+    return [text[(n * BULK_FRAME) % (len(text) - BULK_FRAME) :][:BULK_FRAME] for n in range(frames)]
 
 
 def run_sender(kind: str, workers: int) -> None:
@@ -329,13 +363,12 @@ async def trial(page: Page, kind: str, guests: int, workers: int, small: int, bu
         await until(page, f"() => received().every((n) => n >= {small_bytes})", PHASE_TIMEOUT_S)
         latencies = sorted(await page.evaluate("() => takeLatencies()"))
         cpu1, t1 = tree_cpu(pid), time.monotonic()
-        await sender.ask(do="bulk", frames=bulk_frames)
-        whole = small_bytes + bulk_frames * BULK_FRAME
+        whole = small_bytes + await sender.ask(do="bulk", frames=bulk_frames)
         await until(page, f"() => received().every((n) => n >= {whole})", PHASE_TIMEOUT_S)
         cpu2, t2 = tree_cpu(pid), time.monotonic()
     finally:
         sender.stop()
-    bulk_bytes = guests * bulk_frames * BULK_FRAME
+    bulk_bytes = guests * (whole - small_bytes)
     bulk_rate = bulk_bytes / (t2 - t1) / 1e6
     return (
         f"{guests:>6} {kind:>15} {(cpu1 - cpu0) * 1000 / (guests * small_bytes / 1024):>9.3f} "
@@ -372,7 +405,7 @@ if __name__ == "__main__":
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--small", type=int, default=200, help="small lines, one every 20 ms")
     parser.add_argument("--bulk-mb", type=float, default=1.0, help="bulk per guest, MB")
-    parser.add_argument("--transports", help="of aiortc, aiortc-workers, native (default: all there are)")
+    parser.add_argument("--transports", help="of aiortc-text, aiortc, aiortc-workers, native (default: all there are)")
     parser.add_argument("--sender", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.sender:
@@ -380,9 +413,9 @@ if __name__ == "__main__":
     try:
         import pylibdatachannel  # noqa: F401
 
-        kinds = ["aiortc", "aiortc-workers", "native"]
+        kinds = ["aiortc-text", "aiortc", "aiortc-workers", "native"]
     except ImportError:
         print("pylibdatachannel is not installed: aiortc alone (pip install pylibdatachannel for the rest)")
-        kinds = ["aiortc", "aiortc-workers"]
+        kinds = ["aiortc-text", "aiortc", "aiortc-workers"]
     kinds = args.transports.split(",") if args.transports else kinds
     asyncio.run(main([int(n) for n in args.guests.split(",")], kinds, args.workers, args.small, args.bulk_mb))
