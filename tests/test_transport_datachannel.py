@@ -146,7 +146,9 @@ def test_inbound_gate_counts_bytes_as_well_as_frames() -> None:
 
 def terminal_output(lines: int) -> str:
     """A frame of what a terminal prints: a listing, which deflates several times, as real output does."""
-    listing = "".join(f"-rw-r--r-- 1 ada staff {n * 37 % 9000:>5} Dec  4 02:{n % 60:02} file-{n}.txt\r\n" for n in range(lines))
+    listing = "".join(
+        f"-rw-r--r-- 1 ada staff {n * 37 % 9000:>5} Dec  4 02:{n % 60:02} file-{n}.txt\r\n" for n in range(lines)
+    )
     return json.dumps({"t": "term-data", "id": "T", "data": listing})
 
 

@@ -36,9 +36,9 @@ class DeflateOnce:
         known = self._recent.get(id(frame))
         if known is not None and known[0] is frame:
             return known[1]
-        data: bytes | None = zlib.compress(frame.encode("utf-8"), LEVEL)
-        if len(data) + SEQ_BYTES > MAX_MESSAGE_BYTES:  # text that barely deflates: it travels as chunks
-            data = None
+        deflated = zlib.compress(frame.encode("utf-8"), LEVEL)
+        # Text that barely deflates can stay above the cap: it travels as chunks.
+        data = deflated if len(deflated) + SEQ_BYTES <= MAX_MESSAGE_BYTES else None
         self._recent[id(frame)] = (frame, data)
         if len(self._recent) > KEEP:
             self._recent.popitem(last=False)

@@ -4,11 +4,11 @@ Run: `python -m tests.bench.guest_fanout [--guests 1,5,20,50] [--quick]`. For ea
 `canvas serve` (the hub, in its own process so its CPU and memory are its own), waits until it
 has settled (it imports its agents' SDKs and aiortc for a few seconds after its links), joins that many
 aiortc guests from this process, and streams two shapes through one terminal: an agent-like stream
-of small timestamped lines, and a terminal-like bulk of output (canvas's own sources, `cat`). Then the same number of aiortc
-guests join a Chromium page acting as the hub (`browser_hub`), which sends them the very frames
-guest 0 received from the Python hub: the small lines paced as the terminal wrote them, the bulk
-as fast as the channels take it. Only the hub differs. For each hub it prints hub CPU per
-delivered KB, delivery p50/p99 of the small lines, bulk throughput, and hub memory per guest; then
+of small timestamped lines, and a terminal-like bulk of output (canvas's own sources, `cat`). Then
+the same number of aiortc guests join a Chromium page acting as the hub (`browser_hub`), which
+sends them the very frames guest 0 received from the Python hub: the small lines paced as the
+terminal wrote them, the bulk as fast as the channels take it. Only the hub differs. For each hub
+it prints hub CPU per delivered KB, delivery p50/p99 of the small lines, bulk throughput, and hub memory per guest; then
 the ratio of delivered bulk throughput, Python hub over browser hub.
 
 Both sides are measured the same way: latency from the timestamp written in each line (the shell's

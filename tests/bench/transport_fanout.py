@@ -21,8 +21,8 @@ fast as the channels take them. Every guest's frames go through the hub's own `G
 The bulk is canvas's own source text, as `cat` prints it: it deflates about 3 times.
 
 Printed per row: the sender's CPU (its workers' included) per KB delivered to all guests, for the
-small lines and for the bulk; the small lines' delivery p50/p99 (the sender's wall clock in each line, against the page's on arrival),
-delivered bulk MB/s in all and per guest, and the machine's load average.
+small lines and for the bulk; the small lines' delivery p50/p99 (the sender's wall clock in each
+line, against the page's on arrival); delivered bulk MB/s in all and per guest; the load average.
 """
 
 from __future__ import annotations
@@ -358,7 +358,7 @@ async def trial(page: Page, kind: str, guests: int, workers: int, small: int, bu
         await until(page, f"() => openCount() === {guests}", OPEN_TIMEOUT_S)
         pid = sender.proc.pid
         await asyncio.sleep(0.5)  # the workers settle after their handshakes before the clock starts
-        cpu0, t0 = tree_cpu(pid), time.monotonic()
+        cpu0 = tree_cpu(pid)
         small_bytes = await sender.ask(do="small", lines=small)
         await until(page, f"() => received().every((n) => n >= {small_bytes})", PHASE_TIMEOUT_S)
         latencies = sorted(await page.evaluate("() => takeLatencies()"))
