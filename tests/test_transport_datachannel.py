@@ -152,7 +152,8 @@ def terminal_output(lines: int) -> str:
     return json.dumps({"t": "term-data", "id": "T", "data": listing})
 
 
-async def test_terminal_output_travels_deflated_once_for_every_guest(monkeypatch: pytest.MonkeyPatch) -> None:
+def count_deflations(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The sizes the hub deflates from now on, one per deflation."""
     deflations: list[int] = []
     real_compress = zlib.compress
 
@@ -161,6 +162,11 @@ async def test_terminal_output_travels_deflated_once_for_every_guest(monkeypatch
         return real_compress(data, level)
 
     monkeypatch.setattr(deflate_once.zlib, "compress", counted)
+    return deflations
+
+
+async def test_terminal_output_travels_deflated_once_for_every_guest(monkeypatch: pytest.MonkeyPatch) -> None:
+    deflations = count_deflations(monkeypatch)
     deflater = deflate_once.DeflateOnce()
     guests = [(td.GuestStream(lambda s: None, deflater=deflater), FakeChannel()) for _ in range(5)]
     output, small = terminal_output(400), json.dumps({"t": "term-data", "id": "T", "data": "$ "})
@@ -176,6 +182,26 @@ async def test_terminal_output_travels_deflated_once_for_every_guest(monkeypatch
         assert [frame for _, frame in frames_of(channel.messages)] == [json.loads(f) for f in (small, output, small)]
         binary = [m for m in channel.messages if isinstance(m, bytes)]
         assert len(binary) == 1 and len(binary[0]) < len(output) / 3
+
+
+async def test_small_frames_coalesced_past_2_kib_travel_deflated_once_for_guests_in_step(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    deflations = count_deflations(monkeypatch)
+    deflater = deflate_once.DeflateOnce()
+    guests = [(td.GuestStream(lambda s: None, deflater=deflater), FakeChannel()) for _ in range(5)]
+    lines = [
+        json.dumps({"t": "term-data", "id": "T", "data": f"agent chunk {n}: the quick brown fox"}) for n in range(100)
+    ]
+    for stream, _ in guests:
+        for line in lines:
+            stream.send(line)
+    for stream, channel in guests:
+        stream.attach(channel)
+        await drain(stream)
+        assert len(channel.messages) == 1 and isinstance(channel.messages[0], bytes)
+        assert frames_of(channel.messages) == [(n + 1, json.loads(line)) for n, line in enumerate(lines)]
+    assert len(deflations) == 1
 
 
 async def test_a_frame_still_above_the_cap_deflated_travels_as_chunks() -> None:

@@ -99,26 +99,27 @@ def parse_stream_message(message: str) -> tuple[int | None, list[Any]]:
 
 
 SEQ_BYTES = 8
-"""A compressed message starts with its frame's `seq`, big-endian; the frame, deflated (zlib), follows."""
+"""A compressed message starts with its first frame's `seq`, big-endian; its frames follow,
+comma-separated and deflated (zlib)."""
 
 
 def compressed_message(seq: int, deflated: bytes) -> bytes:
-    """One frame as a binary message: what a text message `[seq,frame]` says, in fewer bytes."""
+    """Frames as a binary message: what a text message `[seq,frame,frame…]` says, in fewer bytes."""
     return seq.to_bytes(SEQ_BYTES, "big") + deflated
 
 
 def inflated_message(message: bytes, limit: int) -> str:
-    """A compressed message as the text message it stands for, `[seq,frame]`; ValueError when it is
-    malformed, or its frame inflates above `limit` bytes (a small message may stand for a huge one)."""
+    """A compressed message as the text message it stands for, `[seq,frame,frame…]`; ValueError when
+    it is malformed, or its frames inflate above `limit` bytes (a small message may stand for a huge one)."""
     if len(message) <= SEQ_BYTES:
-        raise ValueError("a compressed message without its frame")
+        raise ValueError("a compressed message without its frames")
     inflater = zlib.decompressobj()
     try:
         frame = inflater.decompress(message[SEQ_BYTES:], limit + 1)
     except zlib.error:
         raise ValueError("a compressed message that does not inflate") from None
     if len(frame) > limit or inflater.unconsumed_tail:
-        raise ValueError(f"a compressed frame above {limit} bytes")
+        raise ValueError(f"a compressed message above {limit} bytes")
     if not inflater.eof:
         raise ValueError("a compressed message cut short")
     return f"[{int.from_bytes(message[:SEQ_BYTES], 'big')},{frame.decode('utf-8')}]"

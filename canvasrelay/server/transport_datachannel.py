@@ -4,9 +4,10 @@
 every frame (`seq`), keeps a bounded ring of what it sent so a reconnecting guest resumes after
 its last `seq`, and writes to whichever channel is attached. Frames waiting for the channel are
 coalesced into one message (`[firstSeq, frame, frame…]`); a message above the 256 KiB data-channel
-cap travels as `chunk` pieces. A larger frame that deflates well travels alone as a binary message,
-deflated once for every guest it goes to (`deflate_once`). When a guest falls too far behind, the stream gives up on it
-(`on_overflow`): the hub then sends a `gap` and the full state instead of a growing backlog.
+cap travels as `chunk` pieces. A message of 2 KiB or more travels deflated, as a binary message; a
+frame that large travels alone, deflated once for every guest it goes to (`deflate_once`). When a
+guest falls too far behind, the stream gives up on it (`on_overflow`): the hub then sends a `gap`
+and the full state instead of a growing backlog.
 """
 
 from __future__ import annotations
@@ -124,22 +125,21 @@ class GuestStream:
                 while channel.buffered > HIGH_WATER:
                     self._drained.clear()
                     await self._drained.wait()
-                first, text = self.pending[0]
-                deflated = self.deflater.deflated(text)
-                if deflated is not None:
-                    self.pending.popleft()
-                    self.pending_bytes -= len(text)
-                    channel.send(compressed_message(first, deflated))
-                    continue
+                first = self.pending[0][0]
                 texts: list[str] = []
                 size = 0
                 while self.pending and (not texts or size + len(self.pending[0][1]) < COALESCE_BYTES):
-                    if texts and len(self.pending[0][1]) >= COMPRESS_MIN_CHARS:
-                        break  # it may travel deflated: on its own
+                    if texts and max(len(texts[0]), len(self.pending[0][1])) >= COMPRESS_MIN_CHARS:
+                        # A large frame travels alone, so it is deflated once for every guest.
+                        break
                     _, text = self.pending.popleft()
                     texts.append(text)
                     size += len(text)
                 self.pending_bytes -= size
+                deflated = self.deflater.deflated(texts)
+                if deflated is not None:
+                    channel.send(compressed_message(first, deflated))
+                    continue
                 self._messages += 1
                 for message in chunks(f"[{first},{','.join(texts)}]", self._messages):
                     channel.send(message)

@@ -1,5 +1,6 @@
-/** A hub message sent compressed (canvasrelay/protocol/framing.py): its frame's seq, 8 bytes big-endian,
- * then the frame deflated (zlib). Returned as the text message it stands for, `[seq,frame]`. */
+/** A hub message sent compressed (canvasrelay/protocol/framing.py): its first frame's seq, 8 bytes
+ * big-endian, then its frames, comma-separated and deflated (zlib). Returned as the text message it stands
+ * for, `[seq,frame,frame…]`. */
 
 const SEQ_BYTES = 8;
 /** What one compressed message may inflate to, as a chunked message may reassemble to: a small message
@@ -7,7 +8,7 @@ const SEQ_BYTES = 8;
 export const MAX_INFLATED_BYTES = 64 * 1024 * 1024;
 
 export async function inflatedMessage(message: ArrayBuffer, limit = MAX_INFLATED_BYTES): Promise<string> {
-  if (message.byteLength <= SEQ_BYTES) throw new Error("a compressed message without its frame");
+  if (message.byteLength <= SEQ_BYTES) throw new Error("a compressed message without its frames");
   const seq = Number(new DataView(message).getBigUint64(0));
   const reader = new Blob([message.slice(SEQ_BYTES)]).stream().pipeThrough(new DecompressionStream("deflate")).getReader();
   const decoder = new TextDecoder("utf-8", { fatal: true });
@@ -19,7 +20,7 @@ export async function inflatedMessage(message: ArrayBuffer, limit = MAX_INFLATED
     size += value.byteLength;
     if (size > limit) {
       await reader.cancel();
-      throw new Error(`a compressed frame above ${limit} bytes`);
+      throw new Error(`a compressed message above ${limit} bytes`);
     }
     parts.push(decoder.decode(value, { stream: true }));
   }
