@@ -116,6 +116,8 @@ export class GuestConnection implements Connection<GuestState> {
   private pc: RTCPeerConnection | null = null;
   private channel: RTCDataChannel | null = null;
   private parts: string[] = [];
+  /** One for every channel in turn: what an old channel still inflates is handed on before the new one's. */
+  private readonly inOrder = new InOrder((message) => this.deliver(message));
   private attempt = 0;
   private stopped = false;
   private readonly frames = new Listeners<ServerFrame>();
@@ -243,9 +245,8 @@ export class GuestConnection implements Connection<GuestState> {
     channel.send(JSON.stringify(join));
     this.channel = channel;
     this.parts = [];
-    const inOrder = new InOrder((message) => this.deliver(message));
-    channel.onmessage = (event) => inOrder.receive(event.data);
-    for (const message of inbox.splice(0)) inOrder.receive(message);
+    channel.onmessage = (event) => this.inOrder.receive(event.data);
+    for (const message of inbox.splice(0)) this.inOrder.receive(message);
     channel.onclose = () => {
       if (this.pc === pc && !this.stopped && this.state === "connected") this.retry();
     };
