@@ -368,7 +368,7 @@ class Guest:
     def _deliver(self, reassembler: Reassembler, message: str | bytes) -> None:
         try:
             if isinstance(message, bytes):
-                # A frame sent compressed: never inside a chunked message, so the reassembler need not see it.
+                # Frames sent deflated: never a piece of a chunked message, so the reassembler need not see them.
                 whole: str | None = inflated_message(message, reassembler.limit)
             else:
                 whole = reassembler.feed(message)

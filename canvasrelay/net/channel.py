@@ -25,7 +25,7 @@ class Channel(Protocol):
     def is_open(self) -> bool: ...
 
     def send(self, message: str | bytes) -> None:
-        """A text message, or a binary one (a frame sent compressed)."""
+        """A text message, or a binary one (frames sent deflated)."""
 
     def on_message(self, handler: Callable[[str | bytes], None]) -> None:
         """From now on every message goes to `handler` (and no longer to the previous one)."""

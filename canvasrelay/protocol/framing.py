@@ -1,5 +1,5 @@
-"""Data-channel framing: numbered, coalesced messages, chunks above the 256 KiB cap, and frames sent
-compressed, for both ends."""
+"""Data-channel framing: numbered, coalesced messages, chunks above the 256 KiB cap, and messages
+sent deflated, for both ends."""
 
 from __future__ import annotations
 
@@ -115,11 +115,11 @@ def inflated_message(message: bytes, limit: int) -> str:
         raise ValueError("a compressed message without its frames")
     inflater = zlib.decompressobj()
     try:
-        frame = inflater.decompress(message[SEQ_BYTES:], limit + 1)
+        frames = inflater.decompress(message[SEQ_BYTES:], limit + 1)
     except zlib.error:
         raise ValueError("a compressed message that does not inflate") from None
-    if len(frame) > limit or inflater.unconsumed_tail:
+    if len(frames) > limit or inflater.unconsumed_tail:
         raise ValueError(f"a compressed message above {limit} bytes")
     if not inflater.eof:
         raise ValueError("a compressed message cut short")
-    return f"[{int.from_bytes(message[:SEQ_BYTES], 'big')},{frame.decode('utf-8')}]"
+    return f"[{int.from_bytes(message[:SEQ_BYTES], 'big')},{frames.decode('utf-8')}]"
