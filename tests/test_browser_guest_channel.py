@@ -1,5 +1,6 @@
 """Chromium guests against the hub's data channel: a board far above one message's 256 KiB cap
-arrives whole, and a guest whose channel dropped comes back to a terminal that missed nothing."""
+arrives whole, a terminal's output sent deflated reads as printed, and a guest whose channel
+dropped comes back to a terminal that missed nothing."""
 
 from __future__ import annotations
 
@@ -29,6 +30,18 @@ KEEP_PEER_CONNECTIONS = """
   };
 """
 """Lets the test drop the page's channel as a network failure would (the page does not know)."""
+COUNT_BINARY_MESSAGES = """
+  window.binaryMessages = 0;
+  const create = RTCPeerConnection.prototype.createDataChannel;
+  RTCPeerConnection.prototype.createDataChannel = function (...args) {
+    const channel = create.apply(this, args);
+    channel.addEventListener("message", (event) => {
+      if (typeof event.data !== "string") window.binaryMessages += 1;
+    });
+    return channel;
+  };
+"""
+"""Counts the messages that came deflated, so the test knows the output it reads travelled so."""
 
 
 @pytest.fixture
@@ -66,20 +79,37 @@ def test_a_board_above_the_message_cap_reaches_a_chromium_guest_whole(
     guest.context.close()
 
 
-def test_a_chromium_guest_whose_channel_dropped_resumes_where_it_was(browser: Any, server: ServerProcess) -> None:
+def a_guest_watching_a_terminal(browser: Any, server: ServerProcess, init_script: str) -> tuple[Any, Any]:
+    """The host's page with a new terminal, and a Chromium guest's page watching it."""
     host = open_host(browser, server)
     host.get_by_test_id("new-terminal").click()
     host.locator(".terminal-view .xterm").wait_for(timeout=TIMEOUT_MS)
-
     context = browser.new_context()
-    context.add_init_script(KEEP_PEER_CONNECTIONS)
+    context.add_init_script(init_script)
     guest = context.new_page()
     guest.goto(server.room_link)
     guest.get_by_test_id("guest-name").fill("Ada")
     guest.get_by_test_id("guest-join").click()
-    state = guest.get_by_test_id("connection-state")
-    state.filter(has_text="Connected").wait_for(timeout=TIMEOUT_MS)
+    guest.get_by_test_id("connection-state").filter(has_text="Connected").wait_for(timeout=TIMEOUT_MS)
     guest.get_by_test_id("terminal-watching").wait_for(timeout=TIMEOUT_MS)
+    return host, guest
+
+
+def test_a_chromium_guest_reads_a_terminals_output_that_came_deflated(browser: Any, server: ServerProcess) -> None:
+    host, guest = a_guest_watching_a_terminal(browser, server, COUNT_BINARY_MESSAGES)
+    rows = guest.locator(".terminal-view .xterm-rows")
+    type_line(host, "seq 1 $((30*1000)); echo after-$((6*7))")
+    rows.filter(has_text="after-42").wait_for(timeout=TIMEOUT_MS)
+    text = rows.inner_text()
+    assert text.index("29998") < text.index("29999") < text.index("30000") < text.index("after-42")
+    assert guest.evaluate("window.binaryMessages") > 0
+    guest.context.close()
+    host.context.close()
+
+
+def test_a_chromium_guest_whose_channel_dropped_resumes_where_it_was(browser: Any, server: ServerProcess) -> None:
+    host, guest = a_guest_watching_a_terminal(browser, server, KEEP_PEER_CONNECTIONS)
+    state = guest.get_by_test_id("connection-state")
     rows = guest.locator(".terminal-view .xterm-rows")
     type_line(host, "echo before-$((6*7))")
     rows.filter(has_text="before-42").wait_for(timeout=TIMEOUT_MS)
@@ -95,5 +125,5 @@ def test_a_chromium_guest_whose_channel_dropped_resumes_where_it_was(browser: An
     assert guest.evaluate("window.peerConnections.length") == 2
     text = rows.inner_text()
     assert text.index("before-42") < text.index("during-42") < text.index("after-42")
-    context.close()
+    guest.context.close()
     host.context.close()

@@ -33,7 +33,7 @@ from canvasrelay.net.turn_client import TurnClient
 from canvasrelay.protocol import signal_crypto
 from canvasrelay.protocol.board_parts import BoardAssembly
 from canvasrelay.protocol.encoding import b64url, b64url_decode
-from canvasrelay.protocol.framing import Reassembler, chunks, parse_stream_message
+from canvasrelay.protocol.framing import Reassembler, chunks, inflated_message, parse_stream_message
 from canvasrelay.protocol.ice import servers_to_use, signal_url_for, signal_urls
 from canvasrelay.protocol.signal_messages import (
     AboutAsk,
@@ -255,13 +255,10 @@ class Guest:
         self, pc: RTCPeerConnection, session: aiohttp.ClientSession, signal_url: str, attempt: int
     ) -> None:
         channel = pc.createDataChannel("canvas", ordered=True)
-        raw: asyncio.Queue[str] = asyncio.Queue()
+        raw: asyncio.Queue[str | bytes] = asyncio.Queue()
         opened = asyncio.Event()
         channel.on("open", opened.set)
-
-        @channel.on("message")
-        def _on_message(message: str | bytes) -> None:
-            raw.put_nowait(message if isinstance(message, str) else message.decode("utf-8", "replace"))
+        channel.on("message", raw.put_nowait)
 
         try:
             await pc.setLocalDescription(await pc.createOffer())
@@ -288,7 +285,7 @@ class Guest:
             await pc.close()
             raise HubRefused(self._refusal)
         self.state = "connected"
-        link.on_message(lambda m: self._deliver(reassembler, m if isinstance(m, str) else m.decode()))
+        link.on_message(lambda m: self._deliver(reassembler, m))
         while not raw.empty():
             self._deliver(reassembler, raw.get_nowait())
         link.on_lost(lambda: self._lost(pc))
@@ -358,7 +355,7 @@ class Guest:
                     raise ConnectionError(f"the hub's {opened.get('kind')} was not one canvas understands") from None
         raise ConnectionError("the rendezvous closed before the hub answered")
 
-    def _check_proof(self, message: str, nonce: bytes, offer: str, answer: str) -> bytes:
+    def _check_proof(self, message: str | bytes, nonce: bytes, offer: str, answer: str) -> bytes:
         """Check the hub's proof of the host key; the challenge it sent for our own key to sign."""
         try:
             frame = json.loads(message)
@@ -377,9 +374,13 @@ class Guest:
 
     _refusal = ""
 
-    def _deliver(self, reassembler: Reassembler, message: str) -> None:
+    def _deliver(self, reassembler: Reassembler, message: str | bytes) -> None:
         try:
-            whole = reassembler.feed(message)
+            if isinstance(message, bytes):
+                # Frames sent deflated: never a piece of a chunked message, so the reassembler need not see them.
+                whole: str | None = inflated_message(message, reassembler.limit)
+            else:
+                whole = reassembler.feed(message)
             if whole is None:
                 return
             seq, frames = parse_stream_message(whole)

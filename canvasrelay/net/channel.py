@@ -24,7 +24,8 @@ class Channel(Protocol):
     @property
     def is_open(self) -> bool: ...
 
-    def send(self, message: str) -> None: ...
+    def send(self, message: str | bytes) -> None:
+        """A text message, or a binary one (frames sent deflated)."""
 
     def on_message(self, handler: Callable[[str | bytes], None]) -> None:
         """From now on every message goes to `handler` (and no longer to the previous one)."""
@@ -64,7 +65,7 @@ class AiortcChannel:
     def is_open(self) -> bool:
         return bool(self.channel.readyState == "open")
 
-    def send(self, message: str) -> None:
+    def send(self, message: str | bytes) -> None:
         self.channel.send(message)
 
     def on_message(self, handler: Callable[[str | bytes], None]) -> None:

@@ -1,9 +1,11 @@
-"""Data-channel framing: numbered, coalesced messages and chunks above the 256 KiB cap, for both ends."""
+"""Data-channel framing: numbered, coalesced messages, chunks above the 256 KiB cap, and messages
+sent deflated, for both ends."""
 
 from __future__ import annotations
 
 import json
 import re
+import zlib
 from collections.abc import Iterator
 from typing import Any
 
@@ -94,3 +96,30 @@ def parse_stream_message(message: str) -> tuple[int | None, list[Any]]:
             raise ValueError("stream message without a seq")
         return data[0], data[1:]
     return None, [data]
+
+
+SEQ_BYTES = 8
+"""A compressed message starts with its first frame's `seq`, big-endian; its frames follow,
+comma-separated and deflated (zlib)."""
+
+
+def compressed_message(seq: int, deflated: bytes) -> bytes:
+    """Frames as a binary message: what a text message `[seq,frame,frame…]` says, in fewer bytes."""
+    return seq.to_bytes(SEQ_BYTES, "big") + deflated
+
+
+def inflated_message(message: bytes, limit: int) -> str:
+    """A compressed message as the text message it stands for, `[seq,frame,frame…]`; ValueError when
+    it is malformed, or its frames inflate above `limit` bytes (a small message may stand for a huge one)."""
+    if len(message) <= SEQ_BYTES:
+        raise ValueError("a compressed message without its frames")
+    inflater = zlib.decompressobj()
+    try:
+        frames = inflater.decompress(message[SEQ_BYTES:], limit + 1)
+    except zlib.error:
+        raise ValueError("a compressed message that does not inflate") from None
+    if len(frames) > limit or inflater.unconsumed_tail:
+        raise ValueError(f"a compressed message above {limit} bytes")
+    if not inflater.eof:
+        raise ValueError("a compressed message cut short")
+    return f"[{int.from_bytes(message[:SEQ_BYTES], 'big')},{frames.decode('utf-8')}]"

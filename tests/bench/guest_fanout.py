@@ -4,11 +4,11 @@ Run: `python -m tests.bench.guest_fanout [--guests 1,5,20,50] [--quick]`. For ea
 `canvas serve` (the hub, in its own process so its CPU and memory are its own), waits until it
 has settled (it imports its agents' SDKs and aiortc for a few seconds after its links), joins that many
 aiortc guests from this process, and streams two shapes through one terminal: an agent-like stream
-of small timestamped lines, and a terminal-like bulk of output. Then the same number of aiortc
-guests join a Chromium page acting as the hub (`browser_hub`), which sends them the very frames
-guest 0 received from the Python hub: the small lines paced as the terminal wrote them, the bulk
-as fast as the channels take it. Only the hub differs. For each hub it prints hub CPU per
-delivered KB, delivery p50/p99 of the small lines, bulk throughput, and hub memory per guest; then
+of small timestamped lines, and a terminal-like bulk of output (canvas's own sources, `cat`). Then
+the same number of aiortc guests join a Chromium page acting as the hub (`browser_hub`), which
+sends them the very frames guest 0 received from the Python hub: the small lines paced as the
+terminal wrote them, the bulk as fast as the channels take it. Only the hub differs. For each hub
+it prints hub CPU per delivered KB, delivery p50/p99 of the small lines, bulk throughput, and hub memory per guest; then
 the ratio of delivered bulk throughput, Python hub over browser hub.
 
 Both sides are measured the same way: latency from the timestamp written in each line (the shell's
@@ -39,6 +39,7 @@ from pathlib import Path
 
 from aiortc import RTCPeerConnection
 
+import canvasrelay
 from canvasrelay.client.guest import Guest
 from canvasrelay.protocol.framing import parse_stream_message
 from tests.bench.browser_hub import BrowserHub, ChromiumCpu, chromium_pids, pss_kb
@@ -47,6 +48,8 @@ from tests.support import HostClient, ServerProcess
 
 TICKS = os.sysconf("SC_CLK_TCK")
 STAMP = re.compile(r"T (\d+)\.(\d+) ")
+BULK_TEXT = f"for i in $(seq 100); do find {Path(canvasrelay.__file__).parent} -name '*.py' -exec cat {{}} +; done"
+"""The bulk: canvas's own sources as `cat` prints them, real text that deflates about 3 times."""
 PACE_LEAD = 0.3
 """Seconds between handing the paced frames to the page and the first one leaving."""
 
@@ -167,7 +170,7 @@ async def run_python(count: int, small_lines: int, bulk_bytes: int) -> tuple[dic
             for w in watchers:
                 w.bytes = 0
             watchers[0].record = stream.bulk
-            bulk = f"head -c {bulk_bytes} /dev/zero | tr '\\0' x | fold -w 100; echo DONE-$((1+1))BULK\n"
+            bulk = f"{BULK_TEXT} | head -c {bulk_bytes}; echo DONE-$((1+1))BULK\n"
             await host.send({"t": "term-input", "id": "bench", "data": bulk})
             await asyncio.wait_for(asyncio.gather(*(w.done["BULK"].wait() for w in watchers)), 300)
             mark2 = (cpu_seconds(pid), time.monotonic(), own_cpu())

@@ -75,7 +75,7 @@ async def aiortc_pair(count: int) -> None:
     at, cpu0 = time.perf_counter(), cpu()
     payload = b"x" * SIZE
     for _ in range(count):
-        # The stream's own bound (HIGH_WATER in transport_datachannel), not an unbounded buffer.
+        # The stream's own bound (HIGH_WATER in server/transports/datachannel.py), not an unbounded buffer.
         while channel.bufferedAmount > 1 << 20:
             low.clear()
             await low.wait()

@@ -4,8 +4,10 @@
 every frame (`seq`), keeps a bounded ring of what it sent so a reconnecting guest resumes after
 its last `seq`, and writes to whichever channel is attached. Frames waiting for the channel are
 coalesced into one message (`[firstSeq, frame, frame…]`); a message above the 256 KiB data-channel
-cap travels as `chunk` pieces. When a guest falls too far behind, the stream gives up on it
-(`on_overflow`): the hub then sends a `gap` and the full state instead of a growing backlog.
+cap travels as `chunk` pieces. A message of 2 KiB or more travels deflated, as a binary message; a
+frame that large travels alone, deflated once for every guest it goes to (`deflate_once`). When a
+guest falls too far behind, the stream gives up on it (`on_overflow`): the hub then sends a `gap`
+and the full state instead of a growing backlog.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 
 from canvasrelay.net.channel import Channel
-from canvasrelay.protocol.framing import chunks
+from canvasrelay.protocol.framing import chunks, compressed_message
+from canvasrelay.server.transports.deflate_once import COMPRESS_MIN_CHARS, SHARED, DeflateOnce
 
 COALESCE_BYTES = 64 * 1024
 """Small frames are packed into messages up to this size: one SCTP send instead of many."""
@@ -28,8 +31,11 @@ RING_FRAMES = 8192
 
 
 class GuestStream:
-    def __init__(self, on_overflow: Callable[[GuestStream], None], first_seq: int = 1) -> None:
+    def __init__(
+        self, on_overflow: Callable[[GuestStream], None], first_seq: int = 1, deflater: DeflateOnce = SHARED
+    ) -> None:
         self.on_overflow = on_overflow
+        self.deflater = deflater
         self.next_seq = first_seq
         self.ring: deque[tuple[int, str]] = deque()
         self.ring_bytes = 0
@@ -123,10 +129,17 @@ class GuestStream:
                 texts: list[str] = []
                 size = 0
                 while self.pending and (not texts or size + len(self.pending[0][1]) < COALESCE_BYTES):
+                    if texts and max(len(texts[0]), len(self.pending[0][1])) >= COMPRESS_MIN_CHARS:
+                        # A large frame travels alone, so it is deflated once for every guest.
+                        break
                     _, text = self.pending.popleft()
                     texts.append(text)
                     size += len(text)
                 self.pending_bytes -= size
+                deflated = self.deflater.deflated(texts)
+                if deflated is not None:
+                    channel.send(compressed_message(first, deflated))
+                    continue
                 self._messages += 1
                 for message in chunks(f"[{first},{','.join(texts)}]", self._messages):
                     channel.send(message)

@@ -2,6 +2,7 @@ import { b64url, b64urlDecode } from "../base64";
 import { backoffMs, fragmentParams, type Connection } from "../connection";
 import type { ClientFrame, ServerFrame } from "../protocol.gen";
 import { Listeners } from "../listeners";
+import { InOrder } from "./compressedMessage";
 import { guestIdentity, signJoin } from "./guestIdentity";
 import {
   GUEST_NONCE_BYTES,
@@ -115,6 +116,8 @@ export class GuestConnection implements Connection<GuestState> {
   private pc: RTCPeerConnection | null = null;
   private channel: RTCDataChannel | null = null;
   private parts: string[] = [];
+  /** One for every channel in turn: what an old channel still inflates is handed on before the new one's. */
+  private readonly inOrder = new InOrder((message) => this.deliver(message));
   private attempt = 0;
   private stopped = false;
   private readonly frames = new Listeners<ServerFrame>();
@@ -198,14 +201,15 @@ export class GuestConnection implements Connection<GuestState> {
     const pc = new RTCPeerConnection(rtcConfiguration(this.link, await turnServers(this.link, signal)));
     this.pc = pc;
     const channel = pc.createDataChannel("canvas", { ordered: true });
-    const inbox: string[] = [];
+    channel.binaryType = "arraybuffer";
+    const inbox: unknown[] = [];
     let wake: (() => void) | null = null;
     channel.onmessage = (event) => {
-      inbox.push(String(event.data));
+      inbox.push(event.data);
       wake?.();
     };
     const nextMessage = () =>
-      new Promise<string>((resolve) => {
+      new Promise<unknown>((resolve) => {
         const take = (): void => {
           if (!inbox.length) {
             wake = take;
@@ -226,7 +230,7 @@ export class GuestConnection implements Connection<GuestState> {
     const conn = b64url(crypto.getRandomValues(new Uint8Array(9)));
     const answer = await this.signal(signal, key, { kind: "offer", from: conn, sdp: offer, nonce: b64url(nonce) });
     await pc.setRemoteDescription({ type: "answer", sdp: answer });
-    const proof = JSON.parse(await withTimeout(nextMessage(), HANDSHAKE_MS)) as { t: string; signature?: string; challenge?: string };
+    const proof = JSON.parse(String(await withTimeout(nextMessage(), HANDSHAKE_MS))) as { t: string; signature?: string; challenge?: string };
     const ok =
       proof.t === "proof" &&
       typeof proof.signature === "string" &&
@@ -241,8 +245,8 @@ export class GuestConnection implements Connection<GuestState> {
     channel.send(JSON.stringify(join));
     this.channel = channel;
     this.parts = [];
-    channel.onmessage = (event) => this.deliver(String(event.data));
-    for (const message of inbox.splice(0)) this.deliver(message);
+    channel.onmessage = (event) => this.inOrder.receive(event.data);
+    for (const message of inbox.splice(0)) this.inOrder.receive(message);
     channel.onclose = () => {
       if (this.pc === pc && !this.stopped && this.state === "connected") this.retry();
     };
