@@ -9,6 +9,7 @@ import { type PointerEvent, useEffect, useMemo, useRef } from "react";
 import { extent, fitted, type Mapping, onBoard, union } from "./mapping";
 import { draw } from "./Sketch";
 import { type Mark } from "./sketch";
+import { followView } from "./followView";
 
 const WIDTH = 200;
 const HEIGHT = 150;
@@ -42,9 +43,7 @@ export function BoardMap({ marks, label }: { marks: Mark[]; label: string }) {
     element.width = WIDTH * scale;
     element.height = HEIGHT * scale;
     const outline = getComputedStyle(element).getPropertyValue("--focus").trim() || "#1971c2";
-    let frame = 0;
     const redraw = () => {
-      frame = 0;
       const { transform, width, height } = store.getState();
       const [x, y, zoom] = transform;
       const view = { x: -x / zoom, y: -y / zoom, w: width / zoom, h: height / zoom };
@@ -74,16 +73,7 @@ export function BoardMap({ marks, label }: { marks: Mark[]; label: string }) {
       context.lineWidth = 1.5 * scale;
       context.strokeRect(box.x, box.y, box.w, box.h);
     };
-    redraw();
-    const stop = store.subscribe((state, before) => {
-      if (!frame && (state.transform !== before.transform || state.width !== before.width || state.height !== before.height)) {
-        frame = requestAnimationFrame(redraw);
-      }
-    });
-    return () => {
-      stop();
-      cancelAnimationFrame(frame);
-    };
+    return followView(store, redraw);
   }, [picture, span, store, scale]);
 
   /** Moves the view's centre to the board point under the pointer, as the map showed it when pressed. */

@@ -8,6 +8,7 @@ import { useEffect, useRef } from "react";
 import type { Rect } from "./arrange";
 import { type Box, contains } from "./placement";
 import { type Mark, meets } from "./sketch";
+import { followView } from "./followView";
 
 /** Draws the marks meeting `view` (board units) on a context already scaled to `zoom`. */
 export function draw(context: CanvasRenderingContext2D, marks: Mark[], view: { x: number; y: number; w: number; h: number }, zoom: number) {
@@ -77,9 +78,7 @@ export function Sketch({ marks, label, focused }: { marks: Mark[]; label: string
     if (!element || !context || !painter) return;
     const focus = getComputedStyle(element).getPropertyValue("--focus").trim() || "#1971c2";
     let drawn: Drawn | null = null;
-    let frame = 0;
     const redraw = () => {
-      frame = 0;
       const { transform, width, height } = store.getState();
       const [x, y, zoom] = transform;
       const scale = window.devicePixelRatio || 1;
@@ -105,16 +104,7 @@ export function Sketch({ marks, label, focused }: { marks: Mark[]; label: string
         ring(context, focused, zoom, focus);
       }
     };
-    redraw();
-    const stop = store.subscribe((state, before) => {
-      if (!frame && (state.transform !== before.transform || state.width !== before.width || state.height !== before.height)) {
-        frame = requestAnimationFrame(redraw);
-      }
-    });
-    return () => {
-      stop();
-      cancelAnimationFrame(frame);
-    };
+    return followView(store, redraw);
   }, [marks, store, focused]);
   return <canvas ref={canvas} className="board-sketch" role="img" aria-label={label} data-testid="board-sketch" />;
 }
