@@ -151,6 +151,7 @@ function TextEditor({
     <textarea
       ref={ref}
       className={`${className} nodrag nowheel board-editor`}
+      aria-label="The item's text"
       data-testid="board-text-editor"
       value={value}
       onChange={(event) => {
