@@ -13,7 +13,7 @@ from canvasrelay.protocol import encode
 from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.core import Pong
 from canvasrelay.protocol.session_events import NoticeEvent
-from canvasrelay.server.runtime import Runtime
+from canvasrelay.server.runtime import Adapter, Runtime
 from canvasrelay.server.store import Store
 
 
@@ -77,7 +77,7 @@ async def test_rows_staged_in_one_turn_commit_once_and_frames_wait_for_it(tmp_pa
         stage_in(store, effect)
         runtime.staged()
 
-    runtime.handle(StageEvent, stage)
+    runtime.install(Adapter("the test's store", {StageEvent: stage}))
     recorder = Recorder(store)
     await runtime.connect(Peer("p", Access.HOST), recorder)
     recorder.sent.clear()
@@ -139,7 +139,7 @@ async def test_a_stopping_server_sends_its_last_frames_only_once_their_rows_comm
         # As the agents host ends a running turn: a stored row, then the frame that tells it.
         await runtime.run([StageEvent("turn-end"), Broadcast(Pong())])
 
-    runtime.handle(StageEvent, stage)
+    runtime.install(Adapter("the test's store", {StageEvent: stage}))
     runtime.on_stopping(interrupt)
     recorder = ClosingRecorder(store)
     await runtime.connect(Peer("p", Access.HOST), recorder)

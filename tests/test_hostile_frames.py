@@ -21,6 +21,7 @@ from canvasrelay.core.peer import Peer
 from canvasrelay.protocol import CLIENT_FRAMES, ClientFrame
 from canvasrelay.protocol.access import Action
 from canvasrelay.server.app import CanvasServer, ServeOptions
+from canvasrelay.server.runtime import Adapter
 from canvasrelay.server.transports.websocket import (
     CLOSE_TOO_SLOW,
     CLOSE_UNAUTHORIZED,
@@ -56,7 +57,7 @@ async def served(project: Path) -> AsyncIterator[InProcessServer]:
     async def record(effect: Ran) -> None:
         ran.append(effect.what)
 
-    server.runtime.handle(Ran, record)
+    server.runtime.install(Adapter("the test's record", {Ran: record}))
     server.ran = ran  # type: ignore[attr-defined]
     await server.start()
     yield InProcessServer(server)

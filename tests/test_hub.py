@@ -24,6 +24,7 @@ from canvasrelay.protocol import CLIENT_FRAMES, ClientFrame, ServerFrame, signal
 from canvasrelay.protocol.access import Action
 from canvasrelay.server.app import CanvasServer, ServeOptions
 from canvasrelay.server.room_secrets import RoomSecrets
+from canvasrelay.server.runtime import Adapter
 from tests.probe_frames import Browse, Draw, Permission, Prompt, Ran, Type
 from tests.support import HostClient, InProcessServer
 
@@ -81,7 +82,7 @@ async def served(project: Path, test_frames: None) -> AsyncIterator[Served]:
     async def record(effect: Ran) -> None:
         served.ran.append(effect.what)
 
-    server.runtime.handle(Ran, record)
+    server.runtime.install(Adapter("the test's record", {Ran: record}))
     await server.start()
     yield served
     await server.stop()

@@ -16,7 +16,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol
 
 from canvasrelay.core.effects import AnyEffect, Broadcast, Close, Effect, Multicast, Send
 from canvasrelay.core.peer import Peer
@@ -28,7 +28,6 @@ from canvasrelay.server.occupancy import Occupancy, Periodic
 
 log = logging.getLogger(__name__)
 
-E = TypeVar("E", bound=Effect)
 GOING_AWAY = 1001
 CLOCK_S = 1.0
 """The room's clock ticks this often while someone is in the room, and not at all otherwise."""
@@ -137,10 +136,6 @@ class Runtime:
             self.on_stopping(adapter.stopping, adapter.quiet)
         if adapter.close is not None:
             self.on_close(adapter.close)
-
-    def handle(self, effect_type: type[E], handler: Callable[[E], Awaitable[None]]) -> None:
-        """One effect type's handler: an adapter of a single effect."""
-        self.install(Adapter(effect_type.__name__, {effect_type: handler}))
 
     def on_close(self, closer: Callable[[], Awaitable[None]]) -> None:
         self._closers.append(closer)
