@@ -50,7 +50,7 @@ from canvasrelay.protocol.terminals import TermData
 from canvasrelay.server.transports.datachannel import GuestStream
 from canvasrelay.server.transports.deflate_once import SHARED, DeflateOnce
 from tests.bench.browser_hub import HUB_ARGS
-from tests.bench.process_cpu import cpu_seconds
+from tests.bench.process_cpu import cpu_seconds, settled
 from tests.support import CHROMIUM
 
 BULK_FRAME = 16 * 1024
@@ -294,6 +294,7 @@ async def sender(kind: str, workers: int) -> None:
             for data in bulk_output(command["frames"]):
                 senders.broadcast(encode(TermData(id="bench", data=data)))
                 reply += len(data)
+                # One turn of the loop per frame, as output reaches the hub: the streams write meanwhile.
                 await asyncio.sleep(0)
         print(json.dumps(reply), flush=True)
 
@@ -357,7 +358,7 @@ async def trial(page: Page, kind: str, guests: int, workers: int, small: int, bu
             await page.evaluate("([i, sdp]) => accept(i, sdp)", [i, answer])
         await until(page, f"() => openCount() === {guests}", OPEN_TIMEOUT_S)
         pid = sender.proc.pid
-        await asyncio.sleep(0.5)  # the workers settle after their handshakes before the clock starts
+        await settled(pid, tree_cpu)  # the sender and its workers, after their handshakes
         cpu0 = tree_cpu(pid)
         small_bytes = await sender.ask(do="small", lines=small)
         await until(page, f"() => received().every((n) => n >= {small_bytes})", PHASE_TIMEOUT_S)
