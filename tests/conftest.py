@@ -16,6 +16,8 @@ from tests.support import (
     CHROMIUM,
     CHROMIUM_ARGS,
     MISSING,
+    SERVER_OUTPUT_CHARS,
+    STARTED,
     HostClient,
     InProcessServer,
     ServerProcess,
@@ -67,6 +69,22 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         terminalreporter.section("missing here: tests that need these were skipped", yellow=True)
         for thing, install in sorted(lacking.items()):
             terminalreporter.write_line(f"{thing}: {install}")
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    STARTED.clear()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """A failing test's report ends with what each `canvas serve` it started printed last: its
+    warnings are often the reason."""
+    report = yield
+    if report.failed:
+        for number, server in enumerate(STARTED, 1):
+            tail = "".join(server.output)[-SERVER_OUTPUT_CHARS:]
+            report.sections.append((f"canvas serve {number} printed", tail or "(nothing)"))
+    return report
 
 
 @pytest.fixture

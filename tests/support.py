@@ -19,7 +19,7 @@ import time
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 from urllib.parse import urlsplit
 
 import aiohttp
@@ -63,6 +63,9 @@ def require(program: str, package: str) -> None:
 # Shells kept by tmux outlive the server that started them: only the tests that mean to keep
 # them (and end them themselves) let canvas use tmux.
 os.environ.setdefault("CANVAS_NO_TMUX", "1")
+SERVER_OUTPUT_CHARS = 6000
+STARTED: list[ServerProcess] = []
+"""The servers the running test started: a failing test's report shows what they printed."""
 LINK = re.compile(r"^(Host|Room) link[^:]*: (\S+)$")
 START_TIMEOUT = 30.0
 FRAME_TIMEOUT = 10.0
@@ -87,6 +90,10 @@ class ServerProcess:
     output: list[str] = field(default_factory=list)
     file_limit: int | None = None
     """The most files it may open (soft and hard), as on a machine that allows no more."""
+    keep_reading: bool = True
+    """Read its output as it comes (a pipe nobody reads fills, and then the server stops in its next
+    log line); off for a test that closes the pipe itself."""
+    reader: threading.Thread | None = None
 
     def start(self, *more_args: str) -> ServerProcess:
         args = [sys.executable, "-m", "canvasrelay", "serve", "--dir", str(self.root), "--port", "0", "--no-open"]
@@ -116,7 +123,15 @@ class ServerProcess:
                     self.host_link = match.group(2)
                 else:
                     self.room_link = match.group(2)
+        STARTED.append(self)
+        if self.keep_reading:
+            self.reader = threading.Thread(target=self._read, args=(self.proc.stdout,), daemon=True)
+            self.reader.start()
         return self
+
+    def _read(self, stdout: IO[str]) -> None:
+        for line in stdout:
+            self.output.append(line)
 
     @property
     def base_url(self) -> str:
@@ -148,9 +163,13 @@ class ServerProcess:
         self._drain()
 
     def _drain(self) -> None:
-        if self.proc is not None and self.proc.stdout is not None:
+        if self.proc is None or self.proc.stdout is None:
+            return
+        if self.reader is not None:
+            self.reader.join(timeout=10)
+        elif not self.proc.stdout.closed:
             self.output.append(self.proc.stdout.read())
-            self.proc.stdout.close()
+        self.proc.stdout.close()
 
 
 @dataclass

@@ -198,8 +198,8 @@ def test_confinement_is_per_agent_in_the_config() -> None:
         parse_config(CanvasConfig, {"agents": {"mine": {"command": "sh", "confine": "no"}}}, ".canvas/config.toml")
 
 
-async def _serve_with_agents(project: Path) -> ServerProcess:
-    server = ServerProcess(project).start()
+async def _serve_with_agents(project: Path, keep_reading: bool = True) -> ServerProcess:
+    server = ServerProcess(project, keep_reading=keep_reading).start()
     host = await HostClient.connect(server)
     session_id = await create(host)
     await host.send({"t": "agent-prompt", "sessionId": session_id, "text": "/slow 200"})
@@ -218,7 +218,7 @@ async def test_closing_the_terminal_stops_canvas_and_its_agents(project: Path) -
 
 
 async def test_losing_stdout_stops_canvas_and_its_agents(project: Path) -> None:
-    server = await _serve_with_agents(project)
+    server = await _serve_with_agents(project, keep_reading=False)
     assert server.proc is not None and server.proc.stdout is not None
     server.proc.stdout.close()  # as a `| tee` that died
     assert await asyncio.to_thread(server.proc.wait, 60) == 0

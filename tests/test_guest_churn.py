@@ -43,12 +43,12 @@ def open_fds() -> int:
     return len(os.listdir("/proc/self/fd"))
 
 
-async def settles(measure: Callable[[], Any], expected: Any, within: float = 15.0) -> Any:
-    """`measure()` once it equals `expected` (closing sockets and ending tasks take a few turns of
-    the loop), or its last value after `within` seconds."""
+async def settles(measure: Callable[[], Any], done: Callable[[Any], bool], within: float = 15.0) -> Any:
+    """`measure()` once `done` with it (closing sockets and ending tasks take a few turns of the
+    loop), or its last value after `within` seconds."""
     deadline = time.monotonic() + within
     value = measure()
-    while value != expected and time.monotonic() < deadline:
+    while not done(value) and time.monotonic() < deadline:
         await asyncio.sleep(0.05)
         value = measure()
     return value
@@ -117,8 +117,9 @@ async def test_guests_come_and_go_and_leave_nothing_behind(served: InProcessServ
         await one_guest(i)
     await all_gone()
 
-    assert await settles(tables, before) == before
-    assert await settles(open_fds, fds) == fds
-    assert await settles(lambda: len(asyncio.all_tasks()), tasks) == tasks
+    # The first guest's sockets may still be closing at the baseline: fewer is as good.
+    assert await settles(tables, before.__eq__) == before
+    assert await settles(open_fds, fds.__ge__) <= fds
+    assert await settles(lambda: len(asyncio.all_tasks()), tasks.__ge__) <= tasks
     assert server.guests.guest_list().guests == []
     reader.cancel()
