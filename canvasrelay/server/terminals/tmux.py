@@ -50,6 +50,8 @@ MAX_PENDING_INPUT = 1024 * 1024
 READ_LIMIT = 16 * 1024 * 1024
 """The longest line tmux writes: a command's answer (a capture) is lines of a pane's width."""
 LEAVE_S = 2.0
+ANSWER_S = 10.0
+"""How long canvas waits for tmux to answer for a pane it starts watching."""
 MAX_REWATCHES = 3
 """Times canvas attaches again to a shell whose client tmux dropped, before it calls the shell lost."""
 HANGUP = 129
@@ -257,16 +259,15 @@ class TmuxTerminal:
         pane = f"-t ={self.tid}:"
         relay = f"exec cat > {shlex.quote(str(self.server.output_fifo(self.tid)))}"
         fields = "#{alternate_on} #{cursor_x} #{cursor_y} #{pane_height}"
-        answers = await asyncio.gather(
-            *self._commands(
-                f"pipe-pane -O {pane} {_tmux_quoted(relay)}",
-                f"display-message {pane} -p '{fields}'",
-                f"capture-pane {pane} -p -e -q -a -S -{HISTORY_LINES}",
-                f"capture-pane {pane} -p -e -S -{HISTORY_LINES}",
-            ),
-            return_exceptions=True,
+        replies = self._commands(
+            f"pipe-pane -O {pane} {_tmux_quoted(relay)}",
+            f"display-message {pane} -p '{fields}'",
+            f"capture-pane {pane} -p -e -q -a -S -{HISTORY_LINES}",
+            f"capture-pane {pane} -p -e -S -{HISTORY_LINES}",
         )
         try:
+            # Bounded: the page that opened the terminal waits for this, and so do its next frames.
+            answers = await asyncio.wait_for(asyncio.gather(*replies, return_exceptions=True), ANSWER_S)
             _, state, normal, captured = (_answer(answer) for answer in answers)
             words = b" ".join(state).split()
             alternate, x, y, rows = (int(w) for w in words) if len(words) == 4 else (0, 0, 0, 0)
@@ -281,8 +282,8 @@ class TmuxTerminal:
             if alternate or x or y or b"".join(captured).strip():
                 # As output: whoever already watches a new shell sees its first prompt too.
                 self._output.feed(replay)
-        except (ConnectionError, ValueError) as exc:
-            log.warning("terminal %s: no replay from tmux: %s", self.tid, exc)
+        except (ConnectionError, ValueError, TimeoutError) as exc:
+            log.warning("terminal %s: no replay from tmux: %s", self.tid, str(exc) or "no answer in time")
         # Read only now: what the pipe brought meanwhile follows the capture, in the FIFO.
         if self._fifo is not None:
             asyncio.get_running_loop().add_reader(self._fifo, self._on_output)
