@@ -36,6 +36,9 @@ class Transport:
     async def flush(self) -> None:
         pass
 
+    async def below(self, chars: int) -> None:
+        pass
+
     async def close(self, code: int, reason: str) -> None:
         pass
 

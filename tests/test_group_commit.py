@@ -31,6 +31,9 @@ class Recorder:
     async def flush(self) -> None:
         pass
 
+    async def below(self, chars: int) -> None:
+        pass
+
     async def close(self, code: int, reason: str) -> None:
         pass
 

@@ -18,11 +18,15 @@ from aiohttp import web
 from canvasrelay.signal import rendezvous
 from tests.conftest import Cluster
 
-TOPIC_A = "A" * 43
-TOPIC_B = "B" * 43
 RECEIVE_TIMEOUT = 5.0
 IN_FLIGHT = 8
 """Envelopes sent and not yet read: well inside one socket's outbox (rendezvous.OUTBOX_BYTES)."""
+
+
+def new_topic() -> str:
+    """A topic of this test's own: the instances and their Redis serve the whole run, and an
+    envelope a test before sent on a shared topic could still be on its way."""
+    return base64.urlsafe_b64encode(os.urandom(32)).decode().rstrip("=")
 
 
 @dataclass
@@ -79,9 +83,10 @@ async def session() -> AsyncIterator[aiohttp.ClientSession]:
 
 
 async def test_relays_to_the_others_on_the_topic_only(layout: Layout, session: aiohttp.ClientSession) -> None:
-    a1 = await session.ws_connect(f"{layout.first}?topic={TOPIC_A}")
-    a2 = await session.ws_connect(f"{layout.second}?topic={TOPIC_A}")
-    b1 = await session.ws_connect(f"{layout.second}?topic={TOPIC_B}")
+    topic_a, topic_b = new_topic(), new_topic()
+    a1 = await session.ws_connect(f"{layout.first}?topic={topic_a}")
+    a2 = await session.ws_connect(f"{layout.second}?topic={topic_a}")
+    b1 = await session.ws_connect(f"{layout.second}?topic={topic_b}")
     await a1.send_str("opaque-1")
     assert (await a2.receive(timeout=RECEIVE_TIMEOUT)).data == "opaque-1"
     await b1.send_str("opaque-2")
@@ -101,15 +106,16 @@ async def test_bad_topic_is_closed(layout: Layout, session: aiohttp.ClientSessio
 
 
 async def test_oversized_envelope_closes_the_socket(layout: Layout, session: aiohttp.ClientSession) -> None:
-    ws = await session.ws_connect(f"{layout.second}?topic={TOPIC_A}")
+    ws = await session.ws_connect(f"{layout.second}?topic={new_topic()}")
     await ws.send_str("x" * (rendezvous.MAX_ENVELOPE_BYTES + 1))
     msg = await ws.receive(timeout=RECEIVE_TIMEOUT)
     assert msg.type is aiohttp.WSMsgType.CLOSE and msg.data == aiohttp.WSCloseCode.MESSAGE_TOO_BIG
 
 
 async def test_a_flooding_socket_is_cut_off(layout: Layout, session: aiohttp.ClientSession) -> None:
-    flooder = await session.ws_connect(f"{layout.first}?topic={TOPIC_A}")
-    listener = await session.ws_connect(f"{layout.second}?topic={TOPIC_A}")
+    topic = new_topic()
+    flooder = await session.ws_connect(f"{layout.first}?topic={topic}")
+    listener = await session.ws_connect(f"{layout.second}?topic={topic}")
     for i in range(int(rendezvous.BURST) + 20):
         await flooder.send_str(f"e{i}")
     msg = await flooder.receive(timeout=RECEIVE_TIMEOUT)
@@ -129,7 +135,7 @@ def from_address(last: int) -> aiohttp.ClientSession:
 
 
 async def test_sockets_per_topic_are_bounded_per_instance(layout: Layout, session: aiohttp.ClientSession) -> None:
-    topic = base64.urlsafe_b64encode(os.urandom(32)).decode().rstrip("=")
+    topic = new_topic()
     share = rendezvous.SOCKETS_PER_ADDRESS_ON_TOPIC
     # Each address may hold only its share of a topic: it takes several to fill one.
     clients = [from_address(10 + n) for n in range(rendezvous.MAX_SOCKETS_PER_TOPIC // share)]
@@ -191,7 +197,7 @@ async def _reader_keeps_up(
 async def test_a_receiver_that_never_reads_does_not_delay_the_others(
     layout: Layout, session: aiohttp.ClientSession
 ) -> None:
-    topic = base64.urlsafe_b64encode(os.urandom(32)).decode().rstrip("=")
+    topic = new_topic()
     stuck = await _never_reads(f"{layout.second}?topic={topic}")
     reader = await session.ws_connect(f"{layout.second}?topic={topic}", max_msg_size=0)
     senders = [await session.ws_connect(f"{layout.first}?topic={topic}") for _ in range(2)]

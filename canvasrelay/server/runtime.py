@@ -64,6 +64,9 @@ class Transport(Protocol):
         """Write what `send` queued, if this transport writes inline; called after each batch that
         leaves it a `backlog`."""
 
+    async def below(self, chars: int) -> None:
+        """Until at most `chars` characters are queued, woken as they are written (never polled)."""
+
     async def close(self, code: int, reason: str) -> None: ...
 
 

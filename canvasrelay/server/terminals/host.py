@@ -56,7 +56,6 @@ FRAME_BYTES = 64 * 1024
 """Output bytes per `term-data` frame, a replay's included."""
 TRANSPORT_HIGH_WATER = 256 * 1024
 """Write to a transport only while less than this waits in it."""
-BACKED_UP_POLL_S = 0.005
 RECORD = "terminals.json"
 _TERMINAL_ID = re.compile(TERMINAL_ID_PATTERN)
 
@@ -112,8 +111,7 @@ class _Pump:
         transport = self.host.runtime.transports.get(self.peer)
         if transport is None:
             return False
-        while transport.backlog > TRANSPORT_HIGH_WATER:
-            await asyncio.sleep(BACKED_UP_POLL_S)
+        await transport.below(TRANSPORT_HIGH_WATER)
         wrote = False
         for tid, stream in list(self.streams.items()):
             out = stream.take()

@@ -19,6 +19,7 @@ from collections.abc import Awaitable, Callable
 from canvasrelay.net.channel import Channel
 from canvasrelay.protocol.framing import chunks, compressed_message
 from canvasrelay.server.transports.deflate_once import COMPRESS_MIN_CHARS, SHARED, DeflateOnce
+from canvasrelay.server.transports.draining import Draining
 
 COALESCE_BYTES = 64 * 1024
 """Small frames are packed into messages up to this size: one SCTP send instead of many."""
@@ -50,6 +51,7 @@ class GuestStream:
         """Set while nothing waits to be written to the channel."""
         self._messages = 0
         self._writer: asyncio.Task[None] | None = None
+        self._draining = Draining(lambda: self.pending_bytes)
 
     @property
     def last_seq(self) -> int:
@@ -76,12 +78,16 @@ class GuestStream:
             self.overflowed = True
             self.pending.clear()
             self.pending_bytes = 0
+            self._draining.took()
             self.on_overflow(self)
             return
         self._wake.set()
 
     async def flush(self) -> None:
         """Nothing to do: the writer task sends as soon as the channel has room."""
+
+    async def below(self, chars: int) -> None:
+        await self._draining.below(chars)
 
     def can_resume_after(self, seq: int) -> bool:
         if seq == self.last_seq:
@@ -136,6 +142,7 @@ class GuestStream:
                     texts.append(text)
                     size += len(text)
                 self.pending_bytes -= size
+                self._draining.took()
                 deflated = self.deflater.deflated(texts)
                 if deflated is not None:
                     channel.send(compressed_message(first, deflated))

@@ -20,6 +20,7 @@ from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.base import load_bounded
 from canvasrelay.server.background import cancelled
 from canvasrelay.server.runtime import GOING_AWAY, Runtime
+from canvasrelay.server.transports.draining import Draining
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +86,7 @@ class WebSocketTransport:
         self.dropping: asyncio.Task[None] | None = None
         """The one close of a peer too far behind; whatever is sent after it goes nowhere."""
         self._wake = asyncio.Event()
+        self._draining = Draining(lambda: self.backlog)
         self.writer = asyncio.create_task(self._write())
 
     def send(self, text: str) -> None:
@@ -123,9 +125,13 @@ class WebSocketTransport:
         finally:
             self._writing = False
 
+    async def below(self, chars: int) -> None:
+        await self._draining.below(chars)
+
     async def _send_next(self) -> None:
         text = self.queue.popleft()
         self.backlog -= len(text)
+        self._draining.took()
         await self.ws.send_frame(self.group.utf8(text), WSMsgType.TEXT)
 
     async def _write(self) -> None:
