@@ -184,6 +184,8 @@ class Screen:
         self.tid = tid
         self.text = ""
         self.exit_code: int | None = None
+        self.errors: list[str] = []
+        """What the server refused meanwhile, for a failure's message."""
 
     async def pump(self, timeout: float) -> bool:
         try:
@@ -194,13 +196,16 @@ class Screen:
             self.text = frame["data"] if frame.get("replay") else self.text + frame["data"]
         elif frame.get("id") == self.tid and frame["t"] == "term-exit":
             self.exit_code = frame["code"]
+        elif frame["t"] == "error":
+            self.errors.append(frame["message"])
         return True
 
     async def until(self, pattern: str, timeout: float = 15.0) -> re.Match[str]:
         deadline = time.monotonic() + timeout
         while not (found := re.search(pattern, self.text)):
             if time.monotonic() > deadline:
-                raise TimeoutError(f"{pattern!r} not in {self.text[-500:]!r}")
+                said = f" (exit code {self.exit_code}, errors {self.errors})"
+                raise TimeoutError(f"{pattern!r} not in {self.text[-500:]!r}{said}")
             await self.pump(deadline - time.monotonic())
         return found
 

@@ -492,6 +492,36 @@ async def test_a_shell_whose_watch_tmux_dropped_is_watched_again(serving: Server
     await host.close()
 
 
+async def test_every_terminal_opened_in_turn_shows_its_first_line(kept: Path, tmp_path: Path) -> None:
+    """tmux may read canvas's first commands for a new terminal before its session exists, the more
+    likely the busier the machine (a shell whose start-up runs programs, as a version manager's does):
+    canvas waits for its client to attach, or the terminal would show nothing (3 runs in 4 had one)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".bashrc").write_text("for i in $(seq 60); do /bin/true; done\n")
+    server = ServerProcess(kept, env={**WITH_TMUX, "HOME": str(home)}).start()
+    try:
+        host, _ = await connect(server)
+        await echo_in_each(host, "first", tuple(f"t{n}" for n in range(32)))
+        await host.close()
+    finally:
+        server.stop()
+    assert "tmux refused" not in "".join(server.output)
+
+
+async def test_a_refused_command_answers_the_rest_of_its_line_and_later_ones_stay_in_step(kept: Path) -> None:
+    """tmux drops the rest of a command line after a command fails, and answers none of them."""
+    terminal = TmuxTerminal(room_server(kept), "t1", kept, shell="/bin/bash")
+    await terminal.start()
+    try:
+        refused, dropped = terminal._commands("capture-pane -t =nosuch: -p", "display-message -p y")
+        assert await asyncio.wait_for(asyncio.gather(refused, dropped), 10) == [[], []]
+        (after,) = terminal._commands("display-message -p after")
+        assert await asyncio.wait_for(after, 10) == [b"after"]
+    finally:
+        await terminal.close()
+
+
 async def test_what_is_typed_before_canvas_attaches_reaches_the_shell(kept: Path) -> None:
     async with watched(room_server(kept), kept, typed="echo ear''ly-$((3+4))\r") as printed:
         await printed.until("early-7")

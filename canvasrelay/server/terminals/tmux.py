@@ -190,9 +190,12 @@ class TmuxTerminal:
         self._output = OutputCoalescer(self.scrollback, on_output)
         self._proc: asyncio.subprocess.Process | None = None
         self._reader: asyncio.Task[None] | None = None
-        # Each command sent, in order, with who waits for its answer and the keys it types (to type
-        # again if tmux's client goes before answering).
-        self._replies: deque[tuple[asyncio.Future[list[bytes]] | None, bytes]] = deque()
+        # Each command sent, in order, with who waits for its answer, the keys it types (to type
+        # again if tmux's client goes before answering) and the line it was sent on: tmux drops the
+        # rest of a line's commands after one fails, and answers none of them.
+        self._replies: deque[tuple[asyncio.Future[list[bytes]] | None, bytes, int]] = deque()
+        self._lines = 0
+        self._attached = asyncio.Event()
         # The pane's output, read from the FIFO tmux pipes it to (see `_follow`); set once it ended.
         self._fifo: int | None = None
         self._fifo_ended = asyncio.Event()
@@ -239,7 +242,17 @@ class TmuxTerminal:
             limit=READ_LIMIT,
             start_new_session=True,
         )
+        self._attached.clear()
         self._reader = asyncio.create_task(self._read())
+        # tmux may read a command sent now before the session exists: canvas waits until its
+        # client is attached (a client that ended meanwhile has been dealt with by `_read`).
+        attached = asyncio.ensure_future(self._attached.wait())
+        done, _ = await asyncio.wait({attached, self._reader}, timeout=ANSWER_S, return_when=asyncio.FIRST_COMPLETED)
+        attached.cancel()
+        if not done:
+            log.warning("terminal %s: tmux did not attach canvas's client in time", self.tid)
+        elif attached not in done:
+            return
         self._watching = True
         self.server.tighten_socket()
         if size is not None:
@@ -328,7 +341,8 @@ class TmuxTerminal:
     def _send(self, line: str, *replies: asyncio.Future[list[bytes]] | None, keys: bytes = b"") -> bool:
         if self._proc is None or self._proc.stdin is None or self._exited.is_set():
             return False
-        self._replies.extend((reply, keys) for reply in replies or (None,))
+        self._lines += 1
+        self._replies.extend((reply, keys, self._lines) for reply in replies or (None,))
         self._proc.stdin.write(line.encode("utf-8") + b"\n")
         return True
 
@@ -413,13 +427,15 @@ class TmuxTerminal:
                         block.append(line)
                 elif line.startswith(b"%begin ") and line.endswith(b" 1"):
                     block, block_id = [], b" ".join(line.split(b" ")[1:3])
+                elif line.startswith(b"%session-changed "):
+                    self._attached.set()
         except (ValueError, ConnectionError) as exc:
             log.warning("terminal %s: tmux's control client failed: %s", self.tid, exc)
         self._watching = False
         await self._proc.wait()
-        unanswered = b"".join(keys for _, keys in self._replies)
+        unanswered = b"".join(keys for _, keys, _ in self._replies)
         self._held[:0] = unanswered
-        for reply, _ in self._replies:
+        for reply, _, _ in self._replies:
             if reply is not None and not reply.done():
                 reply.set_exception(ConnectionError("tmux's control client ended"))
         self._replies.clear()
@@ -450,11 +466,17 @@ class TmuxTerminal:
         self._exited.set()
 
     def _answered(self, lines: list[bytes], failed: bool) -> None:
-        reply = self._replies.popleft()[0] if self._replies else None
+        if not self._replies:
+            return
+        reply, _, line = self._replies.popleft()
+        answered = [(reply, [] if failed else lines)]
         if failed:
             log.warning("terminal %s: tmux refused a command: %s", self.tid, b" ".join(lines)[:200])
-        if reply is not None and not reply.done():
-            reply.set_result([] if failed else lines)
+            while self._replies and self._replies[0][2] == line:
+                answered.append((self._replies.popleft()[0], []))
+        for waiting, answer in answered:
+            if waiting is not None and not waiting.done():
+                waiting.set_result(answer)
 
     def _ended(self, code: int | None) -> None:
         self.exit_code = HANGUP if code is None else code
