@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from canvasrelay.core.terminal_output import Output, OutputQueue, Scrollback
+from canvasrelay.core.terminal_output import SKIP, OutputLog, Piece, Scrollback
 from canvasrelay.server.terminals import output_coalescer
 from canvasrelay.server.terminals.pty import Terminal
 
@@ -245,37 +245,29 @@ def test_scrollback_huge_single_append() -> None:
     assert len(ring) == 1000
 
 
-def test_output_queue_coalesces_in_order() -> None:
-    queue = OutputQueue(lambda: b"RING", limit=100)
-    for part in (b"ab", b"cd", b"ef"):
-        queue.push(part)
-    assert queue.pending == 6
-    assert queue.take(max_bytes=5) == Output(b"abcde")
-    assert queue.take() == Output(b"f")
-    assert queue.take() is None
-    assert not queue
+def test_clients_behind_are_sent_the_same_blocks_once_they_reach_one() -> None:
+    log = OutputLog(limit=100, block_chars=10)
+    for part in ("abcd", "efgh", "ijkl", "mnop", "qrst", "uv", "wx"):
+        log.append(part)
+    early = log.take(0)
+    assert early is not None and early.block is not None and early.block.text == "abcdefghijkl"
+    late = log.take(5)
+    assert late == Piece(12, text="fghijkl"), "a client inside a block gets the rest of it as its own"
+    first, second = log.take(early.end), log.take(late.end)
+    assert first is not None and second is not None and first.block is not None
+    assert first.block is second.block, "then both get the same block"
+    assert first.block.text == "mnopqrstuv"
+    assert log.take(first.end) == Piece(24, text="wx"), "output not yet in a block goes as it is"
+    assert log.take(24) is None
 
 
-def test_output_queue_skip_ahead_replays_the_ring_once() -> None:
-    ring = Scrollback(capacity=1000)
-    queue = OutputQueue(ring.snapshot, limit=10)
-
-    def emit(data: bytes) -> None:
-        ring.append(data)
-        queue.push(data)
-
-    emit(b"12345")
-    emit(b"67890")
-    assert queue.pending == 10
-    emit(b"overflow")
-    assert queue.skips == 1 and queue.pending == 0
-    emit(b"-after")
-    assert queue
-    assert queue.take() == Output(b"1234567890overflow-after", reset=True)
-    assert queue.take() is None
-    emit(b"next")
-    assert queue.take() == Output(b"next")
-    assert queue.skips == 1
+def test_a_client_further_behind_than_the_log_keeps_skips_ahead() -> None:
+    log = OutputLog(limit=10, block_chars=4)
+    for part in ("1234", "5678", "9012", "3456"):
+        log.append(part)
+    assert log.start > 0 and log.take(0) is SKIP
+    log.forget()
+    assert log.take(log.start) is None and log.start == log.end == 16
 
 
 async def test_what_is_typed_before_the_shell_starts_reaches_it(tmp_path: Path) -> None:

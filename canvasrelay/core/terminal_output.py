@@ -1,9 +1,8 @@
-"""A terminal's output, kept and coalesced: pure data structures the PTY adapter feeds."""
+"""A terminal's output, kept for late joiners and for clients behind: pure data structures the terminals feed."""
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
 from dataclasses import dataclass
 
 SCROLLBACK_BYTES = 2 * 1024 * 1024
@@ -46,62 +45,79 @@ class Scrollback:
         return len(self._buf)
 
 
+@dataclass(slots=True)
+class OutputBlock:
+    """A stretch of a terminal's output, cut the same for every client that reads it from its start."""
+
+    start: int
+    text: str
+    frame: str | None = None
+    """What the adapter built from it (a frame, encoded), built once for every client it goes to."""
+
+
 @dataclass(frozen=True, slots=True)
-class Output:
-    """What to send a client next. With `reset`, the client clears its terminal first and
-    `data` is a full replay of the ring (which may be larger than one message: chunk it)."""
+class Piece:
+    """What a client behind is sent next: a whole `block` (shared), or `text` of its own."""
 
-    data: bytes
-    reset: bool = False
+    end: int
+    block: OutputBlock | None = None
+    text: str = ""
 
 
-class OutputQueue:
-    """One client's pending terminal output, bounded.
+SKIP = Piece(-1)
+"""The client fell further behind than the log keeps: it skips ahead to a replay of the ring."""
 
-    A client that falls more than `limit` bytes behind skips ahead: its backlog is dropped
-    and its next `take` is one replay of the ring. Output pushed while that replay is
-    pending is dropped too, because the replay is taken at `take` time and already holds it.
+
+class OutputLog:
+    """A terminal's recent output, for the clients that fall behind its live frames.
+
+    Output is cut into blocks of about `block_chars` characters as it comes. A client's place is
+    a count of characters since the terminal started; one whose place is a block's start is sent
+    that block, so clients behind by whole blocks are sent the same frames and each frame is built
+    once. The log keeps about `limit` characters; a client further behind is told to `SKIP`.
     """
 
-    def __init__(self, replay: Callable[[], bytes], limit: int = 1024 * 1024) -> None:
-        self._replay = replay
+    def __init__(self, limit: int = 1024 * 1024, block_chars: int = 64 * 1024) -> None:
         self.limit = limit
-        self._chunks: deque[bytes] = deque()
-        self.pending = 0
-        self._reset_due = False
-        self.skips = 0
+        self.block_chars = block_chars
+        self._blocks: deque[OutputBlock] = deque()
+        self._kept = 0
+        self._open: list[str] = []
+        self._open_start = 0
+        self.end = 0
 
-    def push(self, data: bytes) -> None:
-        if self._reset_due or not data:
-            return
-        if self.pending + len(data) > self.limit:
-            self._chunks.clear()
-            self.pending = 0
-            self._reset_due = True
-            self.skips += 1
-            return
-        self._chunks.append(data)
-        self.pending += len(data)
+    @property
+    def start(self) -> int:
+        """The earliest place the log still holds."""
+        return self._blocks[0].start if self._blocks else self._open_start
 
-    def __bool__(self) -> bool:
-        return self._reset_due or bool(self._chunks)
+    def append(self, text: str) -> None:
+        self._open.append(text)
+        self.end += len(text)
+        self._kept += len(text)
+        if self.end - self._open_start >= self.block_chars:
+            self._blocks.append(OutputBlock(self._open_start, "".join(self._open)))
+            self._open.clear()
+            self._open_start = self.end
+        while self._blocks and self._kept > self.limit:
+            self._kept -= len(self._blocks.popleft().text)
 
-    def take(self, max_bytes: int = 256 * 1024) -> Output | None:
-        """The next message for this client, coalescing queued chunks up to `max_bytes`."""
-        if self._reset_due:
-            self._reset_due = False
-            return Output(self._replay(), reset=True)
-        if not self._chunks:
+    def forget(self) -> None:
+        """No client is behind: nothing before now is needed."""
+        self._blocks.clear()
+        self._open.clear()
+        self._kept = 0
+        self._open_start = self.end
+
+    def take(self, place: int) -> Piece | None:
+        """What a client at `place` is sent next; None when it has it all."""
+        if place >= self.end:
             return None
-        parts: list[bytes] = []
-        size = 0
-        while self._chunks and size < max_bytes:
-            chunk = self._chunks.popleft()
-            room = max_bytes - size
-            if len(chunk) > room:
-                self._chunks.appendleft(chunk[room:])
-                chunk = chunk[:room]
-            parts.append(chunk)
-            size += len(chunk)
-        self.pending -= size
-        return Output(b"".join(parts))
+        if place < self.start:
+            return SKIP
+        for block in self._blocks:
+            if block.start <= place < block.start + len(block.text):
+                if place == block.start:
+                    return Piece(place + len(block.text), block=block)
+                return Piece(block.start + len(block.text), text=block.text[place - block.start :])
+        return Piece(self.end, text="".join(self._open)[place - self._open_start :])

@@ -1,10 +1,12 @@
 """Terminals, the adapter's side: runs the shells and carries their output to each watcher.
 
 Output goes out through the runtime as one frame, encoded once, to every watcher that is
-caught up. A watcher that is not (a replay still to send, or a transport backed up) queues
-it in its own bounded `OutputQueue`; one pump task per peer writes that queue only while the
-transport's own backlog is small, so a slow reader falls behind in its queue, and its queue
-(not the server's memory) overflows: it then skips ahead to a replay of the scrollback ring.
+caught up. A watcher that is not (a replay still to send, or a transport backed up) reads it
+later from the terminal's `OutputLog`, whose blocks are the same frames for every watcher behind
+(encoded once, and deflated once for the guests); one pump task per peer writes only while the
+transport's own backlog is small, woken as the transport drains, so a slow reader falls behind in
+the log (not in the server's memory) and, past what the log keeps, skips ahead to a replay of the
+scrollback ring.
 
 With tmux, the shells live in the room's tmux server and outlive canvas: the terminals are
 recorded in `.canvas/terminals.json`, and the next start gives them back to the room and
@@ -20,11 +22,12 @@ import json
 import logging
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from canvasrelay.core.room import error
-from canvasrelay.core.terminal_output import Output, OutputQueue
+from canvasrelay.core.terminal_output import SKIP, OutputLog
 from canvasrelay.core.terminals import (
     AttachTerminal,
     DeliverExit,
@@ -43,15 +46,15 @@ from canvasrelay.protocol import encode
 from canvasrelay.protocol.terminals import MAX_NAME_CHARS, TERMINAL_ID_PATTERN, TermData, TermExit
 from canvasrelay.server.background import Background
 from canvasrelay.server.canvas_dir import FILE_MODE
-from canvasrelay.server.runtime import Adapter, Runtime, Transport
+from canvasrelay.server.runtime import Adapter, Runtime
 from canvasrelay.server.terminals.pty import Terminal
 from canvasrelay.server.terminals.shell_processes import MARK, mark
 from canvasrelay.server.terminals.tmux import TmuxServer, TmuxTerminal
 
 log = logging.getLogger(__name__)
 
-QUEUE_LIMIT = 1024 * 1024
-"""Output one watcher may fall behind by before it skips ahead to a replay."""
+LOG_CHARS = 1024 * 1024
+"""Output a watcher may fall behind by before it skips ahead to a replay."""
 FRAME_BYTES = 64 * 1024
 """Output bytes per `term-data` frame, a replay's included."""
 TRANSPORT_HIGH_WATER = 256 * 1024
@@ -66,9 +69,11 @@ def _decoder() -> codecs.IncrementalDecoder:
 
 @dataclass
 class _Stream:
-    """One watcher's view of one terminal."""
+    """One watcher's view of one terminal: its place in the terminal's output log."""
 
-    queue: OutputQueue
+    log: OutputLog
+    ring: Callable[[], bytes]
+    place: int
     replay: bytes | None
     """A replay of the ring still to be sent from `offset`, one frame per round like any output,
     so it waits for the transport too. The first is the ring as it was on attaching."""
@@ -76,18 +81,35 @@ class _Stream:
     exit_code: int | None = None
     decoder: codecs.IncrementalDecoder = field(default_factory=lambda: _decoder())
 
-    def take(self) -> Output | None:
+    def had(self, place: int) -> bool:
+        """It was sent all output up to `place`, and nothing else waits for it."""
+        return self.replay is None and self.place == place and self.exit_code is None
+
+    def next_frame(self, tid: str) -> str | None:
+        """The next frame for this watcher, encoded; None once it has all the output."""
         if self.replay is None:
-            out = self.queue.take(FRAME_BYTES)
-            if out is None or not out.reset:
-                return out
-            self.replay, self.offset = out.data, 0
+            piece = self.log.take(self.place)
+            if piece is None:
+                return None
+            if piece is not SKIP:
+                self.place = piece.end
+                if piece.block is None:
+                    return encode(TermData(id=tid, data=piece.text, replay=False))
+                if piece.block.frame is None:
+                    piece.block.frame = encode(TermData(id=tid, data=piece.block.text, replay=False))
+                return piece.block.frame
+            self.replay, self.offset, self.place = self.ring(), 0, self.log.end
         start = self.offset
-        piece = self.replay[start : start + FRAME_BYTES]
+        chunk = self.replay[start : start + FRAME_BYTES]
         self.offset += FRAME_BYTES
         if self.offset >= len(self.replay):
             self.replay = None
-        return Output(piece, reset=start == 0)
+        if start == 0:
+            self.decoder = _decoder()
+        text = self.decoder.decode(chunk)
+        if text or start == 0:
+            return encode(TermData(id=tid, data=text, replay=start == 0))
+        return self.next_frame(tid)
 
 
 class _Pump:
@@ -114,32 +136,19 @@ class _Pump:
         await transport.below(TRANSPORT_HIGH_WATER)
         wrote = False
         for tid, stream in list(self.streams.items()):
-            out = stream.take()
-            if out is not None:
-                self._send_output(transport, tid, stream, out)
+            frame = stream.next_frame(tid)
+            if frame is not None:
+                transport.send(frame)
                 wrote = True
             elif stream.exit_code is not None:
                 transport.send(encode(TermExit(id=tid, code=stream.exit_code)))
                 del self.streams[tid]
         return wrote
 
-    def caught_up(self, stream: _Stream) -> bool:
-        """Nothing of this terminal waits for this peer, and its transport keeps up."""
+    def keeps_up(self) -> bool:
+        """This peer's transport has room: live output may go to it directly."""
         transport = self.host.runtime.transports.get(self.peer)
-        return (
-            transport is not None
-            and stream.replay is None
-            and not stream.queue
-            and stream.exit_code is None
-            and transport.backlog <= TRANSPORT_HIGH_WATER
-        )
-
-    def _send_output(self, transport: Transport, tid: str, stream: _Stream, out: Output) -> None:
-        if out.reset:
-            stream.decoder = _decoder()
-        text = stream.decoder.decode(out.data)
-        if text or out.reset:
-            transport.send(encode(TermData(id=tid, data=text, replay=out.reset)))
+        return transport is not None and transport.backlog <= TRANSPORT_HIGH_WATER
 
 
 class TerminalHost:
@@ -156,6 +165,7 @@ class TerminalHost:
         self.terminals: dict[str, Terminal | TmuxTerminal] = {}
         self.pumps: dict[str, _Pump] = {}
         self._decoders: dict[str, codecs.IncrementalDecoder] = {}
+        self._logs: dict[str, OutputLog] = {}
         self.background = Background("terminals")
 
     def adapter(self) -> Adapter:
@@ -243,6 +253,7 @@ class TerminalHost:
             marked = {**os.environ, MARK: mark(self.canvas_dir, tid)}
             terminal = Terminal(self.cwd, on_output=on_output, on_exit=on_exit, env=marked)
         self.terminals[tid] = terminal
+        self._logs[tid] = OutputLog(LOG_CHARS, FRAME_BYTES)
         return terminal
 
     async def _start(self, effect: StartTerminal) -> None:
@@ -267,27 +278,35 @@ class TerminalHost:
         pump = self.pumps.get(peer)
         if pump is None:
             pump = self.pumps[peer] = _Pump(self, peer)
-        queue = OutputQueue(terminal.scrollback.snapshot, QUEUE_LIMIT)
-        pump.streams[tid] = _Stream(queue, terminal.scrollback.snapshot(), exit_code=terminal.exit_code)
+        log = self._logs[tid]
+        ring = terminal.scrollback.snapshot
+        pump.streams[tid] = _Stream(log, ring, place=log.end, replay=ring(), exit_code=terminal.exit_code)
         pump.wake.set()
 
     def _output(self, tid: str, data: bytes) -> None:
-        """New output: one frame, encoded once, for every watcher that is caught up; the
-        others queue it (as whole characters, so either path decodes alike)."""
+        """New output: one frame, encoded once, for every watcher that is caught up; the others
+        read it from the terminal's log when their transport has room."""
         decoder = self._decoders.setdefault(tid, _decoder())
         text = decoder.decode(data)
-        if not text:
+        log = self._logs.get(tid)
+        if not text or log is None:
             return
+        before = log.end
+        log.append(text)
         live: list[str] = []
+        behind = False
         for peer, pump in self.pumps.items():
             stream = pump.streams.get(tid)
             if stream is None:
                 continue
-            if pump.caught_up(stream):
+            if stream.had(before) and pump.keeps_up():
+                stream.place = log.end
                 live.append(peer)
-            else:
-                stream.queue.push(text.encode("utf-8"))
-                pump.wake.set()
+                continue
+            behind = True
+            pump.wake.set()
+        if not behind:
+            log.forget()
         if live:
             self.runtime.multicast(TermData(id=tid, data=text, replay=False), live)
 
@@ -329,6 +348,7 @@ class TerminalHost:
     async def _forget(self, effect: ForgetTerminal) -> None:
         self.terminals.pop(effect.id, None)
         self._decoders.pop(effect.id, None)
+        self._logs.pop(effect.id, None)
         for pump in self.pumps.values():
             stream = pump.streams.get(effect.id)
             # A watcher still owed the last output and the exit gets them first.
