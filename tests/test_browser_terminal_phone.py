@@ -4,6 +4,7 @@ where tmux is missing the board says once that the shells end with canvas."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +68,8 @@ def test_a_phone_opens_a_terminal_full_width_and_types_what_its_keyboard_lacks(
         rows.filter(has_text="ready").wait_for(timeout=WAIT_MS)
         bar.get_by_role("button", name="Control: the next key is pressed with Ctrl").click()
         phone.keyboard.type("c")
+        # As in any terminal, what is typed before the interrupt takes effect may be flushed with it.
+        rows.filter(has_text=re.compile(r"ready[\s\S]*\^C[\s\S]*[#$]")).wait_for(timeout=WAIT_MS)
         phone.keyboard.type("echo ctrl-$((1+1))")
         phone.keyboard.press("Enter")
         rows.filter(has_text="ctrl-2").wait_for(timeout=WAIT_MS)
