@@ -19,6 +19,7 @@ from canvasrelay.protocol import (
 from canvasrelay.protocol.access import Action
 from canvasrelay.protocol.base import MAX_DEPTH, MAX_ELEMENTS, check_structure, client_frame, frame_type
 from canvasrelay.protocol.core import Auth, Ping
+from canvasrelay.protocol.signal_messages import GuestOffer, SignalMessage
 from canvasrelay.protocol.typescript import generate
 from canvasrelay.server.http.api import typescript as api_typescript
 
@@ -104,6 +105,21 @@ def test_generated_typescript_lists_every_frame() -> None:
     text = generate()
     for model in (*CLIENT_FRAMES.values(), *SERVER_FRAMES.values()):
         assert f"export interface {model.__name__} " in text
+
+
+def test_generated_typescript_has_the_signal_messages_as_sent() -> None:
+    """The guest's offer and question and the hub's replies, with the field names the other end reads."""
+    text = generate()
+    for model in SignalMessage.__subclasses__():
+        assert f"export interface {model.__name__} " in text
+    offer = text.split("export interface GuestOffer {\n", 1)[1].split("}", 1)[0]
+    # The web's guest seals an offer with the fields the Python guest seals: `from`, not `from_`.
+    sealed = json.loads(GuestOffer(from_="c", sdp="s", nonce="n").model_dump_json(by_alias=True))
+    assert (
+        [line.split(":")[0].strip() for line in offer.splitlines()] == list(sealed) == ["kind", "from", "sdp", "nonce"]
+    )
+    assert "export type GuestMessage = AboutAsk | GuestOffer;" in text
+    assert "export type HubReply = HubAnswer | RoomAbout | Withdrawn;" in text
 
 
 def test_a_client_frame_without_a_declared_action_cannot_be_registered() -> None:

@@ -204,6 +204,11 @@ export type DashKind = "solid" | "dashed" | "dotted";
 
 export type HostAnswer = "once" | "reject" | "always" | "never" | "session";
 
+export interface AboutAsk {
+  kind: "about";
+  from: string;
+}
+
 export interface AccessAsk {
   t: "access-ask";
   access?: "edit";
@@ -569,6 +574,13 @@ export interface GuestList {
   guests: GuestInfo[];
 }
 
+export interface GuestOffer {
+  kind: "offer";
+  from: string;
+  sdp: string;
+  nonce: string;
+}
+
 export interface GuestRemoved {
   t: "guest-removed";
   guestId: string;
@@ -599,6 +611,12 @@ export interface HostProfile {
   t: "host-profile";
   name: string;
   color: string;
+}
+
+export interface HubAnswer {
+  kind: "answer";
+  to: string;
+  sdp: string;
 }
 
 export interface HubProof {
@@ -812,6 +830,15 @@ export interface ResourceLinkBlock {
 
 export interface Restarting {
   t: "restarting";
+}
+
+export interface RoomAbout {
+  kind: "about";
+  to: string;
+  project: string;
+  host: string | null;
+  access: "view" | "edit" | "trusted";
+  name: string | null;
 }
 
 export interface RoomSetAccess {
@@ -1098,6 +1125,12 @@ export interface Welcome {
   headsAfter: string | null;
 }
 
+export interface Withdrawn {
+  kind: "withdrawn";
+  to: string;
+  reason: string;
+}
+
 export interface YourAccess {
   t: "access";
   access: "view" | "edit" | "trusted";
@@ -1119,3 +1152,8 @@ export type ClientFrame = AccessAsk | AgentCancel | AgentConfig | AgentCreate | 
 export type ServerFrame = AgentCompacted | AgentEvent | AgentHistory | AgentMeta | AgentOptions | AgentRemoved | ApprovalRequest | ApprovalResolved | AuditPage | AwarenessOut | BoardPart | BoardSync | BoardUpdateOut | Bye | ErrorFrame | File | GuestList | GuestRemoved | HeadsPart | HubProof | InviteCreated | InviteList | People | Pong | RequestPending | Restarting | StreamGap | TermData | TermExit | TermTypist | Terminals | Tree | Welcome | YourAccess;
 
 export type ServerFrameOf<T extends ServerFrame["t"]> = Extract<ServerFrame, { t: T }>;
+
+export type GuestMessage = AboutAsk | GuestOffer;
+
+/** The hub's reply to a guest: untrusted until read field by field, and more fields are ignored. */
+export type HubReply = HubAnswer | RoomAbout | Withdrawn;

@@ -11,11 +11,11 @@ import { TerminalsPanel } from "../terminals/TerminalsPanel";
 import { SidePanel } from "../SidePanel";
 import { AskForEdit } from "../guests/AskForEdit";
 import "../agents/register";
+import type { RoomAbout } from "../protocol.gen";
 import {
   fetchAbout,
   GuestConnection,
   Withdrawn,
-  type About,
   type GuestState,
   type Profile,
   type RoomLinkParams,
@@ -111,7 +111,7 @@ export function GuestApp({ link }: { link: RoomLinkParams }) {
   );
 }
 
-function aboutText(about: About | null | undefined): string {
+function aboutText(about: RoomAbout | null | undefined): string {
   if (about === undefined) return "Finding the room…";
   if (about === null) return "The room does not answer yet: the host may not be serving it right now. You can still try to join.";
   const whose = about.host ? `${about.host}'s room` : "The host's room";
@@ -120,8 +120,8 @@ function aboutText(about: About | null | undefined): string {
 
 /** What the hub says about the room: undefined while asking, null when it does not answer, Withdrawn when
  * the link's invitation no longer stands. */
-function useAbout(link: RoomLinkParams, onName: (name: string) => void): About | Withdrawn | null | undefined {
-  const [about, setAbout] = useState<About | Withdrawn | null | undefined>(undefined);
+function useAbout(link: RoomLinkParams, onName: (name: string) => void): RoomAbout | Withdrawn | null | undefined {
+  const [about, setAbout] = useState<RoomAbout | Withdrawn | null | undefined>(undefined);
   const named = useRef(onName);
   useEffect(() => {
     let current = true;

@@ -1,9 +1,20 @@
 import { b64url, b64urlDecode } from "../base64";
 import { backoffMs, fragmentParams, type Connection } from "../connection";
-import type { ClientFrame, ServerFrame } from "../protocol.gen";
+import {
+  CHUNK_CHARS,
+  MAX_MESSAGE_BYTES,
+  type ClientFrame,
+  type GuestJoin,
+  type GuestMessage,
+  type HubProof,
+  type HubReply,
+  type RoomAbout,
+  type ServerFrame,
+} from "../protocol.gen";
 import { Listeners } from "../listeners";
 import { InOrder } from "./compressedMessage";
 import { guestIdentity, signJoin } from "./guestIdentity";
+import { readHubReply } from "./hubReply";
 import {
   GUEST_NONCE_BYTES,
   openEnvelope,
@@ -33,8 +44,6 @@ export interface Profile {
   color: string;
 }
 
-const MAX_MESSAGE_BYTES = 256 * 1024;
-const CHUNK_CHARS = 60_000;
 const HANDSHAKE_MS = 15_000;
 const TURN_FETCH_MS = 3_000;
 /** The hub's close code for a guest the host removed (canvasrelay/core/guests.py). */
@@ -228,9 +237,10 @@ export class GuestConnection implements Connection<GuestState> {
     const offer = pc.localDescription!.sdp;
     const nonce = crypto.getRandomValues(new Uint8Array(GUEST_NONCE_BYTES));
     const conn = b64url(crypto.getRandomValues(new Uint8Array(9)));
-    const answer = await this.signal(signal, key, { kind: "offer", from: conn, sdp: offer, nonce: b64url(nonce) });
+    const { sdp: answer } = await askHub(signal, this.link.key, key, { kind: "offer", from: conn, sdp: offer, nonce: b64url(nonce) }, "answer");
     await pc.setRemoteDescription({ type: "answer", sdp: answer });
-    const proof = JSON.parse(String(await withTimeout(nextMessage(), HANDSHAKE_MS))) as { t: string; signature?: string; challenge?: string };
+    // Checked field by field below: the channel is not yet proven to reach this room's host.
+    const proof = JSON.parse(String(await withTimeout(nextMessage(), HANDSHAKE_MS))) as Partial<HubProof>;
     const ok =
       proof.t === "proof" &&
       typeof proof.signature === "string" &&
@@ -241,7 +251,7 @@ export class GuestConnection implements Connection<GuestState> {
     }
     const identity = await guestIdentity();
     const signature = await signJoin(identity, b64urlDecode(proof.challenge), sdpFingerprint(offer), sdpFingerprint(answer));
-    const join = { t: "guest-join", key: identity.publicKey, signature, name: this.profile.name, color: this.profile.color, lastSeq: this.lastSeq };
+    const join: GuestJoin = { t: "guest-join", key: identity.publicKey, signature, name: this.profile.name, color: this.profile.color, lastSeq: this.lastSeq };
     channel.send(JSON.stringify(join));
     this.channel = channel;
     this.parts = [];
@@ -251,12 +261,6 @@ export class GuestConnection implements Connection<GuestState> {
       if (this.pc === pc && !this.stopped && this.state === "connected") this.retry();
     };
     if (this.state !== "refused") this.setState("connected");
-  }
-
-  private async signal(url: string, key: CryptoKey, offer: Record<string, unknown>): Promise<string> {
-    const reply = await askHub(url, this.link.key, key, offer, "answer");
-    if (typeof reply.sdp !== "string") throw new Error("the hub's answer carries no session description");
-    return reply.sdp;
   }
 
   private deliver(message: string): void {
@@ -302,33 +306,21 @@ export class GuestConnection implements Connection<GuestState> {
   }
 }
 
-/** What the join page says before one joins: the project, whose room it is, the access a guest gets. */
-export interface About {
-  project: string;
-  host: string | null;
-  access: "view" | "edit" | "trusted";
-  /** Whom a named invitation is for: the name the join page suggests. */
-  name: string | null;
-}
-
 /** The hub says this link's invitation was withdrawn, expired or turned off: joining again cannot help. */
 export class Withdrawn extends Error {}
 
-/** Asks the hub what room this is, through the rendezvous, sealed with the room key like an offer. */
-export async function fetchAbout(link: RoomLinkParams): Promise<About> {
+/**
+ * Asks the hub what room this is, through the rendezvous, sealed with the room key like an offer: the project,
+ * whose room it is, the access a guest gets, and whom a named invitation is for (the name the page suggests).
+ */
+export async function fetchAbout(link: RoomLinkParams): Promise<RoomAbout> {
   const key = await signalKey(link.key);
   const from = b64url(crypto.getRandomValues(new Uint8Array(9)));
   let failure: unknown = new Error("the link names no rendezvous");
   // Each rendezvous of the link in turn, as the handshake tries them.
   for (const url of link.signals) {
     try {
-      const reply = await askHub(url, link.key, key, { kind: "about", from }, "about");
-      return {
-        project: String(reply.project ?? ""),
-        host: typeof reply.host === "string" ? reply.host : null,
-        access: reply.access as About["access"],
-        name: typeof reply.name === "string" ? reply.name : null,
-      };
+      return await askHub(url, link.key, key, { kind: "about", from }, "about");
     } catch (error) {
       if (error instanceof Withdrawn) throw error;
       failure = error;
@@ -337,29 +329,28 @@ export async function fetchAbout(link: RoomLinkParams): Promise<About> {
   throw failure;
 }
 
+type AskedReply = Exclude<HubReply["kind"], "withdrawn">;
+type ReplyOf<K extends AskedReply> = Extract<HubReply, { kind: K }>;
+
+function isReplyOf<K extends AskedReply>(reply: HubReply, kind: K): reply is ReplyOf<K> {
+  return reply.kind === kind;
+}
+
 /** Seals `message` to the hub through the rendezvous at `url` and waits for its reply of `kind` to us. */
-function askHub(
-  url: string,
-  roomKey: string,
-  key: CryptoKey,
-  message: Record<string, unknown>,
-  kind: string,
-): Promise<Record<string, unknown>> {
+function askHub<K extends AskedReply>(url: string, roomKey: string, key: CryptoKey, message: GuestMessage, kind: K): Promise<ReplyOf<K>> {
   return withTimeout(
-    new Promise<Record<string, unknown>>((resolve, reject) => {
+    new Promise<ReplyOf<K>>((resolve, reject) => {
       void topic(roomKey).then((name) => {
         const ws = new WebSocket(`${url}?topic=${name}`);
         ws.onopen = () => void seal(key, message).then((text) => ws.send(text));
         ws.onmessage = (event) =>
-          void openEnvelope(key, String(event.data)).then((reply) => {
-            if (!reply || reply.to !== message.from) return;
-            if (reply.kind === "withdrawn") {
-              ws.close();
-              reject(new Withdrawn(String(reply.reason ?? "This invitation was withdrawn by the host.")));
-            } else if (reply.kind === kind) {
-              ws.close();
-              resolve(reply);
-            }
+          void openEnvelope(key, String(event.data)).then((opened) => {
+            if (!opened || opened.to !== message.from || (opened.kind !== "withdrawn" && opened.kind !== kind)) return;
+            ws.close();
+            const reply = readHubReply(opened);
+            if (reply?.kind === "withdrawn") reject(new Withdrawn(reply.reason || "This invitation was withdrawn by the host."));
+            else if (reply && isReplyOf(reply, kind)) resolve(reply);
+            else reject(new Error(`the hub's ${kind} was not one canvas understands`));
           });
         ws.onerror = () => reject(new Error("the rendezvous is unreachable"));
       });

@@ -1,5 +1,6 @@
 /** The browser's half of ADR 0004: topic, sealed envelopes and the hub's proof, with WebCrypto. */
 import { b64url, b64urlDecode } from "../base64";
+import type { GuestMessage } from "../protocol.gen";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -49,7 +50,7 @@ export async function turnProof(roomKey: string): Promise<string> {
   return b64url(new Uint8Array(bits));
 }
 
-export async function seal(key: CryptoKey, message: Record<string, unknown>): Promise<string> {
+export async function seal(key: CryptoKey, message: GuestMessage): Promise<string> {
   const nonce = crypto.getRandomValues(new Uint8Array(12));
   const body = enc.encode(JSON.stringify({ ...message, ts: Date.now() / 1000 }));
   const sealed = await crypto.subtle.encrypt({ name: "AES-GCM", iv: nonce, additionalData: SIGNAL_INFO }, key, body);
