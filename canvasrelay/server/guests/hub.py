@@ -38,6 +38,7 @@ from canvasrelay.protocol.encoding import b64url, b64url_decode
 from canvasrelay.protocol.framing import Reassembler
 from canvasrelay.protocol.guests import Bye, GuestJoin, HubProof, StreamGap
 from canvasrelay.protocol.ice import servers_to_use, signal_urls
+from canvasrelay.protocol.signal_messages import HubAnswer, RoomAbout, SignalMessage, Withdrawn
 from canvasrelay.server.background import cancelled
 from canvasrelay.server.deferred_imports import DeferredImports
 from canvasrelay.server.occupancy import Periodic
@@ -270,16 +271,16 @@ class Hub:
             return
         refusal = listener.invite.refusal(self.guests.invites.clock())
         if refusal is not None:
-            await self._send_envelope(listener, {"kind": "withdrawn", "to": conn, "reason": refusal})
+            await self._send_envelope(listener, Withdrawn(to=conn, reason=refusal))
             return
-        about = self.guests.about()
+        about = RoomAbout.model_validate({"to": conn, **self.guests.about()})
         invite = listener.invite
         if invite.access is not None:
-            about |= {"access": invite.access, "name": invite.name}
-        await self._send_envelope(listener, {"kind": "about", "to": conn, **about})
+            about = about.model_copy(update={"access": invite.access, "name": invite.name})
+        await self._send_envelope(listener, about)
 
-    async def _send_envelope(self, listener: _Listener, message: dict[str, Any]) -> None:
-        await self._send_text(listener, signal_crypto.seal(listener.key, message))
+    async def _send_envelope(self, listener: _Listener, message: SignalMessage) -> None:
+        await self._send_text(listener, signal_crypto.seal(listener.key, message.model_dump(by_alias=True)))
 
     async def _send_text(self, listener: _Listener, text: str) -> None:
         if listener.ws is not None and not listener.ws.closed:
@@ -318,7 +319,7 @@ class Hub:
             await pc.setRemoteDescription(RTCSessionDescription(offer.sdp, "offer"))
             await pc.setLocalDescription(await pc.createAnswer())
             answer = pc.localDescription.sdp
-            await self._send_envelope(listener, {"kind": "answer", "to": offer.conn, "sdp": answer})
+            await self._send_envelope(listener, HubAnswer(to=offer.conn, sdp=answer))
             channel = await asyncio.wait_for(opened, JOIN_TIMEOUT)
             hub_fingerprint = signal_crypto.sdp_fingerprint(answer)
             proof = signal_crypto.sign_proof(
