@@ -438,14 +438,12 @@ def test_a_board_that_comes_in_parts_opens_with_its_items_in_view(browser: Any, 
     served = ServerThread(project).start()
     try:
         page = open_board(browser, served)
-        notes = page.get_by_test_id("board-note")
-        notes.first.wait_for(timeout=WAIT_MS)
-        area = page.get_by_test_id("board").bounding_box()
-        for index in range(notes.count()):
-            rect = notes.nth(index).bounding_box()
-            assert area["x"] <= rect["x"] and rect["x"] + rect["width"] <= area["x"] + area["width"]
-            assert area["y"] <= rect["y"] and rect["y"] + rect["height"] <= area["y"] + area["height"]
-        assert notes.count() == 24
+        # Too many to read whole, they open at the one made last, once the whole board has come.
+        last = page.get_by_test_id("board-note").filter(has_text="far note 23 ")
+        last.wait_for(timeout=WAIT_MS)
+        area, rect = page.get_by_test_id("board").bounding_box(), last.bounding_box()
+        assert area["x"] <= rect["x"] and rect["x"] + rect["width"] <= area["x"] + area["width"]
+        assert area["y"] <= rect["y"] and rect["y"] + rect["height"] <= area["y"] + area["height"]
         page.close()
     finally:
         served.stop()

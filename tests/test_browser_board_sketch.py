@@ -24,16 +24,24 @@ WAIT_MS = 30_000
 ITEMS = 600
 # The seeded grid of 600 items: 450 boxes in 21 columns of 260 board units, the last 200 wide.
 GRID_CENTRE = ((20 * 260 + 200) / 2, (21 * 260 + 200) / 2)
+FITTED_VIEW_KEPT = """() => Object.keys(localStorage)
+  .filter(key => key.startsWith('canvas.view.'))
+  .some(key => JSON.parse(localStorage.getItem(key)).zoom < 0.3)"""
 
 
 @pytest.fixture
 def page(browser: Any, project: Path) -> Iterator[Any]:
-    """The host's page on a served board of `ITEMS` items."""
+    """The host's page on a served board of `ITEMS` items, zoomed to fit (it opens readable, on
+    the item made last)."""
     ServerThread(project).start().stop()
     write_log(project / ".canvas" / BOARD_LOG, [seeded_board(ITEMS)])
     served = ServerThread(project).start()
     page = open_board(browser, served)
     try:
+        page.get_by_test_id("board-note").first.wait_for(timeout=WAIT_MS)
+        page.get_by_test_id("board-zoom-fit").click()
+        # The view is kept once it stops moving: fitted, far out.
+        page.wait_for_function(FITTED_VIEW_KEPT, timeout=WAIT_MS)
         yield page
     finally:
         page.close()
@@ -41,7 +49,7 @@ def page(browser: Any, project: Path) -> Iterator[Any]:
 
 
 def test_a_big_board_far_out_is_a_sketch_whose_items_come_back_live(page: Any) -> None:
-    # The page opens fitted: every item in view, far out.
+    # Fitted: every item in view, far out.
     sketch = page.get_by_test_id("board-sketch")
     sketch.wait_for(timeout=WAIT_MS)
     assert f"{ITEMS} items" in (sketch.get_attribute("aria-label") or "")

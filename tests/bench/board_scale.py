@@ -93,6 +93,15 @@ def seeded_board(count: int) -> bytes:
     return board.checkpoint()
 
 
+def fitted_view(count: int) -> dict[str, float]:
+    """A kept view that shows all of `seeded_board(count)` in the page's board, as "fit" does (a
+    board too big to read whole opens at a readable zoom instead)."""
+    columns = max(1, int(math.sqrt(count * 0.75)))
+    rows = math.ceil((count - count // 4) / columns)
+    width, height = (columns - 1) * SPACING + 200, (rows - 1) * SPACING + 200
+    return {"x": 24, "y": 80, "zoom": min(900 / width, 520 / height)}
+
+
 def percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else float("nan")
@@ -196,10 +205,10 @@ def board_id(browser: Any, server: ServerProcess) -> str:
 
 
 def measure(
-    browser: Any, server: ServerProcess, room_id: str, culling: bool, fitted: bool, steps: int
+    browser: Any, server: ServerProcess, room_id: str, culling: bool, kept: dict[str, float], steps: int
 ) -> dict[str, Any]:
     context = browser.new_context(viewport={"width": 1280, "height": 840})
-    view = {} if fitted else {f"canvas.view.{room_id}": json.dumps({"x": 40, "y": 120, "zoom": 1})}
+    view = {f"canvas.view.{room_id}": json.dumps(kept)}
     settings = {**view, **({} if culling else {"canvas.board.culling": "off"})}
     context.add_init_script(f"for (const [k, v] of Object.entries({json.dumps(settings)})) localStorage.setItem(k, v);")
     page = context.new_page()
@@ -262,7 +271,8 @@ def main() -> None:
                     profile_pan(browser, server, room_id, args.steps)
                 for fitted in (False, True):
                     for culling in (True, False):
-                        figures = measure(browser, server, room_id, culling, fitted, args.steps)
+                        kept = fitted_view(size) if fitted else {"x": 40, "y": 120, "zoom": 1}
+                        figures = measure(browser, server, room_id, culling, kept, args.steps)
                         view = "fitted" if fitted else "at 100 %"
                         label = f"{size:,} {view} culling+sketch {'on' if culling else 'off'}"
                         print(row(label, figures), flush=True)

@@ -70,6 +70,7 @@ import { Sketch } from "./Sketch";
 import { SketchItems } from "./SketchItems";
 import { drawsAsSketch, itemAt, itemsIn, SKETCH_ITEMS, sketchOf } from "./sketch";
 import { BoardMap } from "./BoardMap";
+import { openingView, PHONE_OPENING_ZOOM, WIDE_OPENING_ZOOM } from "./openingView";
 import { loadView, saveView } from "./view";
 
 type Box = { x: number; y: number; w?: number; h?: number };
@@ -173,10 +174,10 @@ function Canvas({ session }: { session: BoardSession }) {
   const boardId = roomClient.welcome?.roomId ?? "board";
   const [savedView] = useState(() => loadView(boardId));
   const [flowReady, setFlowReady] = useState(false);
-  // Whether to fit the first view is decided once, when the board is whole: a big board comes in
-  // parts after the welcome. An empty board is not fitted later: that would jump the view from
-  // under the person who just placed its first item.
-  const fitDecided = useRef(savedView !== null);
+  // The first view is chosen once, when the board is whole: a big board comes in parts after the
+  // welcome. An empty board is not fitted later: that would jump the view from under the person
+  // who just placed its first item.
+  const viewChosen = useRef(savedView !== null);
   const byId = useMemo(() => new Map(items.map((item) => [item.id, item])), [items]);
   /** Where each item being dragged started, and the items a dragged frame carries along. */
   const dragStart = useRef<{ origin: Map<string, { x: number; y: number }>; carried: string[] } | null>(null);
@@ -509,8 +510,7 @@ function Canvas({ session }: { session: BoardSession }) {
   const fit = useCallback(
     (ids?: Set<string>, duration = 200) => {
       const board = wrapper.current;
-      const shown = nodes.filter((node) => !ids || ids.has(node.id));
-      const box = bounds(shown.map((node) => ({ ...node.position, w: node.width ?? 1, h: node.height ?? 1 })));
+      const box = bounds(nodes.filter((node) => !ids || ids.has(node.id)).map(nodeBox));
       if (!board || !box) return;
       const area = board.getBoundingClientRect();
       void flow.setViewport(viewFor(box, { w: area.width, h: area.height }, coveredInsets(board)), { duration });
@@ -518,18 +518,31 @@ function Canvas({ session }: { session: BoardSession }) {
     [flow, nodes],
   );
 
-  // The first view of a board fits what is on it into the part nothing floats over (once React
-  // Flow can move its view and the board is whole).
+  // The first view of a board shows what is on it, readably, in the part nothing floats over
+  // (once React Flow can move its view and the board is whole).
   useEffect(() => {
-    if (fitDecided.current || !whole || !flowReady) return;
-    fitDecided.current = true;
-    if (items.length > 0) fit(undefined, 0);
-  }, [whole, flowReady, items, fit]);
+    const board = wrapper.current;
+    if (viewChosen.current || !whole || !flowReady || !board) return;
+    viewChosen.current = true;
+    const area = board.getBoundingClientRect();
+    const boxes = nodes.map((node) => ({ ...nodeBox(node), z: node.data.item.z }));
+    const view = openingView(boxes, { w: area.width, h: area.height }, coveredInsets(board), phone ? PHONE_OPENING_ZOOM : WIDE_OPENING_ZOOM);
+    if (view) void flow.setViewport(view);
+  }, [whole, flowReady, nodes, flow, phone]);
   const onInit = useCallback(() => setFlowReady(true), []);
 
   const { showFrame, reveal } = useShowFrame(session, wrapper, readOnly, setSelected);
   const [sketchFocus, setSketchFocus] = useState<Rect | null>(null);
   const link = useBoardLink(session, flow, items, wrapper, showFrame);
+  const onMoveStart = useCallback(
+    (event: MouseEvent | TouchEvent | null) => {
+      // Before the opening view, any move of the view is someone's choice (a pan, a zoom, "fit",
+      // following a person, a frame shown): the board arriving later leaves it where it is.
+      viewChosen.current = true;
+      link.onMoveStart(event);
+    },
+    [link],
+  );
 
   /**
    * What the Agent, Terminal and File buttons do: an agent or a file is chosen in its picker
@@ -875,7 +888,7 @@ function Canvas({ session }: { session: BoardSession }) {
         onNodesChange={onNodesChange}
         onEdgesChange={onEdgesChange}
         onNodeDragStart={onNodeDragStart}
-        onMoveStart={link.onMoveStart}
+        onMoveStart={onMoveStart}
         onMove={link.onMove}
         onNodeDrag={onNodeDrag}
         onNodeDragStop={onNodeDragStop}
@@ -1001,6 +1014,11 @@ function Canvas({ session }: { session: BoardSession }) {
       )}
     </div>
   );
+}
+
+/** A node's box on the board as React Flow draws it. */
+function nodeBox(node: BoardNode): Omit<Rect, "id"> {
+  return { ...node.position, w: node.width ?? 1, h: node.height ?? 1 };
 }
 
 /** Writes an item's new top-left corner; a free arrow moves its free ends by as much instead. */

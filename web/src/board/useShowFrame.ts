@@ -8,7 +8,8 @@ import { type RefObject, useCallback, useEffect } from "react";
 import { useRoomClient } from "../roomClient";
 import { type BoardActions, registerBoardActions } from "./actions";
 import { addItem, DEFAULTS, type HoldsType, type NewItem, readItems } from "./model";
-import { coveredInsets, type Insets, READABLE_ZOOM, viewFor } from "./navigation";
+import { coveredInsets, READABLE_ZOOM, viewFor } from "./navigation";
+import { readableSize } from "./openingView";
 import { PHONE } from "./phone";
 import { useMedia } from "./useMedia";
 import type { BoardNode } from "./nodes";
@@ -37,14 +38,6 @@ function focusTerminal(node: HTMLElement, framesLeft = 300): void {
 
 /** A frame's text on a phone's screen is at least 12 px from this zoom on (a thread's text is 13.6 px at 100 %). */
 const PHONE_READABLE_ZOOM = 1;
-
-/** `box`'s size cut to what the uncovered part of a screen `area` shows at `zoom`. */
-function readableSize(area: { w: number; h: number }, insets: Insets, zoom: number, box: { w: number; h: number }): { w: number; h: number } {
-  return {
-    w: Math.min(box.w, Math.max(area.w - insets.left - insets.right, 40) / zoom),
-    h: Math.min(box.h, Math.max(area.h - insets.top - insets.bottom, 40) / zoom),
-  };
-}
 
 /** Everything an item placed in free space must not cover. */
 function occupied(session: BoardSession): Box[] {
