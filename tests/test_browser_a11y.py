@@ -127,6 +127,9 @@ def test_axe_finds_nothing_serious_on_the_host_join_and_guest_pages(browser: Any
         join_page.get_by_test_id("guest-name").wait_for(timeout=WAIT_MS)
         guest = join_as_guest(browser, server, "Ada")
         contexts.append(guest.context)
+        # The board opens readable on the note made last: the guest fits it to see every frame.
+        guest.get_by_test_id("board-note").first.wait_for(timeout=WAIT_MS)
+        guest.get_by_test_id("board-zoom-fit").click()
         guest.get_by_test_id("agent-message").first.wait_for(timeout=WAIT_MS)
         guest.get_by_test_id("file-app.py").locator(".hljs-keyword").first.wait_for(timeout=WAIT_MS)
 
