@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import struct
 from collections import deque
 from collections.abc import Callable
 
@@ -34,20 +35,23 @@ MAX_MESSAGE_BYTES = 16 * MAX_FRAME_BYTES
 """aiohttp closes above this; between MAX_FRAME_BYTES and this a frame gets an `error` instead."""
 
 INLINE_WRITE_LIMIT = 32 << 10
-"""Below asyncio's 64 KiB high-water mark, so an inline write never waits for the peer to drain."""
+"""Below asyncio's 64 KiB high-water mark: past it a peer's frames queue here, counted in its backlog."""
 
 _peer_numbers = itertools.count(1)
+_FIN_TEXT = 0x80 | WSMsgType.TEXT
+_SHORT_HEADER, _MEDIUM_HEADER, _LONG_HEADER = struct.Struct("!BB"), struct.Struct("!BBH"), struct.Struct("!BBQ")
 
 
 class SocketGroup:
     """What the host sockets of one server share, since a broadcast hands the same text to each:
-    one wake-up per loop turn for all sockets with frames queued (not one each), and the UTF-8
-    of the frame being written (encoded once, not once per socket)."""
+    one wake-up per loop turn for all sockets with frames queued (not one each), and the
+    WebSocket frame of the text being written (encoded once, not once per socket: a server's
+    frames are neither masked nor deflated here, so every socket is sent the same bytes)."""
 
     def __init__(self) -> None:
         self._queued: list[WebSocketTransport] = []
         self._text = ""
-        self._data = b""
+        self._frame = b""
 
     def queued(self, transport: WebSocketTransport) -> None:
         """`transport` has frames: if nothing writes them this turn (a runtime batch does, inline),
@@ -61,23 +65,34 @@ class SocketGroup:
         for transport in queued:
             transport.kick()
 
-    def utf8(self, text: str) -> bytes:
+    def frame(self, text: str) -> bytes:
+        """`text` as one whole, unmasked WebSocket text frame (RFC 6455, 5.2)."""
         if text is not self._text:
-            self._text, self._data = text, text.encode("utf-8")
-        return self._data
+            self._text, self._frame = text, _text_frame(text.encode("utf-8"))
+        return self._frame
+
+
+def _text_frame(payload: bytes) -> bytes:
+    size = len(payload)
+    if size < 126:
+        header = _SHORT_HEADER.pack(_FIN_TEXT, size)
+    elif size < 1 << 16:
+        header = _MEDIUM_HEADER.pack(_FIN_TEXT, 126, size)
+    else:
+        header = _LONG_HEADER.pack(_FIN_TEXT, 127, size)
+    return header + payload
 
 
 class WebSocketTransport:
-    """Frames queue here; the runtime flushes them inline after each batch of effects.
-
-    Writing inline spares a task switch per frame per peer (the hub's main cost in a fan-out).
-    When the socket's buffer is full the writer task takes over, so a slow peer never makes the
-    runtime wait; what is still unsent a moment later is written by that task too.
+    """A frame goes straight to the socket when it is sent, if nothing waits before it and the
+    socket's buffer has room: a broadcast costs each peer one write, no copy and no task switch.
+    Otherwise it queues; the runtime flushes the queue after each batch of effects, and when the
+    socket's buffer is full the writer task takes over, so a slow peer never makes the runtime wait.
     """
 
     def __init__(self, ws: web.WebSocketResponse, socket: asyncio.BaseTransport | None, group: SocketGroup) -> None:
         self.ws = ws
-        self.socket = socket
+        self.socket = socket if isinstance(socket, asyncio.WriteTransport) else None
         self.group = group
         self.queue: deque[str] = deque()
         self.backlog = 0
@@ -94,6 +109,9 @@ class WebSocketTransport:
             return
         if self.dropping is not None:
             return
+        if not self.queue and not self._writing and (socket := self._room_to_write()) is not None:
+            socket.write(self.group.frame(text))
+            return
         self.backlog += len(text)
         if self.backlog > MAX_BACKLOG_BYTES:
             self.dropping = asyncio.get_running_loop().create_task(self.close(CLOSE_TOO_SLOW, "too slow"))
@@ -108,22 +126,22 @@ class WebSocketTransport:
         if self.queue:
             self._wake.set()
 
-    def _room_to_write(self) -> bool:
+    def _room_to_write(self) -> asyncio.WriteTransport | None:
+        """The socket, if a write now would not take its buffer past `INLINE_WRITE_LIMIT`."""
         socket = self.socket
-        return isinstance(socket, asyncio.WriteTransport) and socket.get_write_buffer_size() < INLINE_WRITE_LIMIT
+        if socket is None or socket.is_closing() or socket.get_write_buffer_size() >= INLINE_WRITE_LIMIT:
+            return None
+        return socket
 
     async def flush(self) -> None:
         """Write what is queued now, unless the writer task is at it or the socket is backed up."""
         if self._writing:
             return
-        self._writing = True
-        try:
-            while self.queue and self._room_to_write():
-                await self._send_next()
-        except (ConnectionError, RuntimeError):
-            self.queue.clear()
-        finally:
-            self._writing = False
+        while self.queue and (socket := self._room_to_write()) is not None:
+            text = self.queue.popleft()
+            self.backlog -= len(text)
+            self._draining.took()
+            socket.write(self.group.frame(text))
 
     async def below(self, chars: int) -> None:
         await self._draining.below(chars)
@@ -132,7 +150,7 @@ class WebSocketTransport:
         text = self.queue.popleft()
         self.backlog -= len(text)
         self._draining.took()
-        await self.ws.send_frame(self.group.utf8(text), WSMsgType.TEXT)
+        await self.ws.send_frame(text.encode("utf-8"), WSMsgType.TEXT)
 
     async def _write(self) -> None:
         while True:
