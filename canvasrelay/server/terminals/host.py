@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from canvasrelay.core.room import error
-from canvasrelay.core.terminal_output import SKIP, OutputLog
+from canvasrelay.core.terminal_output import SKIP, OutputLog, Piece
 from canvasrelay.core.terminals import (
     AttachTerminal,
     DeliverExit,
@@ -68,6 +68,14 @@ def _decoder() -> codecs.IncrementalDecoder:
 
 
 @dataclass
+class _Output:
+    """A terminal's output as the watchers get it: whole characters, and the log of it."""
+
+    log: OutputLog = field(default_factory=lambda: OutputLog(LOG_CHARS, FRAME_BYTES))
+    decoder: codecs.IncrementalDecoder = field(default_factory=_decoder)
+
+
+@dataclass
 class _Stream:
     """One watcher's view of one terminal: its place in the terminal's output log."""
 
@@ -89,16 +97,24 @@ class _Stream:
         """The next frame for this watcher, encoded; None once it has all the output."""
         if self.replay is None:
             piece = self.log.take(self.place)
-            if piece is None:
-                return None
             if piece is not SKIP:
-                self.place = piece.end
-                if piece.block is None:
-                    return encode(TermData(id=tid, data=piece.text, replay=False))
-                if piece.block.frame is None:
-                    piece.block.frame = encode(TermData(id=tid, data=piece.block.text, replay=False))
-                return piece.block.frame
+                return self._from_log(tid, piece)
             self.replay, self.offset, self.place = self.ring(), 0, self.log.end
+        return self._from_replay(tid)
+
+    def _from_log(self, tid: str, piece: Piece | None) -> str | None:
+        if piece is None:
+            return None
+        self.place = piece.end
+        block = piece.block
+        if block is None:
+            return encode(TermData(id=tid, data=piece.text, replay=False))
+        if block.frame is None:
+            block.frame = encode(TermData(id=tid, data=block.text, replay=False))
+        return block.frame
+
+    def _from_replay(self, tid: str) -> str | None:
+        assert self.replay is not None
         start = self.offset
         chunk = self.replay[start : start + FRAME_BYTES]
         self.offset += FRAME_BYTES
@@ -164,8 +180,7 @@ class TerminalHost:
         room_side.outlive_restart = tmux is not None
         self.terminals: dict[str, Terminal | TmuxTerminal] = {}
         self.pumps: dict[str, _Pump] = {}
-        self._decoders: dict[str, codecs.IncrementalDecoder] = {}
-        self._logs: dict[str, OutputLog] = {}
+        self._outputs: dict[str, _Output] = {}
         self.background = Background("terminals")
 
     def adapter(self) -> Adapter:
@@ -253,7 +268,7 @@ class TerminalHost:
             marked = {**os.environ, MARK: mark(self.canvas_dir, tid)}
             terminal = Terminal(self.cwd, on_output=on_output, on_exit=on_exit, env=marked)
         self.terminals[tid] = terminal
-        self._logs[tid] = OutputLog(LOG_CHARS, FRAME_BYTES)
+        self._outputs[tid] = _Output()
         return terminal
 
     async def _start(self, effect: StartTerminal) -> None:
@@ -278,7 +293,7 @@ class TerminalHost:
         pump = self.pumps.get(peer)
         if pump is None:
             pump = self.pumps[peer] = _Pump(self, peer)
-        log = self._logs[tid]
+        log = self._outputs[tid].log
         ring = terminal.scrollback.snapshot
         pump.streams[tid] = _Stream(log, ring, place=log.end, replay=ring(), exit_code=terminal.exit_code)
         pump.wake.set()
@@ -286,11 +301,13 @@ class TerminalHost:
     def _output(self, tid: str, data: bytes) -> None:
         """New output: one frame, encoded once, for every watcher that is caught up; the others
         read it from the terminal's log when their transport has room."""
-        decoder = self._decoders.setdefault(tid, _decoder())
-        text = decoder.decode(data)
-        log = self._logs.get(tid)
-        if not text or log is None:
+        output = self._outputs.get(tid)
+        if output is None:
             return
+        text = output.decoder.decode(data)
+        if not text:
+            return
+        log = output.log
         before = log.end
         log.append(text)
         live: list[str] = []
@@ -347,8 +364,7 @@ class TerminalHost:
 
     async def _forget(self, effect: ForgetTerminal) -> None:
         self.terminals.pop(effect.id, None)
-        self._decoders.pop(effect.id, None)
-        self._logs.pop(effect.id, None)
+        self._outputs.pop(effect.id, None)
         for pump in self.pumps.values():
             stream = pump.streams.get(effect.id)
             # A watcher still owed the last output and the exit gets them first.
