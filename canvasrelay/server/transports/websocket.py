@@ -138,19 +138,17 @@ class WebSocketTransport:
         if self._writing:
             return
         while self.queue and (socket := self._room_to_write()) is not None:
-            text = self.queue.popleft()
-            self.backlog -= len(text)
-            self._draining.took()
-            socket.write(self.group.frame(text))
+            socket.write(self.group.frame(self._take()))
 
     async def below(self, chars: int) -> None:
         await self._draining.below(chars)
 
-    async def _send_next(self) -> None:
+    def _take(self) -> str:
+        """The next queued frame, off the backlog."""
         text = self.queue.popleft()
         self.backlog -= len(text)
         self._draining.took()
-        await self.ws.send_frame(text.encode("utf-8"), WSMsgType.TEXT)
+        return text
 
     async def _write(self) -> None:
         while True:
@@ -161,7 +159,7 @@ class WebSocketTransport:
             self._writing = True
             try:
                 while self.queue:
-                    await self._send_next()
+                    await self.ws.send_frame(self._take().encode("utf-8"), WSMsgType.TEXT)
             except (ConnectionError, RuntimeError):
                 return
             finally:
