@@ -38,9 +38,13 @@ export function coveredInsets(board: HTMLElement): Insets {
 }
 
 /** The view that shows `box` whole in the uncovered part of an `area` screen box, at most at `maxZoom`. */
+/** The part of a screen `area` nothing floats over (never less than 40 px a side). */
+export function uncovered(area: { w: number; h: number }, insets: Insets): { w: number; h: number } {
+  return { w: Math.max(area.w - insets.left - insets.right, 40), h: Math.max(area.h - insets.top - insets.bottom, 40) };
+}
+
 export function viewFor(box: Omit<Rect, "id">, area: { w: number; h: number }, insets: Insets, maxZoom = 1): View {
-  const w = Math.max(area.w - insets.left - insets.right, 40);
-  const h = Math.max(area.h - insets.top - insets.bottom, 40);
+  const { w, h } = uncovered(area, insets);
   const zoom = Math.min(maxZoom, MAX_ZOOM, Math.max(MIN_ZOOM, Math.min(w / Math.max(box.w, 1), h / Math.max(box.h, 1))));
   return {
     x: insets.left + (w - box.w * zoom) / 2 - box.x * zoom,

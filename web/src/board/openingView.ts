@@ -4,7 +4,7 @@
  * open), with "fit" one click away. A phone fitting a whole board would show it too small to read.
  */
 import { bounds } from "./arrange";
-import { type Insets, viewFor } from "./navigation";
+import { type Insets, uncovered, viewFor } from "./navigation";
 import type { Box } from "./placement";
 import type { View } from "./view";
 
@@ -18,10 +18,8 @@ export type StackedBox = Box & { z: number };
 
 /** `box`'s size cut to what the uncovered part of a screen `area` shows at `zoom` (its top left is kept). */
 export function readableSize(area: { w: number; h: number }, insets: Insets, zoom: number, box: { w: number; h: number }): { w: number; h: number } {
-  return {
-    w: Math.min(box.w, Math.max(area.w - insets.left - insets.right, 40) / zoom),
-    h: Math.min(box.h, Math.max(area.h - insets.top - insets.bottom, 40) / zoom),
-  };
+  const clear = uncovered(area, insets);
+  return { w: Math.min(box.w, clear.w / zoom), h: Math.min(box.h, clear.h / zoom) };
 }
 
 /**
@@ -54,7 +52,7 @@ export function openingView(boxes: readonly StackedBox[], area: { w: number; h: 
   if (fitted.zoom >= readable) return fitted;
   const focus = workedOn(boxes);
   const view = viewFor({ ...focus, ...readableSize(area, insets, readable, focus) }, area, insets, readable);
-  const clear = { w: Math.max(area.w - insets.left - insets.right, 40), h: Math.max(area.h - insets.top - insets.bottom, 40) };
+  const clear = uncovered(area, insets);
   return {
     x: insets.left - onBoard(insets.left - view.x, clear.w, whole.x * view.zoom, whole.w * view.zoom),
     y: insets.top - onBoard(insets.top - view.y, clear.h, whole.y * view.zoom, whole.h * view.zoom),
