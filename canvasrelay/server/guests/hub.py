@@ -273,11 +273,11 @@ class Hub:
         if refusal is not None:
             await self._send_envelope(listener, Withdrawn(to=conn, reason=refusal))
             return
-        about = RoomAbout.model_validate({"to": conn, **self.guests.about()})
+        about = {"to": conn, **self.guests.about()}
         invite = listener.invite
         if invite.access is not None:
-            about = about.model_copy(update={"access": invite.access, "name": invite.name})
-        await self._send_envelope(listener, about)
+            about |= {"access": invite.access, "name": invite.name}
+        await self._send_envelope(listener, RoomAbout.model_validate(about))
 
     async def _send_envelope(self, listener: _Listener, message: SignalMessage) -> None:
         await self._send_text(listener, signal_crypto.seal(listener.key, message.model_dump(by_alias=True)))
