@@ -14,7 +14,7 @@ import pytest
 
 from canvasrelay.server.board.log import BOARD_LOG, write_log
 from tests.bench.board_scale import seeded_board
-from tests.browser_pages import serious_violations, view_centre
+from tests.browser_pages import VIEW_CENTRE, serious_violations, view_centre
 from tests.support import ServerThread
 from tests.test_browser_board import open_board
 
@@ -110,6 +110,8 @@ def test_a_big_boards_map_is_one_canvas_and_a_click_on_it_moves_the_view(page: A
     page.get_by_test_id("board-sketch").wait_for(timeout=WAIT_MS)
     page.keyboard.press("Shift+0")
     page.get_by_test_id("board-sketch").wait_for(state="detached", timeout=WAIT_MS)
+    # The zoom to 100 % is animated; the map is clicked once it has arrived.
+    page.wait_for_function(f"() => ({VIEW_CENTRE})()[2] === 1", timeout=WAIT_MS)
     shown = page.get_by_test_id("board-map")
     assert shown.locator("canvas").count() == 1
     assert page.locator(".react-flow__minimap").count() == 0, "no SVG element per item"
