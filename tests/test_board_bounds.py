@@ -128,6 +128,33 @@ def test_the_item_bound_counts_items() -> None:
     assert len(board.to_json()) == 3
 
 
+def test_the_item_bound_holds_for_many_items_in_one_update_and_after_a_refusal_for_size() -> None:
+    # Items are counted only when an update could reach the bound; what is skipped must not let
+    # an update through that the bound refuses.
+    board = Board(BoardBounds(max_items=5, max_bytes=BOUND))
+    peer: Doc = Doc()
+    for index in range(4):
+        board.apply_update(note(peer, f"n{index}", 10), origin="peer")
+    refused: Doc = Doc()
+    refused.apply_update(board.state())
+    with pytest.raises(BoardFullError, match="the board is full: it holds at most 1"):
+        board.apply_update(note(refused, "big", 2 * BOUND), origin="peer")
+    board.apply_update(note(peer, "n4", 10), origin="peer")
+    with pytest.raises(BoardFullError, match="5 items"):
+        board.apply_update(note(peer, "n5", 10), origin="peer")
+    assert sorted(board.to_json()) == ["n0", "n1", "n2", "n3", "n4"]
+
+    many: Doc = Doc()
+    items = many.get("items", type=Map)
+    with many.transaction():
+        for index in range(6):
+            items[f"m{index}"] = Map({"kind": "note"})
+    roomy = Board(BoardBounds(max_items=5))
+    with pytest.raises(BoardFullError, match="5 items"):
+        roomy.apply_update(many.get_update(), origin="peer")
+    assert roomy.to_json() == {}
+
+
 def test_a_store_past_a_new_bound_loads_and_can_be_cleared() -> None:
     peer: Doc = Doc()
     updates = [note(peer, f"n{index}", 400_000) for index in range(4)]

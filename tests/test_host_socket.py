@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import aiohttp
+
 from canvasrelay.server.transports.websocket import WebSocketTransport
 from tests.support import HostClient, InProcessServer
 
@@ -34,6 +36,34 @@ async def test_every_host_reads_each_frame_whole_at_every_length(served: InProce
         for host in hosts:
             for text in texts:
                 assert await host.expect("filler") == json.loads(text)
+    finally:
+        for host in hosts:
+            await host.close()
+
+
+async def test_frames_sent_in_a_burst_arrive_whole_in_order_and_before_a_close(served: InProcessServer) -> None:
+    # A burst is written to each socket together at its window's end: a frame only one host is
+    # sent among frames for both, and the close right after, must not reorder or lose any.
+    hosts = [await HostClient.connect(served) for _ in range(2)]
+    try:
+        transports = [served.server.runtime.transports[host.welcome["peerId"]] for host in hosts]
+        for index in range(300):
+            text = json.dumps({"t": "filler", "n": index})
+            for transport in transports if index % 3 else transports[:1]:
+                transport.send(text)
+        await transports[1].close(1001, "going away")
+        for index in range(300):
+            assert await hosts[0].expect("filler") == {"t": "filler", "n": index}
+        received = []
+        while True:
+            msg = await hosts[1].ws.receive()
+            if msg.type is not aiohttp.WSMsgType.TEXT:
+                break
+            frame = json.loads(msg.data)
+            if frame["t"] == "filler":
+                received.append(frame["n"])
+        assert received == [index for index in range(300) if index % 3]
+        assert msg.type is aiohttp.WSMsgType.CLOSE and msg.data == 1001
     finally:
         for host in hosts:
             await host.close()

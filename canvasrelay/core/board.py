@@ -130,6 +130,8 @@ class Board:
         self._size_at_most = 0
         """The state's bytes, or more: the last exact figure plus every update since. An update
         adds at most its own length to the state, so only near the bound is the state measured."""
+        self._items_at_most = 0
+        """The items, or more, by the same reasoning: an update adds at most one item per byte."""
 
     def _new_shadow(self, state: bytes | None) -> None:
         # Observed once for its life, not per update: subscribing costs more than applying. The
@@ -190,21 +192,31 @@ class Board:
             return f"the board holds {items} items (its bound is {self.bounds.max_items})"
         return None
 
-    def _check_bounds(self, added: int, items_before: int) -> None:
+    def _items_before(self, added: int) -> int | None:
+        """The shadow's items before `added` bytes of updates, if those could take it past the bound."""
+        if self._items_at_most + added <= self.bounds.max_items:
+            return None
+        return len(self._shadow_items)
+
+    def _check_bounds(self, added: int, items_before: int | None) -> None:
         """Refuse an update the shadow took that would grow the board past a bound; one that
         shrinks a board already past it (a store from a larger bound) passes, so it can be cleared."""
-        items = len(self._shadow_items)
-        if items > self.bounds.max_items and items > items_before:
-            raise BoardFullError(
-                f"the board is full: it holds at most {self.bounds.max_items} items; remove some first"
-            )
-        if self._size_at_most + added <= self.bounds.max_bytes:
-            return
-        after = len(self._shadow.get_update())
-        if after > self.bounds.max_bytes and after > self.size():
-            raise BoardFullError(
-                f"the board is full: it holds at most {_mb(self.bounds.max_bytes)}; remove some items first"
-            )
+        items: int | None = None
+        if items_before is not None:
+            items = len(self._shadow_items)
+            if items > self.bounds.max_items and items > items_before:
+                raise BoardFullError(
+                    f"the board is full: it holds at most {self.bounds.max_items} items; remove some first"
+                )
+        if self._size_at_most + added > self.bounds.max_bytes:
+            after = len(self._shadow.get_update())
+            if after > self.bounds.max_bytes and after > self.size():
+                raise BoardFullError(
+                    f"the board is full: it holds at most {_mb(self.bounds.max_bytes)}; remove some items first"
+                )
+        if items is not None:
+            # Exact again: the updates about to be taken add `added` back.
+            self._items_at_most = items - added
 
     def apply_update(self, update: bytes, origin: str, guard: RemovalGuard | None = None, bounded: bool = True) -> None:
         """Apply a peer's update, or raise BoardUpdateError and leave the board as it was.
@@ -221,7 +233,7 @@ class Board:
                 raise
             raise BoardUpdateError(f"board update does not decode: {error}") from None
         removed = self._removed = []
-        items_before = len(self._shadow_items)
+        items_before = self._items_before(len(update))
         try:
             # One transaction for the update and the state vector read after it.
             with self._shadow.transaction():
@@ -256,6 +268,7 @@ class Board:
         self.updates_since_checkpoint += 1
         self.bytes_since_checkpoint += len(update)
         self._size_at_most += len(update)
+        self._items_at_most += len(update)
         self.version += 1
 
     def _resync_shadow(self) -> None:
@@ -293,6 +306,7 @@ class Board:
         The whole block, not only its `change()`, runs on the shadow: an edit holds on to the
         items it read before changing them.
         """
+        # Local edits are few: their items are counted whatever their size.
         items, items_before = self.items, len(self._shadow_items)
         self._drafts, self.items = [], self._shadow_items
         try:

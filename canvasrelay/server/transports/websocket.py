@@ -36,6 +36,9 @@ MAX_MESSAGE_BYTES = 16 * MAX_FRAME_BYTES
 
 INLINE_WRITE_LIMIT = 32 << 10
 """Below asyncio's 64 KiB high-water mark: past it a peer's frames queue here, counted in its backlog."""
+WRITE_WINDOW_S = 0.008
+"""Half a frame of a 60 Hz screen: what arrives within it shows in the same frame anyway."""
+FRAMES_KEPT = 256
 
 _peer_numbers = itertools.count(1)
 _FIN_TEXT = 0x80 | WSMsgType.TEXT
@@ -44,14 +47,20 @@ _SHORT_HEADER, _MEDIUM_HEADER, _LONG_HEADER = struct.Struct("!BB"), struct.Struc
 
 class SocketGroup:
     """What the host sockets of one server share, since a broadcast hands the same text to each:
-    one wake-up per loop turn for all sockets with frames queued (not one each), and the
-    WebSocket frame of the text being written (encoded once, not once per socket: a server's
-    frames are neither masked nor deflated here, so every socket is sent the same bytes)."""
+    one wake-up per loop turn for all sockets with frames queued (not one each), the WebSocket
+    frames of the texts being written (encoded once, not once per socket: a server's frames are
+    neither masked nor deflated here, so every socket is sent the same bytes), and a write window.
+
+    A frame sent while nothing was written for `WRITE_WINDOW_S` goes out at once; frames sent
+    within the window after it are held and each socket gets them in one write when the window
+    ends. Busy rooms (fifty people moving things on the board) then cost one system call per
+    socket per window rather than one per frame, and a lone keystroke's echo still goes at once."""
 
     def __init__(self) -> None:
         self._queued: list[WebSocketTransport] = []
-        self._text = ""
-        self._frame = b""
+        self._frames: dict[int, tuple[str, bytes]] = {}
+        self._window: asyncio.TimerHandle | None = None
+        self._holding: list[WebSocketTransport] = []
 
     def queued(self, transport: WebSocketTransport) -> None:
         """`transport` has frames: if nothing writes them this turn (a runtime batch does, inline),
@@ -66,10 +75,37 @@ class SocketGroup:
             transport.kick()
 
     def frame(self, text: str) -> bytes:
-        """`text` as one whole, unmasked WebSocket text frame (RFC 6455, 5.2)."""
-        if text is not self._text:
-            self._text, self._frame = text, _text_frame(text.encode("utf-8"))
-        return self._frame
+        """`text` as one whole, unmasked WebSocket text frame (RFC 6455, 5.2), encoded once while
+        the window that sends it lasts."""
+        known = self._frames.get(id(text))
+        if known is not None and known[0] is text:
+            return known[1]
+        frame = _text_frame(text.encode("utf-8"))
+        if len(self._frames) >= FRAMES_KEPT:
+            self._frames.clear()
+        self._frames[id(text)] = (text, frame)
+        return frame
+
+    def window_open(self) -> bool:
+        """Whether a frame sent now waits for the window's end: something was written less than
+        `WRITE_WINDOW_S` ago. If not, a write now opens the next window."""
+        if self._window is not None:
+            return True
+        self._window = asyncio.get_running_loop().call_later(WRITE_WINDOW_S, self._window_ends)
+        self._frames.clear()
+        return False
+
+    def holding(self, transport: WebSocketTransport) -> None:
+        """`transport` holds frames for the window's end."""
+        self._holding.append(transport)
+
+    def _window_ends(self) -> None:
+        holding, self._holding = self._holding, []
+        for transport in holding:
+            transport.release()
+        self._frames.clear()
+        # Writing now opens the next window; a window with nothing held closes the run of them.
+        self._window = asyncio.get_running_loop().call_later(WRITE_WINDOW_S, self._window_ends) if holding else None
 
 
 def _text_frame(payload: bytes) -> bytes:
@@ -98,6 +134,8 @@ class WebSocketTransport:
         self.backlog = 0
         self._kick_scheduled = False
         self._writing = False
+        self._held: list[bytes] = []
+        self._held_bytes = 0
         self.dropping: asyncio.Task[None] | None = None
         """The one close of a peer too far behind; whatever is sent after it goes nowhere."""
         self._wake = asyncio.Event()
@@ -109,8 +147,15 @@ class WebSocketTransport:
             return
         if self.dropping is not None:
             return
+        if self._held:
+            self._hold(text)
+            return
         if not self.queue and not self._writing and (socket := self._room_to_write()) is not None:
-            socket.write(self.group.frame(text))
+            if self.group.window_open():
+                self._hold(text)
+                self.group.holding(self)
+            else:
+                socket.write(self.group.frame(text))
             return
         self.backlog += len(text)
         if self.backlog > MAX_BACKLOG_BYTES:
@@ -120,6 +165,22 @@ class WebSocketTransport:
         if not self._kick_scheduled:
             self._kick_scheduled = True
             self.group.queued(self)
+
+    def _hold(self, text: str) -> None:
+        frame = self.group.frame(text)
+        self._held.append(frame)
+        self._held_bytes += len(frame)
+        if self._held_bytes >= INLINE_WRITE_LIMIT:
+            self.release()
+
+    def release(self) -> None:
+        """Write the frames held for the window in one go (none is held past the socket's room:
+        a window's frames stop being held at `INLINE_WRITE_LIMIT`)."""
+        if not self._held:
+            return
+        held, self._held, self._held_bytes = self._held, [], 0
+        if self.socket is not None and not self.socket.is_closing():
+            self.socket.write(b"".join(held))
 
     def kick(self) -> None:
         self._kick_scheduled = False
@@ -166,6 +227,7 @@ class WebSocketTransport:
                 self._writing = False
 
     async def close(self, code: int, reason: str) -> None:
+        self.release()
         self.writer.cancel()
         await self.ws.close(code=code, message=reason.encode("utf-8"))
 
