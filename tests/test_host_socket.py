@@ -7,7 +7,9 @@ from __future__ import annotations
 import json
 
 import aiohttp
+import pytest
 
+from canvasrelay.server.transports import websocket
 from canvasrelay.server.transports.websocket import WebSocketTransport
 from tests.support import HostClient, InProcessServer
 
@@ -67,3 +69,20 @@ async def test_frames_sent_in_a_burst_arrive_whole_in_order_and_before_a_close(s
     finally:
         for host in hosts:
             await host.close()
+
+
+async def test_a_frame_sent_at_once_goes_at_once_with_what_was_held_before_it(
+    served: InProcessServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # With a window of a minute, only `at_once` (a terminal's live output) can bring the frame held
+    # before it within the wait below.
+    monkeypatch.setattr(websocket, "WRITE_WINDOW_S", 60.0)
+    host = await HostClient.connect(served)
+    try:
+        transport = served.server.runtime.transports[host.welcome["peerId"]]
+        for index, at_once in enumerate([False, False, False, True]):
+            transport.send(json.dumps({"t": "filler", "n": index}), at_once=at_once)
+        for index in range(4):
+            assert await host.expect("filler") == {"t": "filler", "n": index}
+    finally:
+        await host.close()

@@ -54,7 +54,8 @@ class SocketGroup:
     A frame sent while nothing was written for `WRITE_WINDOW_S` goes out at once; frames sent
     within the window after it are held and each socket gets them in one write when the window
     ends. Busy rooms (fifty people moving things on the board) then cost one system call per
-    socket per window rather than one per frame, and a lone keystroke's echo still goes at once."""
+    socket per window rather than one per frame. A frame sent `at_once` (a terminal's live output,
+    which a keystroke's echo is) is never held: it goes, after what its socket holds, at once."""
 
     def __init__(self) -> None:
         self._queued: list[WebSocketTransport] = []
@@ -142,16 +143,18 @@ class WebSocketTransport:
         self._draining = Draining(lambda: self.backlog)
         self.writer = asyncio.create_task(self._write())
 
-    def send(self, text: str) -> None:
+    def send(self, text: str, at_once: bool = False) -> None:
         if self.ws.closed:
             return
         if self.dropping is not None:
             return
         if self._held:
             self._hold(text)
+            if at_once:
+                self.release()
             return
         if not self.queue and not self._writing and (socket := self._room_to_write()) is not None:
-            if self.group.window_open():
+            if not at_once and self.group.window_open():
                 self._hold(text)
                 self.group.holding(self)
             else:
