@@ -38,7 +38,6 @@ INLINE_WRITE_LIMIT = 32 << 10
 """Below asyncio's 64 KiB high-water mark: past it a peer's frames queue here, counted in its backlog."""
 WRITE_WINDOW_S = 0.008
 """Half a frame of a 60 Hz screen: what arrives within it shows in the same frame anyway."""
-FRAMES_KEPT = 256
 
 _peer_numbers = itertools.count(1)
 _FIN_TEXT = 0x80 | WSMsgType.TEXT
@@ -48,7 +47,7 @@ _SHORT_HEADER, _MEDIUM_HEADER, _LONG_HEADER = struct.Struct("!BB"), struct.Struc
 class SocketGroup:
     """What the host sockets of one server share, since a broadcast hands the same text to each:
     one wake-up per loop turn for all sockets with frames queued (not one each), the WebSocket
-    frames of the texts being written (encoded once, not once per socket: a server's frames are
+    frame of the text being written (encoded once, not once per socket: a server's frames are
     neither masked nor deflated here, so every socket is sent the same bytes), and a write window.
 
     A frame sent while nothing was written for `WRITE_WINDOW_S` goes out at once; frames sent
@@ -59,7 +58,8 @@ class SocketGroup:
 
     def __init__(self) -> None:
         self._queued: list[WebSocketTransport] = []
-        self._frames: dict[int, tuple[str, bytes]] = {}
+        self._text = ""
+        self._frame = b""
         self._window: asyncio.TimerHandle | None = None
         self._holding: list[WebSocketTransport] = []
 
@@ -76,16 +76,11 @@ class SocketGroup:
             transport.kick()
 
     def frame(self, text: str) -> bytes:
-        """`text` as one whole, unmasked WebSocket text frame (RFC 6455, 5.2), encoded once while
-        the window that sends it lasts."""
-        known = self._frames.get(id(text))
-        if known is not None and known[0] is text:
-            return known[1]
-        frame = _text_frame(text.encode("utf-8"))
-        if len(self._frames) >= FRAMES_KEPT:
-            self._frames.clear()
-        self._frames[id(text)] = (text, frame)
-        return frame
+        """`text` as one whole, unmasked WebSocket text frame (RFC 6455, 5.2). A frame for several
+        peers is sent to each in turn, so keeping the last one is enough."""
+        if text is not self._text:
+            self._text, self._frame = text, _text_frame(text.encode("utf-8"))
+        return self._frame
 
     def window_open(self) -> bool:
         """Whether a frame sent now waits for the window's end: something was written less than
@@ -93,7 +88,6 @@ class SocketGroup:
         if self._window is not None:
             return True
         self._window = asyncio.get_running_loop().call_later(WRITE_WINDOW_S, self._window_ends)
-        self._frames.clear()
         return False
 
     def holding(self, transport: WebSocketTransport) -> None:
@@ -104,7 +98,6 @@ class SocketGroup:
         holding, self._holding = self._holding, []
         for transport in holding:
             transport.release()
-        self._frames.clear()
         # Writing now opens the next window; a window with nothing held closes the run of them.
         self._window = asyncio.get_running_loop().call_later(WRITE_WINDOW_S, self._window_ends) if holding else None
 
