@@ -4,6 +4,7 @@ each host reads exactly what was sent, at every length (the frame's header grows
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import aiohttp
@@ -86,3 +87,12 @@ async def test_a_frame_sent_at_once_goes_at_once_with_what_was_held_before_it(
             assert await host.expect("filler") == {"t": "filler", "n": index}
     finally:
         await host.close()
+
+
+async def test_after_a_quiet_spell_a_whole_loop_turn_writes_at_once_and_the_next_waits() -> None:
+    # A broadcast reaches every socket in one loop turn: none of them may wait for the window the
+    # first write opened. What is sent in the turns after it is held for the window's end.
+    group = websocket.SocketGroup()
+    assert [group.window_open() for _ in range(50)] == [False] * 50
+    await asyncio.sleep(0)
+    assert group.window_open()

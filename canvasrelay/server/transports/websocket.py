@@ -50,17 +50,19 @@ class SocketGroup:
     frame of the text being written (encoded once, not once per socket: a server's frames are
     neither masked nor deflated here, so every socket is sent the same bytes), and a write window.
 
-    A frame sent while nothing was written for `WRITE_WINDOW_S` goes out at once; frames sent
-    within the window after it are held and each socket gets them in one write when the window
-    ends. Busy rooms (fifty people moving things on the board) then cost one system call per
-    socket per window rather than one per frame. A frame sent `at_once` (a terminal's live output,
-    which a keystroke's echo is) is never held: it goes, after what its socket holds, at once."""
+    Frames sent while nothing was written for `WRITE_WINDOW_S` go out at once, for the rest of
+    that loop turn (a broadcast reaches every socket in one turn); frames sent within the window
+    after that turn are held and each socket gets them in one write when the window ends. Busy
+    rooms (fifty people moving things on the board) then cost one system call per socket per
+    window rather than one per frame. A frame sent `at_once` (a terminal's live output, which a
+    keystroke's echo is) is never held: it goes, after what its socket holds, at once."""
 
     def __init__(self) -> None:
         self._queued: list[WebSocketTransport] = []
         self._text = ""
         self._frame = b""
-        self._window: asyncio.TimerHandle | None = None
+        self._window: asyncio.Handle | None = None
+        self._open = False
         self._holding: list[WebSocketTransport] = []
 
     def queued(self, transport: WebSocketTransport) -> None:
@@ -84,11 +86,14 @@ class SocketGroup:
 
     def window_open(self) -> bool:
         """Whether a frame sent now waits for the window's end: something was written less than
-        `WRITE_WINDOW_S` ago. If not, a write now opens the next window."""
-        if self._window is not None:
-            return True
+        `WRITE_WINDOW_S` ago, before this loop turn. If not, the window opens at the next turn."""
+        if self._window is None:
+            self._window = asyncio.get_running_loop().call_soon(self._window_opens)
+        return self._open
+
+    def _window_opens(self) -> None:
+        self._open = True
         self._window = asyncio.get_running_loop().call_later(WRITE_WINDOW_S, self._window_ends)
-        return False
 
     def holding(self, transport: WebSocketTransport) -> None:
         """`transport` holds frames for the window's end."""
@@ -99,7 +104,10 @@ class SocketGroup:
         for transport in holding:
             transport.release()
         # Writing now opens the next window; a window with nothing held closes the run of them.
-        self._window = asyncio.get_running_loop().call_later(WRITE_WINDOW_S, self._window_ends) if holding else None
+        if holding:
+            self._window = asyncio.get_running_loop().call_later(WRITE_WINDOW_S, self._window_ends)
+        else:
+            self._window, self._open = None, False
 
 
 def _text_frame(payload: bytes) -> bytes:
