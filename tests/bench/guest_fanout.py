@@ -3,7 +3,8 @@
 Run: `python -m tests.bench.guest_fanout [--guests 1,5,20,50] [--quick]`. For each count it starts
 `canvas serve` (the hub, in its own process so its CPU and memory are its own), waits until it
 has settled (it imports its agents' SDKs and aiortc for a few seconds after its links), joins that many
-aiortc guests from this process, and streams two shapes through one terminal: an agent-like stream
+aiortc guests, spread over `--guest-processes` processes (`guest_watchers`; one per core by default),
+and streams two shapes through one terminal: an agent-like stream
 of small timestamped lines, and a terminal-like bulk of output (canvas's own sources, `cat`). Then
 the same number of aiortc guests join a Chromium page acting as the hub (`browser_hub`), which
 sends them the very frames guest 0 received from the Python hub: the small lines paced as the
@@ -18,38 +19,41 @@ guest is the growth while the guests join: the hub's RSS, or the sum of Chromium
 processes share pages). The browser hub is handed each offer directly (no rendezvous, no proof, no
 Room), so it does less per guest than the Python hub.
 
-The guests share this process; `recv %` is its CPU during the bulk, in % of one core. Near 100 %,
-the guests, not the hub, bound the throughput (at 20 guests for both hubs). Chromium, a native
-sender, also overruns these Python receivers' socket buffers (see RcvbufErrors in /proc/net/snmp),
-so its column is partly a measure of aiortc receiving from it.
+`recv %` is the guests' CPU during the bulk, in % of one core: their processes' for the Python
+hub; for Chromium's, this process's, where its guests all run. Near 100 % per process, the guests,
+not the hub, bound the throughput. Chromium, a native sender, also overruns these Python receivers'
+socket buffers (see RcvbufErrors in /proc/net/snmp), so its column is partly a measure of aiortc
+receiving from it.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
-import re
 import resource
 import statistics
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from aiortc import RTCPeerConnection
 
 import canvasrelay
-from canvasrelay.client.guest import Guest
 from canvasrelay.protocol.framing import parse_stream_message
 from tests.bench.browser_hub import BrowserHub, ChromiumCpu, chromium_pids, pss_kb
+from tests.bench.guest_watchers import STAMP, Watcher
 from tests.bench.process_cpu import settled
 from tests.support import HostClient, ServerProcess
 
 TICKS = os.sysconf("SC_CLK_TCK")
-STAMP = re.compile(r"T (\d+)\.(\d+) ")
 BULK_TEXT = f"for i in $(seq 100); do find {Path(canvasrelay.__file__).parent} -name '*.py' -exec cat {{}} +; done"
 """The bulk: canvas's own sources as `cat` prints them, real text that deflates about 3 times."""
+REPORT_LIMIT = 256 << 20
 PACE_LEAD = 0.3
 """Seconds between handing the paced frames to the page and the first one leaving."""
 
@@ -74,37 +78,6 @@ class Stream:
     bulk: list[str] = field(default_factory=list)
 
 
-class Watcher:
-    """One guest's view of the terminal: bytes received, line latencies, markers seen."""
-
-    def __init__(self) -> None:
-        self.bytes = 0
-        self.latencies_ms: list[float] = []
-        self.replays = 0
-        self.text = ""
-        self.done: dict[str, asyncio.Event] = {"SMALL": asyncio.Event(), "BULK": asyncio.Event()}
-        self.record: list[str] | None = None
-
-    def on_frame(self, frame: dict[str, object]) -> None:
-        if frame.get("t") != "term-data":
-            return
-        if self.record is not None:
-            self.record.append(str(frame.get("data", "")))
-        if frame.get("replay"):
-            # The terminal skipped this guest ahead to its scrollback; reported, as a sign of overload.
-            self.replays += 1
-        data = str(frame.get("data", ""))
-        now = time.time()
-        self.bytes += len(data)
-        for match in STAMP.finditer(data):
-            sent = float(f"{match.group(1)}.{match.group(2)}")
-            self.latencies_ms.append((now - sent) * 1000)
-        self.text = (self.text + data)[-64:]
-        for name, event in self.done.items():
-            if f"DONE-2{name}" in self.text:
-                event.set()
-
-
 def own_cpu() -> float:
     """CPU seconds of this process: the guests' (aiortc receivers') cost, to show when they are the bound."""
     usage = resource.getrusage(resource.RUSAGE_SELF)
@@ -116,11 +89,11 @@ Mark = tuple[float, float, float]
 
 
 def summary(
-    count: int, watchers: list[Watcher], small_bytes: int, bulk_bytes: int, marks: list[Mark]
+    count: int, latencies_ms: list[float], small_bytes: int, bulk_bytes: int, marks: list[Mark]
 ) -> dict[str, float]:
     """The figures of one run, from the marks before the small lines, between the phases, and after the bulk."""
     (cpu0, _, _), (cpu1, t1, own1), (cpu2, t2, own2) = marks
-    latencies = sorted(x for w in watchers for x in w.latencies_ms)
+    latencies = sorted(latencies_ms)
     bulk_rate = bulk_bytes / (t2 - t1) / 1e6
     return {
         "small_cpu_ms_per_kb": (cpu1 - cpu0) * 1000 / max(1, small_bytes / 1024),
@@ -133,7 +106,68 @@ def summary(
     }
 
 
-async def run_python(count: int, small_lines: int, bulk_bytes: int) -> tuple[dict[str, float], Stream]:
+class Watchers:
+    """The guests, spread over `processes` processes of `guest_watchers`."""
+
+    def __init__(self, link: str, count: int, processes: int) -> None:
+        self.link, self.count = link, count
+        self.shares = [count // processes + (1 if i < count % processes else 0) for i in range(processes)]
+        self.procs: list[asyncio.subprocess.Process] = []
+
+    async def join(self) -> None:
+        first = 0
+        for share in filter(None, self.shares):
+            record = ["--record"] if first == 0 else []
+            self.procs.append(
+                await asyncio.create_subprocess_exec(
+                    sys.executable,
+                    "-m",
+                    "tests.bench.guest_watchers",
+                    self.link,
+                    str(share),
+                    str(first),
+                    *record,
+                    stdin=asyncio.subprocess.PIPE,
+                    stdout=asyncio.subprocess.PIPE,
+                    # The first process's lines carry its guest's frames: megabytes, one line.
+                    limit=REPORT_LIMIT,
+                )
+            )
+            first += share
+        await self._each()
+
+    async def _each(self) -> list[dict[str, Any]]:
+        """The next line of every process: all its guests reached the same step."""
+        lines = []
+        for proc in self.procs:
+            assert proc.stdout is not None
+            line = await asyncio.wait_for(proc.stdout.readline(), 300)
+            if not line:
+                raise RuntimeError(f"a guests' process ended (exit code {await proc.wait()})")
+            lines.append(json.loads(line))
+        return lines
+
+    async def phase(self) -> tuple[int, list[float], int, list[str]]:
+        """When every guest saw the phase's end: characters received, latencies, skips, guest 0's frames."""
+        reports = await self._each()
+        return (
+            sum(r["bytes"] for r in reports),
+            [x for r in reports for x in r["latencies_ms"]],
+            sum(r["replays"] for r in reports),
+            reports[0]["frames"],
+        )
+
+    def cpu(self) -> float:
+        return sum(cpu_seconds(proc.pid) for proc in self.procs)
+
+    async def close(self) -> None:
+        for proc in self.procs:
+            if proc.stdin is not None:
+                proc.stdin.close()
+        await asyncio.gather(*(proc.wait() for proc in self.procs))
+
+
+async def run_python(count: int, small_lines: int, bulk_bytes: int, processes: int) -> tuple[dict[str, float], Stream]:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         server = ServerProcess(root).start()
@@ -141,47 +175,33 @@ async def run_python(count: int, small_lines: int, bulk_bytes: int) -> tuple[dic
         pid = server.proc.pid
         await settled(pid)
         host = await HostClient.connect(server)
-        guests: list[Guest] = []
+        watchers = Watchers(server.room_link, count, processes)
         try:
             await host.send({"t": "term-open", "id": "bench", "cols": 200, "rows": 50})
             await host.expect("term-data", timeout=20)
             rss_before = rss_kb(pid)
-            watchers = []
-            for i in range(count):
-                guest = await Guest(server.room_link, name=f"g{i}").connect()
-                guests.append(guest)
-                await guest.send({"t": "term-open", "id": "bench"})
-                watchers.append(Watcher())
-                guest.listeners.append(watchers[-1].on_frame)
+            await watchers.join()
             await asyncio.sleep(1.0)  # let joins settle before measuring memory
             rss_per_guest = (rss_kb(pid) - rss_before) / count
 
-            stream = Stream()
-            watchers[0].record = stream.small
             small = (
                 f"bash -c 'for i in $(seq {small_lines}); do echo \"T $EPOCHREALTIME agent chunk: the quick brown "
                 f"fox jumps\"; done; echo DONE-$((1+1))SMALL'\n"
             )
-            mark0 = (cpu_seconds(pid), time.monotonic(), own_cpu())
+            mark0 = (cpu_seconds(pid), time.monotonic(), watchers.cpu())
             await host.send({"t": "term-input", "id": "bench", "data": small})
-            await asyncio.wait_for(asyncio.gather(*(w.done["SMALL"].wait() for w in watchers)), 120)
-            mark1 = (cpu_seconds(pid), time.monotonic(), own_cpu())
-            small_bytes = sum(w.bytes for w in watchers)
-            for w in watchers:
-                w.bytes = 0
-            watchers[0].record = stream.bulk
+            small_bytes, latencies, small_skips, small_frames = await watchers.phase()
+            mark1 = (cpu_seconds(pid), time.monotonic(), watchers.cpu())
             bulk = f"{BULK_TEXT} | head -c {bulk_bytes}; echo DONE-$((1+1))BULK\n"
             await host.send({"t": "term-input", "id": "bench", "data": bulk})
-            await asyncio.wait_for(asyncio.gather(*(w.done["BULK"].wait() for w in watchers)), 300)
-            mark2 = (cpu_seconds(pid), time.monotonic(), own_cpu())
-            watchers[0].record = None
-            figures = summary(count, watchers, small_bytes, sum(w.bytes for w in watchers), [mark0, mark1, mark2])
+            bulk_received, _, bulk_skips, bulk_frames = await watchers.phase()
+            mark2 = (cpu_seconds(pid), time.monotonic(), watchers.cpu())
+            figures = summary(count, latencies, small_bytes, bulk_received, [mark0, mark1, mark2])
             figures["kb_per_guest"] = rss_per_guest
-            figures["replays"] = sum(w.replays for w in watchers) - count
-            return figures, stream
+            figures["replays"] = small_skips + bulk_skips
+            return figures, Stream(small_frames, bulk_frames)
         finally:
-            for guest in guests:
-                await guest.close()
+            await watchers.close()
             await host.close()
             server.stop()
 
@@ -239,7 +259,8 @@ async def run_browser(hub: BrowserHub, count: int, stream: Stream) -> dict[str, 
         await page.evaluate("(s) => playBulk(s)", len(stream.small) + 1)
         await asyncio.wait_for(asyncio.gather(*(w.done["BULK"].wait() for w in watchers)), 300)
         mark2 = (cpu.seconds(), time.monotonic(), own_cpu())
-        figures = summary(count, watchers, small_bytes, sum(w.bytes for w in watchers), [mark0, mark1, mark2])
+        latencies = [x for w in watchers for x in w.latencies_ms]
+        figures = summary(count, latencies, small_bytes, sum(w.bytes for w in watchers), [mark0, mark1, mark2])
         figures["kb_per_guest"] = pss_per_guest
         return figures
     finally:
@@ -256,7 +277,7 @@ def row(count: int, hub: str, r: dict[str, float]) -> str:
     )
 
 
-async def main(counts: list[int], small_lines: int, bulk_bytes: int, browser_too: bool) -> None:
+async def main(counts: list[int], small_lines: int, bulk_bytes: int, browser_too: bool, processes: int) -> None:
     print(
         f"{'guests':>6} {'hub':>8} {'small ms/KB':>11} {'p50 ms':>7} {'p99 ms':>7} {'bulk ms/KB':>10} "
         f"{'bulk MB/s':>9} {'MB/s/guest':>10} {'KB/guest':>8} {'recv %':>8} {'skips':>5}"
@@ -264,7 +285,7 @@ async def main(counts: list[int], small_lines: int, bulk_bytes: int, browser_too
     ratios: list[tuple[int, float, float]] = []
     async with BrowserHub() as browser:
         for count in counts:
-            python, stream = await run_python(count, small_lines, bulk_bytes)
+            python, stream = await run_python(count, small_lines, bulk_bytes, processes)
             print(row(count, "python", python), flush=True)
             if not browser_too:
                 continue
@@ -293,7 +314,14 @@ if __name__ == "__main__":
         "--quick", action="store_true", help="a smaller stream and fewer guests, for a check in seconds"
     )
     parser.add_argument("--python-only", action="store_true", help="the Python hub alone, without Chromium's beside it")
+    parser.add_argument(
+        "--guest-processes",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="processes the Python hub's guests run in",
+    )
     args = parser.parse_args()
     guests = args.guests or ("1,5" if args.quick else "1,5,20,50")
     small_lines, bulk_bytes = (500, 500_000) if args.quick else (1500, 2_000_000)
-    asyncio.run(main([int(n) for n in guests.split(",")], small_lines, bulk_bytes, not args.python_only))
+    counts = [int(n) for n in guests.split(",")]
+    asyncio.run(main(counts, small_lines, bulk_bytes, not args.python_only, args.guest_processes))

@@ -36,8 +36,8 @@ MAX_MESSAGE_BYTES = 16 * MAX_FRAME_BYTES
 
 INLINE_WRITE_LIMIT = 32 << 10
 """Below asyncio's 64 KiB high-water mark: past it a peer's frames queue here, counted in its backlog."""
-WRITE_WINDOW_S = 0.008
-"""Half a frame of a 60 Hz screen: what arrives within it shows in the same frame anyway."""
+WRITE_WINDOW_S = 0.016
+"""A frame of a 60 Hz screen: what arrives within it would show in the same frame anyway."""
 
 _peer_numbers = itertools.count(1)
 _FIN_TEXT = 0x80 | WSMsgType.TEXT
