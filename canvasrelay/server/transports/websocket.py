@@ -61,8 +61,9 @@ class SocketGroup:
         self._queued: list[WebSocketTransport] = []
         self._text = ""
         self._frame = b""
-        self._window: asyncio.Handle | None = None
+        self._opening = False
         self._open = False
+        self._ends = 0.0
         self._holding: list[WebSocketTransport] = []
 
     def queued(self, transport: WebSocketTransport) -> None:
@@ -87,27 +88,31 @@ class SocketGroup:
     def window_open(self) -> bool:
         """Whether a frame sent now waits for the window's end: something was written less than
         `WRITE_WINDOW_S` ago, before this loop turn. If not, the window opens at the next turn."""
-        if self._window is None:
-            self._window = asyncio.get_running_loop().call_soon(self._window_opens)
-        return self._open
+        loop = asyncio.get_running_loop()
+        if self._open and loop.time() < self._ends:
+            return True
+        self._open = False
+        if not self._opening:
+            self._opening = True
+            loop.call_soon(self._window_opens)
+        return False
 
     def _window_opens(self) -> None:
-        self._open = True
-        self._window = asyncio.get_running_loop().call_later(WRITE_WINDOW_S, self._window_ends)
+        # No timer: a window nothing is held in ends unnoticed, and costs a quiet room no wake-up.
+        self._opening, self._open, self._ends = False, True, asyncio.get_running_loop().time() + WRITE_WINDOW_S
 
     def holding(self, transport: WebSocketTransport) -> None:
         """`transport` holds frames for the window's end."""
+        if not self._holding:
+            asyncio.get_running_loop().call_at(self._ends, self._window_ends)
         self._holding.append(transport)
 
     def _window_ends(self) -> None:
         holding, self._holding = self._holding, []
         for transport in holding:
             transport.release()
-        # Writing now opens the next window; a window with nothing held closes the run of them.
-        if holding:
-            self._window = asyncio.get_running_loop().call_later(WRITE_WINDOW_S, self._window_ends)
-        else:
-            self._window, self._open = None, False
+        # Writing now opens the next window.
+        self._ends = asyncio.get_running_loop().time() + WRITE_WINDOW_S
 
 
 def _text_frame(payload: bytes) -> bytes:
