@@ -9,7 +9,7 @@ one JSON line to stdout per step: `{"joined": true}` once all of them watch it, 
 phase ("SMALL", "BULK") when every guest has seen its end marker: the characters they received,
 the latencies of the stamped lines, how often the terminal skipped one of them ahead, and with
 `--record` the frames the first guest received (what the browser hub replays). It leaves when
-its stdin closes.
+its stdin closes, at whatever step.
 """
 
 from __future__ import annotations
@@ -69,35 +69,45 @@ def report(line: dict[str, object]) -> None:
 
 async def watch(link: str, count: int, first: int, record: bool) -> None:
     guests: list[Guest] = []
-    watchers: list[Watcher] = []
+    # The benchmark closes stdin when it is done with these guests, or by ending, however it ends.
+    released = asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
+    steps = asyncio.ensure_future(_steps(link, count, first, record, guests))
     try:
-        for index in range(first, first + count):
-            guest = await Guest(link, name=f"g{index}").connect()
-            guests.append(guest)
-            await guest.send({"t": "term-open", "id": "bench"})
-            watchers.append(Watcher())
-            guest.listeners.append(watchers[-1].on_frame)
-        report({"joined": True})
-        for phase in PHASES:
-            if record:
-                watchers[0].record = []
-            await asyncio.gather(*(watcher.done[phase].wait() for watcher in watchers))
-            report(
-                {
-                    "phase": phase,
-                    "bytes": sum(watcher.bytes for watcher in watchers),
-                    "latencies_ms": [x for watcher in watchers for x in watcher.latencies_ms],
-                    # Each guest's first frame replays the scrollback as it joins: not a skip.
-                    "replays": sum(watcher.replays for watcher in watchers) - (count if phase == "SMALL" else 0),
-                    "frames": watchers[0].record or [],
-                }
-            )
-            for watcher in watchers:
-                watcher.restart()
-        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
+        await asyncio.wait({steps, released}, return_when=asyncio.FIRST_COMPLETED)
+        if steps.done():
+            steps.result()
+            await released
     finally:
+        steps.cancel()
         for guest in guests:
             await guest.close()
+
+
+async def _steps(link: str, count: int, first: int, record: bool, guests: list[Guest]) -> None:
+    watchers: list[Watcher] = []
+    for index in range(first, first + count):
+        guest = await Guest(link, name=f"g{index}").connect()
+        guests.append(guest)
+        await guest.send({"t": "term-open", "id": "bench"})
+        watchers.append(Watcher())
+        guest.listeners.append(watchers[-1].on_frame)
+    report({"joined": True})
+    for phase in PHASES:
+        if record:
+            watchers[0].record = []
+        await asyncio.gather(*(watcher.done[phase].wait() for watcher in watchers))
+        report(
+            {
+                "phase": phase,
+                "bytes": sum(watcher.bytes for watcher in watchers),
+                "latencies_ms": [x for watcher in watchers for x in watcher.latencies_ms],
+                # Each guest's first frame replays the scrollback as it joins: not a skip.
+                "replays": sum(watcher.replays for watcher in watchers) - (count if phase == "SMALL" else 0),
+                "frames": watchers[0].record or [],
+            }
+        )
+        for watcher in watchers:
+            watcher.restart()
 
 
 if __name__ == "__main__":
