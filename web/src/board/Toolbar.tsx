@@ -70,7 +70,7 @@ export function Toolbar(props: ToolbarProps) {
   const [more, setMore] = useState(false);
   if (props.readOnly) {
     return (
-      <div className="board-toolbar" role="toolbar" aria-label="Board" data-testid="board-toolbar">
+      <div className="board-toolbar board-toolbar-readonly" role="toolbar" aria-label="Board" data-testid="board-toolbar">
         <span className="board-readonly">View only</span>
         <Menu label="Export" icon="export" testId="board-export">
           <ExportItems onExport={props.onExport} />
