@@ -37,7 +37,7 @@ import statistics
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -47,20 +47,14 @@ import canvasrelay
 from canvasrelay.protocol.framing import parse_stream_message
 from tests.bench.browser_hub import BrowserHub, ChromiumCpu, chromium_pids, pss_kb
 from tests.bench.guest_watchers import STAMP, Watcher
-from tests.bench.process_cpu import settled
+from tests.bench.process_cpu import cpu_seconds, settled
 from tests.support import HostClient, ServerProcess
 
-TICKS = os.sysconf("SC_CLK_TCK")
 BULK_TEXT = f"for i in $(seq 100); do find {Path(canvasrelay.__file__).parent} -name '*.py' -exec cat {{}} +; done"
 """The bulk: canvas's own sources as `cat` prints them, real text that deflates about 3 times."""
 REPORT_LIMIT = 256 << 20
 PACE_LEAD = 0.3
 """Seconds between handing the paced frames to the page and the first one leaving."""
-
-
-def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICKS
 
 
 def rss_kb(pid: int) -> int:
@@ -74,8 +68,8 @@ def rss_kb(pid: int) -> int:
 class Stream:
     """What guest 0 received from the Python hub in each phase: the frames the browser hub replays."""
 
-    small: list[str] = field(default_factory=list)
-    bulk: list[str] = field(default_factory=list)
+    small: list[str]
+    bulk: list[str]
 
 
 def own_cpu() -> float:
@@ -110,7 +104,7 @@ class Watchers:
     """The guests, spread over `processes` processes of `guest_watchers`."""
 
     def __init__(self, link: str, count: int, processes: int) -> None:
-        self.link, self.count = link, count
+        self.link = link
         self.shares = [count // processes + (1 if i < count % processes else 0) for i in range(processes)]
         self.procs: list[asyncio.subprocess.Process] = []
 

@@ -29,8 +29,7 @@ from pathlib import Path
 import aiohttp
 
 from canvasrelay.client.guest import Guest
-from tests.bench.guest_fanout import cpu_seconds
-from tests.bench.process_cpu import settled
+from tests.bench.process_cpu import cpu_seconds, settled
 from tests.services import RedisServer, Service, SignalInstance, link_via
 from tests.support import ServerProcess
 
