@@ -96,6 +96,10 @@ def test_a_small_laptop_gets_the_whole_toolbar_and_the_panel_as_a_drawer(browser
         assert toggle.get_attribute("aria-expanded") == "true"
         panel = wait_until_inside(page, page.get_by_test_id("side-panel"), 1024, 768)
         assert panel["width"] >= 300
+        # The drawer lies over the board's right side; the toolbar keeps left of it, every tool clickable.
+        toolbar = box(page.get_by_test_id("board-toolbar"))
+        assert toolbar["x"] + toolbar["width"] <= panel["x"], (toolbar, panel)
+        check_toolbar(page)
         page.get_by_test_id("room-link").press("Escape")
         page.get_by_test_id("side-panel").wait_for(state="hidden", timeout=WAIT_MS)
     finally:
