@@ -325,8 +325,7 @@ class TerminalHost:
         if not behind:
             log.forget()
         if live:
-            # Live output is what a keystroke's echo is: nobody should wait on it.
-            self.runtime.multicast(TermData(id=tid, data=text, replay=False), live, at_once=True)
+            self.runtime.multicast(TermData(id=tid, data=text, replay=False), live)
 
     async def _attach(self, effect: AttachTerminal) -> None:
         self._stream(effect.id, effect.peer)
