@@ -30,7 +30,7 @@ class Noted(Effect):
 class Transport:
     backlog = 0
 
-    def send(self, text: str) -> None:
+    def send(self, text: str, at_once: bool = False) -> None:
         pass
 
     async def flush(self) -> None:

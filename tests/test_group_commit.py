@@ -25,7 +25,7 @@ class Recorder:
         self.sent: list[tuple[str, bool]] = []
         self.backlog = 0
 
-    def send(self, text: str) -> None:
+    def send(self, text: str, at_once: bool = False) -> None:
         self.sent.append((text, self.store.db.in_transaction))
 
     async def flush(self) -> None:

@@ -12,6 +12,7 @@ updates costs one commit instead of one each.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
@@ -53,7 +54,9 @@ class Adapter:
 class Transport(Protocol):
     """How the runtime reaches one peer. `send` only queues, so one slow peer never holds up the rest."""
 
-    def send(self, text: str) -> None: ...
+    def send(self, text: str, at_once: bool = False) -> None:
+        """Queue `text`; `at_once` when someone waits on it (a keystroke's echo): a transport that
+        holds frames back to write them together writes this one, and those before it, now."""
 
     @property
     def backlog(self) -> int:
@@ -225,14 +228,15 @@ class Runtime:
         peer = self.room.peers.get(peer_id)
         return peer_id != broadcast.exclude and peer is not None and peer.access.rank >= broadcast.min_access.rank
 
-    def multicast(self, frame: ServerFrame, peers: Iterable[str]) -> None:
-        """Queue one frame, encoded once, for each of `peers` that is connected."""
+    def multicast(self, frame: ServerFrame, peers: Iterable[str], at_once: bool = False) -> None:
+        """Queue one frame, encoded once, for each of `peers` that is connected (`at_once`: as
+        `Transport.send`'s)."""
         text: str | None = None
         for peer_id in peers:
             transport = self.transports.get(peer_id)
             if transport is not None:
                 text = text if text is not None else encode(frame)
-                self._out(transport.send, text)
+                self._out(functools.partial(transport.send, at_once=True) if at_once else transport.send, text)
 
     async def _tick(self) -> None:
         await self.run(self.room.tick(time.monotonic()))

@@ -325,7 +325,8 @@ class TerminalHost:
         if not behind:
             log.forget()
         if live:
-            self.runtime.multicast(TermData(id=tid, data=text, replay=False), live)
+            # Live output is what a keystroke's echo is: nobody should wait on it.
+            self.runtime.multicast(TermData(id=tid, data=text, replay=False), live, at_once=True)
 
     async def _attach(self, effect: AttachTerminal) -> None:
         self._stream(effect.id, effect.peer)

@@ -62,7 +62,7 @@ class GuestStream:
         """Characters sent and not yet written to a channel, under the name the WebSocket transport uses."""
         return self.pending_bytes
 
-    def send(self, text: str) -> None:
+    def send(self, text: str, at_once: bool = False) -> None:
         if self.overflowed:
             return
         seq = self.next_seq
