@@ -81,9 +81,7 @@ async def test_a_confined_agent_cannot_read_the_rooms_secrets(agent: str, tmp_pa
             await run.turn("after the error")
 
             # a crash of the agent, in words
-            await host.send({"t": "agent-prompt", "sessionId": session_id, "text": "ACTION: slow"})
-            while "slow chunk" not in said(await events_until(host, session_id, "chunk")):
-                pass
+            await run.slow_turn(agent)
             os.killpg(served.server.agents.procs[session_id].pid, 9)
             ended = (await events_until(host, session_id, "turn-end"))[-1]
             assert ended["error"].startswith("The agent stopped before it could finish its answer"), ended
