@@ -1,5 +1,6 @@
 """Chromium: a running session's frame stays on the board unless the host takes it off (and undo puts
-it back); the host's room list lists every session and brings back one whose frame is gone."""
+it back); the host's room list lists every session and brings back one whose frame is gone, and the
+Room sheet lists each session and terminal once."""
 
 from __future__ import annotations
 
@@ -57,6 +58,14 @@ def test_a_live_sessions_frame_needs_the_host_and_comes_back(browser: Any, serve
     for page in (host, ada):
         page.get_by_test_id("agent-view").wait_for(timeout=TIMEOUT_MS)
     assert host.get_by_test_id("agent-view").get_by_test_id("agent-status").inner_text() == "idle"
+
+    host.get_by_test_id("new-terminal").click()
+    side = host.get_by_test_id("side-panel")
+    entries = side.locator('[data-testid="room-entry"], [data-testid="terminal-entry"]')
+    entries.filter(has_text="Terminal 1").filter(has_text="running").first.wait_for(timeout=TIMEOUT_MS)
+    assert entries.filter(has_text="Terminal 1").count() == 1, side.inner_text()
+    assert entries.filter(has_text="Demo agent").count() == 1, side.inner_text()
+    assert side.get_by_role("region", name="Agent sessions").get_by_text("Terminal 1").count() == 0
     assert_plain(host, ada)
     for page in (host, ada):
         page.context.close()

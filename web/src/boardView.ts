@@ -8,8 +8,8 @@ import type { HoldsType, ViewRect } from "./protocol.gen";
 import { Listeners } from "./listeners";
 
 export interface BoardHandle {
-  /** Pans to the frame holding `ref`, putting one in free space first when the board has none. */
-  show(type: HoldsType, ref: string): void;
+  /** Pans to the frame holding `ref`, putting one (titled `title`) in free space first when the board has none. */
+  show(type: HoldsType, ref: string, title?: string): void;
   /** Shows this part of the board (what a followed person sees). */
   showRect(rect: ViewRect): void;
 }
@@ -32,8 +32,8 @@ export class BoardView {
   }
 
   /** Brings the frame holding `ref` into view, adding one first when the board has none. */
-  show(type: HoldsType, ref: string): void {
-    this.handle?.show(type, ref);
+  show(type: HoldsType, ref: string, title?: string): void {
+    this.handle?.show(type, ref, title);
   }
 
   /** The refs of every frame on the board (a session, a terminal, a file), as the board reads them. */

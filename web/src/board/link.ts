@@ -47,8 +47,8 @@ export function useBoardLink(
   useEffect(
     () =>
       view.attach({
-        show(type, ref) {
-          showFrame(type, ref);
+        show(type, ref, title) {
+          showFrame(type, ref, title);
         },
       showRect(rect) {
         const box = wrapper.current?.getBoundingClientRect();

@@ -165,26 +165,30 @@ function Screen({ refId, opened }: { refId: string; opened: boolean }) {
 
   return (
     <>
-      <div className="terminal-screen" ref={box} />
-      <div className="terminal-hint" id={hintId}>
-        Esc then Tab leaves the terminal
+      <div className="terminal-screen-area">
+        <div className="terminal-screen" ref={box} />
+        {!typing && (
+          <div className="terminal-watching" data-testid="terminal-watching">
+            Watching: you cannot type here
+          </div>
+        )}
+        <div className="terminal-corner">
+          <div className="terminal-hint" id={hintId}>
+            Esc then Tab leaves the terminal
+          </div>
+          {typist && (
+            <div className="terminal-typist" data-testid="terminal-typist" role="status">
+              <span className="person-dot" style={{ background: typist.color }} aria-hidden="true" />
+              {typist.name} typed
+            </div>
+          )}
+          {ended && (
+            <div className="terminal-exit" data-testid="terminal-ended">
+              {ended}
+            </div>
+          )}
+        </div>
       </div>
-      {!typing && (
-        <div className="terminal-watching" data-testid="terminal-watching">
-          Watching: you cannot type here
-        </div>
-      )}
-      {typist && (
-        <div className="terminal-typist" data-testid="terminal-typist" role="status">
-          <span className="person-dot" style={{ background: typist.color }} aria-hidden="true" />
-          {typist.name} typed
-        </div>
-      )}
-      {ended && (
-        <div className="terminal-exit" data-testid="terminal-ended">
-          {ended}
-        </div>
-      )}
       {opened && typing && !ended && (
         <KeyBar
           ctrl={ctrlOn}

@@ -1,9 +1,10 @@
 import { lazy, useState } from "react";
-import { boardActions } from "../board/actions";
+import { useBoardView } from "../boardView";
 import { registerFrameContent } from "../frames";
 import type { TerminalInfo } from "../protocol.gen";
 import { selectMayType } from "../room/roomState";
 import { useAccess, useRoom, useRoomClient } from "../roomClient";
+import { RoomEntry } from "../roomlist/RoomEntry";
 import { endedWords, newTerminalId } from "./stream";
 import "./control.css";
 
@@ -19,24 +20,14 @@ registerFrameContent(
  */
 export function TerminalsPanel() {
   const client = useRoomClient();
+  const view = useBoardView();
   const terminals = useRoom((s) => s.terminals);
   const outlive = useRoom((s) => s.terminalsOutliveRestart);
-  // Terminals a watcher asked to see that have no frame on the board (a watcher may not add one).
-  const [offBoard, setOffBoard] = useState<Set<string>>(new Set());
   // A view guest watches the terminals that exist; it can neither start nor end one.
   const watching = useAccess() === "view";
-  const show = (id: string, name: string) => {
-    const shown = boardActions(client)?.showFrame("terminal", id, name);
-    setOffBoard((old) => {
-      const next = new Set(old);
-      if (shown) next.delete(id);
-      else next.add(id);
-      return next;
-    });
-  };
   const start = () => {
     const id = newTerminalId();
-    show(id, "");
+    view.show("terminal", id);
     // The frame only watches terminals the server lists: this asks for the shell (an edit guest's waits for the host).
     client.send({ t: "term-open", id });
   };
@@ -56,23 +47,25 @@ export function TerminalsPanel() {
       {terminals.length === 0 && <p className="panel-empty">No terminal yet.</p>}
       <ul className="terminal-list" data-testid="terminal-list">
         {terminals.map((terminal) => (
-          <li key={terminal.id} className="terminal-card-head" data-testid="terminal-entry">
-            <span>
-              {terminal.name}{" "}
-              <small>{endedWords(terminal) ?? "running"}</small>
-              {offBoard.has(terminal.id) && <small className="terminal-off-board"> · not on the board yet</small>}
-            </span>
-            <span className="terminal-card-actions">
-              <button type="button" onClick={() => show(terminal.id, terminal.name)}>
-                Show on board
-              </button>
-              <EndButton terminal={terminal} />
-            </span>
-          </li>
+          <RoomEntry
+            key={terminal.id}
+            entry={{ type: "terminal", ref: terminal.id, name: terminal.name, status: terminalStatus(terminal) }}
+            testId="terminal-entry"
+          >
+            <EndButton terminal={terminal} />
+          </RoomEntry>
         ))}
       </ul>
     </section>
   );
+}
+
+/** Whether the shell runs, and which guests the host handed it over to; or how it ended. */
+function terminalStatus(terminal: TerminalInfo): string {
+  const ended = endedWords(terminal);
+  if (ended) return ended;
+  const typists = terminal.controllers.map((c) => c.name).join(", ");
+  return typists ? `running, ${typists} typing` : "running";
 }
 
 /** The host ends every running shell at once (they outlive canvas otherwise), after a second press. */
