@@ -46,6 +46,15 @@ def test_host_page_and_two_guest_pages(browser: Any, server: ServerProcess) -> N
     host.locator('[data-testid="guest"][data-name="Ada"]').wait_for(timeout=TIMEOUT_MS)
     host.locator('[data-testid="guest"][data-name="Bob"]').wait_for(timeout=TIMEOUT_MS)
 
+    # The host's second tab is not a second person of the same name.
+    second_tab = host.context.new_page()
+    second_tab.goto(server.host_link)
+    for page, first in ((host, "Host (you)"), (ada, "Host")):
+        hosts = page.locator('[data-testid="person"][data-access="host"] [data-testid="person-name"]')
+        hosts.filter(has_text="another tab").wait_for(timeout=TIMEOUT_MS)
+        assert sorted(hosts.all_inner_texts()) == sorted([first, "Host (another tab)"]), hosts.all_inner_texts()
+    second_tab.close()
+
     host.locator('[data-testid="guest"][data-name="Ada"] [data-testid="guest-access"]').select_option("edit")
     ada.locator('[data-testid="access-banner"][data-access="edit"]').wait_for(timeout=TIMEOUT_MS)
     assert bob.get_by_test_id("access-banner").get_attribute("data-access") == "view"

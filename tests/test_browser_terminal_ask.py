@@ -15,6 +15,7 @@ from tests.test_browser_invites import WAIT_MS, join_with, shot
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
 
 ASKS = "Ada asks to take control of Terminal 1"
+IN_TERMINAL = ".terminal-view .xterm-helper-textarea"
 
 
 def type_line(page: Any, text: str) -> None:
@@ -43,6 +44,13 @@ def test_a_view_guest_asks_for_a_terminal_and_types_once_the_host_approves(
     ada.locator('[data-testid="access-banner"][data-access="view"]').wait_for(timeout=WAIT_MS)
     ada.locator(".terminal-view .xterm").wait_for(timeout=WAIT_MS)
     ask = ada.get_by_test_id("ask-control")
+
+    # Watching, Tab alone moves on: the terminal never holds a keyboard user's focus.
+    ada.locator(".terminal-view .xterm").first.click()
+    ada.wait_for_function(f"() => document.activeElement?.matches('{IN_TERMINAL}')", timeout=WAIT_MS)
+    assert ada.locator(".terminal-hint").inner_text() == "Tab leaves the terminal"
+    ada.keyboard.press("Tab")
+    ada.wait_for_function(f"() => !document.activeElement?.matches('{IN_TERMINAL}')", timeout=WAIT_MS)
 
     ask.click()
     ask.filter(has_text="Asked the host").wait_for(timeout=WAIT_MS)

@@ -325,6 +325,8 @@ async def test_the_record_lists_what_two_guests_did_in_order_and_guests_cannot_r
         ("Bo", "left"),
     ]
     assert lines == expected, lines
+    started = next(e for e in page["entries"] if e["action"] == "started an agent session")
+    assert started["detail"] == "Demo agent", started
     status, page = await api(served, "GET", f"/api/audit?who={ada.guest_id}&limit=2")
     assert [e["action"] for e in page["entries"]] == ["opened a file", "sent a prompt"] and page["more"]
     status, _ = await api(served, "GET", "/api/audit?who=x&limit=9999")

@@ -24,6 +24,9 @@ export function PeopleList({ me }: { me: string | null }) {
   const isHost = useRoom((s) => s.welcome?.access === "host");
   const here = new Set(people.map((p) => p.peerId));
   const away = guests?.guests.filter((g) => !here.has(`guest-${g.guestId}`)) ?? [];
+  // The host may have several tabs open, each a connection of its own: one reads as the host, the
+  // rest as its other tabs, not as more people of the same name.
+  const mainHost = isHost ? me : people.find((p) => p.access === "host")?.peerId;
   return (
     <section className="people" data-testid="people" aria-label="People">
       <h2>People</h2>
@@ -35,6 +38,7 @@ export function PeopleList({ me }: { me: string | null }) {
             key={person.peerId}
             person={person}
             you={person.peerId === me}
+            anotherTab={person.access === "host" && person.peerId !== mainHost}
             guest={guests?.guests.find((g) => `guest-${g.guestId}` === person.peerId)}
             defaultAccess={guests?.defaultAccess}
           />
@@ -128,12 +132,14 @@ function RoomDefault({ level }: { level: Level }) {
 function PersonRow({
   person,
   you,
+  anotherTab = false,
   guest,
   defaultAccess,
   away = false,
 }: {
   person: Person;
   you: boolean;
+  anotherTab?: boolean;
   guest: GuestInfo | undefined;
   defaultAccess: Level | undefined;
   away?: boolean;
@@ -152,9 +158,12 @@ function PersonRow({
         <span className="person-name" data-testid="person-name">
           {person.name}
           {you && " (you)"}
+          {anotherTab && " (another tab)"}
         </span>
         <span className="person-access">{away ? "left the room" : ACCESS_WORDS[person.access]}</span>
-        {guest?.latencyMs != null && !away && <span className="person-latency">{Math.round(guest.latencyMs)} ms</span>}
+        {guest?.latencyMs != null && !away && (
+          <span className="person-latency">round trip {Math.round(guest.latencyMs)} ms</span>
+        )}
         {!you && !away && (
           <button
             type="button"

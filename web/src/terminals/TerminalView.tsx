@@ -119,7 +119,10 @@ function Screen({ refId, opened }: { refId: string; opened: boolean }) {
     send.current = input;
     cursorKeys.current = () => term.modes.applicationCursorKeysMode;
     const escape = new EscapeThenTab(() => input("\x1b"));
-    term.attachCustomKeyEventHandler((event) => event.type !== "keydown" || escape.keydown(event));
+    // A watcher's keys go nowhere, so Tab is left to the browser: the terminal never holds their focus.
+    term.attachCustomKeyEventHandler(
+      (event) => event.type !== "keydown" || (canType() ? escape.keydown(event) : event.key !== "Tab"),
+    );
     const blurred = () => escape.blur();
     term.textarea?.addEventListener("blur", blurred);
     const measure = () => {
@@ -174,7 +177,7 @@ function Screen({ refId, opened }: { refId: string; opened: boolean }) {
         )}
         <div className="terminal-corner">
           <div className="terminal-hint" id={hintId}>
-            Esc then Tab leaves the terminal
+            {typing ? "Esc then Tab leaves the terminal" : "Tab leaves the terminal"}
           </div>
           {typist && (
             <div className="terminal-typist" data-testid="terminal-typist" role="status">
