@@ -12,11 +12,9 @@ import { isLive, sessionName, terminalName } from "../room/roomState";
 import { useRoomStore } from "../roomClient";
 import type { BoardActions } from "./actions";
 import { type Item, readItem } from "./model";
+import { coveredInsets, MAX_ZOOM, uncovered, viewFor } from "./navigation";
 import type { BoardNode } from "./nodes";
 import type { BoardSession } from "./sync";
-
-const MIN_ZOOM = 0.05;
-const MAX_ZOOM = 4;
 
 export interface BoardLink {
   /** Whether the selected items may go: asks the host about live frames, refuses a guest. */
@@ -25,12 +23,17 @@ export interface BoardLink {
   onMove(event: MouseEvent | TouchEvent | null, viewport: Viewport): void;
 }
 
-/** The part of the board `element` shows at `viewport`, in board coordinates. */
+/**
+ * The part of the board `element` shows at `viewport` that nothing floats over, in board
+ * coordinates: what a follower is shown, in the part of their own board nothing floats over.
+ */
 function visibleRect(element: HTMLElement | null, viewport: Viewport): ViewRect | null {
   const box = element?.getBoundingClientRect();
-  if (!box || box.width === 0 || box.height === 0) return null;
+  if (!element || !box?.width || !box.height) return null;
+  const insets = coveredInsets(element);
+  const { w, h } = uncovered({ w: box.width, h: box.height }, insets);
   const { x, y, zoom } = viewport;
-  return { x: -x / zoom, y: -y / zoom, w: box.width / zoom, h: box.height / zoom };
+  return { x: (insets.left - x) / zoom, y: (insets.top - y) / zoom, w: w / zoom, h: h / zoom };
 }
 
 export function useBoardLink(
@@ -51,10 +54,10 @@ export function useBoardLink(
           showFrame(type, ref, title);
         },
       showRect(rect) {
-        const box = wrapper.current?.getBoundingClientRect();
-        if (!box) return;
-        const zoom = Math.min(MAX_ZOOM, Math.max(MIN_ZOOM, Math.min(box.width / rect.w, box.height / rect.h)));
-        void flow.setCenter(rect.x + rect.w / 2, rect.y + rect.h / 2, { zoom });
+        const board = wrapper.current;
+        if (!board) return;
+        const box = board.getBoundingClientRect();
+        void flow.setViewport(viewFor(rect, { w: box.width, h: box.height }, coveredInsets(board), MAX_ZOOM));
         },
       }),
     [view, flow, showFrame, wrapper],

@@ -1,7 +1,7 @@
 /**
  * Where the view goes: fitting items into the part of the board that nothing floats over (the
- * toolbar above, the zoom bar and the map below), and the zoom bar that shows the zoom level with
- * "100 %" and "fit" one click away.
+ * toolbar above, the zoom bar and the map below, the open Room drawer or sheet), and the zoom bar
+ * that shows the zoom level with "100 %" and "fit" one click away.
  */
 import { useReactFlow, useViewport } from "@xyflow/react";
 import { type RefObject, useEffect } from "react";
@@ -22,27 +22,57 @@ export interface Insets {
   left: number;
 }
 
-/** How much of each side of the board the floating controls cover, in screen pixels. */
-export function coveredInsets(board: HTMLElement): Insets {
+type Side = keyof Insets;
+/** A selector for what floats over the board, and the side it covers (null: the side it is docked to). */
+type Floating = [selector: string, side: Side | null];
+
+/**
+ * What floats over the board, in the order they lie on each other, each with the side of the
+ * board it keeps clear: the Room drawer (over the right side) or a phone's Room sheet (over the
+ * bottom) while open, which a wide window's Room column beside the board never reaches; then the
+ * board's own toolbar above, and its zoom bar and map below.
+ */
+const PANEL: Floating = [".side > .panel", null];
+const CONTROLS: Floating[] = [
+  [".board-toolbar", "top"],
+  [".board-zoom, .react-flow__minimap, .board-map", "bottom"],
+];
+
+/**
+ * How much of each side of the board what floats over it covers, in screen pixels, read from the
+ * page as it is now (a toolbar that wraps, a drawer opened or closed). A control lying wholly
+ * under what lies over it (the map under the open drawer) covers nothing more. Without `panel`,
+ * the Room drawer or sheet is left out: what a new frame's size makes room for outlasts it.
+ */
+export function coveredInsets(board: HTMLElement, { panel = true } = {}): Insets {
   const area = board.getBoundingClientRect();
-  const below = (selector: string) => {
-    const rect = board.querySelector(selector)?.getBoundingClientRect();
-    return rect && rect.height > 0 ? rect : null;
-  };
-  const toolbar = below(".board-toolbar");
-  const map = below(".react-flow__minimap, .board-map");
-  const zoom = below(".board-zoom");
-  const top = toolbar ? toolbar.bottom - area.top : 0;
-  const bottom = Math.max(map ? area.bottom - map.top : 0, zoom ? area.bottom - zoom.top : 0);
-  return { top: top + MARGIN, right: MARGIN, bottom: bottom + MARGIN, left: MARGIN };
+  const covered: Insets = { top: 0, right: 0, bottom: 0, left: 0 };
+  for (const [selector, side] of panel ? [PANEL, ...CONTROLS] : CONTROLS) {
+    const open = { top: area.top + covered.top, right: area.right - covered.right, bottom: area.bottom - covered.bottom, left: area.left + covered.left };
+    for (const element of document.querySelectorAll(selector)) {
+      const rect = element.getBoundingClientRect();
+      const over = rect.width > 0 && rect.height > 0 && rect.left < open.right && rect.right > open.left && rect.top < open.bottom && rect.bottom > open.top;
+      if (!over || getComputedStyle(element).visibility === "hidden") continue;
+      const depth: Insets = { top: rect.bottom - area.top, right: area.right - rect.left, bottom: area.bottom - rect.top, left: rect.right - area.left };
+      const at = side ?? leastCovering(depth, area);
+      covered[at] = Math.max(covered[at], depth[at]);
+    }
+  }
+  return { top: covered.top + MARGIN, right: covered.right + MARGIN, bottom: covered.bottom + MARGIN, left: covered.left + MARGIN };
 }
 
-/** The view that shows `box` whole in the uncovered part of an `area` screen box, at most at `maxZoom`. */
+/** The side whose strip, `depth` deep, gives up the least of the board: the one a panel is docked to. */
+function leastCovering(depth: Insets, area: DOMRect): Side {
+  const lost = (side: Side) => depth[side] * (side === "top" || side === "bottom" ? area.width : area.height);
+  return (["top", "right", "bottom", "left"] as const).reduce((best, side) => (lost(side) < lost(best) ? side : best));
+}
+
 /** The part of a screen `area` nothing floats over (never less than 40 px a side). */
 export function uncovered(area: { w: number; h: number }, insets: Insets): { w: number; h: number } {
   return { w: Math.max(area.w - insets.left - insets.right, 40), h: Math.max(area.h - insets.top - insets.bottom, 40) };
 }
 
+/** The view that shows `box` whole in the uncovered part of an `area` screen box, at most at `maxZoom`. */
 export function viewFor(box: Omit<Rect, "id">, area: { w: number; h: number }, insets: Insets, maxZoom = 1): View {
   const { w, h } = uncovered(area, insets);
   const zoom = Math.min(maxZoom, MAX_ZOOM, Math.max(MIN_ZOOM, Math.min(w / Math.max(box.w, 1), h / Math.max(box.h, 1))));
@@ -50,6 +80,24 @@ export function viewFor(box: Omit<Rect, "id">, area: { w: number; h: number }, i
     x: insets.left + (w - box.w * zoom) / 2 - box.x * zoom,
     y: insets.top + (h - box.h * zoom) / 2 - box.y * zoom,
     zoom,
+  };
+}
+
+/**
+ * The view at `view`'s zoom that brings `box` into the uncovered part of an `area` screen box by
+ * the shortest pan (none along an axis where it is in already), so what was in sight beside it
+ * moves no further than it must. A box larger than that part shows from its top left.
+ */
+export function panInto(view: View, box: Omit<Rect, "id">, area: { w: number; h: number }, insets: Insets): View {
+  const { w, h } = uncovered(area, insets);
+  const shift = (at: number, size: number, start: number, span: number) => {
+    if (size > span || at < start) return start - at;
+    return Math.min(0, start + span - (at + size));
+  };
+  return {
+    x: view.x + shift(view.x + box.x * view.zoom, box.w * view.zoom, insets.left, w),
+    y: view.y + shift(view.y + box.y * view.zoom, box.h * view.zoom, insets.top, h),
+    zoom: view.zoom,
   };
 }
 

@@ -56,6 +56,23 @@ describe("freeSpot", () => {
     expect(note).toEqual({ x: 0, y: 480 + GAP, w: 200, h: 200 });
   });
 
+  it("takes a free spot in view over a nearer one that is not", () => {
+    const agent = { x: 0, y: 0, w: 640, h: 480 };
+    const view = { x: -50, y: -50, w: 1400, h: 1000 };
+    const anchor = { x: 320, y: 400 };
+    // Below the agent is nearer, even counted in views, but sticks out of the view; right of it fits inside.
+    expect(place([agent], FRAME, anchor)).toEqual({ x: 0, y: 480 + GAP, ...FRAME });
+    expect({ ...freeSpot([agent], FRAME, anchor, { within: view }), ...FRAME }).toEqual({ x: 640 + GAP, y: 160, ...FRAME });
+  });
+
+  it("counts nearness in views: on a wide view the spot beside comes before the one below", () => {
+    const agent = { x: 0, y: 0, w: 640, h: 480 };
+    const wide = { x: 200, y: 200, w: 400, h: 200 };
+    const anchor = { x: 320, y: 240 };
+    expect(place([agent], FRAME, anchor)).toEqual({ x: 0, y: 480 + GAP, ...FRAME });
+    expect({ ...freeSpot([agent], FRAME, anchor, { within: wide }), ...FRAME }).toEqual({ x: 640 + GAP, y: 0, ...FRAME });
+  });
+
   it("finds room on a crowded board", () => {
     const grid: Box[] = [];
     for (let i = 0; i < 6; i++) for (let j = 0; j < 6; j++) grid.push({ x: i * 700, y: j * 520, w: 640, h: 480 });

@@ -37,20 +37,30 @@ function beside(box: Box, size: { w: number; h: number }, gap: number): Box[] {
   ];
 }
 
-function distance(box: Box, anchor: Point): number {
-  return Math.hypot(box.x + box.w / 2 - anchor.x, box.y + box.h / 2 - anchor.y);
+/**
+ * How far `box`'s centre is from `anchor`: in board units, or with `view` in views, so that a spot
+ * one view's width to the side is as near as one a view's height below (a pan to either shows it).
+ */
+function distance(box: Box, anchor: Point, view?: Box): number {
+  const dx = box.x + box.w / 2 - anchor.x;
+  const dy = box.y + box.h / 2 - anchor.y;
+  return view ? Math.hypot(dx / view.w, dy / view.h) : Math.hypot(dx, dy);
 }
 
 /**
  * The top-left corner for a new item of `size`: centred on `anchor` when that is free, else the
  * nearest free spot against an existing item (aligned with it, or level with the anchor). With
  * `near`, a free spot touching that box comes first (an agent's note beside the agent's frame).
+ * With `within` (the part of the board the person sees clear), a free spot wholly inside it comes
+ * before a nearer one that is not, so the new item shows without the view moving, and nearness is
+ * counted in that view's width and height: on a wide screen a spot beside comes before one below,
+ * and the pan to it moves what is in sight sideways rather than up under the toolbar.
  */
 export function freeSpot(
   occupied: readonly Box[],
   size: { w: number; h: number },
   anchor: Point,
-  options: { near?: Box; gap?: number } = {},
+  options: { near?: Box; gap?: number; within?: Box } = {},
 ): Point {
   const gap = options.gap ?? GAP;
   if (options.near) {
@@ -70,10 +80,15 @@ export function freeSpot(
       { x: centred.x, y: box.y - size.h - gap, ...size },
     );
   }
-  let best: Box | null = null;
-  for (const box of candidates) {
-    if ((best === null || distance(box, anchor) < distance(best, anchor)) && isFree(box, occupied, gap)) best = box;
-  }
+  const { within } = options;
+  const nearest = (boxes: Box[]): Box | null => {
+    let best: Box | null = null;
+    for (const box of boxes) {
+      if ((best === null || distance(box, anchor, within) < distance(best, anchor, within)) && isFree(box, occupied, gap)) best = box;
+    }
+    return best;
+  };
+  const best = (within && nearest(candidates.filter((box) => contains(within, box)))) || nearest(candidates);
   if (best) return { x: best.x, y: best.y };
   // Unreachable in practice (the spot right of the rightmost item is free), kept as a guarantee.
   const right = Math.max(...occupied.map((box) => box.x + box.w));

@@ -8,7 +8,7 @@ import { type RefObject, useCallback, useEffect } from "react";
 import { useRoomClient } from "../roomClient";
 import { type BoardActions, registerBoardActions } from "./actions";
 import { addItem, DEFAULTS, type HoldsType, type NewItem, readItems } from "./model";
-import { coveredInsets, READABLE_ZOOM, viewFor } from "./navigation";
+import { coveredInsets, type Insets, panInto, READABLE_ZOOM, uncovered, viewFor } from "./navigation";
 import { readableSize } from "./openingView";
 import { PHONE } from "./phone";
 import { useMedia } from "./useMedia";
@@ -56,48 +56,57 @@ export function useShowFrame(
   const flow = useReactFlow<BoardNode, Edge>();
   const phone = useMedia(PHONE);
 
-  /** The part of the board on screen, in board units. */
-  const visibleBox = useCallback((): Box => {
-    const rect = wrapperRef.current?.getBoundingClientRect();
-    const topLeft = flow.screenToFlowPosition({ x: rect?.left ?? 0, y: rect?.top ?? 0 });
-    const bottomRight = flow.screenToFlowPosition({ x: rect?.right ?? 0, y: rect?.bottom ?? 0 });
-    return { x: topLeft.x, y: topLeft.y, w: bottomRight.x - topLeft.x, h: bottomRight.y - topLeft.y };
-  }, [flow, wrapperRef]);
+  /**
+   * The part of the board on screen that nothing floats over (the toolbar, the zoom bar, the open
+   * Room drawer), in board units, with the screen box it lies in and what covers that box's sides.
+   */
+  const clearView = useCallback(
+    (board: HTMLElement): { clear: Box; area: { w: number; h: number }; insets: Insets } => {
+      const rect = board.getBoundingClientRect();
+      const area = { w: rect.width, h: rect.height };
+      const insets = coveredInsets(board);
+      const { w, h } = uncovered(area, insets);
+      const zoom = flow.getZoom();
+      const topLeft = flow.screenToFlowPosition({ x: rect.left + insets.left, y: rect.top + insets.top });
+      return { clear: { ...topLeft, w: w / zoom, h: h / zoom }, area, insets };
+    },
+    [flow],
+  );
 
   /**
-   * Pans so `box` is in view clear of the toolbar and the map, at a zoom where its text can be
-   * read (zooming out only if it must), then gives it the focus.
+   * Moves the view so `box` is in view clear of what floats over the board, at a zoom where its
+   * text can be read (zooming out only if it must), then gives it the focus. At the zoom it has,
+   * the view pans no further than it must, so what was in sight beside `box` (the agent's frame
+   * above a new terminal) moves only as far, rather than on under the toolbar.
    */
   const reveal = useCallback(
     (id: string, box: Box) => {
       const board = wrapperRef.current;
       if (board) {
-        const insets = coveredInsets(board);
-        const view = visibleBox();
+        const { clear, area, insets } = clearView(board);
         const zoom = flow.getZoom();
         const readable = phone ? PHONE_READABLE_ZOOM : READABLE_ZOOM;
-        const clear = { x: view.x + insets.left / zoom, y: view.y + insets.top / zoom, w: view.w - (insets.left + insets.right) / zoom, h: view.h - (insets.top + insets.bottom) / zoom };
         if (!contains(clear, box) || zoom < readable) {
-          const area = board.getBoundingClientRect();
-          const size = { w: area.width, h: area.height };
           // A phone reads a frame wider than its screen from the frame's top left, rather than
           // fitting the whole of it at a size nobody reads.
-          const shown = phone ? { ...box, ...readableSize(size, insets, readable, box) } : box;
-          void flow.setViewport(viewFor(shown, size, insets, Math.min(Math.max(1, readable), Math.max(zoom, readable))), { duration: 200 });
+          const shown = phone ? { ...box, ...readableSize(area, insets, readable, box) } : box;
+          const fitted = viewFor(shown, area, insets, Math.min(Math.max(1, readable), Math.max(zoom, readable)));
+          void flow.setViewport(fitted.zoom === zoom ? panInto(flow.getViewport(), shown, area, insets) : fitted, { duration: 200 });
         }
       }
       select(new Set([id]));
       focusWhenDrawn(wrapperRef, id);
     },
-    [flow, visibleBox, wrapperRef, select, phone],
+    [flow, clearView, wrapperRef, select, phone],
   );
 
-  /** Adds an item in free space near the middle of the view, and reveals it. */
+  /** Adds an item in free space near the middle of what the person sees clear, and reveals it. */
   const place = useCallback(
     (fields: Omit<NewItem, "x" | "y">): string => {
-      const view = visibleBox();
-      const centre = { x: view.x + view.w / 2, y: view.y + view.h / 2 };
-      const spot = freeSpot(occupied(session), fields, centre);
+      const board = wrapperRef.current;
+      const clear = board ? clearView(board).clear : undefined;
+      const centre = clear ? { x: clear.x + clear.w / 2, y: clear.y + clear.h / 2 } : { x: 0, y: 0 };
+      const spot = freeSpot(occupied(session), fields, centre, { within: clear });
       let id = "";
       session.step(() => {
         id = addItem(session.items, { ...fields, ...spot });
@@ -105,7 +114,7 @@ export function useShowFrame(
       reveal(id, { ...spot, w: fields.w, h: fields.h });
       return id;
     },
-    [session, visibleBox, reveal],
+    [session, clearView, reveal, wrapperRef],
   );
 
   const showFrame = useCallback(
@@ -119,7 +128,7 @@ export function useShowFrame(
       const { w, h, color } = DEFAULTS.frame;
       const board = wrapperRef.current;
       // On a phone a new frame is as wide as the screen shows it at a readable zoom.
-      const fits = phone && board ? readableSize({ w: board.clientWidth, h: board.clientHeight }, coveredInsets(board), PHONE_READABLE_ZOOM, { w, h }) : { w, h };
+      const fits = phone && board ? readableSize({ w: board.clientWidth, h: board.clientHeight }, coveredInsets(board, { panel: false }), PHONE_READABLE_ZOOM, { w, h }) : { w, h };
       return place({ kind: "frame", ...fits, color, holds: { type, ref }, title });
     },
     [session, reveal, place, readOnly, phone, wrapperRef],
