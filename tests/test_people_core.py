@@ -7,7 +7,16 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from canvasrelay.client.identity import public_key
 from canvasrelay.core.audit import MAX_AGE_S, Audit
 from canvasrelay.core.guest_identity import MAX_IDENTITIES, Identities, guest_id_of, join_message, proven_guest
-from canvasrelay.core.invites import EXPIRED, OPEN_ID, TURNED_OFF, USED, WITHDRAWN, Invites, link_room
+from canvasrelay.core.invites import (
+    EXPIRED,
+    OPEN_ID,
+    TURNED_OFF,
+    USED,
+    WITHDRAWN,
+    Invites,
+    link_room,
+    new_invite_id,
+)
 from canvasrelay.core.peer import Peer
 from canvasrelay.protocol import signal_crypto
 from canvasrelay.protocol.access import Access
@@ -115,3 +124,11 @@ def test_the_record_counts_typing_and_board_edits_per_minute_and_pages_newest_fi
     assert more and [e.seq for e in older] == sorted((e.seq for e in older), reverse=True)
     clock.now += MAX_AGE_S + 61
     assert audit.prune() and not audit.entries, "bounded by age"
+
+
+def test_an_invite_id_never_reads_as_an_option() -> None:
+    """`canvas invite --revoke ID` takes a leading dash for an option; one id in 64 would start
+    with one, so 2,000 draws without the guard would all but surely show it."""
+    ids = [new_invite_id() for _ in range(2000)]
+    assert not [i for i in ids if i.startswith("-")]
+    assert len(set(ids)) == len(ids) and all(len(i) == 12 for i in ids)

@@ -108,6 +108,14 @@ class Invite:
         return "standing"
 
 
+def new_invite_id() -> str:
+    """Twelve random URL-safe characters, never starting with "-": the id is typed after
+    `canvas invite --revoke`, where a leading dash reads as an option."""
+    while (invite_id := b64url(secrets.token_bytes(9))).startswith("-"):
+        pass
+    return invite_id
+
+
 class Invites:
     """The room's invites. `clock` is wall time: expiries outlive a restart."""
 
@@ -137,7 +145,7 @@ class Invites:
         if sum(1 for i in self if i.stands(now)) >= MAX_INVITES:
             raise InviteRefused(f"the room already has {MAX_INVITES} invitations standing: revoke one first")
         invite = Invite(
-            id=b64url(secrets.token_bytes(9)),
+            id=new_invite_id(),
             name=name,
             access=access,
             secret=new_secret(),
