@@ -62,8 +62,8 @@ class SocketGroup:
         self._text = ""
         self._frame = b""
         self._opening = False
-        self._open = False
         self._ends = 0.0
+        """When the open window ends; past it, no window is open."""
         self._holding: list[WebSocketTransport] = []
 
     def queued(self, transport: WebSocketTransport) -> None:
@@ -89,9 +89,8 @@ class SocketGroup:
         """Whether a frame sent now waits for the window's end: something was written less than
         `WRITE_WINDOW_S` ago, before this loop turn. If not, the window opens at the next turn."""
         loop = asyncio.get_running_loop()
-        if self._open and loop.time() < self._ends:
+        if loop.time() < self._ends:
             return True
-        self._open = False
         if not self._opening:
             self._opening = True
             loop.call_soon(self._window_opens)
@@ -99,7 +98,7 @@ class SocketGroup:
 
     def _window_opens(self) -> None:
         # No timer: a window nothing is held in ends unnoticed, and costs a quiet room no wake-up.
-        self._opening, self._open, self._ends = False, True, asyncio.get_running_loop().time() + WRITE_WINDOW_S
+        self._opening, self._ends = False, asyncio.get_running_loop().time() + WRITE_WINDOW_S
 
     def holding(self, transport: WebSocketTransport) -> None:
         """`transport` holds frames for the window's end."""
