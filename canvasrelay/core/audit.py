@@ -52,7 +52,9 @@ class Audit:
     approvals: Callable[[str], str | None] = lambda _id: None
     """What a waiting request was ("Ada's prompt"), by its id, while it still waits."""
     things: Callable[[str], str] = lambda _ref: ""
-    """A terminal's, a session's or an agent's name, by its id: what a person reads, never the id."""
+    """A terminal's or a session's name on the board, by its id: what a person reads, never the id."""
+    agents: Callable[[str], str] = lambda _id: ""
+    """An agent's own name by its id ("Demo agent" for "demo")."""
     entries: deque[AuditEntry] = field(default_factory=deque)
     _new: list[AuditEntry] = field(default_factory=list)
     _tallies: dict[tuple[str, str, str], _Tally] = field(default_factory=dict)
@@ -100,7 +102,7 @@ class Audit:
             case AgentPrompt():
                 return "sent a prompt", self._prompt_detail(frame)
             case AgentCreate():
-                return "started an agent session", self.things(frame.agent) or "an agent that has gone"
+                return "started an agent session", self.agents(frame.agent) or "an agent that has gone"
             case AgentPermission():
                 return "answered an agent's permission request", _permission_words(frame)
             case ApprovalAnswer():

@@ -119,6 +119,7 @@ class CanvasServer:
         self.audit.names = self._guest_name
         self.audit.approvals = self._approval_words
         self.audit.things = self._thing_name
+        self.audit.agents = self._agent_label
         self.people = PeopleRoom(self.room, self.guests, self.invites, self.audit, self.secrets.host_public_key)
         self.hub: Hub | None = None
         self.app = web.Application(middlewares=[_security_headers])
@@ -196,15 +197,15 @@ class CanvasServer:
         return identity.name if identity is not None else guest_id
 
     def _thing_name(self, ref: str) -> str:
-        """A terminal's or an agent session's name on the board, or an agent's own name ("Demo
-        agent" for "demo"), or "" for what is not there."""
+        """A terminal's or an agent session's name on the board, or "" for what is not there."""
         terminal = self.terminals.room_side.terminals.get(ref)
         if terminal is not None:
             return terminal.name
         session = self.agents.core.sessions.get(ref)
-        if session is not None:
-            return session.title
-        return next((agent.label for agent in self.room.agents if agent.id == ref), "")
+        return session.title if session is not None else ""
+
+    def _agent_label(self, agent_id: str) -> str:
+        return next((agent.label for agent in self.room.agents if agent.id == agent_id), "")
 
     def _approval_words(self, approval_id: str) -> str | None:
         approval = self.guests.pending.get(approval_id)
