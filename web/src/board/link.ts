@@ -4,7 +4,7 @@
  * (awareness `view`), and guards the frames of running sessions and terminals against removal.
  */
 import { type Edge, type ReactFlowInstance, type Viewport } from "@xyflow/react";
-import { type RefObject, useEffect } from "react";
+import { type RefObject, useEffect, useRef } from "react";
 import type * as Y from "yjs";
 import { useBoardView } from "../boardView";
 import type { ViewRect } from "../protocol.gen";
@@ -12,7 +12,7 @@ import { isLive, sessionName, terminalName } from "../room/roomState";
 import { useRoomStore } from "../roomClient";
 import type { BoardActions } from "./actions";
 import { type Item, readItem } from "./model";
-import { coveredInsets, MAX_ZOOM, uncovered, viewFor } from "./navigation";
+import { coveredInsets, type Insets, MAX_ZOOM, uncovered, viewFor } from "./navigation";
 import type { BoardNode } from "./nodes";
 import type { BoardSession } from "./sync";
 
@@ -27,13 +27,18 @@ export interface BoardLink {
  * The part of the board `element` shows at `viewport` that nothing floats over, in board
  * coordinates: what a follower is shown, in the part of their own board nothing floats over.
  */
-function visibleRect(element: HTMLElement | null, viewport: Viewport): ViewRect | null {
+function visibleRect(element: HTMLElement | null, viewport: Viewport, insets: Insets | null): ViewRect | null {
   const box = element?.getBoundingClientRect();
-  if (!element || !box?.width || !box.height) return null;
-  const insets = coveredInsets(element);
+  if (!insets || !box?.width || !box.height) return null;
   const { w, h } = uncovered({ w: box.width, h: box.height }, insets);
   const { x, y, zoom } = viewport;
   return { x: (insets.left - x) / zoom, y: (insets.top - y) / zoom, w: w / zoom, h: h / zoom };
+}
+
+/** What floats over `board` now, kept in `into` for the moves to come. */
+function measure(board: HTMLElement | null, into: { current: Insets | null }): Insets | null {
+  into.current = board ? coveredInsets(board) : null;
+  return into.current;
 }
 
 export function useBoardLink(
@@ -45,6 +50,9 @@ export function useBoardLink(
 ): BoardLink {
   const view = useBoardView();
   const store = useRoomStore();
+  // What floats over the board, measured as a move starts rather than at each of its frames: a pan
+  // does not change it, and measuring reads the whole page's layout.
+  const covered = useRef<Insets | null>(null);
 
 
   useEffect(
@@ -86,7 +94,7 @@ export function useBoardLink(
 
   // Our own view, for whoever follows us: once at first, then as it moves.
   useEffect(() => {
-    const rect = visibleRect(wrapper.current, flow.getViewport());
+    const rect = visibleRect(wrapper.current, flow.getViewport(), measure(wrapper.current, covered));
     if (rect) session.setPresence({ view: rect });
   }, [flow, session, wrapper]);
 
@@ -110,9 +118,10 @@ export function useBoardLink(
       onMoveStart(event) {
         // A pan or zoom of one's own (an event, not a programmatic move) stops following.
         if (event && view.following) view.follow(null);
+        measure(wrapper.current, covered);
       },
       onMove(_event, viewport) {
-        const rect = visibleRect(wrapper.current, viewport);
+        const rect = visibleRect(wrapper.current, viewport, covered.current ?? measure(wrapper.current, covered));
         if (rect) session.setPresence({ view: rect });
       },
   };
