@@ -214,13 +214,17 @@ def in_view(page: Any, locator: Any) -> bool:
     return board["x"] <= cx <= board["x"] + board["width"] and board["y"] <= cy <= board["y"] + board["height"]
 
 
-VIEW_CENTRE = """() => {
-  const board = document.querySelector('[data-testid="board"]').getBoundingClientRect();
+BOARD_POINT = """(sx, sy) => {
   const m = /translate\\(([-\\d.]+)px, ([-\\d.]+)px\\) scale\\(([-\\d.]+)\\)/.exec(
     document.querySelector('.react-flow__viewport').style.transform);
   const [x, y, zoom] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  return [(board.width / 2 - x) / zoom, (board.height / 2 - y) / zoom, zoom];
+  return [(sx - x) / zoom, (sy - y) / zoom, zoom];
 }"""
+"""The board coordinates at a point of the page's board (in pixels from its top left), and its zoom."""
+VIEW_CENTRE = f"""() => {{
+  const board = document.querySelector('[data-testid="board"]').getBoundingClientRect();
+  return ({BOARD_POINT})(board.width / 2, board.height / 2);
+}}"""
 """The board coordinates at the middle of the page's board, and its zoom."""
 
 

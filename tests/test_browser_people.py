@@ -7,22 +7,19 @@ from typing import Any
 
 import pytest
 
-from tests.browser_pages import assert_plain, open_host, pan_away
+from tests.browser_pages import BOARD_POINT, assert_plain, open_host, pan_away
 from tests.support import ServerProcess
 from tests.test_browser_guests import TIMEOUT_MS, open_guest
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(240)]
 
-CLEAR_CENTRE = """() => {
+CLEAR_CENTRE = f"""() => {{
   const board = document.querySelector('[data-testid="board"]').getBoundingClientRect();
   const top = document.querySelector('[data-testid="board-toolbar"]').getBoundingClientRect().bottom;
   const below = [...document.querySelectorAll('[data-testid="board-zoom"], .react-flow__minimap')];
   const bottom = Math.min(...below.map(e => e.getBoundingClientRect().top));
-  const m = /translate\\(([-\\d.]+)px, ([-\\d.]+)px\\) scale\\(([-\\d.]+)\\)/.exec(
-    document.querySelector('.react-flow__viewport').style.transform);
-  const [x, y, zoom] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  return [(board.width / 2 - x) / zoom, ((top + bottom) / 2 - board.top - y) / zoom];
-}"""
+  return ({BOARD_POINT})(board.width / 2, (top + bottom) / 2 - board.top).slice(0, 2);
+}}"""
 """The board coordinates at the middle of the part of the page's board between its toolbar and its
 zoom bar and map: a follower is shown what the followed person sees there, in the same part."""
 
