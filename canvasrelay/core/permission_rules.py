@@ -39,6 +39,7 @@ from typing import Any, Literal, NamedTuple, TypedDict, get_args
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from canvasrelay.core.errors import ConfigError
+from canvasrelay.core.runs_later import project_relative, runs_later_reason
 from canvasrelay.protocol.agents import HostAnswer
 from canvasrelay.protocol.json_value import JsonObject
 from canvasrelay.protocol.session_events import PermissionOption
@@ -294,10 +295,18 @@ def _decide_one(
         assert found.rule is not None
         if found.rule.pattern != escape(target.strip()):
             return Decision("ask", found.rule, found.layer, "a compound command needs the host")
+    if found.action == "allow" and kind in WRITE_KINDS and target is not None:
+        rel = project_relative(target, root) if root else None if posixpath.isabs(target) else target
+        why = runs_later_reason(rel) if rel is not None else None
+        if why is not None:
+            # A rule wide enough to allow it was written for the project's work, not for code the
+            # host runs later: the host sees each such write.
+            return Decision("ask", found.rule, found.layer, f"{why}: the host decides each change")
     return found
 
 
 _STRICTNESS = {"allow": 0, "ask": 1, "deny": 2}
+WRITE_KINDS = frozenset({"edit", "delete", "move"})
 
 
 def decide(

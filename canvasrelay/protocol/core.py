@@ -60,7 +60,7 @@ class AgentInfo(Model):
     available: bool
     reason: str | None = None
     """Why it cannot start, when it cannot."""
-    state: Literal["ready", "not-installed", "needs-key"] = "ready"
+    state: Literal["ready", "not-installed", "needs-key", "cannot-confine"] = "ready"
     install: str | None = None
     """The command that installs it, when it is not installed."""
     setup: str | None = None

@@ -89,6 +89,7 @@ class CanvasServer:
         self.lock = FolderLock(self.canvas_dir)
         try:
             canvas_dir.tighten(self.canvas_dir)
+            canvas_dir.ignore_itself(self.canvas_dir)
             self.secrets = room_secrets.load_or_create(self.canvas_dir, rotate=options.new_room)
             self.config = load_config(self.canvas_dir)
             self.agent_specs: dict[str, AgentSpec] = discover(self.config)

@@ -13,10 +13,13 @@ import errno
 import fcntl
 import json
 import os
+import shutil
 import stat
 from pathlib import Path
 
 LOCK_FILE = "serve.lock"
+IGNORE_FILE = ".gitignore"
+IGNORE_ALL = b"# canvas's own state (the room's secrets among it): never committed\n*\n"
 FILE_MODE = 0o600
 DIR_MODE = 0o700
 
@@ -88,3 +91,19 @@ def tighten(canvas_dir: Path) -> None:
 def create_private(path: Path) -> None:
     """Create `path` (if it is missing) with mode 0600 from the first byte."""
     os.close(os.open(path, os.O_WRONLY | os.O_CREAT, FILE_MODE))
+
+
+def ignore_itself(canvas_dir: Path) -> None:
+    """Write `.canvas/.gitignore` saying `*` (as Python's `venv` does for its folder), at every
+    start: `git add .` then stages nothing of the room's secrets, whatever was there before."""
+    path = canvas_dir / IGNORE_FILE
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    elif path.is_symlink() or (path.exists() and not path.is_file()):
+        path.unlink()
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
+    try:
+        os.fchmod(fd, FILE_MODE)
+        os.write(fd, IGNORE_ALL)
+    finally:
+        os.close(fd)

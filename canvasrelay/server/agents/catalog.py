@@ -32,6 +32,7 @@ from typing import Any
 from canvasrelay.core.errors import ConfigError
 from canvasrelay.protocol.core import AgentInfo
 from canvasrelay.server.agents import sandbox as agent_sandbox
+from canvasrelay.server.agents.agent_home import HomeNeeds
 from canvasrelay.server.config import CONFIG_FILE, AgentEntry, CanvasConfig
 
 
@@ -70,12 +71,32 @@ class AgentSpec:
     offers_files: bool = True
     """Offer it canvas's ACP file methods. Gemini CLI takes a missing file's error answer for a
     failure, so it could not write a new file through them: it uses its own, confined like the others'."""
+    reads: tuple[str, ...] = ()
+    """What it reads from the host's home (login, config), bound read-only into its own home."""
+    seeds: tuple[str, ...] = ()
+    """What it rewrites as it runs, copied from the host's home into its own once."""
 
     def resolve(self) -> str | None:
         return shutil.which(self.command)
 
+    def home_needs(self) -> HomeNeeds:
+        return HomeNeeds(self.id, dict(self.env), self.reads, self.seeds)
+
     def info(self) -> AgentInfo:
         confinement = agent_sandbox.confinement(self.confine)
+        if confinement.confined and (found := self.resolve()) is not None:
+            why = agent_sandbox.unreachable([found, *self.args], {**os.environ, **self.env})
+            if why is not None:
+                reason = f"it cannot start confined: {why}"
+                return AgentInfo(
+                    id=self.id,
+                    label=self.label,
+                    available=False,
+                    reason=reason,
+                    state="cannot-confine",
+                    confined=False,
+                    confinement=why,
+                )
         info = AgentInfo(
             id=self.id,
             label=self.label,
@@ -122,6 +143,8 @@ _CLAUDE: dict[str, Any] = {
     "logins": (".claude/.credentials.json",),
     "login": "log in once with `claude` (npm i -g @anthropic-ai/claude-code) and its /login",
     "refusal_as_error": True,
+    "reads": (".claude/.credentials.json", ".claude/settings.json", ".claude/CLAUDE.md"),
+    "seeds": (".claude.json",),
 }
 KNOWN: tuple[tuple[AgentSpec, ...], ...] = (
     (
@@ -138,6 +161,7 @@ KNOWN: tuple[tuple[AgentSpec, ...], ...] = (
             key_vars=("OPENAI_API_KEY", "CODEX_API_KEY"),
             logins=(".codex/auth.json",),
             login="log in once with `codex login` (npm i -g @openai/codex)",
+            reads=(".codex/auth.json", ".codex/config.toml", ".codex/AGENTS.md"),
         ),
     ),
     (
@@ -152,6 +176,13 @@ KNOWN: tuple[tuple[AgentSpec, ...], ...] = (
             logins=(".gemini/oauth_creds.json",),
             login="log in once by running `gemini` and choosing Google login",
             offers_files=False,
+            reads=(
+                ".gemini/settings.json",
+                ".gemini/oauth_creds.json",
+                ".gemini/google_accounts.json",
+                ".gemini/trustedFolders.json",
+                ".gemini/GEMINI.md",
+            ),
         ),
     ),
     (
@@ -165,6 +196,7 @@ KNOWN: tuple[tuple[AgentSpec, ...], ...] = (
             key_vars=("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY"),
             logins=(".local/share/opencode/auth.json",),
             login="log in once with `opencode auth login`",
+            reads=(".config/opencode", ".local/share/opencode/auth.json"),
         ),
     ),
 )
@@ -181,6 +213,8 @@ def _user_agent(name: str, entry: AgentEntry, command: str) -> AgentSpec:
         dict(entry.env),
         refusal_as_error=known.refusal_as_error if known else False,
         offers_files=known.offers_files if known else True,
+        reads=known.reads if known else (),
+        seeds=known.seeds if known else (),
         confine=entry.confine,
     )
 

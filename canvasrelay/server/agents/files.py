@@ -8,27 +8,38 @@ shared set never shares it (`.canvas/`, `.env*`, keys, credentials, `.git/`…) 
 
 The rules are consulted for their deny rules only: an fs call is the agent carrying out a tool
 call it already asked permission for (or one its own policy lets it make), so a rule that says
-"ask" does not ask a second time.
+"ask" does not ask a second time. A write to a file that runs code later (`core/runs_later.py`)
+is the exception: the agent's client asks the host first (`confirm`), as a tool call.
+
+A write walks the path one folder at a time from the project's folder, opening each without
+following a link, and writes the file through that last folder: a folder swapped for a link
+after the check writes nothing outside. A file with more than one name (a hard link, maybe to a
+secret outside) is not written.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import os
 import posixpath
 import stat
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
 
 from canvasrelay.core.permission_rules import Decision, ToolCallJson
+from canvasrelay.core.runs_later import runs_later_reason
 from canvasrelay.protocol.json_value import JsonObject
 from canvasrelay.server.files.reader import read_shared_file
 from canvasrelay.server.files.shared_set import Denied, Missing, SharedSet, syntax_reason
 
 FsKind = Literal["read", "edit"]
+Confirm = Callable[[str, str | None], Awaitable[bool]]
+"""Asks the host whether a write to a file that runs code later may go ahead: `(why, the text
+it replaces)`."""
 Audit = Callable[[str, str, JsonObject], None]
 """`(actor, action, detail)`, as `Store.audit`."""
 
@@ -74,11 +85,20 @@ class AgentFiles:
         self._record(session_id, "read", path, "done")
         return str(read["text"])
 
-    async def write(self, session_id: str, path: str, content: str) -> None:
-        """Write the file (its folders made as needed); raises `FileRefused`."""
+    async def write(self, session_id: str, path: str, content: str, confirm: Confirm | None = None) -> None:
+        """Write the file (its folders made as needed); raises `FileRefused`. A file that runs
+        code later is written only once `confirm(why, text it replaces)` says yes."""
         target = await self._admit(session_id, "edit", path)
+        why = runs_later_reason(target.rel)
+        if why is not None:
+            current = await asyncio.to_thread(read_shared_file, await self._shared_set(), target.rel)
+            replaced = str(current["text"]) if current["kind"] == "text" else None
+            if confirm is None or not await confirm(why, replaced):
+                reason = f"{why}, and the host did not allow this change"
+                self._record(session_id, "edit", path, "refused", reason)
+                raise FileRefused(reason)
         try:
-            await asyncio.to_thread(_write_no_follow, target.absolute, content.encode("utf-8"))
+            await asyncio.to_thread(write_beneath, self.root, target.rel, content.encode("utf-8"))
         except OSError as exc:
             reason = exc.strerror or type(exc).__name__
             self._record(session_id, "edit", path, "failed", reason)
@@ -96,7 +116,7 @@ class AgentFiles:
             self._deny_by_rules(session_id, kind, rel)
             if new_folder:
                 # The rules passed and the path stays inside: only its folders are missing.
-                await asyncio.to_thread(self._make_parents, rel)
+                await asyncio.to_thread(make_folders_beneath, self.root, rel)
                 resolution = await asyncio.to_thread(shared.check, rel)
                 if isinstance(resolution, Denied):
                     raise FileRefused(_plain(resolution.reason))
@@ -122,13 +142,6 @@ class AgentFiles:
         if reason is not None:
             raise FileRefused(reason)
         return rel
-
-    def _make_parents(self, rel: str) -> None:
-        folder = self.root
-        for part in rel.split("/")[:-1]:
-            folder = folder / part
-            if not folder.exists() and not folder.is_symlink():
-                folder.mkdir()
 
     def _deny_by_rules(self, session_id: str, kind: FsKind, rel: str) -> None:
         if self._rules is None:
@@ -173,11 +186,46 @@ def _plain(reason: str) -> str:
     return reason
 
 
-def _write_no_follow(path: Path, data: bytes) -> None:
-    # O_NOFOLLOW: a file swapped for a link after the check is not followed out of the folder.
-    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
-    fd = os.open(path, flags, 0o644)
+DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _open_folder(root: Path, parts: list[str], make: bool) -> int:
+    """A descriptor of the folder `parts` under `root`, reached without following a link (each
+    made when `make` and missing); the caller closes it. Raises OSError (ELOOP for a link)."""
+    fd = os.open(root, DIR_FLAGS)
+    try:
+        for part in parts:
+            if make:
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(part, 0o755, dir_fd=fd)
+            inner = os.open(part, DIR_FLAGS, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def make_folders_beneath(root: Path, rel: str) -> None:
+    os.close(_open_folder(root, rel.split("/")[:-1], make=True))
+
+
+def write_beneath(root: Path, rel: str, data: bytes) -> None:
+    """Write `data` to `root/rel` without following a link anywhere on the way (see the module's
+    words); the file is emptied only once it is known to be a regular file with one name."""
+    *folders, name = rel.split("/")
+    folder = _open_folder(root, folders, make=False)
+    try:
+        flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
+        fd = os.open(name, flags, 0o644, dir_fd=folder)
+    finally:
+        os.close(folder)
     with os.fdopen(fd, "wb") as handle:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        found = os.fstat(fd)
+        if not stat.S_ISREG(found.st_mode):
             raise IsADirectoryError(0, "not a regular file")
+        if found.st_nlink > 1:
+            raise PermissionError(0, "the file has other names (a hard link)")
+        os.ftruncate(fd, 0)
         handle.write(data)

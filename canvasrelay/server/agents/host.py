@@ -324,10 +324,9 @@ class AgentHost:
         if spec.confine and not confinement.confined:
             log.warning("%s runs %s", spec.label, confinement.words)
         env = {**os.environ, **spec.env}
+        needs = spec.home_needs() if confinement.confined else None
         try:
-            return await asyncio.to_thread(
-                agent_launch.argv, command, list(spec.args), self.root, env, confinement.confined
-            )
+            return await asyncio.to_thread(agent_launch.argv, command, list(spec.args), self.root, env, needs)
         except agent_sandbox.SandboxError as exc:
             raise AgentError(f"{spec.label} was not started: {exc}") from None
 

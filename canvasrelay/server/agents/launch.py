@@ -19,6 +19,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
+from canvasrelay.server.agents import agent_home
 from canvasrelay.server.agents import sandbox as agent_sandbox
 
 log = logging.getLogger(__name__)
@@ -32,12 +33,16 @@ def mark(root: Path) -> str:
     return hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:24]
 
 
-def argv(command: str, args: list[str], root: Path, env: Mapping[str, str], confine: bool) -> list[str]:
-    """The command line that runs the agent (see the module's words). Confined, it walks the
-    project for never-shared names: call it off the event loop."""
+def argv(
+    command: str, args: list[str], root: Path, env: Mapping[str, str], needs: agent_home.HomeNeeds | None
+) -> list[str]:
+    """The command line that runs the agent (see the module's words): confined, with a home of
+    its own, when `needs` says what that home needs. Confined, it walks the project for
+    never-shared names: call it off the event loop."""
     agent = [command, *args]
-    if confine:
-        agent = agent_sandbox.wrap(agent, root, env)
+    if needs is not None:
+        home = agent_home.prepare(mark(root), needs, env, root.resolve())
+        agent = agent_sandbox.wrap(agent, root, env, home)
     return [sys.executable, "-I", "-S", str(WATCHDOG), str(os.getpid()), *agent]
 
 

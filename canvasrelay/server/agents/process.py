@@ -76,6 +76,10 @@ OptionsCallback = Callable[[str, list[ConfigOption]], None]
 McpServer = HttpMcpServer | SseMcpServer | AcpMcpServer | McpServerStdio
 
 STDERR_LINES = 50
+SANDBOX_SAYS = "bwrap: "
+ALLOW_WRITE = "canvas-allow-write"
+REFUSE_WRITE = "canvas-refuse-write"
+"""The options of the question canvas asks the host before an agent's ACP write to a file that runs code later."""
 STDOUT_LIMIT = 50 * 1024 * 1024
 INIT_TIMEOUT = 60.0
 SESSION_TIMEOUT = 60.0
@@ -492,6 +496,10 @@ class AgentProcess:
             words = f"The agent was stopped before it could {doing(what)}."
         elif self._death and not self._death.startswith("agent exited"):
             words = f"The agent could not {doing(what)}: it broke off talking to canvas."
+        sandbox = next((line for line in reversed(self._stderr) if line.startswith(SANDBOX_SAYS)), None)
+        if sandbox is not None:
+            # The sandbox's own words, not the agent's: they say why it never ran.
+            words = f"The agent could not {doing(what)}: its sandbox could not run it ({sandbox[len(SANDBOX_SAYS) :]})."
         return AgentError(words, self.stderr_tail, detail=plain_text(f"{what}: {reason}"))
 
     async def _settle(self) -> None:
@@ -564,6 +572,7 @@ class _Client:
 
     def __init__(self, owner: AgentProcess) -> None:
         self._owner = owner
+        self._writes = 0
 
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
         """Already delivered, in order, by ``_PipeTransport``."""
@@ -589,11 +598,38 @@ class _Client:
         return ReadTextFileResponse(content=text)
 
     async def write_text_file(self, session_id: str, path: str, content: str, **kwargs: Any) -> WriteTextFileResponse:
+        async def confirm(_why: str, replaced: str | None) -> bool:
+            return await self._host_allows_write(session_id, path, content, replaced)
+
         try:
-            await self._owner.files.write(session_id, path, content)
+            await self._owner.files.write(session_id, path, content, confirm)
         except FileRefused as refused:
             raise _refusal("write", path, str(refused)) from None
         return WriteTextFileResponse()
+
+    async def _host_allows_write(self, session_id: str, path: str, content: str, replaced: str | None) -> bool:
+        """Ask the host, as a tool call of its own, before writing a file that runs code later."""
+        self._writes += 1
+        absolute = str(self._owner.root / path) if not os.path.isabs(path) else path
+        diff = {"type": "diff", "path": absolute, "oldText": replaced}
+        tool_call = ToolCallUpdate.model_validate(
+            {
+                "toolCallId": f"canvas-fs-write-{self._writes}",
+                "title": f"Write {path}",
+                "kind": "edit",
+                "locations": [{"path": absolute}],
+                "content": [{**diff, "newText": content}],
+            }
+        )
+        options = [
+            PermissionOption(option_id=ALLOW_WRITE, name="Allow this change", kind="allow_once"),
+            PermissionOption(option_id=REFUSE_WRITE, name="Refuse", kind="reject_once"),
+        ]
+        try:
+            answer = await self._owner._ask_permission(session_id, tool_call, options)
+        except RequestError:
+            return False
+        return isinstance(answer.outcome, AllowedOutcome) and answer.outcome.option_id == ALLOW_WRITE
 
 
 def _refusal(verb: str, path: str, reason: str) -> RequestError:

@@ -1,14 +1,21 @@
-"""Confinement of an agent process: the room's view of the project, and nothing more to write.
+"""Confinement of an agent process: the room's view of the project, and nothing that runs later.
 
 Real agents read and write with their own tools, not through canvas's ACP `fs` methods, so
 permission rules see only what an agent chooses to ask about. What an agent must never read
 (`.canvas/` with the host token and key, `.env*`, keys, VCS credentials, `.canvasignore`d
-files) is therefore taken out of its sight: on Linux the agent runs under bubblewrap with
+files) is therefore taken out of its sight, and what it must never write (anything the host
+runs or obeys later) out of its reach: on Linux the agent runs under bubblewrap with
 
-- the whole file system read-only, the project, the agent's home and its cache, config and
-  data folders writable, and a private, empty `/tmp`;
+- the whole file system read-only, the host's home included; writable only the project and a
+  home of the agent's own (`agent_home.py`), and a private, empty `/tmp`, into which what the
+  agent runs from (its program, interpreter and prefix) is bound read-only when it lives there;
 - every never-shared name found in the project (and the credential folders of the homes)
   covered: a folder by an empty read-only one, a file by an empty read-only file;
+- the project's files that run code later or say what canvas allows (`core/runs_later.py`:
+  `.git/hooks/`, `.canvasignore`, editors' tasks…) read-only;
+- a user namespace of its own, with every capability dropped and, when canvas runs as root, an
+  unprivileged user: no cover can be unmounted and no raw socket opened; no namespace may be
+  made inside;
 - its own pid namespace, so it cannot reach canvas's `/proc/<pid>/root` (the real disk), and
   every process it starts dies with it; the network is left as it is.
 
@@ -19,13 +26,17 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import pathspec
 
+import canvasrelay
+from canvasrelay.core.runs_later import GIT_PROTECTED, RUNS_LATER_DIRS, RUNS_LATER_FILES, project_relative
+from canvasrelay.server.agents.agent_home import AgentHome
 from canvasrelay.server.files.shared_set import never_reason
 
 BWRAP = "bwrap"
@@ -52,7 +63,11 @@ HOME_SECRETS = (
     ".pgpass",
     ".git-credentials",
 )
-WRITABLE_ENV = ("HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME")
+HIDDEN_ROOT = Path("/tmp")
+"""The one place the sandbox hides (its `/tmp` is its own): what an agent runs from there is bound in."""
+UNPRIVILEGED = "65534"
+"""The agent's user and group inside when canvas runs as root: nobody's, which every system has."""
+SHEBANG_MAX = 256
 
 
 class SandboxError(Exception):
@@ -77,7 +92,24 @@ def confinement(wanted: bool) -> Confinement:
     if bubblewrap() is None:
         why = "bubblewrap (bwrap) is not installed" if sys.platform.startswith("linux") else "no sandbox on this system"
         return Confinement(False, f"not confined: {why}, so it reads and writes what your user can")
-    return Confinement(True, "confined: it cannot see .canvas/ or never-shared files, and writes only in the project")
+    return Confinement(
+        True, "confined: it cannot see .canvas/ or never-shared files, and writes only in the project and its own home"
+    )
+
+
+def unreachable(argv: list[str], env: Mapping[str, str]) -> str | None:
+    """Why `argv` could not start inside the sandbox, in words, or None: its program or the
+    interpreter its first line names is missing, or lies where the sandbox covers it."""
+    try:
+        programs = _programs(argv, env)
+    except SandboxError as exc:
+        return str(exc)
+    homes = [Path.home(), Path(env.get("HOME") or Path.home())]
+    for program in programs:
+        covered = next((path for path in hidden_in_homes(homes) if _inside(program, path)), None)
+        if covered is not None:
+            return f"{program} lies in {covered}, which the sandbox covers"
+    return None
 
 
 def hidden_in_project(root: Path) -> list[Path]:
@@ -117,33 +149,39 @@ def _spec(path: Path) -> pathspec.PathSpec | None:
 
 
 def hidden_in_homes(homes: list[Path]) -> Iterator[Path]:
-    for home in homes:
+    for home in dict.fromkeys(homes):
         for name in HOME_SECRETS:
             if (home / name).exists():
                 yield home / name
 
 
-def writable_folders(root: Path, env: Mapping[str, str]) -> list[Path]:
-    """The project, then the agent's home and its XDG folders (those that exist), parents first."""
-    folders = {Path(env[name]).resolve() for name in WRITABLE_ENV if env.get(name) and Path(env[name]).is_dir()}
-    folders.discard(Path("/"))
-    return [*sorted(folders, key=lambda path: len(path.parts)), root]
-
-
-def wrap(argv: list[str], root: Path, env: Mapping[str, str]) -> list[str]:
-    """`argv` run under bubblewrap, confined to the room's view of `root` (see the module's words).
-    Walks the project: call it off the event loop."""
+def wrap(argv: list[str], root: Path, env: Mapping[str, str], home: AgentHome) -> list[str]:
+    """`argv` run under bubblewrap, confined to the room's view of `root` (see the module's words),
+    with `home` as its home. Walks the project: call it off the event loop."""
     bwrap = bubblewrap()
     if bwrap is None:
         raise SandboxError("bubblewrap (bwrap) is not installed")
     root = root.resolve()
-    writable = writable_folders(root, env)
-    homes = [path for path in {Path.home(), Path(env.get("HOME") or Path.home())} if path.is_dir()]
-    hidden = [*hidden_in_homes(homes), *hidden_in_project(root)]
-    command = [bwrap, "--die-with-parent", "--unshare-pid", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    command += ["--tmpfs", "/tmp", "--setenv", "TMPDIR", "/tmp"]
-    for folder in writable:
-        command += ["--bind", str(folder), str(folder)]
+    why = unreachable(argv, env)
+    if why is not None:
+        raise SandboxError(f"it cannot start confined: {why}")
+    hidden = list(dict.fromkeys([*hidden_in_homes([Path.home(), home.real]), *hidden_in_project(root)]))
+    command = [bwrap, "--die-with-parent", "--unshare-pid", "--unshare-user", "--disable-userns", "--cap-drop", "ALL"]
+    if os.geteuid() == 0:
+        command += ["--uid", UNPRIVILEGED, "--gid", UNPRIVILEGED]
+    command += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    command += ["--tmpfs", str(HIDDEN_ROOT), "--setenv", "TMPDIR", str(HIDDEN_ROOT)]
+    for prefix in prefixes_in_tmp(argv, env):
+        command += ["--ro-bind", str(prefix), str(prefix)]
+    command += ["--bind", str(home.path), str(home.path)]
+    for source, target in home.reads:
+        command += ["--ro-bind", str(source), str(target)]
+    for name, value in home.env.items():
+        command += ["--setenv", name, value]
+    command += ["--bind", str(root), str(root)]
+    for path in runs_later_in_project(root):
+        if not any(_inside(path, cover) for cover in hidden):
+            command += ["--ro-bind", str(path), str(path)]
     empty = _empty_file(root)
     for path in hidden:
         if path.is_dir() and not path.is_symlink():
@@ -151,6 +189,111 @@ def wrap(argv: list[str], root: Path, env: Mapping[str, str]) -> list[str]:
         else:
             command += ["--ro-bind", str(empty), str(path)]
     return [*command, "--chdir", str(root), "--", *argv]
+
+
+def runs_later_in_project(root: Path) -> list[Path]:
+    """The files and folders of `root` that run code later (`core/runs_later.py`), as they are now,
+    with the folder git's `core.hooksPath` names when it lies in the project. Links are left
+    alone: what one points to is covered where it lies, or lies outside and is read-only."""
+    names = [*(f".git/{name}" for name in GIT_PROTECTED), *RUNS_LATER_DIRS, *RUNS_LATER_FILES]
+    hooks = _hooks_path(root)
+    if hooks is not None:
+        names.append(hooks)
+    found = [root / name for name in names]
+    return [path for path in dict.fromkeys(found) if path.exists() and not path.is_symlink()]
+
+
+def _hooks_path(root: Path) -> str | None:
+    """Where the project's git config says its hooks are, relative to `root`, if inside it. Read
+    with `git config --file`, which runs nothing the file names."""
+    config = root / ".git" / "config"
+    if not config.is_file():
+        return None
+    try:
+        out = subprocess.run(
+            ["git", "config", "--file", str(config), "--get", "core.hooksPath"],
+            capture_output=True,
+            timeout=10,
+            check=False,
+            env={"PATH": os.environ.get("PATH", os.defpath), "GIT_CONFIG_NOSYSTEM": "1"},
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    value = out.stdout.decode("utf-8", "replace").strip()
+    return project_relative(value, str(root)) if out.returncode == 0 and value else None
+
+
+def prefixes_in_tmp(argv: list[str], env: Mapping[str, str]) -> list[Path]:
+    """What `argv` runs from that lies under `/tmp`, which the sandbox replaces with its own:
+    each program's prefix (the folder holding its `bin/` or its `node_modules/`), and for
+    canvas's own interpreter (the demo agent) its prefixes and the `canvasrelay` package."""
+    places: list[Path] = []
+    for program in _programs(argv, env):
+        places.append(_prefix(program))
+    if _is_canvas_python(argv[0], env):
+        places += [Path(sys.prefix), Path(sys.base_prefix), Path(canvasrelay.__file__).resolve().parent]
+    return _topmost(place for place in places if _inside(place, HIDDEN_ROOT) and place != HIDDEN_ROOT)
+
+
+def _programs(argv: list[str], env: Mapping[str, str]) -> list[Path]:
+    """The program `argv` starts, as named and resolved, and the interpreter its first line
+    names (through `env`), each as named and resolved; raises `SandboxError` if one is missing."""
+    found = shutil.which(argv[0], path=env.get("PATH"))
+    if found is None:
+        raise SandboxError(f"{argv[0]} is not found")
+    programs = [Path(os.path.abspath(found)), Path(found).resolve()]
+    interpreter = _interpreter(programs[-1], env)
+    if interpreter is not None:
+        programs += [interpreter, interpreter.resolve()]
+    return list(dict.fromkeys(programs))
+
+
+def _interpreter(program: Path, env: Mapping[str, str]) -> Path | None:
+    try:
+        with program.open("rb") as file:
+            first = file.readline(SHEBANG_MAX)
+    except OSError:
+        return None
+    if not first.startswith(b"#!"):
+        return None
+    words = first[2:].decode("utf-8", "replace").split()
+    if not words:
+        return None
+    if Path(words[0]).name == "env":
+        named = next((word for word in words[1:] if not word.startswith("-")), None)
+        found = shutil.which(named, path=env.get("PATH")) if named else None
+        if found is None:
+            raise SandboxError(f"{program.name} is run by {named or 'env'}, which is not found")
+        return Path(os.path.abspath(found))
+    if not Path(words[0]).exists():
+        raise SandboxError(f"{program.name} is run by {words[0]}, which is not found")
+    return Path(words[0])
+
+
+def _prefix(program: Path) -> Path:
+    parts = program.parts
+    if "node_modules" in parts:
+        return Path(*parts[: parts.index("node_modules") + 1])
+    if program.parent.name == "bin":
+        return program.parent.parent
+    return program.parent
+
+
+def _is_canvas_python(command: str, env: Mapping[str, str]) -> bool:
+    found = shutil.which(command, path=env.get("PATH"))
+    return found is not None and Path(found).resolve() == Path(sys.executable).resolve()
+
+
+def _topmost(places: Iterable[Path]) -> list[Path]:
+    kept: list[Path] = []
+    for place in sorted(set(places), key=lambda path: len(path.parts)):
+        if not any(_inside(place, outer) for outer in kept):
+            kept.append(place)
+    return kept
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
 
 
 def _empty_file(root: Path) -> Path:

@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pathspec
 
+from canvasrelay.server.files.own_git import git, git_env
+
 log = logging.getLogger(__name__)
 
 MAX_PATH_CHARS = 1024
@@ -266,11 +268,11 @@ class _CheckIgnore:
         if self._proc is None or self._proc.poll() is not None:
             self._pending = b""
             self._proc = subprocess.Popen(
-                ["git", "-C", str(self.root), "check-ignore", "--stdin", "-z", "--verbose", "--non-matching"],
+                git(self.root, "check-ignore", "--stdin", "-z", "--verbose", "--non-matching"),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
-                env={**os.environ, "GIT_FLUSH": "1"},
+                env=git_env(GIT_FLUSH="1"),
             )
         return self._proc
 
@@ -305,7 +307,8 @@ class _CheckIgnore:
 def _git_toplevel(root: Path) -> bool:
     try:
         out = subprocess.run(
-            ["git", "-C", str(root), "rev-parse", "--is-inside-work-tree"],
+            git(root, "rev-parse", "--is-inside-work-tree"),
+            env=git_env(),
             capture_output=True,
             timeout=GIT_TIMEOUT_S,
             check=False,
@@ -448,7 +451,8 @@ class SharedSet:
     def _git_candidates(self) -> set[str]:
         try:
             out = subprocess.run(
-                ["git", "-C", str(self.root), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                git(self.root, "ls-files", "-z", "--cached", "--others", "--exclude-standard"),
+                env=git_env(),
                 capture_output=True,
                 timeout=GIT_TIMEOUT_S,
                 check=True,

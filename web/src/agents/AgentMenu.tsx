@@ -14,6 +14,7 @@ const NO_AGENTS: AgentInfo[] = [];
 export function agentStateWords(agent: AgentInfo, host: boolean): string {
   if (agent.state === "not-installed") return host ? "Not installed." : "Not installed on the host's machine.";
   if (agent.state === "needs-key") return host ? "Needs a key or a login." : "Needs a key or a login on the host's machine.";
+  if (agent.state === "cannot-confine") return "Cannot start confined.";
   return "Ready.";
 }
 
@@ -24,8 +25,8 @@ function startAsks(access: Access | null): boolean {
 
 /**
  * The agents on offer, each with its state in words (ready; not installed, and the command that
- * installs it; needs a key or a login, and how) and whether it runs confined to the room's view of
- * the project. Starting one sends `agent-create`: a guest with edit access asks the host, who
+ * installs it; needs a key or a login, and how; cannot start confined, and why) and whether it runs
+ * confined to the room's view of the project. Starting one sends `agent-create`: a guest with edit access asks the host, who
  * approves it like any other request. `refId` starts the agent in a frame that has none yet;
  * without it, a new session is made and shown on the board.
  */
