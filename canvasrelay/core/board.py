@@ -16,6 +16,7 @@ from pycrdt import Doc, Map, TransactionEvent
 from pycrdt import get_state as decodes
 from pycrdt import get_update as missing_from
 
+from canvasrelay.core.board_values import item_problem
 from canvasrelay.protocol.board_items import ITEMS
 
 LOCAL_ORIGIN = "server"
@@ -45,6 +46,11 @@ class BoardUpdateError(ValueError):
 class BoardFullError(BoardUpdateError):
     """An update that would take the board past its bound: sound, but not taken (a client keeps it
     to itself rather than sending it again)."""
+
+
+class BoardValueError(BoardUpdateError):
+    """An update that would give an item a value of the wrong type (a colour that is not one): it
+    decodes, but no sending it again makes it fit, so a client drops it as it drops a full board's."""
 
 
 RemovalGuard = Callable[[list[str]], str | None]
@@ -99,6 +105,14 @@ def _deleted_keys(event: Any) -> list[str]:
     return [key for key, change in event.keys.items() if change["action"] == "delete"]
 
 
+def _written_keys(event: Any) -> list[str]:
+    """The keys a map event added or changed; none for a text's or a list's event."""
+    changes = getattr(event, "keys", None)
+    if not isinstance(changes, dict):
+        return []
+    return [key for key, change in changes.items() if change["action"] != "delete"]
+
+
 def _is_panic(error: BaseException) -> bool:
     # pyo3 raises Rust panics as pyo3_runtime.PanicException, a BaseException subclass that
     # cannot be imported before the first panic; a panic on bad input must become a refusal.
@@ -119,6 +133,9 @@ class Board:
         self.bounds = bounds or BoardBounds()
         self._removed: list[str] = []
         """The item ids the last update tried on the shadow removed (its observer fills this)."""
+        self._touched: dict[str, set[str] | None] = {}
+        """The items the last update tried on the shadow wrote, with the keys it wrote (None: all of
+        them, for an item it added or replaced whole)."""
         self._drafts: list[bytes] | None = None
         """The updates local edits made on the shadow, while `within_bounds()` runs."""
         self._new_shadow(None)
@@ -140,10 +157,19 @@ class Board:
         self._shadow_items = self._shadow.get(ITEMS, type=Map)
         if state is not None:
             self._shadow.apply_update(state)
-        self._shadow_items.observe(self._note_removals)
+        self._shadow_items.observe_deep(self._note_changes)
 
-    def _note_removals(self, event: Any) -> None:
-        self._removed.extend(_deleted_keys(event))
+    def _note_changes(self, events: list[Any]) -> None:
+        for event in events:
+            path = event.path
+            if not path:
+                self._removed.extend(_deleted_keys(event))
+                self._touched.update(dict.fromkeys(_written_keys(event)))
+                continue
+            keys = self._touched.setdefault(str(path[0]), set())
+            if keys is not None:
+                # A change inside a key (a text, `holds`, `points`) is checked as that key.
+                keys.update(_written_keys(event) if len(path) == 1 else [str(path[1])])
 
     @classmethod
     def from_updates(cls, updates: Iterable[bytes], bounds: BoardBounds | None = None) -> Board:
@@ -223,7 +249,9 @@ class Board:
 
         Refused: bytes that do not decode, updates yrs fails to integrate, updates that
         depend on changes the board lacks (an honest peer only builds on what it got from us,
-        so those would sit pending forever in every rebuild), and removals `guard` refuses.
+        so those would sit pending forever in every rebuild), removals `guard` refuses, and
+        values of the wrong type (`board_values`). Unbounded (stored) rows are not held to the
+        types either: what an older version stored still loads, and readers check what they draw.
         """
         try:
             # Decoding alone rejects most garbage without touching the shadow.
@@ -233,6 +261,7 @@ class Board:
                 raise
             raise BoardUpdateError(f"board update does not decode: {error}") from None
         removed = self._removed = []
+        touched = self._touched = {}
         items_before = self._items_before(len(update))
         try:
             # One transaction for the update and the state vector read after it.
@@ -253,6 +282,10 @@ class Board:
         if refusal is not None:
             self._resync_shadow()
             raise BoardUpdateError(refusal)
+        problem = self._value_problem(touched) if bounded else None
+        if problem is not None:
+            self._resync_shadow()
+            raise BoardValueError(problem)
         if bounded:
             try:
                 self._check_bounds(len(update), items_before)
@@ -264,7 +297,17 @@ class Board:
             self.doc.apply_update(update)
         self._changed(update)
 
+    def _value_problem(self, touched: dict[str, set[str] | None]) -> str | None:
+        """What is wrong with a value the update wrote into the shadow's items, if anything."""
+        for item_id, keys in touched.items():
+            item = self._shadow_items.get(item_id)
+            problem = item_problem(item, keys) if isinstance(item, Map) else None
+            if problem is not None:
+                return problem
+        return None
+
     def _changed(self, update: bytes) -> None:
+        self._touched = {}
         self.updates_since_checkpoint += 1
         self.bytes_since_checkpoint += len(update)
         self._size_at_most += len(update)

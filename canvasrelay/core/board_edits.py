@@ -8,7 +8,6 @@ is written, so a refused call changes nothing.
 from __future__ import annotations
 
 import math
-import re
 import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -17,6 +16,7 @@ from typing import NotRequired, TypedDict, cast
 from pycrdt import Array, Map, Text
 
 from canvasrelay.core.board import Board
+from canvasrelay.core.board_values import is_colour, is_image_src
 from canvasrelay.protocol.board_items import HOLDS_TYPES, KINDS, MAX_IMAGE_SRC, SHAPES
 
 MAX_TEXT = 10_000
@@ -25,7 +25,6 @@ MAX_REF = 4096
 MAX_COORDINATE = 1e7
 MAX_SIZE = 1e5
 GAP = 40.0
-_COLOR = re.compile(r"#[0-9a-fA-F]{3,8}|[a-zA-Z]{1,20}")
 
 DEFAULTS: dict[str, tuple[float, float, str]] = {
     "note": (200.0, 200.0, "#ffd43b"),
@@ -37,7 +36,6 @@ DEFAULTS: dict[str, tuple[float, float, str]] = {
 }
 MAX_LABEL = 200
 MAX_GROUP = 500
-_IMAGE_SRC = re.compile(r"data:image/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/=]+")
 
 
 class BoardApiError(ValueError):
@@ -89,7 +87,7 @@ def _string(name: str, value: object, limit: int, allow_empty: bool = True) -> s
 def _color(value: str | None, kind: str) -> str:
     if value is None:
         return DEFAULTS[kind][2]
-    if not isinstance(value, str) or not _COLOR.fullmatch(value):
+    if not is_colour(value):
         raise BoardApiError(f"color must be a CSS hex colour like '#ffd43b' or a colour name, got {value!r}")
     return value
 
@@ -422,7 +420,7 @@ def add_image(
     if src is not None:
         if len(src) > MAX_IMAGE_SRC:
             raise BoardApiError(f"the image is {len(src)} characters long; the limit is {MAX_IMAGE_SRC}")
-        if not _IMAGE_SRC.fullmatch(src):
+        if not is_image_src(src):
             raise BoardApiError("src must be a data: URL of a base64 PNG, JPEG, GIF or WebP image")
         fields["src"] = src
     return _add(board, {**fields, "color": _color(None, "image")})

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from pycrdt import Map
 
-from canvasrelay.core.board import Board, BoardFullError, BoardUpdateError
+from canvasrelay.core.board import Board, BoardFullError, BoardUpdateError, BoardValueError
 from canvasrelay.core.effects import AnyEffect, Broadcast, Effect, Send
 from canvasrelay.core.errors import Refused
 from canvasrelay.core.feature import Feature, Route
@@ -160,7 +160,8 @@ class BoardRoom:
         guard = None if peer.is_host else self._keep_live_frames
         try:
             self.board.apply_update(update, origin=peer.id, guard=guard)
-        except BoardFullError as exc:
+        except (BoardFullError, BoardValueError) as exc:
+            # The page drops its change and loads the board as it is: sent again, it would fail again.
             raise Refused("conflict", str(exc)) from None
         except BoardUpdateError as exc:
             raise Refused("invalid", str(exc)) from None

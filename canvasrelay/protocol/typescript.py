@@ -117,6 +117,8 @@ def _constants() -> list[str]:
         "AWARENESS_MAX_SELECTION": MAX_SELECTION,
         "AWARENESS_MAX_DRAGGING": MAX_DRAGGING,
         "MAX_IMAGE_SRC": board_items.MAX_IMAGE_SRC,
+        "MAX_STROKE_WIDTH": board_items.MAX_STROKE_WIDTH,
+        "MAX_FONT_SIZE": board_items.MAX_FONT_SIZE,
         "AWARENESS_INTERVAL_MS": round(AWARENESS_INTERVAL_S * 1000),
         "AWARENESS_REFRESH_MS": round(AWARENESS_REFRESH_S * 1000),
     }
@@ -124,6 +126,8 @@ def _constants() -> list[str]:
     out.append(f"export const BOARD_ITEMS = {json.dumps(board_items.ITEMS)};\n")
     out.append(f"export const STROKE_WIDTHS = {json.dumps(board_items.STROKE_WIDTHS)};\n")
     out.append(f"export const FONT_SIZES = {json.dumps(board_items.FONT_SIZES)};\n")
+    out.append(f"export const COLOUR_PATTERN = {json.dumps(board_items.COLOUR_PATTERN)};\n")
+    out.append(f"export const IMAGE_SRC_PATTERN = {json.dumps(board_items.IMAGE_SRC_PATTERN)};\n")
     for name, kinds in {
         "ITEM_KINDS": board_items.KINDS,
         "SHAPE_KINDS": board_items.SHAPES,

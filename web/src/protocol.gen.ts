@@ -14,6 +14,10 @@ export const AWARENESS_MAX_DRAGGING = 8;
 
 export const MAX_IMAGE_SRC = 400000;
 
+export const MAX_STROKE_WIDTH = 64.0;
+
+export const MAX_FONT_SIZE = 200.0;
+
 export const AWARENESS_INTERVAL_MS = 50;
 
 export const AWARENESS_REFRESH_MS = 10000;
@@ -23,6 +27,10 @@ export const BOARD_ITEMS = "items";
 export const STROKE_WIDTHS = [1.0, 2.0, 4.0, 8.0];
 
 export const FONT_SIZES = [12.0, 16.0, 24.0, 36.0];
+
+export const COLOUR_PATTERN = "#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})|[a-zA-Z]{1,20}";
+
+export const IMAGE_SRC_PATTERN = "data:image/(?:png|jpeg|gif|webp);base64,[A-Za-z0-9+/]+={0,2}";
 
 export const ITEM_KINDS = ["note", "text", "shape", "arrow", "stroke", "frame", "image"] as const;
 
