@@ -8,6 +8,7 @@ import json
 import stat
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -59,6 +60,19 @@ REFUSED_WRITES = {
 }
 
 
+RUNS_LATER = {".canvas/evil.txt", ".git/hooks/pre-commit"}
+
+
+async def allowed_by_host(host: HostClient, session_id: str, text: str) -> list[dict[str, Any]]:
+    """Prompt, answer the permission the host is asked with "once", and wait for the turn's end."""
+    await host.send({"t": "agent-prompt", "sessionId": session_id, "text": text})
+    asked = (await events_until(host, session_id, "permission"))[-1]
+    await host.send(
+        {"t": "agent-permission", "sessionId": session_id, "requestId": asked["requestId"], "answer": "once"}
+    )
+    return await events_until(host, session_id, "turn-end")
+
+
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     root = tmp_path / "project"
@@ -87,7 +101,11 @@ async def test_reads_and_writes_outside_the_shared_set_are_refused(project: Path
             assert f"canvas refused to read {path}: {reason}" in reply, reply
         assert "plain notes" in said(await prompt(host, session_id, "/read notes.txt"))
         for path, reason in REFUSED_WRITES.items():
-            reply = said(await prompt(host, session_id, f"/write {path} overwritten"))
+            if path in RUNS_LATER:
+                # The rule allows every edit, but not of what runs later: the host is asked.
+                reply = said(await allowed_by_host(host, session_id, f"/write {path} overwritten"))
+            else:
+                reply = said(await prompt(host, session_id, f"/write {path} overwritten"))
             assert f"canvas refused to write {path}: {reason}" in reply, reply
         await prompt(host, session_id, "/write new/folder/ok.txt fine")
         await host.close()
