@@ -7,9 +7,10 @@ import sys
 
 import pytest
 
-from canvasrelay.server.deferred_imports import AGENT_MODULES, WEBRTC_MODULES, DeferredImports
+from canvasrelay.net.peer_connection import library
+from canvasrelay.server.deferred_imports import AGENT_MODULES, DeferredImports
 
-HEAVY = ("acp", "mcp", "aiortc", "av")
+HEAVY = ("acp", "mcp", "webrtc", "aiortc", "av")
 
 
 def test_the_server_starts_without_the_acp_mcp_and_webrtc_libraries() -> None:
@@ -22,7 +23,7 @@ def test_the_server_starts_without_the_acp_mcp_and_webrtc_libraries() -> None:
     assert loaded.stdout.strip() == ""
 
 
-@pytest.mark.parametrize("modules", [AGENT_MODULES, WEBRTC_MODULES])
+@pytest.mark.parametrize("modules", [AGENT_MODULES, library("wrtc").modules, library("aiortc").modules])
 def test_ready_imports_them_in_a_fresh_interpreter(modules: tuple[str, ...]) -> None:
     script = (
         "import asyncio, sys\n"

@@ -199,13 +199,30 @@ async def test_one_identity_churning_cannot_lock_the_room(served: CanvasServer) 
     assert len(hub.live) <= 1 + real_joins
 
 
+def losses(hub: Hub) -> asyncio.Queue[str]:
+    """The guests whose channel the hub saw drop, as it sees each drop."""
+    lost: asyncio.Queue[str] = asyncio.Queue()
+    seen = hub._lost
+
+    def _lost(guest_id: str, pc: Any) -> None:
+        seen(guest_id, pc)
+        lost.put_nowait(guest_id)
+
+    hub._lost = _lost  # type: ignore[method-assign]
+    return lost
+
+
 async def test_guests_in_their_grace_give_way_to_a_new_guest(served: CanvasServer) -> None:
     hub = hub_of(served)
     hub.admission.max_guests = 4  # a small room, so filling it takes a few joins rather than 64
+    lost = losses(hub)
     gone = []
     for i in range(6):
         guest = await join_in_time(served.room_link, f"Gone {i}")
         await guest.drop()  # without a word: it keeps its place for its resume grace
+        async with asyncio.timeout(JOIN_WITHIN):
+            while await lost.get() != guest.guest_id:
+                pass
         gone.append(guest.guest_id)
     assert len(hub.live) == 4 and all(g.pc is None for g in hub.live.values())
     assert list(hub.live) == gone[2:], "the oldest grace gave way first"

@@ -108,6 +108,15 @@ def test_reassembler_refuses_oversized_and_interrupted() -> None:
         reassembler.feed('{"t":"ping"}')
 
 
+def test_the_rest_of_an_oversized_message_is_dropped_not_read_as_a_message() -> None:
+    reassembler = Reassembler(limit=10)
+    with pytest.raises(ValueError, match="too large"):
+        reassembler.feed('{"t":"chunk","id":1,"more":true,"data":"12345678901"}')
+    assert reassembler.feed('{"t":"chunk","id":1,"more":true,"data":"tail"}') is None
+    assert reassembler.feed('{"t":"chunk","id":1,"more":false,"data":"end"}') is None
+    assert reassembler.feed('{"t":"ping"}') == '{"t":"ping"}'
+
+
 def test_inbound_gate_admits_a_burst_then_drops() -> None:
     gate = InboundGate(rate=0.001, burst=5)
     assert [gate.admit() for _ in range(7)] == [True] * 5 + [False] * 2

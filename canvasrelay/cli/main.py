@@ -20,6 +20,7 @@ from canvasrelay.cli import terminals as cli_terminals
 from canvasrelay.cli.stopping import say, stop_event
 from canvasrelay.cli.usage import EXIT_USAGE, Parser, UsageError, check_port, listen_error, port
 from canvasrelay.core.errors import ConfigError
+from canvasrelay.net.peer_connection import UnknownLibrary
 from canvasrelay.server.canvas_dir import FolderInUse
 
 if TYPE_CHECKING:
@@ -113,7 +114,7 @@ async def _start(args: argparse.Namespace, root: Path) -> CanvasServer:
                 relay_only=args.relay_only,
             )
         )
-    except (ConfigError, FolderInUse, PermissionError) as exc:
+    except (ConfigError, FolderInUse, PermissionError, UnknownLibrary) as exc:
         raise UsageError(str(exc)) from None
     try:
         await server.start()
@@ -125,6 +126,7 @@ async def _start(args: argparse.Namespace, root: Path) -> CanvasServer:
 
 def _print_links(server: CanvasServer, root: Path) -> None:
     say(f"canvas {__version__} serving {root}")
+    say(f"Guests connect over {server.webrtc_library.describe()}")
     say(f"Host link (keep it to yourself): {server.host_link}")
     say(f"Room link (anyone who has it may join): {server.room_link}")
     say("Invite one person with a link of their own: canvas invite NAME")

@@ -21,14 +21,13 @@ from typing import Any, TypeVar
 from urllib.parse import parse_qs
 
 import aiohttp
-from aiortc import RTCPeerConnection, RTCSessionDescription
 from cryptography.hazmat.primitives.asymmetric import ec
 from pydantic import ValidationError
 
 from canvasrelay.client.identity import public_key, sign_join
 from canvasrelay.core.guest_identity import guest_id_of
-from canvasrelay.net.channel import AiortcChannel, Channel
-from canvasrelay.net.peer_connection import peer_connection
+from canvasrelay.net.channel import Channel, PeerLink
+from canvasrelay.net.peer_connection import WebRtcLibrary, chosen
 from canvasrelay.net.turn_client import TurnClient
 from canvasrelay.protocol import signal_crypto
 from canvasrelay.protocol.board_parts import BoardAssembly
@@ -105,11 +104,14 @@ class Guest:
         record: bool = True,
         relay_only: bool | None = None,
         local_address: str | None = None,
+        webrtc: WebRtcLibrary | None = None,
     ) -> None:
         self.link = link if isinstance(link, RoomLink) else RoomLink.parse(link)
         self.relay_only = self.link.relay if relay_only is None else relay_only
         self.local_address = local_address
         """The address to reach the rendezvous from (one of this machine's), if not the default."""
+        self.library = webrtc or chosen()
+        """What carries the channel: this process's WebRTC library, unless a test or a benchmark names one."""
         self.rendezvous = signal_urls(self.link.signal)
         self._using = 0
         self.turn = TurnClient(self.link.room_id, self.link.key)
@@ -131,7 +133,7 @@ class Guest:
         self.board = BoardAssembly()
         """The board's state as the welcome and its parts bring it (`board.complete` once whole)."""
         self.board_loaded = asyncio.Event()
-        self.pc: RTCPeerConnection | None = None
+        self.pc: PeerLink | None = None
         self.channel: Channel | None = None
         self.connections = 0
         self._closing = False
@@ -200,7 +202,7 @@ class Guest:
         sent = asyncio.Event()
         channel.on_buffer_low(0, sent.set)
         await self.send({"t": "guest-leave"})
-        # The words leave before the connection closes (aiortc sends them from a task of its own).
+        # The words leave before the connection closes (the library sends them from a thread or task of its own).
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(sent.wait(), LEAVE_WAIT_S)
 
@@ -249,35 +251,27 @@ class Guest:
             servers = servers_to_use(self.link.ice, await self.turn.fetch(session, signal_url), self.relay_only)
             if self.relay_only and not servers:
                 raise ConnectionError("relay-only, but the rendezvous offers no TURN relay and the link names none")
-            await self._handshake(peer_connection(servers, self.relay_only), session, signal_url, attempt)
+            await self._handshake(self.library.peer(servers, self.relay_only), session, signal_url, attempt)
 
-    async def _handshake(
-        self, pc: RTCPeerConnection, session: aiohttp.ClientSession, signal_url: str, attempt: int
-    ) -> None:
-        channel = pc.createDataChannel("canvas", ordered=True)
+    async def _handshake(self, pc: PeerLink, session: aiohttp.ClientSession, signal_url: str, attempt: int) -> None:
         raw: asyncio.Queue[str | bytes] = asyncio.Queue()
-        opened = asyncio.Event()
-        channel.on("open", opened.set)
-        channel.on("message", raw.put_nowait)
-
         try:
-            await pc.setLocalDescription(await pc.createOffer())
-            offer = pc.localDescription.sdp
+            offer = await pc.offer()
             nonce = secrets.token_bytes(signal_crypto.GUEST_NONCE_BYTES)
             # A lost offer or answer shows as silence: give up on this one soon and send a fresh offer.
             wait = min(HANDSHAKE_TIMEOUT, ANSWER_TIMEOUT * 1.5**attempt)
             answer = await asyncio.wait_for(self._signal(session, signal_url, offer, nonce), wait)
             async with asyncio.timeout(HANDSHAKE_TIMEOUT):
-                await pc.setRemoteDescription(RTCSessionDescription(answer, "answer"))
-                await opened.wait()
+                await pc.accept(answer)
+                channel = await pc.opened()
+                channel.on_message(raw.put_nowait)
                 challenge = self._check_proof(await raw.get(), nonce, offer, answer)
                 channel.send(self.join_frame(challenge, offer, answer))
                 first = await raw.get()
         except BaseException:
             await pc.close()
             raise
-        link = AiortcChannel(pc, channel)
-        self.pc, self.channel = pc, link
+        self.pc, self.channel = pc, channel
         self.connections += 1
         reassembler = Reassembler(limit=64 << 20)
         self._deliver(reassembler, first)
@@ -285,10 +279,10 @@ class Guest:
             await pc.close()
             raise HubRefused(self._refusal)
         self.state = "connected"
-        link.on_message(lambda m: self._deliver(reassembler, m))
+        channel.on_message(lambda m: self._deliver(reassembler, m))
         while not raw.empty():
             self._deliver(reassembler, raw.get_nowait())
-        link.on_lost(lambda: self._lost(pc))
+        channel.on_lost(lambda: self._lost(pc))
 
     def _board_step(self, more: dict[str, Any] | None) -> None:
         if more is not None and self.channel is not None and self.channel.is_open:
@@ -311,7 +305,7 @@ class Guest:
         }
         return json.dumps(join)
 
-    def _lost(self, pc: RTCPeerConnection) -> None:
+    def _lost(self, pc: PeerLink) -> None:
         if pc is self.pc and not self._closing and self.state == "connected":
             self.state = "reconnecting"
             self._dropped.set()

@@ -1,6 +1,6 @@
 """Short-lived TURN credentials from the rendezvous, asked for before each ICE start by the hub and the guests.
 
-They go first in the ICE list, since aiortc uses only the first TURN server.
+They go first in the ICE list, since aiortc uses only the first TURN server (libwebrtc uses them all).
 """
 
 from __future__ import annotations

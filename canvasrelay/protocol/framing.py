@@ -79,6 +79,9 @@ class Reassembler:
         self.size += len(data.encode("utf-8", "surrogatepass"))
         if self.size > self.limit:
             self.parts, self.size = [], 0
+            # The message's other pieces go too, rather than end as a message of their own.
+            piece_id = piece.get("id")
+            self.discarding = piece_id if more and isinstance(piece_id, int) else None
             raise ValueError(f"chunked frame too large (limit {self.limit} bytes)")
         self.parts.append(data)
         if more:

@@ -1,8 +1,8 @@
 """ICE server lists, the rendezvous URLs and TURN credentials, as the room link and `--ice-server` give them.
 
 Plain data and parsing only: asking the rendezvous for credentials is `canvasrelay.net.turn_client`'s,
-and turning the servers into aiortc's is `canvasrelay.net.peer_connection`'s, so the server can start
-without importing aiortc (half a second) and load it once it is up.
+and turning the servers into a WebRTC library's configuration is `canvasrelay.net`'s, so the server can
+start without importing that library (a third of a second or more) and load it once it is up.
 """
 
 from __future__ import annotations

@@ -26,6 +26,7 @@ from canvasrelay.core.room import Room
 from canvasrelay.core.shared_files import SharedFiles
 from canvasrelay.core.terminals import TerminalRoom
 from canvasrelay.net.bounded_site import BoundedSite
+from canvasrelay.net.peer_connection import chosen
 from canvasrelay.protocol.words import request_noun
 from canvasrelay.server import canvas_dir, room_secrets
 from canvasrelay.server.agents.catalog import AgentSpec, discover, process_limits
@@ -36,7 +37,7 @@ from canvasrelay.server.board.log import BOARD_LOG
 from canvasrelay.server.board.mcp import BoardMcp
 from canvasrelay.server.canvas_dir import FolderLock
 from canvasrelay.server.config import load_config
-from canvasrelay.server.deferred_imports import AGENT_MODULES, WEBRTC_MODULES, DeferredImports
+from canvasrelay.server.deferred_imports import AGENT_MODULES, DeferredImports
 from canvasrelay.server.files.host import FileHost
 from canvasrelay.server.guests.hub import Hub
 from canvasrelay.server.guests.people_store import PeopleStore
@@ -132,7 +133,8 @@ class CanvasServer:
         self.rules = RuleBook(self.store, self.root, load_user_rules(), project_rules(self.config))
         self.board = BoardHost(self.room, self.runtime, self.canvas_dir / BOARD_LOG, bounds)
         self.deferred = DeferredImports(AGENT_MODULES)
-        self.webrtc = DeferredImports(WEBRTC_MODULES)
+        self.webrtc_library = chosen()
+        self.webrtc = DeferredImports(self.webrtc_library.modules)
         self.board_mcp = BoardMcp(self.board.tools, self.deferred)
         self.board_mcp.install(self.app)
         self.agents = AgentHost(
@@ -175,6 +177,7 @@ class CanvasServer:
                 token_matches=self.secrets.token_matches,
                 invite_link=self.invite_link,
                 allowed_origins=lambda: self.own_origins() | set(self.config.api.cors_origins),
+                webrtc=self.webrtc_library.describe(),
             ),
         )
 
@@ -251,6 +254,7 @@ class CanvasServer:
             self.secrets,
             signal,
             self.webrtc,
+            self.webrtc_library,
             ice_urls=self.options.ice_servers,
             relay_only=self.options.relay_only,
         )

@@ -2,10 +2,10 @@
 
 The ACP SDK's schema and the MCP SDK are thousands of pydantic models: importing them took 3 of
 the 4.4 s before `canvas serve` printed its links, and nothing needs them until an agent starts or
-calls a board tool. aiortc (with PyAV, which it imports for media the room never sends) took
-another half second, and nothing needs it until a guest's offer is answered. The server starts
-the import when it is up; whoever needs one of these modules awaits `ready()` first, so the event
-loop never waits on the import lock.
+calls a board tool. The WebRTC library's Python side (wrtc's bindings, a third of a second; aiortc
+with PyAV, half) is not needed until a guest's offer is answered (`canvasrelay.net.peer_connection`
+names its modules). The server starts the import when it is up; whoever needs one of these modules
+awaits `ready()` first, so the event loop never waits on the import lock.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ import threading
 from collections.abc import Sequence
 
 AGENT_MODULES = ("canvasrelay.server.agents.process", "canvasrelay.server.board.mcp_server")
-WEBRTC_MODULES = ("aiortc", "canvasrelay.net.peer_connection")
 
 
 _LOCKS: dict[tuple[str, ...], threading.Lock] = {}

@@ -144,6 +144,8 @@ export interface HealthOut {
   sessions: number;
   /** Guests connected now. */
   guests: number;
+  /** The WebRTC library that carries the guests' data channels, in words. */
+  webrtc: string;
 }
 
 export interface MessageChunk {

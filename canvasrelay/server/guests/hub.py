@@ -1,4 +1,5 @@
-"""The hub: one aiortc peer connection per guest, reached only through the encrypted rendezvous.
+"""The hub: one peer connection per guest (wrtc, or aiortc where wrtc cannot load), reached only
+through the encrypted rendezvous.
 
 The hub listens on the room's topic. An envelope it cannot open is ignored, so a peer without the
 room key never gets an answer. It answers an offer; when the guest's data channel opens it proves
@@ -20,7 +21,7 @@ import logging
 import os
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 import aiohttp
 
@@ -30,7 +31,8 @@ from canvasrelay.core.guests import Guests, peer_id_of
 from canvasrelay.core.invites import Invite
 from canvasrelay.core.peer import Peer
 from canvasrelay.core.rate_limit import InboundGate
-from canvasrelay.net.channel import AiortcChannel, Channel
+from canvasrelay.net.channel import Channel, PeerLink
+from canvasrelay.net.peer_connection import WebRtcLibrary, chosen
 from canvasrelay.net.turn_client import TurnClient
 from canvasrelay.protocol import FrameError, encode, parse_client_frame, signal_crypto
 from canvasrelay.protocol.core import ErrorFrame
@@ -45,9 +47,6 @@ from canvasrelay.server.occupancy import Periodic
 from canvasrelay.server.room_secrets import RoomSecrets
 from canvasrelay.server.runtime import Runtime
 from canvasrelay.server.transports.datachannel import GuestStream
-
-if TYPE_CHECKING:
-    from aiortc import RTCDataChannel, RTCPeerConnection
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +71,7 @@ class _Guest:
     guest_id: str
     peer: Peer
     stream: GuestStream
-    pc: RTCPeerConnection | None = None
+    pc: PeerLink | None = None
     grace: asyncio.TimerHandle | None = None
 
 
@@ -102,13 +101,15 @@ class Hub:
     secrets: RoomSecrets
     signal_url: str
     webrtc: DeferredImports
-    """aiortc, imported after start-up: the hub listens from the start, and answers offers once it is in."""
+    """The WebRTC library's modules, imported after start-up: the hub listens from the start, and
+    answers offers once they are in."""
+    library: WebRtcLibrary = field(default_factory=chosen)
     ice_urls: list[str] = field(default_factory=list)
     relay_only: bool = False
     admission: GuestAdmission = field(default_factory=GuestAdmission)
     """Which offers get a handshake and which guests a place: decided there."""
     live: dict[str, _Guest] = field(default_factory=dict)
-    _answering: set[RTCPeerConnection] = field(default_factory=set)
+    _answering: set[PeerLink] = field(default_factory=set)
     """Each handshake under way, with its sources."""
     refusals: Counter[str] = field(default_factory=Counter)
     """Offers and joins turned away, by reason: what an operator (or a test) looks at in a flood."""
@@ -297,30 +298,17 @@ class Hub:
                 log.warning("relay-only, but no TURN relay is configured or offered: no guest can connect")
                 return
             await self.webrtc.ready()
-            from canvasrelay.net.peer_connection import peer_connection
-
-            await self._handshake(peer_connection(servers, self.relay_only), offer, listener)
+            await self._handshake(self.library.peer(servers, self.relay_only), offer, listener)
         finally:
             self.admission.handshakes.pop(offer, None)
 
-    async def _handshake(self, pc: RTCPeerConnection, offer: _Offer, listener: _Listener) -> None:
+    async def _handshake(self, pc: PeerLink, offer: _Offer, listener: _Listener) -> None:
         self._answering.add(pc)
-        opened: asyncio.Future[RTCDataChannel] = asyncio.get_running_loop().create_future()
-
-        @pc.on("datachannel")
-        def _on_channel(channel: RTCDataChannel) -> None:
-            if not opened.done():
-                opened.set_result(channel)
-
-        from aiortc import RTCSessionDescription
-
         join: GuestJoin | str | None
         try:
-            await pc.setRemoteDescription(RTCSessionDescription(offer.sdp, "offer"))
-            await pc.setLocalDescription(await pc.createAnswer())
-            answer = pc.localDescription.sdp
+            answer = await pc.answer(offer.sdp)
             await self._send_envelope(listener, HubAnswer(to=offer.conn, sdp=answer))
-            channel = await asyncio.wait_for(opened, JOIN_TIMEOUT)
+            channel = await asyncio.wait_for(pc.opened(), JOIN_TIMEOUT)
             hub_fingerprint = signal_crypto.sdp_fingerprint(answer)
             proof = signal_crypto.sign_proof(
                 self.secrets.host_private_key,
@@ -329,7 +317,7 @@ class Hub:
             challenge = os.urandom(CHALLENGE_BYTES)
             channel.send(encode(HubProof(signature=b64url(proof), challenge=b64url(challenge))))
             join = await self._await_join(channel)
-        except (TimeoutError, ValueError, signal_crypto.SignalError) as exc:
+        except (TimeoutError, ValueError, ConnectionError, signal_crypto.SignalError) as exc:
             log.info("guest handshake failed: %s", type(exc).__name__)
             join = None
         except Exception:
@@ -350,17 +338,17 @@ class Hub:
                 return
             await self._admit(pc, channel, join, guest_id, offer.invite_id)
 
-    async def _await_join(self, channel: RTCDataChannel) -> GuestJoin | str:
-        """The guest's `guest-join`, or why its first frame is refused (its connection then closes)."""
+    async def _await_join(self, channel: Channel) -> GuestJoin | str:
+        """The guest's `guest-join`, or why its first frame is refused (its connection then closes).
+        Until the guest is wired, what it sends after that is dropped: it waits for our answer."""
         first: asyncio.Future[str | bytes] = asyncio.get_running_loop().create_future()
 
-        @channel.on("message")
         def _first(message: str | bytes) -> None:
             if not first.done():
                 first.set_result(message)
 
+        channel.on_message(_first)
         raw = await asyncio.wait_for(first, JOIN_TIMEOUT)
-        channel.remove_all_listeners("message")
         try:
             frame = parse_client_frame(raw, max_bytes=4096)
         except FrameError as exc:
@@ -370,7 +358,7 @@ class Hub:
         return frame
 
     async def _admit(
-        self, pc: RTCPeerConnection, channel: RTCDataChannel, join: GuestJoin, guest_id: str, invite_id: str
+        self, pc: PeerLink, channel: Channel, join: GuestJoin, guest_id: str, invite_id: str
     ) -> None:
         arriving = guest_id not in self.live
         full = self.admission.room_refusal(arriving, len(self.live))
@@ -398,22 +386,22 @@ class Hub:
             old_pc, guest.pc = guest.pc, pc
             if old_pc is not None and old_pc is not pc:
                 self._spawn(old_pc.close())
-        link = self._wire(pc, channel, guest_id)
+        self._wire(pc, channel, guest_id)
         resumable = guest is not None and join.last_seq is not None and guest.stream.can_resume_after(join.last_seq)
         if guest is not None and resumable:
-            guest.stream.attach(link, after=join.last_seq)
+            guest.stream.attach(channel, after=join.last_seq)
             await self.runtime.run(self.guests.back(guest_id))
             return
         if guest is not None:
             await self.runtime.disconnect(guest.peer.id)
         guest = _Guest(guest_id, admitted, self._stream(guest_id), pc)
         self.live[guest_id] = guest
-        guest.stream.attach(link)
+        guest.stream.attach(channel)
         if join.last_seq is not None:
             guest.stream.send(encode(StreamGap(after=join.last_seq, reason="the hub no longer holds those frames")))
         await self.runtime.connect(admitted, guest.stream)
 
-    async def _refuse(self, pc: RTCPeerConnection, channel: RTCDataChannel, reason: str) -> None:
+    async def _refuse(self, pc: PeerLink, channel: Channel, reason: str) -> None:
         channel.send(encode(ErrorFrame(message=reason, ref="guest-join")))
         await asyncio.sleep(0.2)  # let the refusal leave before the close tears the channel down
         await pc.close()
@@ -430,9 +418,8 @@ class Hub:
         stream.closer = close
         return stream
 
-    def _wire(self, pc: RTCPeerConnection, data_channel: RTCDataChannel, guest_id: str) -> Channel:
-        """The guest's frames to the runtime; from here on the hub speaks to it as a `Channel`."""
-        channel = AiortcChannel(pc, data_channel)
+    def _wire(self, pc: PeerLink, channel: Channel, guest_id: str) -> None:
+        """The guest's frames to the runtime, in order and bounded, until its channel is lost."""
         gate = InboundGate.for_guest()
         reassembler = Reassembler()
         queue: asyncio.Queue[str | None] = asyncio.Queue(INBOUND_QUEUE)
@@ -495,9 +482,8 @@ class Hub:
                 self._lost(guest_id, pc)
 
         channel.on_lost(_closed)
-        return channel
 
-    def _lost(self, guest_id: str, pc: RTCPeerConnection) -> None:
+    def _lost(self, guest_id: str, pc: PeerLink) -> None:
         """The channel dropped: keep the guest in the room for a while so it can resume."""
         guest = self.live.get(guest_id)
         if guest is None or guest.pc is not pc:
@@ -546,13 +532,15 @@ class Hub:
         """Refresh the hosts' latency figures."""
         if not self.live:
             return
-        # A comprehension, not a loop: a loop's variable would keep the last guest (its stream
+        # Comprehensions, not a loop: a loop's variable would keep the last guest (its stream
         # and ring) alive in this coroutine long after the guest was let go.
-        latencies = {guest_id: _round_trip_ms(guest.stream.channel) for guest_id, guest in self.live.items()}
-        for guest_id, latency in latencies.items():
-            self.guests.set_latency(guest_id, latency)
+        channels = {guest_id: guest.stream.channel for guest_id, guest in self.live.items()}
+        measured = await asyncio.gather(*(_round_trip_ms(channel) for channel in channels.values()))
+        for guest_id, latency in zip(channels, measured, strict=True):
+            if guest_id in self.live:
+                self.guests.set_latency(guest_id, latency)
         await self.runtime.run([self.guests.to_hosts()])
 
 
-def _round_trip_ms(channel: Channel | None) -> float | None:
-    return channel.round_trip_ms() if channel is not None else None
+async def _round_trip_ms(channel: Channel | None) -> float | None:
+    return await channel.round_trip_ms() if channel is not None else None

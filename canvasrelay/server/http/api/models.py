@@ -70,6 +70,7 @@ class HealthOut(ApiModel):
     uptime_seconds: float
     sessions: int
     guests: int = Field(description="Guests connected now.")
+    webrtc: str = Field(description="The WebRTC library that carries the guests' data channels, in words.")
 
 
 class GuestsOut(ApiModel):

@@ -57,6 +57,7 @@ def operations(services: ApiServices) -> list[Operation]:
             uptime_seconds=round(time.monotonic() - started, 3),
             sessions=session_count(services),
             guests=sum(1 for g in guests if g.connected),
+            webrtc=services.webrtc,
         )
 
     async def list_agents(_call: Call) -> AgentsOut:

@@ -48,3 +48,5 @@ class ApiServices:
     invite_link: Callable[[Invite], str]
     allowed_origins: Callable[[], set[str]]
     """Origins whose pages may call the API (known once the port is bound)."""
+    webrtc: str
+    """The WebRTC library that carries the guests' channels, in words."""
