@@ -106,6 +106,9 @@ def _rebased(env: Mapping[str, str], own: Mapping[str, str], real: Path, home: P
         place = Path(os.path.normpath(value))
         if _inside(place, real) and not _inside(place, root):
             moved[name] = str(home / place.relative_to(real))
+            if place.is_dir():
+                # A folder the agent keeps things in (its temporary files, say) is there for it.
+                Path(moved[name]).mkdir(mode=HOME_DIR_MODE, parents=True, exist_ok=True)
     return moved
 
 
