@@ -150,6 +150,21 @@ def test_last_match_wins_within_and_across_layers() -> None:
     assert decide(call("read", f"{ROOT}/b"), across, ROOT).layer == "project"
 
 
+@pytest.mark.parametrize(
+    "path", [".git/hooks/pre-commit", ".git/config", ".canvasignore", ".vscode/tasks.json", ".envrc", ".husky/x"]
+)
+def test_no_allow_rule_writes_what_runs_later_unasked(path: str) -> None:
+    """A rule wide enough to allow every edit was written for the project's work: a change to a
+    file the host runs or obeys later still asks the host, saying why; reading it does not."""
+    wide: list[tuple[Layer, list[Rule]]] = [("user", [r("*", "**", "allow")])]
+    for kind in ("edit", "delete", "move"):
+        decision = decide(call(kind, f"{ROOT}/{path}"), wide, ROOT)
+        assert decision.action == "ask" and "the host decides" in (decision.reason or ""), decision
+    assert decide(call("read", f"{ROOT}/{path}"), wide, ROOT).action == "allow"
+    # What other tools run from the project's top: a copy deeper in is the project's work.
+    assert decide(call("edit", f"{ROOT}/src/{path}"), wide, ROOT).action == "allow"
+
+
 def test_glob_details() -> None:
     rules: list[tuple[Layer, list[Rule]]] = [("user", [r("edit", "a?c.txt", "allow"), r("edit", "lit\\*.md", "deny")])]
     assert decide(call("edit", f"{ROOT}/abc.txt"), rules, ROOT).action == "allow"
