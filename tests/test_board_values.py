@@ -5,6 +5,7 @@ name what was wrong, the board stays as it was, and the connection that sent the
 from __future__ import annotations
 
 import base64
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -15,10 +16,11 @@ from pycrdt import Array, Doc, Map, Text
 from canvasrelay.client.guest import Guest
 from canvasrelay.core import board_edits as board_api
 from canvasrelay.core.board import Board, BoardValueError
+from canvasrelay.core.board_values import is_colour, is_image_src
 from canvasrelay.server.app import CanvasServer, ServeOptions
 from tests.support import HostClient, InProcessServer
 
-PNG = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP4z8DwHwAFAAH/iZk9HQAAAABJRU5ErkJggg=="
+PNG = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP4z8DwHwAFAAH/iZk9HQAAAABJRU5ErkJggg=="  # noqa: E501
 HOSTILE = [
     ("shape", "fill", '"/><script>alert(1)</script>', "A shape's fill must be a colour"),
     ("note", "color", "url(http://127.0.0.1:9/leak)", "A note's colour must be a colour"),
@@ -133,6 +135,30 @@ def test_an_agents_board_tools_take_colours_and_pictures_only() -> None:
         board_api.add_image(board, "a picture", src="data:image/svg+xml;base64,PHN2Zz48L3N2Zz4=")
     assert board_api.read_item(board, board_api.add_note(board, "hi", color="tomato").id)["color"] == "tomato"
     assert board.to_json() and all(entry["color"] == "tomato" for entry in board.to_json().values())
+
+
+VECTORS = json.loads((Path(__file__).parent / "vectors" / "board_values.json").read_text(encoding="utf-8"))
+"""Shared with web/src/board/values.test.ts: both ends judge a value alike."""
+
+
+@pytest.mark.parametrize("colour", VECTORS["colours"]["fit"])
+def test_a_colour_fits(colour: str) -> None:
+    assert is_colour(colour)
+
+
+@pytest.mark.parametrize("colour", VECTORS["colours"]["unfit"])
+def test_what_is_no_colour_does_not(colour: str) -> None:
+    assert not is_colour(colour)
+
+
+@pytest.mark.parametrize("src", VECTORS["images"]["fit"])
+def test_a_raster_picture_held_in_the_board_fits(src: str) -> None:
+    assert is_image_src(src)
+
+
+@pytest.mark.parametrize("src", VECTORS["images"]["unfit"])
+def test_a_picture_from_elsewhere_or_of_another_kind_does_not(src: str) -> None:
+    assert not is_image_src(src)
 
 
 # -- over the wire ----------------------------------------------------------------------------

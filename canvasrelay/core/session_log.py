@@ -47,7 +47,8 @@ turn ended waits for its answer and then leaves the session idle. Items, in log 
         it could not reload the conversation).
 
 A chunk's text is taken from its content block: "text" blocks give their text,
-"resource_link" blocks give "[name](uri)", other blocks give nothing. Update kinds not listed
+"resource_link" blocks give "[name](uri)" (the name read as words, never as markdown: `_link`),
+other blocks give nothing. Update kinds not listed
 above (``OtherUpdate`` and the rest) are ignored (they still advance ``lastSeq``). Events whose
 ``seq`` is not above ``lastSeq`` are ignored, so replaying an overlap is harmless.
 
@@ -64,8 +65,10 @@ the fold ignores go; the last event always stays, so ``lastSeq`` does too.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Literal, TypeVar
+from urllib.parse import quote
 
 from canvasrelay.protocol.session_events import (
     ChunkEvent,
@@ -244,8 +247,21 @@ def _content_text(block: ContentBlock | None) -> str:
     if isinstance(block, TextBlock):
         return block.text
     if isinstance(block, ResourceLinkBlock):
-        return "[" + block.name + "](" + block.uri + ")"
+        return _link(block.name, block.uri)
     return ""
+
+
+_NAME_MARKS = re.compile(r"[\\\[\]()!`<>*_~]")
+_URI_BREAKS = re.compile(r"[ \t\n\r\f\v()<>\\]")
+_LINE_BREAKS = re.compile(r"[\r\n]+")
+
+
+def _link(name: str, uri: str) -> str:
+    """A link to `uri` named `name`, as markdown whose name is words: an agent's `![x](…)` in a
+    name is not a picture, and no character of the address ends the link early. The web app's
+    `resourceLink` writes the same."""
+    words = _NAME_MARKS.sub(lambda mark: "\\" + mark[0], _LINE_BREAKS.sub(" ", name))
+    return "[" + words + "](" + _URI_BREAKS.sub(lambda mark: quote(mark[0]), uri) + ")"
 
 
 def _apply_tool(items: list[ThreadItem], seq: int, update: ToolCallUpdate) -> None:

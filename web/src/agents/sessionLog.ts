@@ -307,8 +307,18 @@ function nextStatus(turnOpen: boolean, openPermissions: number): Thread["status"
 function contentText(block: ContentBlock | null | undefined): string {
   if (typeof block !== "object" || block === null || Array.isArray(block)) return "";
   if (block.type === "text") return block.text ?? "";
-  if (block.type === "resource_link") return "[" + (block.name ?? "") + "](" + (block.uri ?? "") + ")";
+  if (block.type === "resource_link") return resourceLink(block.name ?? "", block.uri ?? "");
   return "";
+}
+
+/**
+ * A link to `uri` named `name`, as markdown whose name is words: an agent's `![x](…)` in a name is
+ * not a picture, and no character of the address ends the link early (session_log._link, the same).
+ */
+export function resourceLink(name: string, uri: string): string {
+  const words = name.replace(/[\r\n]+/g, " ").replace(/[\\[\]()!`<>*_~]/g, (mark) => "\\" + mark);
+  const address = uri.replace(/[ \t\n\r\f\v()<>\\]/g, (mark) => "%" + mark.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0"));
+  return "[" + words + "](" + address + ")";
 }
 
 /**

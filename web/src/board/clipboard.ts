@@ -3,16 +3,27 @@
  * they paste on this board, another board or another browser; other text pastes as a text item,
  * and an image as an image item kept in the board (shrunk to fit `MAX_IMAGE_SRC`).
  */
-import { MAX_IMAGE_SRC } from "../protocol.gen";
+import { DASH_KINDS, HOLDS_TYPES, MAX_FONT_SIZE, MAX_IMAGE_SRC, MAX_STROKE_WIDTH, SHAPE_KINDS } from "../protocol.gen";
 import type { ClipItem } from "./model";
+import { isColour, isImageSrc, sizeWithin } from "./values";
 
 const MARKER = "canvas/board-items/1";
 /** A paste is one update to the board, which one frame must carry. */
 export const MAX_PASTE_ITEMS = 1000;
 export const MAX_PASTE_CHARS = 900_000;
 
-const NUMBERS = ["x", "y", "w", "h", "x1", "y1", "x2", "y2", "bend", "strokeWidth", "fontSize"] as const;
-const STRINGS = ["kind", "color", "shape", "fill", "from", "to", "label", "title", "group", "dash", "src", "alt", "text"] as const;
+const NUMBERS = ["x", "y", "w", "h", "x1", "y1", "x2", "y2", "bend"] as const;
+const STRINGS = ["kind", "from", "to", "label", "title", "group", "alt", "text"] as const;
+/** Values whose type is narrower than their JSON type: the board refuses any other (core/board_values.py). */
+const TYPED: Record<string, (value: unknown) => unknown> = {
+  color: (value) => (isColour(value) ? value : undefined),
+  fill: (value) => (isColour(value) ? value : undefined),
+  src: (value) => (isImageSrc(value) ? value : undefined),
+  shape: (value) => (SHAPE_KINDS.some((shape) => shape === value) ? value : undefined),
+  dash: (value) => (DASH_KINDS.some((dash) => dash === value) ? value : undefined),
+  strokeWidth: (value) => sizeWithin(value, MAX_STROKE_WIDTH),
+  fontSize: (value) => sizeWithin(value, MAX_FONT_SIZE),
+};
 
 export function encodeClip(items: ClipItem[]): string {
   return JSON.stringify({ format: MARKER, items });
@@ -36,9 +47,13 @@ export function decodeClip(text: string): ClipItem[] | null {
     const item: Record<string, unknown> = { id: source.id };
     for (const key of NUMBERS) if (typeof source[key] === "number" && Number.isFinite(source[key])) item[key] = source[key];
     for (const key of STRINGS) if (typeof source[key] === "string") item[key] = source[key];
+    for (const [key, typed] of Object.entries(TYPED)) {
+      const value = typed(source[key]);
+      if (value !== undefined) item[key] = value;
+    }
     if (Array.isArray(source.points)) item.points = source.points.filter((p) => typeof p === "number" && Number.isFinite(p));
     const holds = source.holds as { type?: unknown; ref?: unknown } | undefined;
-    if (typeof holds?.type === "string" && typeof holds.ref === "string") item.holds = { type: holds.type, ref: holds.ref };
+    if (HOLDS_TYPES.some((type) => type === holds?.type) && typeof holds?.ref === "string") item.holds = { type: holds.type, ref: holds.ref };
     if (typeof item.x !== "number" || typeof item.y !== "number") return [];
     return [item as unknown as ClipItem];
   });

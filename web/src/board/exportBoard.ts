@@ -4,9 +4,10 @@
  */
 import { arrowEnds, arrowPath, controlPoint, dashArray, middle } from "./arrows";
 import { bounds, type Rect } from "./arrange";
-import { INK, shapeFill } from "./colours";
+import { INK, NO_FILL } from "./colours";
 import type { Item } from "./model";
 import { strokePath } from "./nodes";
+import { isColour, isImageSrc } from "./values";
 
 const PAD = 16;
 const LINE = 1.3;
@@ -15,9 +16,23 @@ function escape(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
+type Attributes = Record<string, string | number | undefined>;
+
+/**
+ * One SVG element. Every attribute goes through here, escaped, and a number that is not finite is
+ * written as 0: whatever a board holds, an export holds no markup but its own.
+ */
+function el(name: string, attributes: Attributes, body = ""): string {
+  const written = Object.entries(attributes)
+    .filter((entry): entry is [string, string | number] => entry[1] !== undefined)
+    .map(([key, value]) => ` ${key}="${escape(typeof value === "number" ? String(Number.isFinite(value) ? value : 0) : value)}"`)
+    .join("");
+  return body ? `<${name}${written}>${body}</${name}>` : `<${name}${written}/>`;
+}
+
 /** Stored ink is drawn dark in an exported file, whatever the page's theme. */
-function colour(value: string): string {
-  return /^#[0-9a-f]{3,8}$|^[a-z]{1,20}$/i.test(value) ? value : INK;
+function colour(value: string | undefined, fallback = INK): string {
+  return isColour(value) ? value : fallback;
 }
 
 /** `text` broken into lines that fit `width` at `size`, cut to `maxLines`. */
@@ -44,48 +59,54 @@ export function wrap(text: string, width: number, size: number, maxLines: number
 }
 
 function textBlock(lines: string[], x: number, y: number, size: number, fill: string, anchor = "start"): string {
-  const spans = lines.map((line, i) => `<tspan x="${x}" y="${y + size * (1 + i * LINE)}">${escape(line)}</tspan>`).join("");
-  return `<text font-family="system-ui, sans-serif" font-size="${size}" fill="${fill}" text-anchor="${anchor}">${spans}</text>`;
+  const spans = lines.map((line, i) => el("tspan", { x, y: y + size * (1 + i * LINE) }, escape(line) || " ")).join("");
+  return el("text", { "font-family": "system-ui, sans-serif", "font-size": size, fill: colour(fill), "text-anchor": anchor }, spans);
 }
 
 function itemSvg(item: Item, frameText: (id: string) => string, boxOf: (id: string) => Rect | undefined): string {
   const { x, y, w, h } = item;
   const stroke = colour(item.color);
   const width = item.strokeWidth ?? 2;
-  const dash = dashArray(item.dash, width);
-  const line = `stroke="${stroke}" stroke-width="${width}"${dash ? ` stroke-dasharray="${dash}"` : ""}`;
+  const line = { stroke, "stroke-width": width, "stroke-dasharray": dashArray(item.dash, width) };
   const text = item.text?.toString() ?? "";
   switch (item.kind) {
     case "note": {
       const size = item.fontSize ?? 16;
-      return `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="4" fill="${stroke}"/>${textBlock(wrap(text, w - 24, size, Math.floor((h - 24) / (size * LINE))), x + 12, y + 12, size, INK)}`;
+      const body = textBlock(wrap(text, w - 24, size, Math.floor((h - 24) / (size * LINE))), x + 12, y + 12, size, INK);
+      return el("rect", { x, y, width: w, height: h, rx: 4, fill: stroke }) + body;
     }
     case "text": {
       const size = item.fontSize ?? 20;
       return textBlock(wrap(text, w - 8, size, 1000), x + 4, y + 4, size, stroke);
     }
     case "shape": {
-      const fill = shapeFill(stroke, item.fill);
+      const fill = item.fill === undefined ? { fill: stroke, "fill-opacity": 0.2 } : { fill: item.fill === NO_FILL ? "none" : colour(item.fill) };
       const body =
         item.shape === "ellipse"
-          ? `<ellipse cx="${x + w / 2}" cy="${y + h / 2}" rx="${w / 2}" ry="${h / 2}" fill="${fill}" ${line}/>`
-          : `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="4" fill="${fill}" ${line}/>`;
+          ? el("ellipse", { cx: x + w / 2, cy: y + h / 2, rx: w / 2, ry: h / 2, ...fill, ...line })
+          : el("rect", { x, y, width: w, height: h, rx: 4, ...fill, ...line });
       const size = item.fontSize ?? 15;
       const lines = wrap(text, w - 16, size, Math.floor((h - 16) / (size * LINE)));
       const top = y + h / 2 - (lines.length * size * LINE) / 2 - size * 0.2;
       return body + textBlock(lines, x + w / 2, top, size, INK, "middle");
     }
     case "stroke":
-      return `<path transform="translate(${x} ${y})" d="${strokePath(item.points ?? [], width * 3)}" fill="${stroke}"/>`;
+      return el("path", { transform: `translate(${finite(x)} ${finite(y)})`, d: strokePath((item.points ?? []).filter(Number.isFinite), width * 3), fill: stroke });
     case "image":
-      return item.src
-        ? `<image x="${x}" y="${y}" width="${w}" height="${h}" href="${escape(item.src)}" preserveAspectRatio="xMidYMid meet"/>`
-        : `<rect x="${x}" y="${y}" width="${w}" height="${h}" fill="none" stroke="#868e96" stroke-dasharray="6 4"/>${textBlock([item.alt ?? ""], x + w / 2, y + h / 2 - 8, 14, "#495057", "middle")}`;
+      return isImageSrc(item.src)
+        ? el("image", { x, y, width: w, height: h, href: item.src, preserveAspectRatio: "xMidYMid meet" })
+        : el("rect", { x, y, width: w, height: h, fill: "none", stroke: "#868e96", "stroke-dasharray": "6 4" }) +
+            textBlock([item.alt ?? ""], x + w / 2, y + h / 2 - 8, 14, "#495057", "middle");
     case "frame": {
       const title = textBlock([item.title || (item.holds ? item.holds.type : "Frame")], x + 10, y + 6, 13, INK);
       const body = item.holds ? textBlock(wrap(frameText(item.id), w - 20, 12, Math.floor((h - 44) / (12 * LINE))), x + 10, y + 36, 12, INK) : "";
-      const paper = item.holds ? "#ffffff" : "none";
-      return `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="8" fill="${paper}" stroke="${stroke}" stroke-width="2"${item.holds ? "" : ' stroke-dasharray="8 6"'}/><rect x="${x + 1}" y="${y + 1}" width="${w - 2}" height="27" fill="#f1f3f5"/>${title}${body}`;
+      const outline = { x, y, width: w, height: h, rx: 8, fill: item.holds ? "#ffffff" : "none", stroke, "stroke-width": 2 };
+      return (
+        el("rect", { ...outline, "stroke-dasharray": item.holds ? undefined : "8 6" }) +
+        el("rect", { x: x + 1, y: y + 1, width: w - 2, height: 27, fill: "#f1f3f5" }) +
+        title +
+        body
+      );
     }
     case "arrow": {
       const ends = arrowEnds(item, boxOf);
@@ -95,12 +116,17 @@ function itemSvg(item: Item, frameText: (id: string) => string, boxOf: (id: stri
       const from = bend ? controlPoint(start, end, bend) : start;
       const angle = Math.atan2(end.y - from.y, end.x - from.x);
       const size = 14 + width * 2;
-      const side = (turn: number) => `${end.x - size * Math.cos(angle + turn)},${end.y - size * Math.sin(angle + turn)}`;
+      const side = (turn: number) => `${finite(end.x - size * Math.cos(angle + turn))},${finite(end.y - size * Math.sin(angle + turn))}`;
       const mid = middle(start, end, bend);
       const label = item.label ? textBlock([item.label], mid.x, mid.y - 10, 14, stroke, "middle") : "";
-      return `<path d="${arrowPath(start, end, bend)}" fill="none" ${line}/><path d="M${end.x},${end.y} L${side(0.45)} L${side(-0.45)} Z" fill="${stroke}"/>${label}`;
+      const head = `M${finite(end.x)},${finite(end.y)} L${side(0.45)} L${side(-0.45)} Z`;
+      return el("path", { d: arrowPath(start, end, bend), fill: "none", ...line }) + el("path", { d: head, fill: stroke }) + label;
     }
   }
+}
+
+function finite(value: number): number {
+  return Number.isFinite(value) ? value : 0;
 }
 
 /** The SVG of `items` (already the ones to export, back to front) and its size in pixels. */
@@ -113,12 +139,13 @@ export function boardSvg(items: Item[], all: Item[], frameText: (id: string) => 
     return ends ? (bounds(ends.map((p) => ({ x: p.x, y: p.y, w: 0, h: 0 }))) as Rect) : null;
   });
   const box = bounds(shapes.filter((b): b is Rect => b !== null)) ?? { x: 0, y: 0, w: 1, h: 1 };
-  const w = Math.ceil(box.w + PAD * 2);
-  const h = Math.ceil(box.h + PAD * 2);
+  const w = Math.ceil(finite(box.w) + PAD * 2);
+  const h = Math.ceil(finite(box.h) + PAD * 2);
+  const left = finite(box.x) - PAD;
+  const top = finite(box.y) - PAD;
   const body = items.map((item) => itemSvg(item, frameText, boxOf)).join("\n");
-  const svg =
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" viewBox="${box.x - PAD} ${box.y - PAD} ${w} ${h}">` +
-    `<rect x="${box.x - PAD}" y="${box.y - PAD}" width="${w}" height="${h}" fill="#ffffff"/>\n${body}\n</svg>`;
+  const paper = el("rect", { x: left, y: top, width: w, height: h, fill: "#ffffff" });
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" viewBox="${left} ${top} ${w} ${h}">${paper}\n${body}\n</svg>`;
   return { svg, w, h };
 }
 

@@ -6,7 +6,8 @@ import * as Y from "yjs";
 
 export { fromBase64, toBase64 } from "../base64";
 
-import { BOARD_ITEMS, DASH_KINDS, HOLDS_TYPES, ITEM_KINDS, type DashKind, type HoldsType, type ItemKind } from "../protocol.gen";
+import { BOARD_ITEMS, DASH_KINDS, HOLDS_TYPES, ITEM_KINDS, MAX_FONT_SIZE, MAX_STROKE_WIDTH, type DashKind, type HoldsType, type ItemKind } from "../protocol.gen";
+import { isColour, isImageSrc } from "./values";
 
 export type { HoldsType, ItemKind };
 export const ITEMS = BOARD_ITEMS;
@@ -90,7 +91,7 @@ export function readItem(id: string, value: unknown): Item | null {
     w: Math.max(num(value.get("w"), 1), 1),
     h: Math.max(num(value.get("h"), 1), 1),
     z: num(value.get("z")),
-    color: typeof color === "string" ? color : "#868e96",
+    color: isColour(color) ? color : "#868e96",
   };
   const text = value.get("text");
   if (text instanceof Y.Text) item.text = text;
@@ -98,24 +99,25 @@ export function readItem(id: string, value: unknown): Item | null {
   if (group) item.group = group;
   if (value.get("locked") === true) item.locked = true;
   const strokeWidth = optionalNumber(value.get("strokeWidth"));
-  if (strokeWidth !== undefined && strokeWidth > 0) item.strokeWidth = Math.min(strokeWidth, 64);
+  if (strokeWidth !== undefined && strokeWidth > 0) item.strokeWidth = Math.min(strokeWidth, MAX_STROKE_WIDTH);
   const dash = value.get("dash");
   if (typeof dash === "string" && DASHES.has(dash)) item.dash = dash as DashKind;
   const fontSize = optionalNumber(value.get("fontSize"));
-  if (fontSize !== undefined && fontSize > 0) item.fontSize = Math.min(fontSize, 200);
+  if (fontSize !== undefined && fontSize > 0) item.fontSize = Math.min(fontSize, MAX_FONT_SIZE);
   if (kind === "shape") {
     item.shape = value.get("shape") === "ellipse" ? "ellipse" : "rect";
     const fill = value.get("fill");
-    if (typeof fill === "string") item.fill = fill;
+    if (isColour(fill)) item.fill = fill;
   }
   if (kind === "arrow" && !readArrow(item, value)) return null;
   if (kind === "image") {
-    item.src = optionalString(value.get("src"))?.startsWith("data:image/") ? (value.get("src") as string) : undefined;
+    const src = value.get("src");
+    if (isImageSrc(src)) item.src = src;
     item.alt = optionalString(value.get("alt")) ?? "";
   }
   if (kind === "stroke") {
     const points = value.get("points");
-    item.points = points instanceof Y.Array ? points.toArray().filter((p): p is number => typeof p === "number") : [];
+    item.points = points instanceof Y.Array ? points.toArray().filter((p): p is number => typeof p === "number" && Number.isFinite(p)) : [];
   }
   if (kind === "frame") {
     const holds = value.get("holds");
