@@ -202,3 +202,28 @@ class Coturn(Service):
         assert self.output is not None
         with self.output.changed:
             return sum("ALLOCATE processed, success" in line for line in self.output.lines)
+
+
+@dataclass
+class NostrRelay(Service):
+    """A real Nostr relay (PyPI `nostr-relay`, NIP-01), on a loopback port of its own, keeping its
+    events in a folder of the test's."""
+
+    workdir: Path = field(default_factory=Path)
+    port: int = field(default_factory=free_port)
+
+    @property
+    def url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}"
+
+    def start(self) -> NostrRelay:
+        config = self.workdir / "relay.yaml"
+        config.write_text(
+            "DEBUG: false\n"
+            f"storage:\n  sqlalchemy.url: sqlite+aiosqlite:///{self.workdir / 'events.sqlite3'}\n"
+            f"gunicorn:\n  bind: 127.0.0.1:{self.port}\n  workers: 1\n"
+            "authentication:\n  enabled: false\n"
+        )
+        relay = Path(sys.executable).with_name("nostr-relay")
+        self._spawn([str(relay), "-c", str(config), "serve"]).wait_for("Starting garbage collector")
+        return self
