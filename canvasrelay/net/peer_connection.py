@@ -1,11 +1,11 @@
 """Which WebRTC library carries this process's peer connections: wrtc wherever it loads, aiortc elsewhere.
 
-wrtc is libwebrtc, Chrome's engine: a seventh of aiortc's CPU per byte, and it crosses symmetric
-NATs through TURN, where aiortc's TURN client cannot (ADR 0027). It has wheels for Linux (glibc,
-x86-64 and aarch64), macOS 13+ and Windows x64; elsewhere it is not installed and aiortc carries
-the channels. The choice is made once, at start, by loading wrtc's native module (milliseconds);
-`CANVAS_WEBRTC=aiortc` (or `wrtc`) makes it by name. The library's Python side takes a third of a
-second to import, so the server imports `modules` in a thread once it is up (`DeferredImports`).
+wrtc is libwebrtc, Chrome's engine: a seventh of aiortc's CPU per byte, and the browsers' own ICE,
+DTLS and SCTP (ADR 0027). It has wheels for Linux (glibc, x86-64 and aarch64), macOS 13+ and Windows
+x64; elsewhere it is not installed and aiortc carries the channels. The choice is made once, at
+start, by loading wrtc's native module (milliseconds); `CANVAS_WEBRTC=aiortc` (or `wrtc`) makes it
+by name. The library's Python side takes a third of a second to import, so the server imports
+`modules` in a thread once it is up (`DeferredImports`).
 """
 
 from __future__ import annotations
@@ -21,8 +21,6 @@ from canvasrelay.net.channel import PeerLink
 from canvasrelay.protocol.ice import IceServer
 
 CHOICE = "CANVAS_WEBRTC"
-AIORTC_LIMIT = "guests behind a symmetric NAT cannot reach it, even through TURN"
-"""What the fallback cannot do, said wherever it is named (ADR 0027: aioice's TURN client)."""
 
 
 class UnknownLibrary(ValueError):
@@ -45,7 +43,7 @@ class WebRtcLibrary:
         """The library in words, for `canvas serve`'s first lines and `/api/health`."""
         if self.name == "wrtc":
             return f"wrtc {self.version} (libwebrtc, Chrome's engine)"
-        return f"aiortc {self.version} ({self.why}; {AIORTC_LIMIT})"
+        return f"aiortc {self.version} ({self.why}; about seven times wrtc's CPU per byte)"
 
     def peer(self, servers: list[IceServer], relay_only: bool) -> PeerLink:
         """A new peer connection (import `modules` first, off the loop, where the loop must not wait)."""
