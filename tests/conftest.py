@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from canvasrelay.net import public_relays
 from tests.agent_support import serving
 from tests.services import Coturn, RedisServer, SignalInstance
 from tests.support import (
@@ -42,6 +43,8 @@ def pytest_configure(config: pytest.Config) -> None:
         config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
     if not os.environ.get(_RUN_HOME):
         _own_home(config)
+    # No test reaches a public relay: those that use relays start their own and name them.
+    os.environ.setdefault(public_relays.ENV, "")
 
 
 def _own_home(config: pytest.Config) -> None:

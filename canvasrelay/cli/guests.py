@@ -22,6 +22,7 @@ from canvasrelay.cli.usage import (
     port,
     signal_list,
 )
+from canvasrelay.net import public_relays
 
 COMMANDS = ("signal", "join")
 NO_SUCH_ROOM_S = 6.0
@@ -55,6 +56,24 @@ def add_serve_options(serve: argparse.ArgumentParser) -> None:
         action="store_true",
         help="the hub and the guests connect only through TURN relays, never exposing their addresses",
     )
+    serve.add_argument(
+        "--relays",
+        type=relay_list,
+        metavar="URL,…",
+        help="Nostr relays guests find the room through (default: the first three public ones that answer)",
+    )
+    serve.add_argument(
+        "--lan-only",
+        action="store_true",
+        help="no public relays: the room link works on this network only",
+    )
+
+
+def relay_list(text: str) -> list[str]:
+    try:
+        return public_relays.parse_list(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def add_commands(commands: Any) -> None:

@@ -12,6 +12,7 @@ import sys
 import webbrowser
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
+from urllib.parse import urlsplit
 
 from canvasrelay import __version__
 from canvasrelay.cli import guests as cli_guests
@@ -20,11 +21,16 @@ from canvasrelay.cli import terminals as cli_terminals
 from canvasrelay.cli.stopping import say, stop_event
 from canvasrelay.cli.usage import EXIT_USAGE, Parser, UsageError, check_port, listen_error, port
 from canvasrelay.core.errors import ConfigError
+from canvasrelay.net import public_relays
 from canvasrelay.net.peer_connection import UnknownLibrary
 from canvasrelay.server.canvas_dir import FolderInUse
 
 if TYPE_CHECKING:
     from canvasrelay.server.app import CanvasServer
+
+
+RELAYS_WAIT_S = 2.5
+"""How long the room link waits, at most, for the public relays it will name to be chosen."""
 
 
 def _parser() -> Parser:
@@ -75,7 +81,7 @@ async def _serve(args: argparse.Namespace) -> None:
     gc.disable()
     try:
         server = await _start(args, root)
-        _print_links(server, root)
+        await _print_links(server, root)
     finally:
         gc.freeze()
         gc.enable()
@@ -112,6 +118,7 @@ async def _start(args: argparse.Namespace, root: Path) -> CanvasServer:
                 base_url=args.base_url,
                 ice_servers=args.ice_server,
                 relay_only=args.relay_only,
+                relays=[] if args.lan_only else args.relays if args.relays is not None else public_relays.from_env(),
             )
         )
     except (ConfigError, FolderInUse, PermissionError, UnknownLibrary) as exc:
@@ -124,10 +131,17 @@ async def _start(args: argparse.Namespace, root: Path) -> CanvasServer:
     return server
 
 
-def _print_links(server: CanvasServer, root: Path) -> None:
+async def _print_links(server: CanvasServer, root: Path) -> None:
     say(f"canvas {__version__} serving {root}")
     say(f"Guests connect over {server.webrtc_library.describe()}")
     say(f"Host link (keep it to yourself): {server.host_link}")
+    relays = await server.relays_chosen(RELAYS_WAIT_S)
+    if relays:
+        hosts = ", ".join(urlsplit(url).hostname or url for url in relays)
+        say(f"Guests anywhere find the room through {len(relays)} Nostr relays: {hosts}")
+        say("  (they see addresses, timing and an opaque topic; never the offer, the answer or the room's key)")
+    else:
+        say("Guests find the room on this network only (no public relay in use)")
     say(f"Room link (anyone who has it may join): {server.room_link}")
     say("Invite one person with a link of their own: canvas invite NAME")
     others = server.link_hosts[1:]

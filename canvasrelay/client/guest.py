@@ -27,6 +27,8 @@ from pydantic import ValidationError
 from canvasrelay.client.identity import public_key, sign_join
 from canvasrelay.core.guest_identity import guest_id_of
 from canvasrelay.net.channel import Channel, PeerLink
+from canvasrelay.net.nostr_event import NostrKey
+from canvasrelay.net.nostr_rendezvous import ask_over_relays
 from canvasrelay.net.peer_connection import WebRtcLibrary, chosen
 from canvasrelay.net.turn_client import TurnClient
 from canvasrelay.protocol import signal_crypto
@@ -75,6 +77,8 @@ class RoomLink:
     """One rendezvous URL, or several separated by commas, tried in turn."""
     ice: list[str] = field(default_factory=list)
     relay: bool = False
+    relays: list[str] = field(default_factory=list)
+    """The public Nostr relays the host listens on: where a guest on another network finds it."""
 
     @classmethod
     def parse(cls, link: str) -> RoomLink:
@@ -85,7 +89,9 @@ class RoomLink:
             raise ValueError(f"not a room link: missing {', '.join(missing)}")
         ice = [url for url in params.get("ice", "").split(",") if url]
         signal = params.get("signal") or signal_url_for(base)
-        return cls(base, params["room"], params["key"], params["host"], signal, ice, params.get("relay") == "1")
+        relays = [url for url in params.get("nostr", "").split(",") if url.startswith(("wss://", "ws://"))]
+        relay = params.get("relay") == "1"
+        return cls(base, params["room"], params["key"], params["host"], signal, ice, relay, relays)
 
 
 def _backoff(attempt: int) -> float:
@@ -124,6 +130,8 @@ class Guest:
         """Keep every frame in `seen` and `frames` (for a script that reads them); without it, only
         the listeners hear them, and a long-running guest holds nothing."""
         self.key = signal_crypto.signal_key(self.link.key)
+        self.nostr_key = NostrKey.fresh()
+        """This guest's key on the relays, made afresh for each guest: the host's answers name it."""
         self.state = "idle"
         self.last_seq: int | None = None
         self.welcome: dict[str, Any] = {}
@@ -248,7 +256,9 @@ class Guest:
         signal_url = self.rendezvous[self._using]
         connector = aiohttp.TCPConnector(local_addr=(self.local_address, 0)) if self.local_address else None
         async with aiohttp.ClientSession(connector=connector) as session:
-            servers = servers_to_use(self.link.ice, await self.turn.fetch(session, signal_url), self.relay_only)
+            # Through public relays there is no rendezvous of the host's to hand out TURN credentials.
+            turn = [] if self.link.relays else await self.turn.fetch(session, signal_url)
+            servers = servers_to_use(self.link.ice, turn, self.relay_only)
             if self.relay_only and not servers:
                 raise ConnectionError("relay-only, but the rendezvous offers no TURN relay and the link names none")
             await self._handshake(self.library.peer(servers, self.relay_only), session, signal_url, attempt)
@@ -312,42 +322,62 @@ class Guest:
 
     async def _signal(self, session: aiohttp.ClientSession, signal_url: str, offer: str, nonce: bytes) -> str:
         """Send the offer through the rendezvous and wait for the hub's answer to it."""
-        message = GuestOffer(from_=b64url(secrets.token_bytes(9)), sdp=offer, nonce=b64url(nonce))
+        message = GuestOffer(from_=self._conn(), sdp=offer, nonce=b64url(nonce))
         return (await self._ask(session, signal_url, message, HubAnswer)).sdp
 
     async def about(self) -> RoomAbout:
         """What the room is, before joining it: its project, host and the access a new guest gets."""
-        message = AboutAsk(from_=b64url(secrets.token_bytes(9)))
+        message = AboutAsk(from_=self._conn())
         async with asyncio.timeout(HANDSHAKE_TIMEOUT), aiohttp.ClientSession() as session:
             return await self._ask(session, self.rendezvous[self._using], message, RoomAbout)
+
+    def _conn(self) -> str:
+        """The tag the hub's reply is addressed to: through relays, this guest's key there."""
+        return self.nostr_key.public if self.link.relays else b64url(secrets.token_bytes(9))
 
     async def _ask(
         self, session: aiohttp.ClientSession, signal_url: str, message: GuestMessage, reply: type[Reply]
     ) -> Reply:
-        """Seal `message` to the hub through the rendezvous at `signal_url`; its `reply` to us."""
+        """Seal `message` to the hub through the relays the link names, or else the rendezvous at
+        `signal_url`; its `reply` to us."""
+        sealed = signal_crypto.seal(self.key, message.model_dump(by_alias=True))
+        if self.link.relays:
+            topic = signal_crypto.topic(self.link.key)
+            return await ask_over_relays(
+                session,
+                self.link.relays,
+                self.nostr_key,
+                topic,
+                sealed,
+                lambda text: self._reply_of(text, sealed, message, reply),
+                HANDSHAKE_TIMEOUT,
+            )
         url = f"{signal_url}?topic={signal_crypto.topic(self.link.key)}"
         async with session.ws_connect(url) as ws:
-            sealed = signal_crypto.seal(self.key, message.model_dump(by_alias=True))
             await ws.send_str(sealed)
             async for msg in ws:
-                if msg.type is not aiohttp.WSMsgType.TEXT:
-                    continue
-                if signal_crypto.refuses(self.link.host_key, msg.data, sealed):
-                    raise HubRefused(WRONG_KEY)
-                try:
-                    opened = signal_crypto.open_envelope(self.key, msg.data)
-                except signal_crypto.SignalError:
-                    continue
-                if opened.get("to") != message.from_:
-                    continue
-                try:
-                    if opened.get("kind") == "withdrawn":
-                        raise HubRefused(Withdrawn.model_validate(opened).reason or "this invitation was withdrawn")
-                    if opened.get("kind") == reply.model_fields["kind"].default:
-                        return reply.model_validate(opened)
-                except ValidationError:
-                    raise ConnectionError(f"the hub's {opened.get('kind')} was not one canvas understands") from None
+                if msg.type is aiohttp.WSMsgType.TEXT and (found := self._reply_of(msg.data, sealed, message, reply)):
+                    return found
         raise ConnectionError("the rendezvous closed before the hub answered")
+
+    def _reply_of(self, text: str, sealed: str, message: GuestMessage, reply: type[Reply]) -> Reply | None:
+        """The hub's `reply` to `message` if `text` is it; raises HubRefused for a refusal."""
+        if signal_crypto.refuses(self.link.host_key, text, sealed):
+            raise HubRefused(WRONG_KEY)
+        try:
+            opened = signal_crypto.open_envelope(self.key, text)
+        except signal_crypto.SignalError:
+            return None
+        if opened.get("to") != message.from_:
+            return None
+        try:
+            if opened.get("kind") == "withdrawn":
+                raise HubRefused(Withdrawn.model_validate(opened).reason or "this invitation was withdrawn")
+            if opened.get("kind") == reply.model_fields["kind"].default:
+                return reply.model_validate(opened)
+        except ValidationError:
+            raise ConnectionError(f"the hub's {opened.get('kind')} was not one canvas understands") from None
+        return None
 
     def _check_proof(self, message: str | bytes, nonce: bytes, offer: str, answer: str) -> bytes:
         """Check the hub's proof of the host key; the challenge it sent for our own key to sign."""

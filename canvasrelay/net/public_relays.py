@@ -10,6 +10,7 @@ links name. A guest tries every relay its link names. `--relays` replaces this l
 from __future__ import annotations
 
 import asyncio
+import os
 from dataclasses import dataclass
 
 import aiohttp
@@ -18,6 +19,8 @@ from canvasrelay.net.nostr_relay import probe
 
 WANTED = 3
 PROBE_TIMEOUT_S = 2.0
+ENV = "CANVAS_RELAYS"
+"""The relays `canvas serve` uses when `--relays` is not given: a comma-separated list, or empty for none."""
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,25 @@ DEFAULT_RELAYS = (
 )
 """Each in several Nostr clients' default lists and free to publish to; spread over operators,
 so that one operator's outage or policy change leaves the others."""
+
+
+def urls() -> list[str]:
+    return [relay.url for relay in DEFAULT_RELAYS]
+
+
+def parse_list(text: str) -> list[str]:
+    """`wss://a,wss://b` as a list; refuses anything but ws:// and wss:// addresses."""
+    found = [part.strip() for part in text.split(",") if part.strip()]
+    bad = [url for url in found if not url.startswith(("wss://", "ws://")) or any(c in url for c in " #&")]
+    if bad:
+        raise ValueError(f"not a relay address (wss://host/…): {', '.join(bad)}")
+    return found
+
+
+def from_env() -> list[str] | None:
+    """`CANVAS_RELAYS` when set (empty: no relays), else None: the curated ones."""
+    text = os.environ.get(ENV)
+    return None if text is None else parse_list(text)
 
 
 async def choose(urls: list[str], session: aiohttp.ClientSession, wanted: int = WANTED) -> list[str]:

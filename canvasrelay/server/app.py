@@ -8,6 +8,7 @@ board before the agents that use them), starts them before the port opens, and
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
 import secrets
@@ -15,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
+import aiohttp
 from aiohttp import web
 from aiohttp.typedefs import Handler
 
@@ -25,7 +27,9 @@ from canvasrelay.core.people_room import PeopleRoom
 from canvasrelay.core.room import Room
 from canvasrelay.core.shared_files import SharedFiles
 from canvasrelay.core.terminals import TerminalRoom
+from canvasrelay.net import public_relays
 from canvasrelay.net.bounded_site import BoundedSite
+from canvasrelay.net.nostr_rendezvous import RelayListening
 from canvasrelay.net.peer_connection import chosen
 from canvasrelay.protocol.words import request_noun
 from canvasrelay.server import canvas_dir, room_secrets
@@ -79,6 +83,9 @@ class ServeOptions:
     ice_servers: list[str] = field(default_factory=list)
     relay_only: bool = False
     """Hub and guests connect only through TURN relays (`--relay-only`; the room link says so too)."""
+    relays: list[str] | None = field(default_factory=public_relays.from_env)
+    """Public Nostr relays to listen on as well: None for the curated ones (`net/public_relays.py`,
+    probed at start), [] for none (`--lan-only`)."""
 
 
 class CanvasServer:
@@ -124,6 +131,10 @@ class CanvasServer:
         self.audit.agents = self._agent_label
         self.people = PeopleRoom(self.room, self.guests, self.invites, self.audit, self.secrets.host_public_key)
         self.hub: Hub | None = None
+        self.relay_urls: list[str] = []
+        """The public relays the hub listens on and the room link names, once chosen."""
+        self._relays_task: asyncio.Task[None] | None = None
+        self._relay_session: aiohttp.ClientSession | None = None
         self.app = web.Application(middlewares=[_security_headers])
         one_line_refusals()
         self.runner: web.AppRunner | None = None
@@ -261,7 +272,31 @@ class CanvasServer:
         await self.hub.start()
         self.deferred.start()
         self.webrtc.start()
+        self._relays_task = asyncio.get_running_loop().create_task(self._reach_relays())
         return self.port
+
+    async def relays_chosen(self, timeout: float) -> list[str]:
+        """The relays the room link names, once chosen (or those chosen by `timeout`)."""
+        if self._relays_task is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self._relays_task), timeout)
+        return self.relay_urls
+
+    async def _reach_relays(self) -> None:
+        """Choose the relays in the background (the host link prints at once), then listen there."""
+        wanted = self.options.relays
+        if wanted == [] or self.hub is None:
+            return
+        self._relay_session = aiohttp.ClientSession()
+        urls = await public_relays.choose(public_relays.urls(), self._relay_session) if wanted is None else wanted
+        if not urls:
+            log.warning("no public relay answered: the room link works on this network only")
+            return
+        listening = RelayListening(self._relay_session, self.hub.heard_on_relays)
+        await listening.use(urls)
+        await self.hub.use_relays(listening)
+        self.relay_urls = urls
+        self.people.link_tail = self._link_tail()
 
     @property
     def host_link(self) -> str:
@@ -280,6 +315,7 @@ class CanvasServer:
             "signal": self.options.signal_url or "",
             "ice": ",".join(self.options.ice_servers),
             "relay": "1" if self.options.relay_only else "",
+            "nostr": ",".join(self.relay_urls),
         }
         return "".join(f"&{k}={quote(v, safe=':/@,')}" for k, v in extra.items() if v)
 
@@ -302,8 +338,13 @@ class CanvasServer:
             for site in list(self.runner.sites):
                 await site.stop()
         await self.runtime.stopping()
+        if self._relays_task is not None:
+            self._relays_task.cancel()
+            await asyncio.gather(self._relays_task, return_exceptions=True)
         if self.hub is not None:
             await self.hub.stop()
+        if self._relay_session is not None:
+            await self._relay_session.close()
         await self.runtime.close()
         await self.people_store.stop()
         if self.runner is not None:

@@ -32,6 +32,7 @@ from canvasrelay.core.invites import Invite
 from canvasrelay.core.peer import Peer
 from canvasrelay.core.rate_limit import InboundGate
 from canvasrelay.net.channel import Channel, PeerLink
+from canvasrelay.net.nostr_rendezvous import RelayListening
 from canvasrelay.net.peer_connection import WebRtcLibrary, chosen
 from canvasrelay.net.turn_client import TurnClient
 from canvasrelay.protocol import FrameError, encode, parse_client_frame, signal_crypto
@@ -118,6 +119,8 @@ class Hub:
     """One per invite the hub answers on, by invite id."""
     _session: aiohttp.ClientSession | None = None
     _connected: asyncio.Event = field(default_factory=asyncio.Event)
+    relays: RelayListening | None = None
+    """The public Nostr relays the hub listens on as well, once chosen (none with `--lan-only`)."""
     _refusals: InboundGate = field(default_factory=lambda: InboundGate(REFUSALS_PER_SECOND, REFUSAL_BURST))
     """Envelopes sealed with another key are answered with a signed refusal, this often at most."""
 
@@ -161,6 +164,8 @@ class Hub:
         for listener in self.listeners.values():
             if listener.ws is not None:
                 await listener.ws.close()
+        if self.relays is not None:
+            await self.relays.close()
         if self._session is not None:
             await self._session.close()
 
@@ -190,6 +195,25 @@ class Hub:
                 )
                 self.listeners[invite_id] = listener
                 listener.task = self._spawn(self._listen(listener))
+        if self.relays is not None:
+            self._spawn(self._sync_relays(self.relays))
+
+    async def use_relays(self, relays: RelayListening) -> None:
+        """Listen on public relays too, from now on, for every invite."""
+        self.relays = relays
+        await self._sync_relays(relays)
+
+    async def _sync_relays(self, relays: RelayListening) -> None:
+        for invite_id in [i for i in relays.topics if i not in self.listeners]:
+            await relays.stop_listening(invite_id)
+        for invite_id, listener in list(self.listeners.items()):
+            await relays.listen(invite_id, signal_crypto.topic(listener.invite.secret))
+
+    def heard_on_relays(self, invite_id: str, sender: str, envelope: str) -> None:
+        """An envelope from a relay: the relay's sender is the event's key, whose share it spends."""
+        listener = self.listeners.get(invite_id)
+        if listener is not None:
+            self._on_envelope(f"{sender} {envelope}", listener)
 
     async def _listen(self, listener: _Listener) -> None:
         assert self._session is not None
@@ -234,7 +258,8 @@ class Hub:
             message = signal_crypto.open_envelope(listener.key, envelope)
         except signal_crypto.SealedForAnotherKey:
             if self._refusals.admit():
-                self._spawn(self._send_text(listener, signal_crypto.refusal(self.secrets.host_private_key, envelope)))
+                refusal = signal_crypto.refusal(self.secrets.host_private_key, envelope)
+                self._spawn(self._send_text(listener, refusal, sender))
             return None
         except signal_crypto.SignalError:
             return None
@@ -281,9 +306,14 @@ class Hub:
         await self._send_envelope(listener, RoomAbout.model_validate(about))
 
     async def _send_envelope(self, listener: _Listener, message: SignalMessage) -> None:
-        await self._send_text(listener, signal_crypto.seal(listener.key, message.model_dump(by_alias=True)))
+        sealed = signal_crypto.seal(listener.key, message.model_dump(by_alias=True))
+        await self._send_text(listener, sealed, getattr(message, "to", None))
 
-    async def _send_text(self, listener: _Listener, text: str) -> None:
+    async def _send_text(self, listener: _Listener, text: str, to: str | None) -> None:
+        """To the guest `to`, the way it came: through the relays, or the rendezvous's socket."""
+        if self.relays is not None and to is not None and self.relays.came_through_relays(to):
+            await self.relays.reply(text, to)
+            return
         if listener.ws is not None and not listener.ws.closed:
             await listener.ws.send_str(text)
 
