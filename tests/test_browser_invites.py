@@ -46,7 +46,7 @@ def join_with(browser: Any, link: str, width: int, scheme: str = "light", name: 
     field = page.get_by_test_id("guest-name")
     if name is None:
         page.wait_for_function(
-            "(document.querySelector('[data-testid=guest-name]')?.value ?? '') !== ''", timeout=WAIT_MS
+            "() => (document.querySelector('[data-testid=guest-name]')?.value ?? '') !== ''", timeout=WAIT_MS
         )
     else:
         # Once the page knows whom the link is for: a name it puts in while Playwright fills the

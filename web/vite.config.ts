@@ -1,4 +1,5 @@
 import react from "@vitejs/plugin-react";
+import type { Plugin } from "vite";
 import { defineConfig } from "vitest/config";
 import { compressAndBudget } from "./compress.ts";
 
@@ -9,9 +10,40 @@ const target = process.env.CANVAS_SERVER ?? "http://127.0.0.1:8477";
 /** What the first load of each page (host, guest) may cost in gzipped JavaScript (adr/0006). */
 const BUDGET_BYTES = 250 * 1024;
 
+/**
+ * The built page's own policy (adr/0028), for a copy of it served by something other than canvas:
+ * canvasrelay/server/http/page_policy.py's, but where it may connect (the server says that, and
+ * the page narrows it to its link) and frame-ancestors (which a page cannot say for itself).
+ * tests/test_page_policy.py checks the two agree.
+ */
+const PAGE_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "style-src-elem 'self' 'unsafe-inline'",
+  "style-src-attr 'none'",
+  "img-src 'self' data: blob:",
+  "font-src 'self'",
+  "manifest-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "connect-src 'self' http: https: ws: wss:",
+].join("; ");
+
+/** Puts `PAGE_POLICY` first in the built page's head (not in `npm run dev`, whose page runs inline scripts). */
+function pagePolicy(): Plugin {
+  return {
+    name: "canvas-page-policy",
+    apply: "build",
+    transformIndexHtml: () => [{ tag: "meta", attrs: { "http-equiv": "Content-Security-Policy", content: PAGE_POLICY }, injectTo: "head-prepend" }],
+  };
+}
+
 export default defineConfig({
   plugins: [
     react(),
+    pagePolicy(),
     compressAndBudget({ pages: { host: "src/App.tsx", guest: "src/join/GuestPage.tsx" }, budgetBytes: BUDGET_BYTES }),
   ],
   build: {

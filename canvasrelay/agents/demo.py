@@ -19,6 +19,8 @@ deterministic, so it doubles as the agent the tests drive:
 - ``/note TEXT``: calls the ``add_note`` tool of the board's MCP server (an HTTP MCP server
   given in ``session/new``);
 - ``/slow N``: N chunks 0.2 s apart, so a turn can be cancelled;
+- ``/link URI NAME``: a reply citing URI as a resource link named NAME, as agents cite files;
+- ``/plan TEXT``: a plan whose one entry says TEXT, then a reply;
 - config option ``mode`` ("concise" or "verbose") shapes the plain reply;
 - it offers its commands (``available_commands_update``) once a session starts.
 
@@ -56,11 +58,13 @@ from acp import (
     RequestError,
     SetSessionConfigOptionResponse,
     plan_entry,
+    resource_link_block,
     run_agent,
     start_tool_call,
     text_block,
     tool_content,
     tool_diff_content,
+    update_agent_message,
     update_agent_message_text,
     update_plan,
     update_tool_call,
@@ -356,6 +360,10 @@ class DemoAgent:
                 await turn.note(text.removeprefix("/note").strip())
             elif text.startswith("/slow"):
                 await turn.slow(text)
+            elif text.startswith("/link"):
+                await turn.link(text.removeprefix("/link").strip())
+            elif text.startswith("/plan"):
+                await turn.planned(text.removeprefix("/plan").strip())
             else:
                 await turn.answer(text)
         except _Cancelled:
@@ -409,6 +417,15 @@ class _Turn:
                 ]
             )
         )
+
+    async def link(self, text: str) -> None:
+        uri, _, name = text.partition(" ")
+        await self.say("See ")
+        await self.send(update_agent_message(resource_link_block(name or uri, uri)))
+
+    async def planned(self, entry: str) -> None:
+        await self.send(update_plan([plan_entry(entry, status="completed")]))
+        await self.say("Planned.")
 
     async def slow(self, text: str) -> None:
         match = re.fullmatch(r"/slow\s+(\d+)", text)

@@ -139,6 +139,7 @@ async def _signal(args: argparse.Namespace) -> int:
     from canvasrelay.net.bounded_site import BoundedSite, raise_file_limit
     from canvasrelay.server.app import WEB_DIST
     from canvasrelay.server.http.log import one_line_refusals
+    from canvasrelay.server.http.page_policy import guest_page_connects, security_headers
     from canvasrelay.server.http.static_assets import add_static_routes
     from canvasrelay.signal import redis_bus, rendezvous
     from canvasrelay.signal.turn_credentials import TurnConfig, TurnConfigError
@@ -159,10 +160,10 @@ async def _signal(args: argparse.Namespace) -> int:
     if args.redis:
         bus = redis_bus.RedisBus(args.redis)
     relay = rendezvous.Rendezvous(bus, bus.verifiers if bus else None, turn, args.forwarded_for, args.page_origin)
-    app = web.Application()
+    app = web.Application(middlewares=[security_headers])
     rendezvous.add_routes(app, relay)
     rendezvous.add_ops_routes(app, relay)
-    add_static_routes(app, WEB_DIST)
+    add_static_routes(app, WEB_DIST, guest_page_connects)
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
     try:

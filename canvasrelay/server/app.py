@@ -18,7 +18,6 @@ from urllib.parse import quote
 
 import aiohttp
 from aiohttp import web
-from aiohttp.typedefs import Handler
 
 from canvasrelay.core.guests import Guests
 from canvasrelay.core.invites import Invite
@@ -48,6 +47,7 @@ from canvasrelay.server.guests.people_store import PeopleStore
 from canvasrelay.server.http.api import ApiServices, mount_api
 from canvasrelay.server.http.lan import link_hosts, url_host
 from canvasrelay.server.http.log import one_line_refusals
+from canvasrelay.server.http.page_policy import own_sockets, rendezvous_sources, security_headers, socket_sources
 from canvasrelay.server.http.static_assets import add_static_routes
 from canvasrelay.server.runtime import Runtime
 from canvasrelay.server.store import Store, open_store
@@ -62,11 +62,6 @@ log = logging.getLogger(__name__)
 WEB_DIST = Path(__file__).resolve().parents[1] / "web_dist"
 SHUTDOWN_TIMEOUT = 1.0
 """Requests still running when the server stops (an event stream, an agent's MCP stream) get this long."""
-SECURITY_HEADERS = {
-    "Referrer-Policy": "no-referrer",
-    "X-Content-Type-Options": "nosniff",
-    "X-Frame-Options": "DENY",
-}
 
 
 @dataclass
@@ -135,7 +130,7 @@ class CanvasServer:
         """The public relays the hub listens on and the room link names, once chosen."""
         self._relays_task: asyncio.Task[None] | None = None
         self._relay_session: aiohttp.ClientSession | None = None
-        self.app = web.Application(middlewares=[_security_headers])
+        self.app = web.Application(middlewares=[security_headers])
         one_line_refusals()
         self.runner: web.AppRunner | None = None
         self.port = 0
@@ -242,7 +237,11 @@ class CanvasServer:
         if self.options.signal_url is None:
             pages = [self.options.base_url] if self.options.base_url else []
             add_rendezvous(self.app, Rendezvous(origins=[*pages, *self.options.extra_origins]))
-        add_static_routes(self.app, WEB_DIST)
+        add_static_routes(self.app, WEB_DIST, self._page_connects)
+
+    def _page_connects(self, request: web.Request) -> list[str]:
+        """The host page reaches this server; a guest page served here, the rendezvous and relays its link names."""
+        return [*own_sockets(request), *rendezvous_sources(self.options.signal_url), *socket_sources(self.relay_urls)]
 
     async def start(self) -> int:
         await self.agents.start()
@@ -363,10 +362,3 @@ class _LateOrigins(set[str]):
     def __contains__(self, origin: object) -> bool:
         return origin in self.server.own_origins()
 
-
-@web.middleware
-async def _security_headers(request: web.Request, handler: Handler) -> web.StreamResponse:
-    response = await handler(request)
-    for key, value in SECURITY_HEADERS.items():
-        response.headers.setdefault(key, value)
-    return response

@@ -1,6 +1,7 @@
 import { lazy, StrictMode, Suspense } from "react";
 import { createRoot } from "react-dom/client";
 import { fragmentParams } from "./connection";
+import { narrowConnections } from "./pagePolicy";
 import { startTheme } from "./theme";
 import "./styles.css";
 
@@ -8,6 +9,8 @@ import "./styles.css";
 const HostApp = lazy(() => import("./App").then((module) => ({ default: module.HostApp })));
 const GuestPage = lazy(() => import("./join/GuestPage"));
 
+// Before anything the room sends is drawn: from here on the page reaches only its own link's servers.
+narrowConnections(fragmentParams());
 startTheme();
 const Page = fragmentParams().has("room") ? GuestPage : HostApp;
 

@@ -3,16 +3,20 @@
 `index.html` is never cached (it names the current assets); the assets under `/assets/` carry
 a content hash in their names, so they are cached for a year and never revalidated. The build
 writes a gzip and a brotli copy beside each text asset; the copy sent is the one the browser
-prefers in its `Accept-Encoding` (q-values honoured), else the plain file.
+prefers in its `Accept-Encoding` (q-values honoured), else the plain file. `index.html` carries
+the page's Content-Security-Policy (`page_policy`), whose `connect-src` the caller decides.
 """
 
 from __future__ import annotations
 
 import mimetypes
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from aiohttp import web
+
+from canvasrelay.server.http.page_policy import bundle_policy, own_sockets
 
 IMMUTABLE = "public, max-age=31536000, immutable"
 FAVICON_CACHE = "public, max-age=86400"
@@ -21,6 +25,8 @@ HASHED_NAME = re.compile(r"^[A-Za-z0-9_.-]+-[A-Za-z0-9_-]{8}\.[a-z0-9]+$")
 SAFE_NAME = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]*$")
 # Suffix of the pre-compressed copy for each coding, most compact first (the tie-break).
 COPIES = {"br": ".br", "gzip": ".gz"}
+Connections = Callable[[web.Request], list[str]]
+"""Where the page served for a request may connect, besides its own origin."""
 
 
 def chosen_encoding(accept_encoding: str, available: list[str]) -> str | None:
@@ -47,26 +53,29 @@ def chosen_encoding(accept_encoding: str, available: list[str]) -> str | None:
     return best
 
 
-def add_static_routes(app: web.Application, dist: Path) -> None:
-    """Serve the web app built into `dist` (or say that it is not built) on `app`."""
+def add_static_routes(app: web.Application, dist: Path, connect: Connections = own_sockets) -> None:
+    """Serve the web app built into `dist` (or say that it is not built) on `app`; its page may
+    connect to `connect(request)`."""
     if not (dist / "index.html").exists():
         app.router.add_get("/", _not_built)
         return
-    static = _StaticAssets(dist)
+    static = _StaticAssets(dist, connect)
     app.router.add_get("/", static.index)
     app.router.add_get("/assets/{name}", static.asset)
     app.router.add_get("/favicon.svg", static.favicon)
 
 
 class _StaticAssets:
-    def __init__(self, dist: Path) -> None:
+    def __init__(self, dist: Path, connect: Connections) -> None:
         self.dist = dist
+        self.connect = connect
         self.assets = dist / "assets"
         # Hashed files never change, so each is read from disk once.
         self._cache: dict[Path, bytes] = {}
 
-    async def index(self, _request: web.Request) -> web.FileResponse:
-        return web.FileResponse(self.dist / "index.html", headers={"Cache-Control": "no-cache"})
+    async def index(self, request: web.Request) -> web.FileResponse:
+        headers = {"Cache-Control": "no-cache", "Content-Security-Policy": bundle_policy(self.connect(request))}
+        return web.FileResponse(self.dist / "index.html", headers=headers)
 
     async def favicon(self, _request: web.Request) -> web.FileResponse:
         return web.FileResponse(self.dist / "favicon.svg", headers={"Cache-Control": FAVICON_CACHE})

@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import * as Y from "yjs";
 import { decodeClip, encodeClip } from "./clipboard";
 import { boardSvg } from "./exportBoard";
-import { type Item, readItem, readItems } from "./model";
+import { type ClipItem, readItem, readItems } from "./model";
 import { isColour, isImageSrc } from "./values";
 
 const VECTORS = JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), "../../../tests/vectors/board_values.json"), "utf-8"));
@@ -39,7 +39,7 @@ function hostileBoard(): Y.Map<unknown> {
   item("image", { kind: "image", src: `${LEAK}/a.png`, alt: BREAK_OUT });
   item("svg", { kind: "image", src: "data:image/svg+xml;base64,PHN2ZyBvbmxvYWQ9YWxlcnQoMSk+", x: 200 });
   item("arrow", { kind: "arrow", x1: 0, y1: 0, x2: Number.NaN, y2: 5, color: BREAK_OUT, label: BREAK_OUT });
-  item("stroke", { kind: "stroke", color: `${LEAK}#x` }).set("points", Y.Array.from<unknown>([0, 0, "1;x", 4, Infinity, 8]));
+  item("stroke", { kind: "stroke", color: `${LEAK}#x` }).set("points", Y.Array.from<number | string>([0, 0, "1;x", 4, Infinity, 8]));
   item("frame", { kind: "frame", title: BREAK_OUT, color: "javascript:alert(1)" });
   return items;
 }
@@ -72,8 +72,8 @@ describe("reading the board", () => {
 describe("pasting", () => {
   it("drops the values the board would refuse, keeping the item", () => {
     const text = encodeClip([
-      { id: "a", kind: "shape", x: 1, y: 2, w: 3, h: 4, color: `url(${LEAK})`, fill: BREAK_OUT, src: `${LEAK}/x.png`, strokeWidth: 1e9, fontSize: -1, dash: "long", shape: "star" } as Item,
-      { id: "f", kind: "frame", x: 0, y: 0, w: 3, h: 4, color: "#fff", holds: { type: "web page" as never, ref: LEAK } } as Item,
+      { id: "a", kind: "shape", x: 1, y: 2, w: 3, h: 4, color: `url(${LEAK})`, fill: BREAK_OUT, src: `${LEAK}/x.png`, strokeWidth: 1e9, fontSize: -1, dash: "long", shape: "star" } as unknown as ClipItem,
+      { id: "f", kind: "frame", x: 0, y: 0, w: 3, h: 4, color: "#fff", holds: { type: "web page", ref: LEAK } } as unknown as ClipItem,
     ]);
     const [shape, frame] = decodeClip(text)!;
     expect(shape).toEqual({ id: "a", kind: "shape", x: 1, y: 2, w: 3, h: 4 });

@@ -12,6 +12,7 @@ import {
   type ServerFrame,
 } from "../protocol.gen";
 import { Listeners } from "../listeners";
+import { signalUrls, turnEndpoint } from "../pagePolicy";
 import { InOrder } from "./compressedMessage";
 import { guestIdentity, signJoin } from "./guestIdentity";
 import { readHubReply } from "./hubReply";
@@ -57,12 +58,11 @@ export function roomLinkParams(hash: string = window.location.hash): RoomLinkPar
   const key = params.get("key");
   const hostKey = params.get("host");
   if (!roomId || !key || !hostKey) return null;
-  const scheme = location.protocol === "https:" ? "wss" : "ws";
   return {
     roomId,
     key,
     hostKey,
-    signals: (params.get("signal") || `${scheme}://${location.host}/signal`).split(",").filter(Boolean),
+    signals: signalUrls(params),
     ice: (params.get("ice") || "").split(",").filter(Boolean),
     relay: params.get("relay") === "1",
   };
@@ -74,14 +74,6 @@ function iceServers(urls: string[]): RTCIceServer[] {
     if (!match) return { urls: url };
     return { urls: `${match[1]}:${match[4]}`, username: decodeURIComponent(match[2]), credential: decodeURIComponent(match[3]) };
   });
-}
-
-/** Where the rendezvous at `signal` hands out TURN credentials. */
-function turnEndpoint(signal: string): string {
-  const url = new URL(signal);
-  url.protocol = url.protocol === "wss:" ? "https:" : "http:";
-  url.pathname = url.pathname.replace(/\/signal$/, "") + "/turn";
-  return url.toString();
 }
 
 /** Short-lived TURN credentials from the rendezvous, fresh for each ICE start; none if it has no relay. */

@@ -15,6 +15,7 @@ from canvasrelay.protocol.base import MAX_ELEMENTS, FrameError, load_bounded
 from canvasrelay.server.http.api.errors import ApiError, Handler, error_response, errors_middleware, invalid
 from canvasrelay.server.http.api.openapi import VERSION_HEADER, Call, Operation, spec
 from canvasrelay.server.http.api.services import ApiServices
+from canvasrelay.server.http.page_policy import self_contained_policy
 
 DOCS_PAGE = Path(__file__).with_name("docs.html")
 CORS_MAX_AGE = "600"
@@ -117,8 +118,11 @@ def mount(app: web.Application, services: ApiServices, operations: Iterable[Oper
     async def openapi(_request: web.Request) -> web.Response:
         return web.json_response(document)
 
+    page = DOCS_PAGE.read_text(encoding="utf-8")
+    policy = {"Content-Security-Policy": self_contained_policy(page)}
+
     async def docs(_request: web.Request) -> web.Response:
-        return web.Response(text=DOCS_PAGE.read_text(encoding="utf-8"), content_type="text/html")
+        return web.Response(text=page, content_type="text/html", headers=policy)
 
     app.router.add_get("/api/openapi.json", openapi)
     app.router.add_get("/api/docs", docs)
