@@ -42,6 +42,33 @@ def test_a_key_or_a_login_makes_it_ready(codex_on_path: Path, monkeypatch: pytes
     assert discover(CanvasConfig())["codex"].info().state == "ready"
 
 
+def test_a_provider_in_the_agents_own_config_makes_it_ready(
+    codex_on_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Codex with a provider in `config.toml`, opencode with one in `opencode.json`: both set-ups
+    the README names, neither a key canvas sees; a config that picks no provider still needs one."""
+    codex = codex_on_path / ".codex"
+    codex.mkdir()
+    (codex / "config.toml").write_text('model = "m"\n')
+    assert discover(CanvasConfig())["codex"].info().state == "needs-key"
+    (codex / "config.toml").write_text(
+        'model_provider = "local"\n[model_providers.local]\nbase_url = "http://127.0.0.1:1/v1"\n'
+    )
+    assert discover(CanvasConfig())["codex"].info().state == "ready"
+
+    opencode = codex_on_path.parent / "bin" / "opencode"
+    opencode.write_text("#!/bin/sh\n")
+    opencode.chmod(0o755)
+    for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    assert discover(CanvasConfig())["opencode"].info().state == "needs-key"
+    folder = codex_on_path / ".config" / "opencode"
+    folder.mkdir(parents=True)
+    (folder / "opencode.json").write_text('{"provider": {"local": {"options": {"baseURL": "http://x/v1"}}}}')
+    assert discover(CanvasConfig())["opencode"].info().state == "ready"
+
+
 def test_a_missing_agent_says_how_to_install_it(codex_on_path: Path) -> None:
     info = discover(CanvasConfig())["gemini"].info()
     assert not info.available and info.state == "not-installed"

@@ -80,6 +80,9 @@ async def test_what_a_real_agent_plants_never_runs_as_the_host(agent: str, tmp_p
     )
     try:
         async with serving(root) as served:
+            # Set up as a user would for another endpoint, each agent's state reads "ready".
+            info = {a.id: a for a in served.server.room.agents}
+            assert info[agent].state == "ready" and info[agent].confined, info[agent]
             host = await HostClient.connect(served)
             session_id = await create(host, agent, options=False)
             events = await Run(host, session_id).turn("ACTION: run sh plant.sh")

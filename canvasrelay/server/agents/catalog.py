@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,7 @@ from canvasrelay.core.errors import ConfigError
 from canvasrelay.protocol.core import AgentInfo
 from canvasrelay.server.agents import sandbox as agent_sandbox
 from canvasrelay.server.agents.agent_home import HomeNeeds
+from canvasrelay.server.agents.agent_setups import codex_has_provider, opencode_has_provider
 from canvasrelay.server.config import CONFIG_FILE, AgentEntry, CanvasConfig
 
 
@@ -75,6 +77,8 @@ class AgentSpec:
     """What it reads from the host's home (login, config), bound read-only into its own home."""
     seeds: tuple[str, ...] = ()
     """What it rewrites as it runs, copied from the host's home into its own once."""
+    has_provider: Callable[[Mapping[str, str]], bool] | None = None
+    """Whether its own configuration names a model provider (then it needs none of `key_vars`)."""
 
     def resolve(self) -> str | None:
         return shutil.which(self.command)
@@ -127,6 +131,8 @@ class AgentSpec:
         env = {**os.environ, **self.env}
         if any(env.get(name) for name in self.key_vars):
             return None
+        if self.has_provider is not None and self.has_provider(env):
+            return None
         home = Path(env.get("HOME") or Path.home())
         if any((home / login).exists() for login in self.logins):
             return None
@@ -162,6 +168,7 @@ KNOWN: tuple[tuple[AgentSpec, ...], ...] = (
             logins=(".codex/auth.json",),
             login="log in once with `codex login` (npm i -g @openai/codex)",
             reads=(".codex/auth.json", ".codex/config.toml", ".codex/AGENTS.md"),
+            has_provider=codex_has_provider,
         ),
     ),
     (
@@ -197,6 +204,7 @@ KNOWN: tuple[tuple[AgentSpec, ...], ...] = (
             logins=(".local/share/opencode/auth.json",),
             login="log in once with `opencode auth login`",
             reads=(".config/opencode", ".local/share/opencode/auth.json"),
+            has_provider=opencode_has_provider,
         ),
     ),
 )
