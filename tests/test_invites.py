@@ -310,9 +310,9 @@ async def test_the_record_lists_what_two_guests_did_in_order_and_guests_cannot_r
     assert status == 200
     lines = [(e["name"], e["action"]) for e in reversed(page["entries"])]
     expected = [
-        ("the API", "made an invitation"),
+        ("the host's terminal", "made an invitation"),
         ("Ada", "joined"),
-        ("the API", "made an invitation"),
+        ("the host's terminal", "made an invitation"),
         ("Bo", "joined"),
         ("the host", "started an agent session"),
         ("Ada", "asked to send a prompt to the agent"),
@@ -327,6 +327,9 @@ async def test_the_record_lists_what_two_guests_did_in_order_and_guests_cannot_r
     assert lines == expected, lines
     started = next(e for e in page["entries"] if e["action"] == "started an agent session")
     assert started["detail"] == "Demo agent", started
+    allowed = next(e for e in page["entries"] if e["action"] == "approved Ada's prompt to the agent")
+    sent = next(e for e in page["entries"] if e["action"] == "sent a prompt")
+    assert "fingerprint" in allowed["detail"] and allowed["detail"] == sent["detail"], "it names what it let run"
     status, page = await api(served, "GET", f"/api/audit?who={ada.guest_id}&limit=2")
     assert [e["action"] for e in page["entries"]] == ["opened a file", "sent a prompt"] and page["more"]
     status, _ = await api(served, "GET", "/api/audit?who=x&limit=9999")
@@ -463,7 +466,8 @@ async def test_canvas_invite_and_canvas_join_with_a_revoked_link(
     )
     assert revoked.returncode == 0, revoked.stderr
     listed = await canvas_invite(env, "--list", "--dir", root)
-    assert "Dee" not in listed and invite_id not in listed, "a revoked invitation is no longer listed"
+    assert "Dee: view access; revoked: the link no longer works." in listed, "a revoked invitation says so"
+    assert invite_id not in listed, "and offers no command to revoke it again"
     assert await asyncio.wait_for(join.wait(), 10) == 0, "canvas join ends when its invitation is withdrawn"
     again = await asyncio.to_thread(
         subprocess.run,

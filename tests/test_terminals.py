@@ -21,6 +21,7 @@ from canvasrelay.core.terminals import (
     AttachTerminal,
     KeptTerminal,
     RecordTerminals,
+    ResizeTerminal,
     StartTerminal,
     TerminalRoom,
     WriteTerminal,
@@ -271,6 +272,9 @@ async def test_exit_code_is_sent(host: HostClient) -> None:
             "exitCode": 7,
             "endedWhileStopped": False,
             "controllers": [],
+            "cols": 80,
+            "rows": 24,
+            "pinned": False,
         }
     ]
     await host.send({"t": "term-input", "id": "t1", "data": "echo\r"})
@@ -468,7 +472,8 @@ def test_kept_terminals_come_back_as_they_were_and_are_recorded_on_change() -> N
     listed = {t.id: t for t in terminals.listing().frame.terminals}  # type: ignore[attr-defined]
     assert (listed["a"].name, listed["a"].running) == ("build", True)
     assert (listed["b"].name, listed["b"].exit_code, listed["b"].ended_while_stopped) == ("Terminal 1", 7, True)
-    assert room.receive("host", '{"t":"term-open","id":"a"}') == [AttachTerminal("a", "host")]
+    opened = room.receive("host", '{"t":"term-open","id":"a"}')
+    assert opened[:2] == [AttachTerminal("a", "host"), ResizeTerminal("a", 80, 24)], "it takes the view's size"
     renamed = room.receive("host", '{"t":"term-rename","id":"a","name":"tests"}')
     records = [e for e in renamed if isinstance(e, RecordTerminals)]
     assert [r.name for r in records[0].terminals] == ["tests", "Terminal 1"]

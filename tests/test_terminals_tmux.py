@@ -182,6 +182,9 @@ async def test_two_terminals_come_back_and_one_that_ended_meanwhile_says_so(kept
             "exitCode": 7,
             "endedWhileStopped": True,
             "controllers": [],
+            "cols": 80,
+            "rows": 24,
+            "pinned": False,
         }
         screen = await open_terminal(host, "a")
         await screen.until("in-a-2")

@@ -464,6 +464,16 @@ class Sessions:
             *self._resolve(session, frame.request_id, pick.option_id, by, answer=frame.answer),
         ]
 
+    def permission_words(self, session_id: str, request_id: str) -> str:
+        """What a waiting permission asks to run, for the room's record: the command, or the paths."""
+        session = self.sessions.get(session_id)
+        pending = session.pending.get(request_id) if session is not None else None
+        if session is None or pending is None:
+            return ""
+        shown = preview(pending.tool_call, self.root)
+        what = f"the command {shown.command}" if shown.command else ", ".join(shown.paths) or "a call it did not name"
+        return f"{shown.kind} in {session.title or session.agent_label}: {what}"
+
     def history(self, peer: Peer, frame: AgentHistoryRequest) -> list[AnyEffect]:
         """One page, read from the store; the client asks for the next once this one came."""
         session = self.sessions.get(frame.session_id)

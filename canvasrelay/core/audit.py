@@ -23,16 +23,20 @@ from canvasrelay.protocol.guests import (
     ApprovalAnswer,
     GuestKick,
     GuestSetAccess,
+    GuestUnblock,
     RoomSetAccess,
     TerminalGrant,
 )
 from canvasrelay.protocol.people import AccessAsk, AuditEntry, OpenLinkSet
 from canvasrelay.protocol.terminals import TermControl, TermInput, TermOpen
-from canvasrelay.protocol.words import request_asks
+from canvasrelay.protocol.words import request_asks, request_noun
 
 MAX_ENTRIES = 20_000
 MAX_AGE_S = 30 * 24 * 3600.0
 HOST_ID = "host"
+API_ID = "api"
+CANVAS_ID = "canvas"
+"""Who canvas's own entries are by: its stops and starts, and what they ended."""
 DIGEST_CHARS = 12
 DETAIL_MAX = 200
 
@@ -49,12 +53,15 @@ class Audit:
     """Wall time: entries outlive the process."""
     names: Callable[[str], str] = lambda who: who
     """A guest's name by its id (for "the host made Ada an edit guest")."""
-    approvals: Callable[[str], str | None] = lambda _id: None
-    """What a waiting request was ("Ada's prompt"), by its id, while it still waits."""
+    approvals: Callable[[str], tuple[str, ClientFrame] | None] = lambda _id: None
+    """Who asked a waiting request and what it asks to run, by its id, while it still waits."""
     things: Callable[[str], str] = lambda _ref: ""
     """A terminal's or a session's name on the board, by its id: what a person reads, never the id."""
     agents: Callable[[str], str] = lambda _id: ""
     """An agent's own name by its id ("Demo agent" for "demo")."""
+    permissions: Callable[[str, str], str] = lambda _session, _request: ""
+    """What an agent's waiting permission asks to run, by session and request id ("execute in Demo
+    agent: the command make test")."""
     entries: deque[AuditEntry] = field(default_factory=deque)
     _new: list[AuditEntry] = field(default_factory=list)
     _tallies: dict[tuple[str, str, str], _Tally] = field(default_factory=dict)
@@ -71,8 +78,12 @@ class Audit:
     # -- what people did ----------------------------------------------------------------------
 
     def record(self, peer: Peer, action: str, detail: str = "") -> None:
-        self._flush(flush_all=False)
         who, name = _who(peer)
+        self.note(who, name, action, detail)
+
+    def note(self, who: str, name: str, action: str, detail: str = "") -> None:
+        """An entry for someone by id and name: a guest who is not here, or canvas itself."""
+        self._flush(flush_all=False)
         self._append(who, name, action, detail)
 
     def joined(self, peer: Peer) -> None:
@@ -91,7 +102,7 @@ class Audit:
         if isinstance(frame, BoardUpdate):
             self._tally(peer, "edited the board", "", 1)
         elif isinstance(frame, TermInput):
-            self._tally(peer, "typed in a terminal", self._thing(frame.id), len(frame.data.encode("utf-8")))
+            self._tally(peer, "typed in a terminal", self.thing(frame.id), len(frame.data.encode("utf-8")))
         else:
             line = self._line(frame)
             if line is not None:
@@ -104,10 +115,16 @@ class Audit:
             case AgentCreate():
                 return "started an agent session", self.agents(frame.agent) or "an agent that has gone"
             case AgentPermission():
-                return "answered an agent's permission request", _permission_words(frame)
+                words = [_permission_words(frame), self.permissions(frame.session_id, frame.request_id)]
+                return "answered an agent's permission request", "; ".join(filter(None, words))
             case ApprovalAnswer():
-                what = self.approvals(frame.id) or "a request"
-                return f"{_PAST[frame.answer]} {what}", ""
+                asked = self.approvals(frame.id)
+                if asked is None:
+                    return f"{_PAST[frame.answer]} a request that no longer waits", ""
+                name, request = asked
+                return f"{_PAST[frame.answer]} {name}'s {request_noun(request.t)}", self._request_detail(request)
+            case GuestUnblock():
+                return "let a removed guest back in", self.names(frame.guest_id)
             case GuestSetAccess():
                 return "changed access", f"{self.names(frame.guest_id)}: {frame.access or 'the room default'}"
             case RoomSetAccess():
@@ -116,9 +133,9 @@ class Audit:
                 return "removed a guest", self.names(frame.guest_id)
             case TerminalGrant():
                 verb = "gave control of a terminal" if frame.granted else "took back control of a terminal"
-                return verb, f"{self._thing(frame.terminal_id)} to {self.names(frame.guest_id)}"
+                return verb, f"{self.thing(frame.terminal_id)} to {self.names(frame.guest_id)}"
             case TermControl():
-                return "took control of a terminal", self._thing(frame.id)
+                return "took control of a terminal", self.thing(frame.id)
             case TermOpen():
                 # A page opens every terminal it shows; only a terminal's first opening starts a shell.
                 if self.things(frame.id):
@@ -137,10 +154,26 @@ class Audit:
     def _prompt_detail(self, frame: ClientFrame) -> str:
         if isinstance(frame, AgentPrompt):
             digest = text_sha256(frame.text)[:DIGEST_CHARS]
-            return f"{len(frame.text)} characters to {self._thing(frame.session_id)} (fingerprint {digest})"
+            return f"{len(frame.text)} characters to {self.thing(frame.session_id)} (fingerprint {digest})"
         return ""
 
-    def _thing(self, ref: str) -> str:
+    def _request_detail(self, frame: ClientFrame) -> str:
+        """What an approval let run, so the record answers who allowed what: the prompt's digest,
+        the agent started, the terminal opened or handed over, the session it acts on."""
+        match frame:
+            case AgentPrompt():
+                return self._prompt_detail(frame)
+            case AgentCreate():
+                return self.agents(frame.agent) or "an agent that has gone"
+            case TermOpen():
+                return "a new shell on the host's machine"
+            case TermControl():
+                return self.thing(frame.id)
+        subject = getattr(frame, "session_id", None)
+        return self.thing(subject) if isinstance(subject, str) else ""
+
+    def thing(self, ref: str) -> str:
+        """A terminal's or session's name, in words even once it has gone."""
         return self.things(ref) or "a terminal or session that has gone"
 
     def _tally(self, peer: Peer, action: str, where: str, amount: int) -> None:
@@ -218,8 +251,11 @@ class Audit:
 
 
 def _who(peer: Peer) -> tuple[str, str]:
+    if peer.id == API_ID:
+        # Only the host's own token opens the API: `canvas invite` in its terminal, or its scripts.
+        return API_ID, "the host's terminal"
     if peer.is_host:
-        return (HOST_ID if peer.id != "api" else "api"), ("the host" if peer.id != "api" else "the API")
+        return HOST_ID, "the host"
     return peer.id.removeprefix("guest-"), peer.name
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from canvasrelay.core.effects import AnyEffect, Broadcast, Close, Send
 from canvasrelay.core.errors import Refused
 from canvasrelay.core.feature import Feature, Route
-from canvasrelay.core.guest_identity import Identities
+from canvasrelay.core.guest_identity import Identities, Identity
 from canvasrelay.core.invites import OPEN_ID, WITHDRAWN, Invites
 from canvasrelay.core.peer import Peer
 from canvasrelay.core.room import Room, error, needs_approval
@@ -35,10 +35,12 @@ from canvasrelay.protocol.guests import (
     GuestLeave,
     GuestList,
     GuestSetAccess,
+    GuestUnblock,
     HostProfile,
     Outcome,
     People,
     Person,
+    RemovedGuest,
     RequestPending,
     RoomSetAccess,
     TerminalGrant,
@@ -168,6 +170,11 @@ class Guests:
         """The host's name as the host set it (host-profile), shown to guests; empty until then."""
         self.grant_listeners: list[Callable[[], list[AnyEffect]]] = []
         """Called whenever a guest is handed a terminal or loses it (the terminal listing says who)."""
+        self.invite_listeners: list[Callable[[], list[AnyEffect]]] = []
+        """Called when a removal revoked an invite or an undo restored one (the hosts' invite list)."""
+        self.hand_over_ended: list[Callable[[str, str, str], None]] = []
+        """Called as (guest id, terminal id, why) when a hand-over ends other than by the host's
+        taking it back: the record says so."""
 
     def feature(self) -> Feature:
         return Feature(
@@ -176,6 +183,7 @@ class Guests:
                 GuestSetAccess: Route(self._set_access),
                 RoomSetAccess: Route(self._set_room_access),
                 GuestKick: Route(self._kick),
+                GuestUnblock: Route(self._unblock),
                 TerminalGrant: Route(self._grant),
                 ApprovalAnswer: Route(self._answer),
                 HostProfile: Route(self._host_profile),
@@ -197,18 +205,20 @@ class Guests:
         invite = self.invites.admit(invite_id, guest_id)
         if isinstance(invite, str):
             return invite
-        before = self.identities.get(guest_id)
         identity = self.identities.seen(guest_id, join.key, join.name, join.color, invite.id)
-        if invite.access is not None and (before is None or before.invite_id != invite.id):
+        if invite.access is not None and self.identities.uses(guest_id, invite.id):
             # A person's own invite sets their access the first time they use it; the host may change it later.
             self.identities.set_access(guest_id, invite.access)
-            identity = self.identities.get(guest_id) or identity
+        identity = self.identities.get(guest_id) or identity
         guest = self.guests.get(guest_id)
         if guest is None:
             guest = Guest(guest_id, join.name, join.color, away_since=self.clock())
             self.guests[guest_id] = guest
         guest.name, guest.color, guest.invite_id = join.name, join.color, invite.id
         guest.own_access = Access(identity.own_access) if identity.own_access else None
+        # The same set as the peer's, changed in place: a hand-over kept through a restart is back.
+        guest.granted_terminals.clear()
+        guest.granted_terminals.update(identity.terminals)
         return Peer(
             id=peer_id_of(guest.guest_id),
             access=self.access_of(guest),
@@ -243,6 +253,7 @@ class Guests:
                 for g in self.guests.values()
                 if g.guest_id not in self.banned
             ],
+            removed=[RemovedGuest(guest_id=i.guest_id, name=i.name, color=i.color) for i in self.identities.blocked()],
         )
 
     def to_hosts(self) -> Broadcast:
@@ -283,13 +294,18 @@ class Guests:
         if number.isdigit():
             self._ids = itertools.count(max(int(number) + 1, next(self._ids)))
 
+    def _who(self, guest_id: str) -> tuple[str, str]:
+        """A guest's name and colour, here or not (after a restart, its requests wait before it is back)."""
+        guest = self.guests.get(guest_id) or self.identities.get(guest_id)
+        return (guest.name, guest.color) if guest is not None else ("A guest", HOST_COLOR)
+
     def _request(self, approval: Approval) -> ApprovalRequest:
-        guest = self.guests.get(approval.guest_id)
+        name, color = self._who(approval.guest_id)
         return ApprovalRequest(
             id=approval.id,
             guest_id=approval.guest_id,
-            name=guest.name if guest else "",
-            color=guest.color if guest else "",
+            name=name,
+            color=color,
             what=approval.frame.t,
             text=approval.text,
             length=len(approval.text),
@@ -354,12 +370,16 @@ class Guests:
         effects += self._resolved(approval, "trusted" if frame.answer == "trust" else "approved")
         return effects + self.room.perform(peer, approval.frame)
 
-    def _resolved(self, approval: Approval, outcome: Outcome) -> list[AnyEffect]:
+    def _resolved(self, approval: Approval, outcome: Outcome, reason: str | None = None) -> list[AnyEffect]:
         """The guest keeps the words of a request that did not run (to copy or send again); the hosts keep a line."""
         kept = own_words(approval.frame) if outcome in ("denied", "expired", "withdrawn") else None
-        guest = self.guests.get(approval.guest_id)
         resolved = ApprovalResolved(
-            id=approval.id, ref=approval.frame.t, outcome=outcome, text=kept, name=guest.name if guest else ""
+            id=approval.id,
+            ref=approval.frame.t,
+            outcome=outcome,
+            text=kept,
+            name=self._who(approval.guest_id)[0],
+            reason=reason,
         )
         return [Send(approval.peer_id, resolved), Broadcast(resolved, min_access=Access.HOST)]
 
@@ -381,76 +401,130 @@ class Guests:
         return [*effects, self.to_hosts(), self.people()]
 
     def _kick(self, _host: Peer, frame: GuestKick) -> list[AnyEffect]:
-        """Removing a guest blocks its identity, and revokes its own invite when it came through one."""
+        """Removing a guest blocks its identity, whatever link it uses next, and revokes its own invite
+        when it came through one."""
         guest = self._known(frame.guest_id)
         if guest is None:
             raise Refused("not-found", NO_GUEST)
+        why = f"the host removed {guest.name}"
+        effects = self._hold(guest.guest_id, set(), why)
         self.identities.block(guest.guest_id)
         is_open = guest.invite_id == OPEN_ID
-        effects = self.remove(guest.guest_id, KICKED, ban=True)
+        effects += self.remove(guest.guest_id, KICKED, ban=True, why=why)
         if not is_open:
             self.invites.revoke(guest.invite_id)
-            effects += self.withdraw(guest.invite_id)
+            effects += self.revoked(guest.invite_id)
         removed = GuestRemoved(
             guest_id=guest.guest_id, name=guest.name, how="blocked" if is_open else "invite-revoked", open_link=is_open
         )
-        return [*effects, Broadcast(removed, min_access=Access.HOST)]
+        return [*effects, *self._invites_changed(), Broadcast(removed, min_access=Access.HOST)]
 
-    def withdraw(self, invite_id: str) -> list[AnyEffect]:
-        """Everyone who came through a revoked invite leaves now."""
-        effects: list[AnyEffect] = []
-        for guest in [g for g in self.guests.values() if g.invite_id == invite_id]:
-            effects += self.remove(guest.guest_id, WITHDRAWN, ban=False, code=CLOSE_WITHDRAWN)
+    def _unblock(self, _host: Peer, frame: GuestUnblock) -> list[AnyEffect]:
+        """The host undoes a removal: the person may come back, through the invite the removal revoked too."""
+        identity = self.identities.unblock(frame.guest_id)
+        if identity is None:
+            raise Refused("not-found", "That person is not removed from the room.")
+        self.banned.discard(identity.guest_id)
+        # The removed guest's place was kept only to keep it out: it comes back as it joins.
+        self.guests.pop(identity.guest_id, None)
+        effects: list[AnyEffect] = [self.to_hosts()]
+        if identity.invite_id != OPEN_ID and identity.invite_id in self.invites.invites:
+            self.invites.restore(identity.invite_id)
+            effects += self._invites_changed()
         return effects
 
-    def remove(self, guest_id: str, reason: str, ban: bool, code: int = CLOSE_KICKED) -> list[AnyEffect]:
-        """Out of the room, its requests and terminals taken back: the hub ends its channel. Banned, it
-        cannot come back in this run whatever invite it holds; else it is forgotten here."""
+    def revoked(self, invite_id: str) -> list[AnyEffect]:
+        """An invite was revoked: whoever came through it loses the access and the terminals it gave,
+        through whatever link it comes next, and whoever is here through it leaves now."""
+        effects: list[AnyEffect] = []
+        for identity in self.identities.revoked(invite_id):
+            effects += self._hold(identity.guest_id, set(), f"{identity.name}'s invitation was withdrawn")
+            guest = self.guests.get(identity.guest_id)
+            if guest is not None and guest.invite_id != invite_id:
+                guest.own_access = None
+                effects += self._sync_peer(guest)
+        for guest in [g for g in self.guests.values() if g.invite_id == invite_id and g.guest_id not in self.banned]:
+            why = f"{guest.name}'s invitation was withdrawn"
+            effects += self.remove(guest.guest_id, WITHDRAWN, ban=False, why=why, code=CLOSE_WITHDRAWN)
+        return [*effects, self.to_hosts(), self.people()]
+
+    def remove(self, guest_id: str, reason: str, ban: bool, why: str, code: int = CLOSE_KICKED) -> list[AnyEffect]:
+        """Out of the room, its requests ended (on every page, with `why`) and its terminals taken back:
+        the hub ends its channel. Banned, it cannot come back in this run whatever invite it holds;
+        else it is forgotten here."""
         if ban:
             self.banned.add(guest_id)
+        effects: list[AnyEffect] = []
         for approval in [a for a in self.pending.values() if a.guest_id == guest_id]:
             del self.pending[approval.id]
-        guest = self.guests.get(guest_id) if ban else self.guests.pop(guest_id, None)
-        effects: list[AnyEffect] = [Close(peer_id_of(guest_id), code, reason), self.to_hosts()]
-        if guest is not None and guest.granted_terminals:
-            guest.granted_terminals.clear()
-            effects += self._grants_changed()
-        return effects
+            effects += self._resolved(approval, "withdrawn", why)
+        effects += self._hold(guest_id, set(), why)
+        if not ban:
+            self.guests.pop(guest_id, None)
+        return [*effects, Close(peer_id_of(guest_id), code, reason), self.to_hosts()]
 
     def _grant(self, _host: Peer, frame: TerminalGrant) -> list[AnyEffect]:
-        if self._known(frame.guest_id) is None:
+        if self._person(frame.guest_id) is None:
             raise Refused("not-found", NO_GUEST)
         return self.grant(frame.guest_id, frame.terminal_id, frame.granted)
 
     def grant(self, guest_id: str, terminal_id: str, granted: bool) -> list[AnyEffect]:
-        """Hand a guest control of a terminal (or take it back)."""
-        guest = self._known(guest_id)
-        if guest is None:
+        """Hand a guest control of a terminal (or take it back), here or not: it is kept like its access."""
+        held = self._held(guest_id)
+        if held is None:
             return []
-        if granted:
-            guest.granted_terminals.add(terminal_id)
-        else:
-            guest.granted_terminals.discard(terminal_id)
-        return [*self._sync_peer(guest), self.to_hosts(), *self._grants_changed()]
+        return self._hold(guest_id, held | {terminal_id} if granted else held - {terminal_id})
+
+    def _held(self, guest_id: str) -> set[str] | None:
+        """The terminals a person (not removed) holds, or None for nobody the room knows."""
+        if self._person(guest_id) is None:
+            return None
+        guest, identity = self.guests.get(guest_id), self.identities.get(guest_id)
+        return set(identity.terminals) if identity is not None else set(guest.granted_terminals if guest else ())
+
+    def _hold(self, guest_id: str, terminals: set[str], why: str = "") -> list[AnyEffect]:
+        """`guest_id` now holds `terminals`, on its identity (which outlives a restart) and its live
+        peer; each hand-over it loses is recorded with `why`, unless the host took it back."""
+        guest, identity = self.guests.get(guest_id), self.identities.get(guest_id)
+        before = set(identity.terminals) if identity is not None else set(guest.granted_terminals if guest else ())
+        if before == terminals:
+            return []
+        self.identities.set_terminals(guest_id, terminals)
+        if guest is not None:
+            guest.granted_terminals.clear()
+            guest.granted_terminals.update(terminals)
+        if why:
+            for terminal_id in sorted(before - terminals):
+                for listener in self.hand_over_ended:
+                    listener(guest_id, terminal_id, why)
+        synced = self._sync_peer(guest) if guest is not None else []
+        return [*synced, self.to_hosts(), *self._grants_changed()]
 
     def controllers(self, terminal_id: str) -> list[Controller]:
         return [
-            Controller(guest_id=g.guest_id, name=g.name, color=g.color)
-            for g in self.guests.values()
-            if terminal_id in g.granted_terminals and g.guest_id not in self.banned
+            Controller(guest_id=i.guest_id, name=i.name, color=i.color)
+            for i in self.identities.holding(terminal_id)
+            if i.guest_id not in self.banned
         ]
 
     def _grants_changed(self) -> list[AnyEffect]:
         return [effect for listener in self.grant_listeners for effect in listener()]
 
-    def end_grants(self, terminal_id: str) -> list[AnyEffect]:
+    def _invites_changed(self) -> list[AnyEffect]:
+        return [effect for listener in self.invite_listeners for effect in listener()]
+
+    def end_grants(self, terminal_id: str, why: str) -> list[AnyEffect]:
         """No guest controls `terminal_id` any more (its shell ended, or another starts under it)."""
-        holders = [g for g in self.guests.values() if terminal_id in g.granted_terminals]
         effects: list[AnyEffect] = []
-        for guest in holders:
-            guest.granted_terminals.discard(terminal_id)
-            effects += self._sync_peer(guest)
-        return [*effects, self.to_hosts()] if holders else []
+        for identity in self.identities.holding(terminal_id):
+            effects += self._hold(identity.guest_id, set(identity.terminals) - {terminal_id}, why)
+        return effects
+
+    def keep_grants(self, running: set[str], why: str) -> None:
+        """At start, before anyone is here: the hand-overs of shells that did not outlive the stop end."""
+        for identity in list(self.identities.known.values()):
+            if not set(identity.terminals) <= running:
+                self._hold(identity.guest_id, set(identity.terminals) & running, why)
 
     def set_own_access(self, guest_id: str, access: Access) -> list[AnyEffect]:
         guest = self._known(guest_id)
@@ -464,10 +538,9 @@ class Guests:
 
     def _lowered(self, guest: Guest, before: Access) -> list[AnyEffect]:
         """Lowering a guest's access takes back the terminals it was handed: the host meant less, not more."""
-        if self.access_of(guest).rank >= before.rank or not guest.granted_terminals:
+        if self.access_of(guest).rank >= before.rank:
             return []
-        guest.granted_terminals.clear()
-        return self._grants_changed()
+        return self._hold(guest.guest_id, set(), f"the host lowered {guest.name}'s access")
 
     def _leave(self, peer: Peer, _frame: GuestLeave) -> list[AnyEffect]:
         if self._guest_of(peer) is None:
@@ -567,6 +640,13 @@ class Guests:
 
     def _known(self, guest_id: str) -> Guest | None:
         return None if guest_id in self.banned else self.guests.get(guest_id)
+
+    def _person(self, guest_id: str) -> Guest | Identity | None:
+        """A guest here, or one the room keeps (gone for now, or before a restart), not removed."""
+        identity = self.identities.get(guest_id)
+        if guest_id in self.banned or (identity is not None and identity.blocked):
+            return None
+        return self.guests.get(guest_id) or identity
 
 
 def _level(access: Access) -> AccessLevel:

@@ -58,7 +58,8 @@ class Invite:
     id: str
     name: str
     access: InviteAccess | None
-    """None for the open link: guests through it get the room's default access."""
+    """None for the open link (and the old ones it rotated away from): guests through it get the
+    room's default access."""
     secret: str
     created_at: float
     expires_at: float | None = None
@@ -164,6 +165,22 @@ class Invites:
         if invite.revoked_at is None:
             invite = self._put(replace(invite, revoked_at=self.clock()))
         return invite
+
+    def restore(self, invite_id: str) -> Invite:
+        """Undo a revocation: the link works again, and its guests' next join gives them its access anew."""
+        invite = self.get(invite_id)
+        if invite.access is None:
+            raise InviteRefused("an old open room link stays withdrawn: the open link has a new secret")
+        if invite.revoked_at is not None:
+            invite = self._put(replace(invite, revoked_at=None))
+        return invite
+
+    def withdrawn(self) -> list[Invite]:
+        """The named invites revoked lately, newest first: the host may still undo each."""
+        return sorted(
+            (i for i in self.listening() if i.revoked_at is not None and i.access is not None),
+            key=lambda i: -(i.revoked_at or 0.0),
+        )
 
     def set_open(self, enabled: bool) -> Invite:
         return self._put(replace(self.open, enabled=enabled))

@@ -11,7 +11,7 @@ is told to the hosts (`invites`).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from canvasrelay.core.audit import Audit
 from canvasrelay.core.effects import AnyEffect, Broadcast, Send
@@ -31,6 +31,7 @@ from canvasrelay.protocol.people import (
     InviteCreate,
     InviteCreated,
     InviteList,
+    InviteRestore,
     InviteRevoke,
     OpenLinkSet,
 )
@@ -55,12 +56,26 @@ class PeopleRoom:
     names_prompts: Callable[[str], bool] = lambda _session_id: True
     """Whether guests' prompts to a session reach its agent named (the session keeps the host's switch)."""
 
+    _told: InviteList | None = field(default=None, init=False)
+    """The invite list the hosts were sent last: an invite that expires or is spent is told on the clock."""
+
+    def __post_init__(self) -> None:
+        self.guests.invite_listeners.append(lambda: [self.to_hosts()])
+        self.guests.hand_over_ended.append(self._hand_over_ended)
+        self.audit.approvals = self._asked
+
+    def _asked(self, request_id: str) -> tuple[str, ClientFrame] | None:
+        """Who asked a waiting request, and the frame that runs if the host approves it."""
+        approval = self.guests.pending.get(request_id)
+        return (self.audit.names(approval.guest_id), approval.frame) if approval is not None else None
+
     def feature(self) -> Feature:
         return Feature(
             "the people",
             routes={
                 InviteCreate: Route(self._create),
                 InviteRevoke: Route(self._revoke),
+                InviteRestore: Route(self._restore),
                 OpenLinkSet: Route(self._open_link),
                 AccessAsk: Route(self._access),
                 AuditRead: Route(self._read),
@@ -69,6 +84,7 @@ class PeopleRoom:
             observe=self.audit.observe,
             joined=self._joined,
             left=self._left,
+            tick=self.tick,
         )
 
     def fragment(self, invite: Invite) -> str:
@@ -78,12 +94,20 @@ class PeopleRoom:
         now = self.invites.clock()
         open_invite = self.invites.open
         return InviteList(
-            invites=[i.info(now) for i in self.invites if i.revoked_at is None or i.is_open],
+            invites=[
+                *(i.info(now) for i in self.invites if i.revoked_at is None or i.is_open),
+                *(i.info(now) for i in self.invites.withdrawn()),
+            ],
             open_link=self.fragment(open_invite) if open_invite.stands(now) else None,
         )
 
     def to_hosts(self) -> Broadcast:
-        return Broadcast(self.invite_list(), min_access=Access.HOST)
+        self._told = self.invite_list()
+        return Broadcast(self._told, min_access=Access.HOST)
+
+    def tick(self, _now: float) -> list[AnyEffect]:
+        """An invite that expired or was spent since the hosts were told: told now, not at their next reload."""
+        return [self.to_hosts()] if self._told is not None and self.invite_list() != self._told else []
 
     def create(self, by: Peer, frame: InviteCreate) -> Invite:
         name = frame.name.strip() or frame.name
@@ -94,7 +118,11 @@ class PeopleRoom:
     def revoke(self, by: Peer, invite_id: str) -> list[AnyEffect]:
         invite = self.invites.revoke(invite_id)
         self.audit.record(by, "revoked an invitation", invite.name)
-        return [*self.guests.withdraw(invite_id), self.to_hosts()]
+        return [*self.guests.revoked(invite_id), self.to_hosts()]
+
+    def _hand_over_ended(self, guest_id: str, terminal_id: str, why: str) -> None:
+        detail = f"{self.audit.thing(terminal_id)}: {why}"
+        self.audit.note(guest_id, self.audit.names(guest_id), "lost control of a terminal", detail)
 
     # -- routes -------------------------------------------------------------------------------
 
@@ -105,6 +133,11 @@ class PeopleRoom:
 
     def _revoke(self, host: Peer, frame: InviteRevoke) -> list[AnyEffect]:
         return self.revoke(host, frame.id)
+
+    def _restore(self, host: Peer, frame: InviteRestore) -> list[AnyEffect]:
+        invite = self.invites.restore(frame.id)
+        self.audit.record(host, "undid the revocation of an invitation", invite.name)
+        return [self.to_hosts()]
 
     def _open_link(self, _host: Peer, frame: OpenLinkSet) -> list[AnyEffect]:
         # Whoever came through the old link stays: the host removes people one by one.

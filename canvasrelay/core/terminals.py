@@ -5,7 +5,12 @@ the output to each watcher. Opening a new terminal starts a shell on the host's 
 (RUN_ON_HOST); watching one that exists is only seeing it (READ); typing, resizing and
 ending one need TYPE_TERMINAL, which an edit guest has only for terminals the host granted.
 A grant belongs to one shell: it ends when that shell ends, and a new shell opened under the
-same id starts with no grants.
+same id starts with no grants; it is kept with the guest's identity, so it outlives a restart
+as long as the shell does.
+
+One shell has one size for everyone: the widest of the views that may type in it (each says what
+it could show with `term-resize`), unless the host pinned one. A narrower view draws that size
+smaller or scrolled; it never shrinks the shell under the others.
 
 Where tmux keeps the shells, they outlive the server: the adapter records the terminals
 (`RecordTerminals`) and, on the next start, gives them back (`restore`) as they are now,
@@ -15,16 +20,16 @@ running, ended before, or ended while canvas was stopped.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from canvasrelay.core.effects import AnyEffect, Broadcast, Effect, Multicast, Send
 from canvasrelay.core.errors import Refused
 from canvasrelay.core.feature import Feature, Route
 from canvasrelay.core.guests import Guests
 from canvasrelay.core.peer import Peer
-from canvasrelay.core.policy import Request
+from canvasrelay.core.policy import Request, decide
 from canvasrelay.core.room import Room
-from canvasrelay.protocol.access import Action
+from canvasrelay.protocol.access import Action, Decision
 from canvasrelay.protocol.terminals import (
     TermClose,
     TermControl,
@@ -34,6 +39,7 @@ from canvasrelay.protocol.terminals import (
     TermInput,
     TermList,
     TermOpen,
+    TermPin,
     TermRename,
     TermResize,
     TermTypist,
@@ -123,6 +129,9 @@ class KeptTerminal:
     running: bool
     exit_code: int | None = None
     ended_while_stopped: bool = False
+    cols: int | None = None
+    rows: int | None = None
+    pinned: bool = False
 
 
 @dataclass(frozen=True)
@@ -139,6 +148,11 @@ class _Terminal:
     exit_code: int | None = None
     closing: bool = False
     ended_while_stopped: bool = False
+    size: tuple[int, int] | None = None
+    """(cols, rows) the shell has now, as the room set it."""
+    pinned: bool = False
+    views: dict[str, tuple[int, int]] = field(default_factory=dict)
+    """What each watching view could show, by peer id: the widest of those that may type sets the size."""
 
 
 GONE = "That terminal is gone: it ended, or the server restarted since."
@@ -166,6 +180,7 @@ class TerminalRoom:
                 TermDetach: Route(self._detach),
                 TermControl: Route(self._take_control),
                 TermRename: Route(self._rename),
+                TermPin: Route(self._pin),
                 TermList: Route(self._list),
             },
             live=lambda ref: ref in self.terminals and self.terminals[ref].running,
@@ -185,7 +200,7 @@ class TerminalRoom:
     def _open(self, peer: Peer, frame: TermOpen) -> list[AnyEffect]:
         if frame.id in self.terminals:
             self.watchers[frame.id].add(peer.id)
-            return [AttachTerminal(frame.id, peer.id)]
+            return [AttachTerminal(frame.id, peer.id), *self._viewed(peer, frame.id, (frame.cols, frame.rows))]
         if sum(t.running for t in self.terminals.values()) >= MAX_RUNNING:
             raise Refused("conflict", f"{MAX_RUNNING} terminals run already: end one first.")
         effects: list[AnyEffect] = []
@@ -194,10 +209,11 @@ class TerminalRoom:
             if oldest is None:
                 raise Refused("conflict", f"The room keeps at most {MAX_KEPT} terminals: end one first.")
             effects.append(self._forget(oldest))
-        self.terminals[frame.id] = _Terminal(self._numbered())
+        size = (frame.cols, frame.rows)
+        self.terminals[frame.id] = _Terminal(self._numbered(), size=size, views={peer.id: size})
         self.watchers[frame.id] = {peer.id}
         # A grant was for the shell the host saw; one given for this id before is not for this shell.
-        effects += self.guests.end_grants(frame.id)
+        effects += self.guests.end_grants(frame.id, "a new shell started in its place")
         effects += [StartTerminal(frame.id, frame.cols, frame.rows, peer.id)]
         guest_id = self.guests.guest_id_of(peer)
         if guest_id is not None:
@@ -206,15 +222,24 @@ class TerminalRoom:
         return [*effects, *self._changed()]
 
     def restore(self, kept: list[KeptTerminal]) -> None:
-        """The terminals the adapter found at start-up, before anyone joined."""
+        """The terminals the adapter found at start-up, before anyone joined. A hand-over lasts as
+        long as its shell: those of shells that did not outlive the stop end, and are recorded so."""
         for record in kept:
             self.terminals[record.id] = _Terminal(
                 record.name or self._numbered(),
                 record.running,
                 record.exit_code,
                 ended_while_stopped=record.ended_while_stopped,
+                size=(record.cols, record.rows) if record.cols and record.rows else None,
+                pinned=record.pinned,
             )
             self.watchers[record.id] = set()
+        why = (
+            "its shell ended while canvas was stopped"
+            if self.outlive_restart
+            else "canvas stopped, and its shell with it (tmux is not installed)"
+        )
+        self.guests.keep_grants({record.id for record in kept if record.running}, why)
 
     def _numbered(self) -> str:
         taken = {t.name for t in self.terminals.values()}
@@ -258,7 +283,54 @@ class TerminalRoom:
 
     def _resize(self, peer: Peer, frame: TermResize) -> list[AnyEffect]:
         self._require_running(frame.id)
-        return [ResizeTerminal(frame.id, frame.cols, frame.rows)]
+        return self._viewed(peer, frame.id, (frame.cols, frame.rows))
+
+    def _pin(self, _host: Peer, frame: TermPin) -> list[AnyEffect]:
+        self._require_running(frame.id)
+        terminal = self.terminals[frame.id]
+        if (frame.cols is None) != (frame.rows is None):
+            raise Refused("invalid", "Pin a terminal to both a number of columns and of rows, or to neither.")
+        terminal.pinned = frame.cols is not None and frame.rows is not None
+        if frame.cols is not None and frame.rows is not None:
+            return self._sized(frame.id, (frame.cols, frame.rows), told=True)
+        return self._sized(frame.id, self._widest(frame.id), told=True)
+
+    def _viewed(self, peer: Peer, tid: str, size: tuple[int, int]) -> list[AnyEffect]:
+        """`peer`'s view of `tid` could show `size`: the shell follows the widest view that may type."""
+        terminal = self.terminals[tid]
+        if not terminal.running:
+            return []
+        terminal.views[peer.id] = size
+        return [] if terminal.pinned else self._sized(tid, self._widest(tid))
+
+    def _widest(self, tid: str) -> tuple[int, int] | None:
+        """The size of the widest view of `tid` whose peer may type in it now (the tallest among equals)."""
+        terminal = self.terminals[tid]
+        sizes = [
+            size
+            for peer_id, size in terminal.views.items()
+            if (peer := self.room.peers.get(peer_id)) is not None and self._may_type(peer, tid)
+        ]
+        return max(sizes) if sizes else None
+
+    @staticmethod
+    def _may_type(peer: Peer, tid: str) -> bool:
+        request = Request(Action.TYPE_TERMINAL, terminal_granted=tid in peer.granted_terminals)
+        return decide(peer.access, request) is Decision.ALLOW
+
+    def _sized(self, tid: str, size: tuple[int, int] | None, told: bool = False) -> list[AnyEffect]:
+        """The shell takes `size` (None: it keeps the one it has); every page hears of a change."""
+        terminal = self.terminals[tid]
+        if size is None or size == terminal.size:
+            return self._changed() if told else []
+        terminal.size = size
+        return [ResizeTerminal(tid, *size), *self._changed()]
+
+    def _unviewed(self, peer_id: str, tid: str) -> list[AnyEffect]:
+        terminal = self.terminals.get(tid)
+        if terminal is None or terminal.views.pop(peer_id, None) is None or terminal.pinned or not terminal.running:
+            return []
+        return self._sized(tid, self._widest(tid))
 
     def _close(self, peer: Peer, frame: TermClose) -> list[AnyEffect]:
         terminal = self.terminals.get(frame.id)
@@ -274,7 +346,7 @@ class TerminalRoom:
         if watching is None or peer.id not in watching:
             return []
         watching.discard(peer.id)
-        return [DetachTerminal(frame.id, peer.id)]
+        return [DetachTerminal(frame.id, peer.id), *self._unviewed(peer.id, frame.id)]
 
     def exited(self, tid: str, code: int) -> list[AnyEffect]:
         """The adapter reports that a shell ended (after its last output)."""
@@ -286,7 +358,7 @@ class TerminalRoom:
         effects: list[AnyEffect] = [DeliverExit(tid, code, tuple(sorted(self.watchers.get(tid, ()))))]
         if terminal.closing:
             effects.append(self._forget(tid))
-        return [*effects, *self.guests.end_grants(tid), *self._changed()]
+        return [*effects, *self.guests.end_grants(tid, "its shell ended"), *self._changed()]
 
     def _forget(self, tid: str) -> ForgetTerminal:
         self.terminals.pop(tid, None)
@@ -299,7 +371,16 @@ class TerminalRoom:
 
     def kept(self) -> tuple[KeptTerminal, ...]:
         return tuple(
-            KeptTerminal(tid, t.name, t.running, t.exit_code, t.ended_while_stopped)
+            KeptTerminal(
+                tid,
+                t.name,
+                t.running,
+                t.exit_code,
+                t.ended_while_stopped,
+                cols=t.size[0] if t.size else None,
+                rows=t.size[1] if t.size else None,
+                pinned=t.pinned,
+            )
             for tid, t in self.terminals.items()
         )
 
@@ -316,6 +397,9 @@ class TerminalRoom:
                     exit_code=t.exit_code,
                     ended_while_stopped=t.ended_while_stopped,
                     controllers=self.guests.controllers(tid),
+                    cols=t.size[0] if t.size else None,
+                    rows=t.size[1] if t.size else None,
+                    pinned=t.pinned,
                 )
                 for tid, t in self.terminals.items()
             ],
@@ -326,6 +410,8 @@ class TerminalRoom:
         return [Send(peer.id, self._listing_frame())]
 
     def _left(self, peer: Peer) -> list[AnyEffect]:
-        for watching in self.watchers.values():
+        effects: list[AnyEffect] = [DetachPeer(peer.id)]
+        for tid, watching in self.watchers.items():
             watching.discard(peer.id)
-        return [DetachPeer(peer.id)]
+            effects += self._unviewed(peer.id, tid)
+        return effects

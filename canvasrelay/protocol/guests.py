@@ -69,6 +69,16 @@ class GuestKick(ClientFrame):
 
 
 @client_frame
+class GuestUnblock(ClientFrame):
+    """The host undoes a removal: the person may join again (through its invitation, which the
+    removal revoked, too)."""
+
+    t: Literal["guest-unblock"] = "guest-unblock"
+    action: ClassVar[Action] = Action.ADMIN
+    guest_id: str = Field(max_length=ID_MAX)
+
+
+@client_frame
 class TerminalGrant(ClientFrame):
     t: Literal["terminal-grant"] = "terminal-grant"
     action: ClassVar[Action] = Action.ADMIN
@@ -102,6 +112,14 @@ class GuestInfo(Model):
     (removing revokes that invitation)."""
 
 
+class RemovedGuest(Model):
+    """A person the host removed: kept out, whatever link it holds, until the host lets it back."""
+
+    guest_id: str
+    name: str
+    color: str
+
+
 @server_frame
 class GuestList(ServerFrame):
     """To hosts, whenever a guest joins, leaves or changes."""
@@ -109,6 +127,7 @@ class GuestList(ServerFrame):
     t: Literal["guests"] = "guests"
     default_access: AccessLevel
     guests: list[GuestInfo]
+    removed: list[RemovedGuest] = Field(default_factory=list)
 
 
 @server_frame
@@ -149,6 +168,8 @@ class ApprovalResolved(ServerFrame):
     """What the request said, when it did not run (denied, expired, withdrawn): the guest can copy or resend it."""
     name: str = ""
     """Who asked, for the host's line about it."""
+    reason: str | None = None
+    """Why a request was withdrawn, in words ("the host removed Ada"), when the asker did not leave of its own."""
 
 
 @server_frame

@@ -35,10 +35,11 @@ class InviteInfo(Model):
 
 @server_frame
 class InviteList(ServerFrame):
-    """To hosts, whenever an invite is made, revoked, used or the open link changes."""
+    """To hosts, whenever an invite is made, revoked, used, expires or the open link changes."""
 
     t: Literal["invites"] = "invites"
     invites: list[InviteInfo]
+    """Standing and spent ones, and those revoked lately (the host may undo a revocation)."""
     open_link: str | None
     """The open room link's fragment (`room=…&key=…&host=…`), when it is on."""
 
@@ -66,6 +67,15 @@ class InviteCreated(ServerFrame):
 @client_frame
 class InviteRevoke(ClientFrame):
     t: Literal["invite-revoke"] = "invite-revoke"
+    action: ClassVar[Action] = Action.ADMIN
+    id: str = Field(max_length=ID_MAX)
+
+
+@client_frame
+class InviteRestore(ClientFrame):
+    """The host undoes a revocation: the invitation's link works again."""
+
+    t: Literal["invite-restore"] = "invite-restore"
     action: ClassVar[Action] = Action.ADMIN
     id: str = Field(max_length=ID_MAX)
 

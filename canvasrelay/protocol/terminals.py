@@ -45,11 +45,26 @@ class TermInput(ClientFrame):
 
 @client_frame
 class TermResize(ClientFrame):
+    """The size this view could show. The shell takes the widest such size of the views that may
+    type in it (unless the host pinned one): a narrower view shows the shell's size smaller or
+    scrolled, and never shrinks it for the others."""
+
     t: Literal["term-resize"] = "term-resize"
     action: ClassVar[Action] = Action.TYPE_TERMINAL
     id: TerminalId
     cols: int = Field(ge=2, le=MAX_COLS)
     rows: int = Field(ge=1, le=MAX_ROWS)
+
+
+@client_frame
+class TermPin(ClientFrame):
+    """The host keeps a terminal at this size whatever views watch it, or (no size) lets it follow them again."""
+
+    t: Literal["term-pin"] = "term-pin"
+    action: ClassVar[Action] = Action.ADMIN
+    id: TerminalId
+    cols: int | None = Field(default=None, ge=2, le=MAX_COLS)
+    rows: int | None = Field(default=None, ge=1, le=MAX_ROWS)
 
 
 @client_frame
@@ -135,6 +150,11 @@ class TerminalInfo(Model):
     """Its shell ended while canvas was not running (it was running when canvas stopped)."""
     controllers: list[Controller] = Field(default_factory=list)
     """The guests who may type into it besides the host (and trusted guests)."""
+    cols: int | None = None
+    """The shell's size, which every view draws; None until a view that may type said what it shows."""
+    rows: int | None = None
+    pinned: bool = False
+    """The host pinned the size: views no longer change it."""
 
 
 @server_frame

@@ -30,7 +30,6 @@ from canvasrelay.net import public_relays
 from canvasrelay.net.bounded_site import BoundedSite
 from canvasrelay.net.nostr_rendezvous import RelayListening
 from canvasrelay.net.peer_connection import chosen
-from canvasrelay.protocol.words import request_noun
 from canvasrelay.server import canvas_dir, room_secrets
 from canvasrelay.server.agents.catalog import AgentSpec, discover, process_limits
 from canvasrelay.server.agents.host import AgentHost
@@ -121,7 +120,6 @@ class CanvasServer:
         self.people_store.restore_requests(self.guests)
         self.audit = self.people_store.audit
         self.audit.names = self._guest_name
-        self.audit.approvals = self._approval_words
         self.audit.things = self._thing_name
         self.audit.agents = self._agent_label
         self.people = PeopleRoom(self.room, self.guests, self.invites, self.audit, self.secrets.host_public_key)
@@ -155,6 +153,7 @@ class CanvasServer:
             process_limits(self.config),
         )
         self.people.names_prompts = self.agents.core.names_prompts
+        self.audit.permissions = self.agents.core.permission_words
         tmux = tmux_executable()
         self.terminals = TerminalHost(
             self.runtime,
@@ -216,12 +215,6 @@ class CanvasServer:
 
     def _agent_label(self, agent_id: str) -> str:
         return next((agent.label for agent in self.room.agents if agent.id == agent_id), "")
-
-    def _approval_words(self, approval_id: str) -> str | None:
-        approval = self.guests.pending.get(approval_id)
-        if approval is None:
-            return None
-        return f"{self._guest_name(approval.guest_id)}'s {request_noun(approval.frame.t)}"
 
     async def _own_url(self) -> str:
         await self.listening.wait()
@@ -361,4 +354,3 @@ class _LateOrigins(set[str]):
 
     def __contains__(self, origin: object) -> bool:
         return origin in self.server.own_origins()
-

@@ -349,6 +349,7 @@ export interface ApprovalResolved {
   outcome: "approved" | "denied" | "trusted" | "expired" | "withdrawn";
   text: string | null;
   name: string;
+  reason: string | null;
 }
 
 export interface AuditEntry {
@@ -580,6 +581,7 @@ export interface GuestList {
   t: "guests";
   defaultAccess: "view" | "edit" | "trusted";
   guests: GuestInfo[];
+  removed: RemovedGuest[];
 }
 
 export interface GuestOffer {
@@ -601,6 +603,11 @@ export interface GuestSetAccess {
   t: "guest-set-access";
   guestId: string;
   access: "view" | "edit" | "trusted" | null;
+}
+
+export interface GuestUnblock {
+  t: "guest-unblock";
+  guestId: string;
 }
 
 export interface HeadsMore {
@@ -664,6 +671,11 @@ export interface InviteList {
   t: "invites";
   invites: InviteInfo[];
   openLink: string | null;
+}
+
+export interface InviteRestore {
+  t: "invite-restore";
+  id: string;
 }
 
 export interface InviteRevoke {
@@ -815,6 +827,12 @@ export interface QueuedPrompt {
   byHost: boolean;
 }
 
+export interface RemovedGuest {
+  guestId: string;
+  name: string;
+  color: string;
+}
+
 export interface RequestPending {
   t: "request-pending";
   id: string;
@@ -926,6 +944,13 @@ export interface TermOpen {
   rows?: number;
 }
 
+export interface TermPin {
+  t: "term-pin";
+  id: string;
+  cols?: number | null;
+  rows?: number | null;
+}
+
 export interface TermRename {
   t: "term-rename";
   id: string;
@@ -960,6 +985,9 @@ export interface TerminalInfo {
   exitCode: number | null;
   endedWhileStopped: boolean;
   controllers: Controller[];
+  cols: number | null;
+  rows: number | null;
+  pinned: boolean;
 }
 
 export interface Terminals {
@@ -1155,7 +1183,7 @@ export type ContentBlock = TextBlock | ResourceLinkBlock | OtherBlock;
 
 export type ToolContent = ToolContentBlock | ToolDiff | ToolTerminal;
 
-export type ClientFrame = AccessAsk | AgentCancel | AgentConfig | AgentCreate | AgentHistoryRequest | AgentPermission | AgentPrompt | AgentRename | ApprovalAnswer | AuditRead | Auth | Awareness | BoardMore | BoardSyncRequest | BoardUpdate | FileClose | FileOpen | GuestJoin | GuestKick | GuestLeave | GuestSetAccess | HeadsMore | HostProfile | InviteCreate | InviteRevoke | OpenLinkSet | Ping | PromptAttribution | RoomSetAccess | TermClose | TermControl | TermDetach | TermInput | TermList | TermOpen | TermRename | TermResize | TerminalGrant | TreeWatch;
+export type ClientFrame = AccessAsk | AgentCancel | AgentConfig | AgentCreate | AgentHistoryRequest | AgentPermission | AgentPrompt | AgentRename | ApprovalAnswer | AuditRead | Auth | Awareness | BoardMore | BoardSyncRequest | BoardUpdate | FileClose | FileOpen | GuestJoin | GuestKick | GuestLeave | GuestSetAccess | GuestUnblock | HeadsMore | HostProfile | InviteCreate | InviteRestore | InviteRevoke | OpenLinkSet | Ping | PromptAttribution | RoomSetAccess | TermClose | TermControl | TermDetach | TermInput | TermList | TermOpen | TermPin | TermRename | TermResize | TerminalGrant | TreeWatch;
 
 export type ServerFrame = AgentCompacted | AgentEvent | AgentHistory | AgentMeta | AgentOptions | AgentRemoved | ApprovalRequest | ApprovalResolved | AuditPage | AwarenessOut | BoardPart | BoardSync | BoardUpdateOut | Bye | ErrorFrame | File | GuestList | GuestRemoved | HeadsPart | HubProof | InviteCreated | InviteList | People | Pong | RequestPending | Restarting | StreamGap | TermData | TermExit | TermTypist | Terminals | Tree | Welcome | YourAccess;
 

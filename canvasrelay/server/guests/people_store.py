@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 from pydantic import TypeAdapter, ValidationError
 
-from canvasrelay.core.audit import Audit
+from canvasrelay.core.audit import CANVAS_ID, Audit
 from canvasrelay.core.guest_identity import Identities, Identity
 from canvasrelay.core.guests import Approval, Guests, peer_id_of
 from canvasrelay.core.invites import Invite, Invites
@@ -74,6 +74,8 @@ class PeopleStore:
         self.identities = Identities(time.time, _rows(GUEST_ROWS, _read_json(canvas_dir / GUESTS), GUESTS))
         self.audit = Audit(time.time)
         self.audit.load(self._read_audit())
+        if self.audit.entries and not fresh:
+            self.audit.note(CANVAS_ID, "canvas", "started again", "guests come back with the access they had")
         self._dirty = {INVITES: saved_invites is None, GUESTS: False}
         self.invites.listeners.append(lambda: self._dirty.__setitem__(INVITES, True))
         self.identities.listeners.append(lambda: self._dirty.__setitem__(GUESTS, True))
@@ -183,4 +185,7 @@ class PeopleStore:
 
     async def stop(self) -> None:
         await cancelled(self._task)
+        waiting = len(self.guests.pending) if self.guests is not None else 0
+        kept = f"{waiting} request{'' if waiting == 1 else 's'} still wait" if waiting else "nothing waits"
+        self.audit.note(CANVAS_ID, "canvas", "stopped", f"guests' access and hand-overs are kept; {kept}")
         self.save()

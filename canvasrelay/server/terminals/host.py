@@ -204,6 +204,8 @@ class TerminalHost:
     async def start(self) -> None:
         """Give the room the terminals tmux kept through the last stop, and watch the running ones."""
         if self.tmux is None:
+            # Canvas's own shells ended with it: so did the hand-overs of them.
+            self.room_side.restore([])
             return
         # Only ids the wire takes: someone may have made sessions of their own on the room's socket.
         alive = {tid for tid in await self.tmux.sessions() if _TERMINAL_ID.match(tid)}
@@ -225,12 +227,12 @@ class TerminalHost:
         """A terminal recorded as running whose session is gone ended while canvas was stopped; one
         whose session lives runs, whatever the record says (canvas lost its watch on it)."""
         if record.id in alive:
-            return KeptTerminal(record.id, record.name, running=True)
+            return dataclasses.replace(record, running=True, exit_code=None, ended_while_stopped=False)
         if not record.running:
             return record
         assert self.tmux is not None
         code = self.tmux.take_exit_code(record.id)
-        return KeptTerminal(record.id, record.name, running=False, exit_code=code, ended_while_stopped=True)
+        return dataclasses.replace(record, running=False, exit_code=code, ended_while_stopped=True)
 
     def _recorded(self) -> list[KeptTerminal]:
         try:

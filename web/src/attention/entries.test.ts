@@ -46,7 +46,7 @@ describe("what waits for the host", () => {
       },
       {
         t: "terminals",
-        terminals: [{ id: "t1", name: "Terminal 1", running: true, exitCode: null, endedWhileStopped: false, controllers: [] }],
+        terminals: [{ id: "t1", name: "Terminal 1", running: true, exitCode: null, endedWhileStopped: false, controllers: [], cols: 80, rows: 24, pinned: false }],
         outliveRestart: true,
       },
       {
@@ -86,7 +86,7 @@ describe("what a guest waits for", () => {
       welcomeFrame({ access: "edit", sessions: [head] }),
       { t: "request-pending", id: "a1", ref: "agent-prompt", subject: "s1", expiresInMs: 1000, text: "" },
       { t: "request-pending", id: "a2", ref: "term-open", subject: "t9", expiresInMs: 1000, text: "" },
-      { t: "approval-resolved", id: "a2", ref: "term-open", outcome: "denied", text: null, name: "" },
+      { t: "approval-resolved", id: "a2", ref: "term-open", outcome: "denied", text: null, name: "", reason: null },
     ]);
     const entries = attentionEntries(state);
     expect(entries.map((e) => [e.kind, "what" in e ? e.what : ""])).toEqual([

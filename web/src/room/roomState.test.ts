@@ -70,11 +70,11 @@ describe("the room state", () => {
       welcome(),
       {
         t: "terminals",
-        terminals: [{ id: "t-1", name: "Terminal 1", running: true, exitCode: null, endedWhileStopped: false, controllers: [] }],
+        terminals: [{ id: "t-1", name: "Terminal 1", running: true, exitCode: null, endedWhileStopped: false, controllers: [], cols: 80, rows: 24, pinned: false }],
         outliveRestart: false,
       },
       { t: "tree", paths: ["a.txt", "src/b.ts"] },
-      { t: "guests", defaultAccess: "view", guests: [] },
+      { t: "guests", defaultAccess: "view", guests: [], removed: [] },
       { t: "terminals", terminals: [], outliveRestart: true },
     ]);
     expect(state.terminals).toEqual([]);
@@ -86,7 +86,7 @@ describe("the room state", () => {
     const before = fold([welcome("edit"), pending("a1", "agent-prompt", "s1")]);
     const copy = structuredClone(before);
     receive(before, { t: "access", access: "view", grantedTerminals: [] });
-    receive(before, { t: "approval-resolved", id: "a1", ref: "agent-prompt", outcome: "denied", text: null, name: "" });
+    receive(before, { t: "approval-resolved", id: "a1", ref: "agent-prompt", outcome: "denied", text: null, name: "", reason: null });
     expect(before).toEqual(copy);
     expect(receive(before, { t: "term-data", id: "t-1", data: "ls\r\n", replay: false })).toBe(before);
     expect(receive(before, { t: "board-update", update: "AA==" })).toBe(before);
@@ -97,7 +97,7 @@ describe("a guest's requests", () => {
   it("wait for the host, then say in words how they ended", () => {
     const waiting = fold([welcome("edit"), pending("a1", "agent-prompt", "s1")]);
     expect(waiting.requests).toEqual([{ id: "a1", ref: "agent-prompt", subject: "s1", text: "" }]);
-    const denied = receive(waiting, { t: "approval-resolved", id: "a1", ref: "agent-prompt", outcome: "denied", text: null, name: "" });
+    const denied = receive(waiting, { t: "approval-resolved", id: "a1", ref: "agent-prompt", outcome: "denied", text: null, name: "", reason: null });
     expect(denied.requests).toEqual([]);
     expect(denied.resolutions.get("s1")).toEqual({ ref: "agent-prompt", outcome: "denied" });
     expect(outcomeText("agent-prompt", "denied", "Demo agent 1")).toBe("Your prompt to Demo agent 1: the host said no.");
@@ -107,9 +107,9 @@ describe("a guest's requests", () => {
     const state = fold([
       welcome("edit"),
       pending("a1", "agent-prompt", "s1"),
-      { t: "approval-resolved", id: "a1", ref: "agent-prompt", outcome: "denied", text: null, name: "" },
+      { t: "approval-resolved", id: "a1", ref: "agent-prompt", outcome: "denied", text: null, name: "", reason: null },
       pending("a2", "term-open", "t-1"),
-      { t: "approval-resolved", id: "a2", ref: "term-open", outcome: "approved", text: null, name: "" },
+      { t: "approval-resolved", id: "a2", ref: "term-open", outcome: "approved", text: null, name: "", reason: null },
     ]);
     expect(state.ended.map((r) => [r.id, r.outcome])).toEqual([
       ["a1", "denied"],
@@ -124,7 +124,7 @@ describe("a guest's requests", () => {
     const state = fold([
       welcome("edit"),
       pending("a1", "agent-prompt", "s1"),
-      { t: "approval-resolved", id: "a1", ref: "agent-prompt", outcome: "expired", text: null, name: "" },
+      { t: "approval-resolved", id: "a1", ref: "agent-prompt", outcome: "expired", text: null, name: "", reason: null },
       pending("a2", "agent-prompt", "s1"),
     ]);
     expect(state.resolutions.has("s1")).toBe(false);
@@ -188,14 +188,14 @@ describe("the host's approvals", () => {
       ["a2", "again"],
       ["a1", "hello!"],
     ]);
-    const answered = receive(state, { t: "approval-resolved", id: "a2", ref: "agent-prompt", outcome: "approved", text: null, name: "" });
+    const answered = receive(state, { t: "approval-resolved", id: "a2", ref: "agent-prompt", outcome: "approved", text: null, name: "", reason: null });
     expect(answered.approvals.map((a) => a.id)).toEqual(["a1"]);
     expect(answered.notices).toEqual([]);
   });
 
   it("stay the same list when another's request is resolved", () => {
     const state = fold([welcome(), request("a1", "hello")]);
-    const after = receive(state, { t: "approval-resolved", id: "zz", ref: "agent-prompt", outcome: "approved", text: null, name: "" });
+    const after = receive(state, { t: "approval-resolved", id: "zz", ref: "agent-prompt", outcome: "approved", text: null, name: "", reason: null });
     expect(after.approvals).toBe(state.approvals);
   });
 });
@@ -244,7 +244,7 @@ describe("guests as people", () => {
     const asked = { t: "request-pending" as const, id: "a1", ref: "agent-prompt", subject: "s1", expiresInMs: 1000, text: "Ada (guest, edit): hi" };
     const waiting = fold([welcome("edit"), asked, asked]);
     expect(waiting.requests).toHaveLength(1);
-    const denied = receive(waiting, { t: "approval-resolved", id: "a1", ref: "agent-prompt", outcome: "denied", text: "Ada (guest, edit): hi", name: "Ada" });
+    const denied = receive(waiting, { t: "approval-resolved", id: "a1", ref: "agent-prompt", outcome: "denied", text: "Ada (guest, edit): hi", name: "Ada", reason: null });
     expect(denied.ended.map((e) => e.text)).toEqual(["Ada (guest, edit): hi"]);
   });
 
@@ -263,7 +263,7 @@ describe("guests as people", () => {
       subject: null,
       expiresInMs: 1000,
     };
-    const expired = fold([welcome("host"), request, { t: "approval-resolved", id: "a1", ref: "agent-prompt", outcome: "expired", text: "hi", name: "Ada" }]);
+    const expired = fold([welcome("host"), request, { t: "approval-resolved", id: "a1", ref: "agent-prompt", outcome: "expired", text: "hi", name: "Ada", reason: null }]);
     expect(expired.approvals).toEqual([]);
     expect(expired.notices.map((n) => n.text)).toEqual(["Ada's prompt to the agent expired before you answered it."]);
   });
