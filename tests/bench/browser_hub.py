@@ -14,9 +14,9 @@ import asyncio
 import os
 from pathlib import Path
 
-from aiortc import RTCDataChannel, RTCPeerConnection, RTCSessionDescription
 from playwright.async_api import Browser, Page, async_playwright
 
+from canvasrelay.net.channel import Channel, PeerLink
 from canvasrelay.server.transports.datachannel import HIGH_WATER
 from tests.support import CHROMIUM, CHROMIUM_ARGS
 
@@ -39,7 +39,7 @@ window.answer = async (offer) => {
   };
   await pc.setRemoteDescription({type: "offer", sdp: offer});
   await pc.setLocalDescription(await pc.createAnswer());
-  // aiortc does not trickle: the answer must carry the candidates.
+  // canvas's signalling does not trickle: the answer must carry the candidates.
   while (pc.iceGatheringState !== "complete") {
     await new Promise((resolve) => pc.addEventListener("icegatheringstatechange", resolve, {once: true}));
   }
@@ -80,9 +80,8 @@ window.playBulk = (firstSeq) => {
 """.replace("$HIGH_WATER", str(HIGH_WATER))
 
 
-def chromium_pids() -> list[int]:
-    """Our Chromium's processes (browser, renderers, utility and network service), found as
-    descendants of this process, so another Chromium on the machine is not counted."""
+def descendants(root: int) -> set[int]:
+    """Every process started, directly or not, by `root`."""
     parents: dict[int, int] = {}
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
@@ -90,14 +89,20 @@ def chromium_pids() -> list[int]:
                 parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
             except OSError:
                 continue
-    ours = {os.getpid()}
+    ours = {root}
     grew = True
     while grew:
         found = {pid for pid, parent in parents.items() if parent in ours} - ours
         ours |= found
         grew = bool(found)
+    return ours - {root}
+
+
+def chromium_pids(root: int | None = None) -> list[int]:
+    """Our Chromium's processes (browser, renderers, utility and network service), found as
+    descendants of this process (or of `root`), so another Chromium on the machine is not counted."""
     pids = []
-    for pid in ours:
+    for pid in descendants(os.getpid() if root is None else root):
         try:
             if os.readlink(f"/proc/{pid}/exe").startswith("/usr/lib/chromium/"):
                 pids.append(pid)
@@ -167,14 +172,9 @@ class BrowserHub:
         await self.page.add_script_tag(content=HUB_JS)
         return self.page
 
-    async def connect(self, pc: RTCPeerConnection) -> RTCDataChannel:
-        """Offer from an aiortc guest, answered by the page; returns the guest's channel once open."""
+    async def connect(self, peer: PeerLink) -> Channel:
+        """Offer from a guest's peer, answered by the page; returns the guest's channel once open."""
         assert self.page is not None
-        opened = asyncio.Event()
-        channel = pc.createDataChannel("canvas", ordered=True)
-        channel.on("open", opened.set)
-        await pc.setLocalDescription(await pc.createOffer())
-        answer = await asyncio.wait_for(self.page.evaluate("(offer) => answer(offer)", pc.localDescription.sdp), 15)
-        await pc.setRemoteDescription(RTCSessionDescription(answer, "answer"))
-        await asyncio.wait_for(opened.wait(), 15)
-        return channel
+        answer = await asyncio.wait_for(self.page.evaluate("(offer) => answer(offer)", await peer.offer()), 15)
+        await peer.accept(answer)
+        return await asyncio.wait_for(peer.opened(), 15)

@@ -2,10 +2,11 @@
 not its receivers is what the benchmark measures (fifty aiortc receivers in one process take a
 core between them before the hub does).
 
-    python -m tests.bench.guest_watchers LINK COUNT FIRST [--record]
+    python -m tests.bench.guest_watchers LINK COUNT FIRST [--record] [--webrtc aiortc|wrtc]
 
-Joins COUNT aiortc guests (named gFIRST onwards), each watching the terminal `bench`, and writes
-one JSON line to stdout per step: `{"joined": true}` once all of them watch it, then for each
+Joins COUNT guests (named gFIRST onwards; aiortc peers unless told), each watching the terminal
+`bench`, and writes one JSON line to stdout per step: `{"joined": [seconds, …]}` (how long each
+join took, from its offer to its welcome) once all of them watch it, then for each
 phase ("SMALL", "BULK") when every guest has seen its end marker: the characters they received,
 the latencies of the stamped lines, how often the terminal skipped one of them ahead, and with
 `--record` the frames the first guest received (what the browser hub replays). It leaves when
@@ -22,6 +23,7 @@ import sys
 import time
 
 from canvasrelay.client.guest import Guest
+from canvasrelay.net.peer_connection import library
 
 STAMP = re.compile(r"T (\d+)\.(\d+) ")
 PHASES = ("SMALL", "BULK")
@@ -67,11 +69,11 @@ def report(line: dict[str, object]) -> None:
     sys.stdout.flush()
 
 
-async def watch(link: str, count: int, first: int, record: bool) -> None:
+async def watch(link: str, count: int, first: int, record: bool, webrtc: str) -> None:
     guests: list[Guest] = []
     # The benchmark closes stdin when it is done with these guests, or by ending, however it ends.
     released = asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
-    steps = asyncio.ensure_future(_steps(link, count, first, record, guests))
+    steps = asyncio.ensure_future(_steps(link, count, first, record, webrtc, guests))
     try:
         await asyncio.wait({steps, released}, return_when=asyncio.FIRST_COMPLETED)
         if steps.done():
@@ -83,15 +85,19 @@ async def watch(link: str, count: int, first: int, record: bool) -> None:
             await guest.close()
 
 
-async def _steps(link: str, count: int, first: int, record: bool, guests: list[Guest]) -> None:
+async def _steps(link: str, count: int, first: int, record: bool, webrtc: str, guests: list[Guest]) -> None:
     watchers: list[Watcher] = []
+    joins = []
     for index in range(first, first + count):
-        guest = await Guest(link, name=f"g{index}").connect()
+        started = time.monotonic()
+        guest = await Guest(link, name=f"g{index}", webrtc=library(webrtc)).connect()
+        await guest.expect("welcome")
+        joins.append(time.monotonic() - started)
         guests.append(guest)
         await guest.send({"t": "term-open", "id": "bench"})
         watchers.append(Watcher())
         guest.listeners.append(watchers[-1].on_frame)
-    report({"joined": True})
+    report({"joined": joins})
     for phase in PHASES:
         if record:
             watchers[0].record = []
@@ -116,5 +122,6 @@ if __name__ == "__main__":
     parser.add_argument("count", type=int)
     parser.add_argument("first", type=int)
     parser.add_argument("--record", action="store_true")
+    parser.add_argument("--webrtc", default="aiortc", choices=("aiortc", "wrtc"))
     args = parser.parse_args()
-    asyncio.run(watch(args.link, args.count, args.first, args.record))
+    asyncio.run(watch(args.link, args.count, args.first, args.record, args.webrtc))

@@ -1,22 +1,27 @@
-"""aiortc beside a native data channel (libdatachannel through `pylibdatachannel`), in one run.
+"""The data channel's libraries side by side in one run: wrtc and aiortc (canvas's two, through its own
+`PeerLink`), and libdatachannel through `pylibdatachannel`.
 
-Run: `python -m tests.bench.native_channel [--messages 2000]`. Needs `pip install pylibdatachannel`
-(not a dependency of canvas: ADR 0019 says why); without it only aiortc's figures print.
+Run: `python -m tests.bench.native_channel [--messages 2000]`. The libdatachannel trials need
+`pip install pylibdatachannel` (not a dependency of canvas: ADR 0019 says why); without it they are
+left out.
 
 Each trial runs in a child process of its own, so one that hangs or aborts (pylibdatachannel's
 `close` can deadlock when called from the event loop's thread) is reported, not fatal:
 
-- `pair`: two peers of one library in one process on loopback; the time until the channel is open,
-  then N messages of 16 KiB one way: delivered MB/s and the process's CPU seconds.
-- `chromium`: headless Chromium offers (as the web app does), the native library answers; both
+- `wrtc-pair`, `aiortc-pair`, `native-pair`: two peers of one library in one process on loopback;
+  the time until the channel is open, then N messages of 16 KiB one way: delivered MB/s and the
+  process's CPU seconds (both peers', so per MB it counts sending and receiving).
+- `wrtc-aiortc`, `aiortc-wrtc`: the first library offers, the second answers, N messages each way.
+- `native-chromium`: headless Chromium offers (as the web app does), libdatachannel answers; both
   sides send a 256 KiB message (Chromium's cap) and a small one.
-- `aiortc`: an aiortc peer (as the Python guest) offers, the native library answers.
+- `native-aiortc`: an aiortc peer (as the Python guest) offers, libdatachannel answers.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 import os
 import resource
 import subprocess
@@ -38,50 +43,56 @@ def cpu() -> float:
 
 
 def report(name: str, began: float, opened: float, count: int, received: int, sent_at: float, cpu0: float) -> None:
-    took = time.perf_counter() - sent_at
+    took, spent = time.perf_counter() - sent_at, cpu() - cpu0
     print(
         f"{name:<17} open {(opened - began) * 1000:6.0f} ms   {count} x 16 KiB: {received / took / 1e6:6.1f} MB/s, "
-        f"CPU {cpu() - cpu0:5.2f} s for {received / 1e6:.0f} MB   load {os.getloadavg()[0]:.2f}",
+        f"CPU {spent:5.2f} s for {received / 1e6:.0f} MB ({spent * 1000 / (received / 1e6):5.1f} ms per MB)"
+        f"   load {os.getloadavg()[0]:.2f}",
         flush=True,
     )
 
 
-async def aiortc_pair(count: int) -> None:
-    from aiortc import RTCConfiguration, RTCPeerConnection
+async def link_pair(offering: str, answering: str, count: int) -> None:
+    """Two peers through canvas's own `PeerLink`, each on its library: `offering` sends `count`
+    messages to `answering`, then (between two libraries) `answering` sends as many back."""
+    from canvasrelay.net.channel import Channel
+    from canvasrelay.net.peer_connection import library
 
-    loop = asyncio.get_running_loop()
+    for name in {offering, answering}:
+        importlib.import_module(library(name).module)  # its import is not its opening
     began = time.perf_counter()
-    a, b = RTCPeerConnection(RTCConfiguration(iceServers=[])), RTCPeerConnection(RTCConfiguration(iceServers=[]))
-    channel = a.createDataChannel("canvas")
-    opened, done, got = asyncio.Event(), loop.create_future(), [0, 0]
-    channel.on("open", opened.set)
-    low = asyncio.Event()
-    channel.on("bufferedamountlow", low.set)
+    a, b = library(offering).peer([], False), library(answering).peer([], False)
+    await a.accept(await b.answer(await a.offer()))
+    ours, theirs = await a.opened(), await b.opened()
+    opened = time.perf_counter()
 
-    @b.on("datachannel")
-    def _on_channel(incoming: Any) -> None:
-        @incoming.on("message")
-        def _on_message(message: bytes) -> None:
+    async def one_way(name: str, sender: Channel, receiver: Channel) -> None:
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        got = [0, 0]
+
+        def on_message(message: str | bytes) -> None:
             got[0] += 1
             got[1] += len(message)
             if got[0] == count and not done.done():
                 done.set_result(None)
 
-    await a.setLocalDescription(await a.createOffer())
-    await b.setRemoteDescription(a.localDescription)
-    await b.setLocalDescription(await b.createAnswer())
-    await a.setRemoteDescription(b.localDescription)
-    await opened.wait()
-    at, cpu0 = time.perf_counter(), cpu()
-    payload = b"x" * SIZE
-    for _ in range(count):
-        # The stream's own bound (HIGH_WATER in server/transports/datachannel.py), not an unbounded buffer.
-        while channel.bufferedAmount > 1 << 20:
-            low.clear()
-            await low.wait()
-        channel.send(payload)
-    await done
-    report("aiortc", began, at, count, got[1], at, cpu0)
+        receiver.on_message(on_message)
+        low = asyncio.Event()
+        sender.on_buffer_low(256 * 1024, low.set)
+        at, cpu0 = time.perf_counter(), cpu()
+        payload = b"x" * SIZE
+        for _ in range(count):
+            # The stream's own bound (HIGH_WATER in server/transports/datachannel.py), not an unbounded buffer.
+            while sender.buffered > 1 << 20:
+                low.clear()
+                await low.wait()
+            sender.send(payload)
+        await done
+        report(name, began, opened, count, got[1], at, cpu0)
+
+    await one_way(f"{offering} to {answering}", ours, theirs)
+    if offering != answering:
+        await one_way(f"{answering} to {offering}", theirs, ours)
     await a.close()
     await b.close()
 
@@ -229,7 +240,10 @@ async def native_with_aiortc() -> None:
 
 
 TRIALS = {
-    "aiortc-pair": lambda n: aiortc_pair(n),
+    "wrtc-pair": lambda n: link_pair("wrtc", "wrtc", n),
+    "aiortc-pair": lambda n: link_pair("aiortc", "aiortc", n),
+    "wrtc-aiortc": lambda n: link_pair("wrtc", "aiortc", n),
+    "aiortc-wrtc": lambda n: link_pair("aiortc", "wrtc", n),
     "native-pair": lambda n: native_pair(n),
     "native-chromium": lambda _n: native_with_chromium(),
     "native-aiortc": lambda _n: native_with_aiortc(),
@@ -255,8 +269,8 @@ def main() -> None:
 
         names = list(TRIALS)
     except ImportError:
-        print("pylibdatachannel is not installed: aiortc alone (pip install pylibdatachannel for the rest)")
-        names = ["aiortc-pair"]
+        print("pylibdatachannel is not installed: wrtc and aiortc alone (pip install pylibdatachannel for the rest)")
+        names = [name for name in TRIALS if not name.startswith("native")]
     for name in names:
         command = [sys.executable, "-m", "tests.bench.native_channel", "--trial", name]
         command += ["--messages", str(args.messages)]

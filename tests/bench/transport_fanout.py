@@ -1,42 +1,47 @@
-"""The hub's fan-out on three transports, side by side in one run: Chromium pages as the guests.
+"""The hub's fan-out on each transport, side by side in one run: Chromium pages as the guests.
 
-Run: `python -m tests.bench.transport_fanout [--guests 5,20,50] [--workers 2]`. Needs
-`pip install pylibdatachannel` for the native row (not a dependency of canvas: the ADR on the hub's
-transport says why); without it that row is skipped.
+Run: `python -m tests.bench.transport_fanout [--guests 1,5,20,50] [--transports wrtc,aiortc,chromium]`.
 
 For each guest count, one headless Chromium page holds that many peer connections, each offering a
 data channel as the web app does; a sender process answers them all and streams to every guest
 what a terminal streams to a room: small timestamped lines, paced, then a bulk of 16 KiB frames as
 fast as the channels take them. Every guest's frames go through the hub's own `GuestStream`
-(numbering, coalescing, the buffer's high-water mark), so only the transport under it differs:
+(numbering, coalescing, deflating, the buffer's high-water mark), so only the transport under it
+differs:
 
-- `aiortc-text`: one process, every peer connection on one event loop, every frame sent as text
-  (the hub before frames travelled deflated);
-- `aiortc`: the same, with each larger frame deflated once for all guests (the hub now);
-- `aiortc-workers`: that, spread over `--workers` processes; the sender encodes each frame once
-  and hands it to each worker over a pipe, and each worker writes it to its own guests;
-- `native`: libdatachannel through `pylibdatachannel` 0.2.0, one process, frames deflated (it has
-  no `bufferedAmount`, so nothing holds a frame back: its queue is libdatachannel's).
+- `wrtc`: the hub now: libwebrtc through wrtc, one process, each larger frame deflated once;
+- `aiortc`: the same on aiortc, the fallback where wrtc has no wheel;
+- `chromium`: headless Chromium as the hub, one page answering every guest and writing each frame
+  (as text) to every channel, waiting while one buffers more than the stream's high-water mark;
+- `aiortc-text` (every frame as text, the hub before frames travelled deflated), `aiortc-workers`
+  (aiortc over `--workers` processes, each frame crossing one pipe per worker) and `native`
+  (libdatachannel through `pylibdatachannel` 0.2.0, which has no `bufferedAmount`), on request.
 
 The bulk is canvas's own source text, as `cat` prints it: it deflates about 3 times.
 
-Printed per row: the sender's CPU (its workers' included) per KB delivered to all guests, for the
+Printed per row: the time until every channel was open; the sender's memory per guest (PSS, its
+workers' or its Chromium's included); the sender's CPU per KB delivered to all guests, for the
 small lines and for the bulk; the small lines' delivery p50/p99 (the sender's wall clock in each
-line, against the page's on arrival); delivered bulk MB/s in all and per guest; the load average.
+line, against the page's on arrival); delivered bulk MB/s in all and per guest; how busy the
+guests' busiest thread was during the bulk. When that thread was the bound (90 % or more), the
+bulk's figures are the receivers', not the hub's, and are not printed as the hub's.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import importlib
 import json
 import multiprocessing
 import os
+import signal
 import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, Protocol
@@ -44,13 +49,15 @@ from typing import Any, Protocol
 from playwright.async_api import Page, async_playwright
 
 import canvasrelay
-from canvasrelay.net.channel import AiortcChannel, Channel
+from canvasrelay.net.channel import Channel
+from canvasrelay.net.peer_connection import library
 from canvasrelay.protocol import encode
 from canvasrelay.protocol.terminals import TermData
 from canvasrelay.server.transports.datachannel import GuestStream
 from canvasrelay.server.transports.deflate_once import SHARED, DeflateOnce
-from tests.bench.browser_hub import HUB_ARGS
-from tests.bench.process_cpu import cpu_seconds, settled
+from tests.bench.browser_hub import HUB_ARGS, HUB_JS, chromium_pids, descendants, pss_kb
+from tests.bench.fanout_goals import Figures, goals
+from tests.bench.process_cpu import BUSY, BusiestThread, cpu_seconds, settled
 from tests.support import CHROMIUM
 
 BULK_FRAME = 16 * 1024
@@ -112,15 +119,31 @@ class Senders(Protocol):
 
     def broadcast(self, text: str) -> None: ...
 
+    async def bulk(self, texts: list[str]) -> None:
+        """Every frame to every guest, as fast as the channels take them."""
+
 
 class TextOnly(DeflateOnce):
     """The hub before frames travelled deflated."""
 
-    def deflated(self, frame: str) -> bytes | None:
+    def deflated(self, frames: Sequence[str]) -> bytes | None:
         return None
 
 
-class StreamsOver:
+class OnePerTurn:
+    """A bulk as the hub gets a terminal's output: one frame per turn of the loop, the streams
+    (or the workers) writing meanwhile."""
+
+    def broadcast(self, text: str) -> None:
+        raise NotImplementedError
+
+    async def bulk(self, texts: list[str]) -> None:
+        for text in texts:
+            self.broadcast(text)
+            await asyncio.sleep(0)
+
+
+class StreamsOver(OnePerTurn):
     """Guests on one transport, each behind the hub's `GuestStream`: a broadcast is one `send` each."""
 
     def __init__(self, open_channel: Callable[[str], Any], deflater: DeflateOnce = SHARED) -> None:
@@ -148,20 +171,69 @@ class StreamsOver:
             stream.send(text)
 
 
-async def aiortc_channel(offer: str) -> tuple[str, asyncio.Future[Channel]]:
-    from aiortc import RTCConfiguration, RTCPeerConnection, RTCSessionDescription
+def link_channel(name: str) -> Callable[[str], Any]:
+    """Answers on canvas's own `PeerLink` over the library `name`, as the hub does."""
+    importlib.import_module(library(name).module)  # imported before the first guest, as the hub does
 
-    pc = RTCPeerConnection(RTCConfiguration(iceServers=[]))
-    opened: asyncio.Future[Channel] = asyncio.get_running_loop().create_future()
+    async def open_channel(offer: str) -> tuple[str, asyncio.Future[Channel]]:
+        peer = library(name).peer([], False)
+        answer = await peer.answer(offer)
+        return answer, asyncio.ensure_future(peer.opened())
 
-    @pc.on("datachannel")
-    def _on_channel(channel: Any) -> None:
-        # A channel Chromium offers is open as it arrives.
-        opened.set_result(AiortcChannel(pc, channel))
+    return open_channel
 
-    await pc.setRemoteDescription(RTCSessionDescription(offer, "offer"))
-    await pc.setLocalDescription(await pc.createAnswer())
-    return pc.localDescription.sdp, opened
+
+SENDER_JS = """
+let seq = 1;
+window.sendAll = (frame) => {
+  const message = `[${seq++},${frame}]`;
+  for (const channel of channels) channel.send(message);
+};
+// Each channel takes the bulk at its own pace; the call returns at once.
+window.bulkAll = (frames) => {
+  const first = seq;
+  seq += frames.length;
+  const messages = frames.map((frame, i) => `[${first + i},${frame}]`);
+  for (const channel of channels) {
+    (async () => {
+      for (const message of messages) {
+        if (channel.bufferedAmount > HIGH_WATER) {
+          await new Promise((resolve) => channel.addEventListener("bufferedamountlow", resolve, {once: true}));
+        }
+        channel.send(message);
+      }
+    })();
+  }
+};
+"""
+
+
+class ChromiumHub:
+    """Headless Chromium as the hub: one page answers every guest and writes each frame, as text,
+    to every channel. Small frames reach the page one call each, in order."""
+
+    async def start(self) -> ChromiumHub:
+        self._playwright = await async_playwright().start()
+        browser = await self._playwright.chromium.launch(executable_path=CHROMIUM, args=HUB_ARGS)
+        self.page = await browser.new_page()
+        await self.page.set_content("<!doctype html><title>hub</title>")
+        await self.page.add_script_tag(content=HUB_JS + SENDER_JS)
+        self._sending: asyncio.Queue[str] = asyncio.Queue()
+        self._writer = asyncio.get_running_loop().create_task(self._write())
+        return self
+
+    async def answer(self, offers: list[str]) -> list[str]:
+        return [await self.page.evaluate("(offer) => answer(offer)", offer) for offer in offers]
+
+    def broadcast(self, text: str) -> None:
+        self._sending.put_nowait(text)
+
+    async def bulk(self, texts: list[str]) -> None:
+        await self.page.evaluate("(frames) => bulkAll(frames)", texts)
+
+    async def _write(self) -> None:
+        while True:
+            await self.page.evaluate("(frame) => sendAll(frame)", await self._sending.get())
 
 
 KEPT: list[Any] = []
@@ -208,7 +280,7 @@ async def native_channel(offer: str) -> tuple[str, asyncio.Future[NativeChannel]
     return str(peer.local_description), opened
 
 
-class Workers:
+class Workers(OnePerTurn):
     """aiortc guests spread over worker processes; each broadcast crosses one pipe per worker."""
 
     def __init__(self, count: int) -> None:
@@ -242,7 +314,7 @@ def run_worker(pipe: Connection) -> None:
 
 async def worker(pipe: Connection) -> None:
     loop = asyncio.get_running_loop()
-    senders = StreamsOver(aiortc_channel)
+    senders = StreamsOver(link_channel("aiortc"))
     answered: asyncio.Queue[list[str]] = asyncio.Queue()
 
     def readable() -> None:
@@ -262,19 +334,23 @@ async def worker(pipe: Connection) -> None:
         pipe.send_bytes(json.dumps(await answered.get()).encode())
 
 
-def sender_of(kind: str, workers: int) -> Senders:
+async def sender_of(kind: str, workers: int) -> Senders:
+    if kind in ("wrtc", "aiortc"):
+        return StreamsOver(link_channel(kind))
     if kind == "aiortc-text":
-        return StreamsOver(aiortc_channel, TextOnly())
-    if kind == "aiortc":
-        return StreamsOver(aiortc_channel)
+        return StreamsOver(link_channel("aiortc"), TextOnly())
     if kind == "native":
         return StreamsOver(native_channel)
+    if kind == "chromium":
+        return await ChromiumHub().start()
     return Workers(workers)
 
 
 async def sender(kind: str, workers: int) -> None:
-    """Answers the offers on stdin; then sends what each command line asks for, and says when done."""
-    senders = sender_of(kind, workers)
+    """Says it is ready, answers the offers on stdin, then sends what each command line asks for
+    and says when it is done."""
+    senders = await sender_of(kind, workers)
+    print(json.dumps("ready"), flush=True)
     lines = asyncio.StreamReader()
     loop = asyncio.get_running_loop()
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(lines), sys.stdin)
@@ -290,12 +366,9 @@ async def sender(kind: str, workers: int) -> None:
                 reply += len(line)
                 await asyncio.sleep(SMALL_EVERY_S)
         else:
-            reply = 0
-            for data in bulk_output(command["frames"]):
-                senders.broadcast(encode(TermData(id="bench", data=data)))
-                reply += len(data)
-                # One turn of the loop per frame, as output reaches the hub: the streams write meanwhile.
-                await asyncio.sleep(0)
+            datas = bulk_output(command["frames"])
+            await senders.bulk([encode(TermData(id="bench", data=data)) for data in datas])
+            reply = sum(len(data) for data in datas)
         print(json.dumps(reply), flush=True)
 
 
@@ -316,23 +389,31 @@ def run_sender(kind: str, workers: int) -> None:
 # -- the measuring side -------------------------------------------------------------------------
 
 
-def tree_cpu(pid: int) -> float:
-    """CPU seconds of `pid` and its children (a sender's workers)."""
-    total = cpu_seconds(pid)
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
-                    total += cpu_seconds(int(entry.name))
-            except OSError:
-                continue
+def hub_pids(kind: str, pid: int) -> list[int]:
+    """The hub's processes: the sender and its workers, or Chromium's processes for a Chromium hub
+    (not the Python that hands it the frames, nor Playwright's driver)."""
+    return chromium_pids(pid) if kind == "chromium" else [pid, *descendants(pid)]
+
+
+def hub_cpu(kind: str, pid: int) -> float:
+    total = 0.0
+    for process in hub_pids(kind, pid):
+        with contextlib.suppress(OSError):
+            total += cpu_seconds(process)
     return total
 
 
 class Sender:
     def __init__(self, kind: str, workers: int) -> None:
         command = [sys.executable, "-m", "tests.bench.transport_fanout", "--sender", kind, "--workers", str(workers)]
-        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        # A session of its own: stopping it ends its workers, or its Chromium and Playwright's driver.
+        self.proc = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, start_new_session=True
+        )
+
+    async def started(self) -> None:
+        assert self.proc.stdout is not None
+        assert json.loads(await asyncio.to_thread(self.proc.stdout.readline)) == "ready"
 
     async def ask(self, **command: object) -> Any:
         assert self.proc.stdin is not None and self.proc.stdout is not None
@@ -341,7 +422,8 @@ class Sender:
         return json.loads(await asyncio.to_thread(self.proc.stdout.readline))
 
     def stop(self) -> None:
-        self.proc.kill()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
         self.proc.wait()
 
 
@@ -349,42 +431,67 @@ async def until(page: Page, condition: str, timeout: float) -> None:
     await page.wait_for_function(condition, timeout=timeout * 1000, polling=50)
 
 
-async def trial(page: Page, kind: str, guests: int, workers: int, small: int, bulk_frames: int) -> str:
+async def trial(page: Page, kind: str, guests: int, workers: int, small: int, bulk_frames: int) -> dict[str, float]:
     sender = Sender(kind, workers)
     try:
+        await sender.started()
+        pid = sender.proc.pid
+        hub = set(descendants(pid))
+        receivers = BusiestThread(lambda: [p for p in chromium_pids() if p not in hub])
+        memory0 = pss_kb(hub_pids(kind, pid))
         offers = [await page.evaluate("() => offer()") for _ in range(guests)]
         answers = await asyncio.wait_for(sender.ask(do="answer", offers=offers), OPEN_TIMEOUT_S)
+        opening = time.monotonic()
         for i, answer in enumerate(answers):
             await page.evaluate("([i, sdp]) => accept(i, sdp)", [i, answer])
         await until(page, f"() => openCount() === {guests}", OPEN_TIMEOUT_S)
-        pid = sender.proc.pid
-        await settled(pid, tree_cpu)  # the sender and its workers, after their handshakes
-        cpu0 = tree_cpu(pid)
+        opened = time.monotonic() - opening
+        await settled(pid, lambda pid: hub_cpu(kind, pid))  # after the handshakes
+        memory = (pss_kb(hub_pids(kind, pid)) - memory0) / guests
+        cpu0 = hub_cpu(kind, pid)
         small_bytes = await sender.ask(do="small", lines=small)
         await until(page, f"() => received().every((n) => n >= {small_bytes})", PHASE_TIMEOUT_S)
         latencies = sorted(await page.evaluate("() => takeLatencies()"))
-        cpu1, t1 = tree_cpu(pid), time.monotonic()
+        cpu1, t1 = hub_cpu(kind, pid), time.monotonic()
+        receivers.start()
         whole = small_bytes + await sender.ask(do="bulk", frames=bulk_frames)
         await until(page, f"() => received().every((n) => n >= {whole})", PHASE_TIMEOUT_S)
-        cpu2, t2 = tree_cpu(pid), time.monotonic()
+        cpu2, t2 = hub_cpu(kind, pid), time.monotonic()
+        busiest = receivers.share()
     finally:
         sender.stop()
     bulk_bytes = guests * (whole - small_bytes)
-    bulk_rate = bulk_bytes / (t2 - t1) / 1e6
+    return {
+        "open_ms": opened * 1000,
+        "kb_per_guest": memory,
+        "small_cpu_ms_per_kb": (cpu1 - cpu0) * 1000 / (guests * small_bytes / 1024),
+        "bulk_cpu_ms_per_kb": (cpu2 - cpu1) * 1000 / (bulk_bytes / 1024),
+        "small_p50_ms": statistics.median(latencies),
+        "small_p99_ms": latencies[int(len(latencies) * 0.99)],
+        "bulk_mb_per_s": bulk_bytes / (t2 - t1) / 1e6,
+        "receivers_busy": busiest,
+    }
+
+
+def row(guests: int, kind: str, r: dict[str, float]) -> str:
+    if r["receivers_busy"] >= BUSY:
+        bulk = f"{'receivers bound':>20}"
+    else:
+        bulk = f"{r['bulk_mb_per_s']:>9.2f} {r['bulk_mb_per_s'] / guests:>10.2f}"
     return (
-        f"{guests:>6} {kind:>15} {(cpu1 - cpu0) * 1000 / (guests * small_bytes / 1024):>9.3f} "
-        f"{(cpu2 - cpu1) * 1000 / (bulk_bytes / 1024):>9.3f} "
-        f"{statistics.median(latencies):>7.1f} {latencies[int(len(latencies) * 0.99)]:>7.1f} "
-        f"{bulk_rate:>9.2f} {bulk_rate / guests:>10.2f}  load {os.getloadavg()[0]:.2f}"
+        f"{guests:>6} {kind:>15} {r['open_ms']:>8.0f} {r['kb_per_guest']:>8.0f} {r['small_cpu_ms_per_kb']:>9.3f} "
+        f"{r['bulk_cpu_ms_per_kb']:>9.3f} {r['small_p50_ms']:>7.1f} {r['small_p99_ms']:>7.1f} {bulk} "
+        f"{r['receivers_busy'] * 100:>6.0f}  load {os.getloadavg()[0]:.2f}"
     )
 
 
 async def main(counts: list[int], kinds: list[str], workers: int, small: int, bulk_mb: float) -> None:
     print(
-        f"{'guests':>6} {'sender':>15} {'small ms/KB':>9} {'bulk ms/KB':>9} {'p50 ms':>7} {'p99 ms':>7} "
-        f"{'bulk MB/s':>9} {'MB/s/guest':>10}"
+        f"{'guests':>6} {'sender':>15} {'open ms':>8} {'KB/guest':>8} {'small ms/KB':>9} {'bulk ms/KB':>9} "
+        f"{'p50 ms':>7} {'p99 ms':>7} {'bulk MB/s':>9} {'MB/s/guest':>10} {'recv %':>6}"
     )
     bulk_frames = int(bulk_mb * 1e6 / BULK_FRAME)
+    figures: Figures = {}
     async with async_playwright() as playwright:
         browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=HUB_ARGS)
         for guests in counts:
@@ -393,30 +500,30 @@ async def main(counts: list[int], kinds: list[str], workers: int, small: int, bu
                 await page.set_content("<!doctype html><title>guests</title>")
                 await page.add_script_tag(content=GUESTS_JS)
                 try:
-                    print(await trial(page, kind, guests, workers, small, bulk_frames), flush=True)
+                    figures[(guests, kind)] = await trial(page, kind, guests, workers, small, bulk_frames)
+                    print(row(guests, kind, figures[(guests, kind)]), flush=True)
                 except Exception as exc:  # a row that fails is reported, and the next runs
                     print(f"{guests:>6} {kind:>15} no figures: {type(exc).__name__}: {exc}"[:200], flush=True)
                 await page.close()
         await browser.close()
+    print()
+    print("\n".join(goals(figures, "the guests' Chromium page")))
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--guests", default="5,20,50", help="guest counts, comma-separated")
+    parser.add_argument("--guests", default="1,5,20,50", help="guest counts, comma-separated")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--small", type=int, default=200, help="small lines, one every 20 ms")
     parser.add_argument("--bulk-mb", type=float, default=1.0, help="bulk per guest, MB")
-    parser.add_argument("--transports", help="of aiortc-text, aiortc, aiortc-workers, native (default: all there are)")
+    parser.add_argument(
+        "--transports",
+        default="wrtc,aiortc,chromium",
+        help="of wrtc, aiortc, chromium, aiortc-text, aiortc-workers, native (default wrtc,aiortc,chromium)",
+    )
     parser.add_argument("--sender", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.sender:
         run_sender(args.sender, args.workers)
-    try:
-        import pylibdatachannel  # noqa: F401
-
-        kinds = ["aiortc-text", "aiortc", "aiortc-workers", "native"]
-    except ImportError:
-        print("pylibdatachannel is not installed: aiortc alone (pip install pylibdatachannel for the rest)")
-        kinds = ["aiortc-text", "aiortc", "aiortc-workers"]
-    kinds = args.transports.split(",") if args.transports else kinds
+    kinds = args.transports.split(",")
     asyncio.run(main([int(n) for n in args.guests.split(",")], kinds, args.workers, args.small, args.bulk_mb))
