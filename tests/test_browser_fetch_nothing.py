@@ -306,15 +306,15 @@ def test_a_guest_page_on_a_rendezvous_reaches_only_its_links_servers(
         page = browser.new_context().new_page()
         page.context.add_init_script(WATCH)
         response = page.goto(served.room_link)
-        # The rendezvous's page may reach any rendezvous over TLS; the page itself allows only its link's.
-        assert "connect-src 'self'" in response.headers["content-security-policy"]
-        assert "https:" in response.headers["content-security-policy"]
+        # The rendezvous's page may reach any rendezvous (this one, without TLS, any over plain HTTP
+        # too); the page itself allows only its link's.
+        assert response.headers["content-security-policy"].endswith("https: wss: http: ws:")
         page.get_by_test_id("guest-name").fill("Paige")
         page.get_by_test_id("guest-join").click()
         page.get_by_test_id("connection-state").filter(has_text="Connected").wait_for(timeout=TIMEOUT_MS)
-        page.evaluate("leak => fetch(`https://${leak}/fetch`).catch(() => {})", listener.origin)
+        page.evaluate("leak => fetch(`http://${leak}/fetch`).catch(() => {})", listener.origin)
         page.wait_for_function("() => window.__violations.length >= 1", timeout=TIMEOUT_MS)
-        assert page.evaluate("window.__violations") == [f"connect-src https://{listener.origin}/fetch"], (
+        assert page.evaluate("window.__violations") == [f"connect-src http://{listener.origin}/fetch"], (
             "the page's own policy"
         )
         assert listener.heard == []

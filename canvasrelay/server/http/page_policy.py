@@ -42,7 +42,9 @@ BUNDLE_ONLY = (
 NOTHING = "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 """For whatever else is served (JSON, errors, plain text): it is no page and loads nothing."""
 ANY_RENDEZVOUS = ("https:", "wss:")
-"""What a guest page on `canvas signal` may connect to: its link may name any rendezvous (TLS)."""
+"""What a guest page on `canvas signal` may connect to: its link may name any rendezvous."""
+ANY_PLAIN = ("http:", "ws:")
+"""And a page served without TLS (a LAN, a test) also without it, as its link may then say."""
 SECURITY_HEADERS = {
     "Referrer-Policy": "no-referrer",
     "X-Content-Type-Options": "nosniff",
@@ -92,9 +94,9 @@ def own_sockets(request: web.Request) -> list[str]:
 
 
 def guest_page_connects(request: web.Request) -> list[str]:
-    """The guest page on `canvas signal`: its link may name any rendezvous, so any over TLS (the
-    page then allows only its own link's, `web/src/pagePolicy.ts`)."""
-    return [*own_sockets(request), *ANY_RENDEZVOUS]
+    """The guest page on `canvas signal`: its link may name any rendezvous, so any (the page then
+    allows only its own link's, `web/src/pagePolicy.ts`); without TLS only if the page has none."""
+    return [*own_sockets(request), *ANY_RENDEZVOUS, *([] if request.secure else ANY_PLAIN)]
 
 
 def rendezvous_sources(signal: str | None) -> list[str]:
