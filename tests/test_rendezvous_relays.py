@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 import pytest
@@ -18,7 +19,8 @@ from canvasrelay.net.nostr_event import NostrKey, signal_event
 from canvasrelay.net.nostr_relay import RelayLink
 from canvasrelay.protocol import signal_crypto
 from canvasrelay.server.app import CanvasServer, ServeOptions
-from tests.services import NostrRelay, free_port
+from canvasrelay.signal.turn_credentials import TurnConfig
+from tests.services import Coturn, NostrRelay, free_port
 from tests.support import InProcessServer, ServerProcess
 
 pytestmark = [pytest.mark.services, pytest.mark.timeout(120)]
@@ -35,8 +37,8 @@ def relays(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[NostrRelay
 
 
 @asynccontextmanager
-async def serving_on(root: Path, relay_urls: list[str]) -> AsyncIterator[InProcessServer]:
-    server = CanvasServer(ServeOptions(root=root, relays=relay_urls))
+async def serving_on(root: Path, relay_urls: list[str], **options: Any) -> AsyncIterator[InProcessServer]:
+    server = CanvasServer(ServeOptions(root=root, relays=relay_urls, **options))
     await server.start()
     try:
         assert await server.relays_chosen(10) == relay_urls
@@ -49,7 +51,7 @@ def elsewhere(link: str) -> RoomLink:
     """The link as a guest on another network holds it: the host's own address reaches nothing."""
     parsed = RoomLink.parse(link)
     nowhere = f"ws://127.0.0.1:{free_port()}/signal"
-    return RoomLink(parsed.base, parsed.room_id, parsed.key, parsed.host_key, nowhere, [], False, parsed.relays)
+    return RoomLink(parsed.base, parsed.room_id, parsed.key, parsed.host_key, nowhere, [], parsed.relay, parsed.relays)
 
 
 @pytest.fixture
@@ -103,6 +105,22 @@ async def test_a_revoked_invitation_over_relays_is_told_so(project: Path, relays
         invites.revoke(ada.id)
         with pytest.raises(HubRefused, match="withdrawn"):
             await Guest(link, reconnect=False).connect()
+
+
+async def test_behind_nats_only_turn_crosses_the_host_mints_each_guest_its_credentials(
+    project: Path, relays: list[NostrRelay], coturn: Coturn
+) -> None:
+    """Relay-only on both sides, through the host's own coturn: the guest holds no secret, only
+    the short-lived credentials the host sealed in its reply, and both ends allocate a relay."""
+    turn = TurnConfig(coturn.secret.encode(), (coturn.url,))
+    before = coturn.allocations()
+    async with serving_on(project, [relays[0].url], turn=turn, relay_only=True) as served:
+        link = elsewhere(served.room_link)
+        assert link.relay and coturn.secret not in served.room_link
+        guest = await Guest(link, reconnect=False).connect()
+        await guest.expect("welcome")
+        assert coturn.allocations() >= before + 2
+        await guest.close()
 
 
 def test_canvas_serve_says_who_is_contacted(project: Path, relays: list[NostrRelay]) -> None:

@@ -23,6 +23,7 @@ from canvasrelay.cli.usage import (
     signal_list,
 )
 from canvasrelay.net import public_relays
+from canvasrelay.signal.turn_credentials import TurnConfig, TurnConfigError
 
 COMMANDS = ("signal", "join")
 NO_SUCH_ROOM_S = 6.0
@@ -62,11 +63,40 @@ def add_serve_options(serve: argparse.ArgumentParser) -> None:
         metavar="URL,…",
         help="Nostr relays guests find the room through (default: the first three public ones that answer)",
     )
+    add_turn_options(serve)
     serve.add_argument(
         "--lan-only",
         action="store_true",
         help="no public relays: the room link works on this network only",
     )
+
+
+def add_turn_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--turn-secret-file",
+        type=Path,
+        metavar="FILE",
+        help="the secret coturn's use-auth-secret checks; room-link holders get 10-minute TURN credentials",
+    )
+    parser.add_argument(
+        "--turn-url",
+        action="append",
+        default=[],
+        metavar="URL",
+        help="a TURN server those credentials are for (repeatable; turn:host:3478, turns:host:5349)",
+    )
+
+
+def turn_config(args: argparse.Namespace) -> TurnConfig | None:
+    """The TURN server and secret the options name, or None; raises UsageError, in words."""
+    if args.turn_secret_file is None:
+        if args.turn_url:
+            raise UsageError("--turn-url needs --turn-secret-file (the secret coturn shares)")
+        return None
+    try:
+        return TurnConfig.load(args.turn_secret_file, args.turn_url)
+    except TurnConfigError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def relay_list(text: str) -> list[str]:
@@ -83,19 +113,7 @@ def add_commands(commands: Any) -> None:
     sig.add_argument(
         "--redis", metavar="URL", help="share topics with other instances through this Redis (redis://host:6379/0)"
     )
-    sig.add_argument(
-        "--turn-secret-file",
-        type=Path,
-        metavar="FILE",
-        help="the secret coturn's use-auth-secret checks; room-link holders get 10-minute TURN credentials",
-    )
-    sig.add_argument(
-        "--turn-url",
-        action="append",
-        default=[],
-        metavar="URL",
-        help="a TURN server those credentials are for (repeatable; turn:host:3478, turns:host:5349)",
-    )
+    add_turn_options(sig)
     sig.add_argument(
         "--forwarded-for",
         action="store_true",
@@ -142,19 +160,13 @@ async def _signal(args: argparse.Namespace) -> int:
     from canvasrelay.server.http.page_policy import guest_page_connects, security_headers
     from canvasrelay.server.http.static_assets import add_static_routes
     from canvasrelay.signal import redis_bus, rendezvous
-    from canvasrelay.signal.turn_credentials import TurnConfig, TurnConfigError
 
     one_line_refusals()
     raise_file_limit()
-    turn = None
-    if args.turn_secret_file is not None:
-        try:
-            turn = TurnConfig.load(args.turn_secret_file, args.turn_url)
-        except TurnConfigError as exc:
-            print(f"canvas: {exc}", file=sys.stderr)
-            return 2
-    elif args.turn_url:
-        print("canvas: --turn-url needs --turn-secret-file (the secret coturn shares)", file=sys.stderr)
+    try:
+        turn = turn_config(args)
+    except UsageError as exc:
+        print(f"canvas: {exc}", file=sys.stderr)
         return 2
     bus = None
     if args.redis:

@@ -119,6 +119,7 @@ async def _start(args: argparse.Namespace, root: Path) -> CanvasServer:
                 ice_servers=args.ice_server,
                 relay_only=args.relay_only,
                 relays=[] if args.lan_only else args.relays if args.relays is not None else public_relays.from_env(),
+                turn=cli_guests.turn_config(args),
             )
         )
     except (ConfigError, FolderInUse, PermissionError, UnknownLibrary) as exc:

@@ -35,7 +35,7 @@ from canvasrelay.protocol import signal_crypto
 from canvasrelay.protocol.board_parts import BoardAssembly
 from canvasrelay.protocol.encoding import b64url, b64url_decode
 from canvasrelay.protocol.framing import Reassembler, chunks, inflated_message, parse_stream_message
-from canvasrelay.protocol.ice import servers_to_use, signal_url_for, signal_urls
+from canvasrelay.protocol.ice import IceServer, parse_turn_servers, servers_to_use, signal_url_for, signal_urls
 from canvasrelay.protocol.signal_messages import (
     AboutAsk,
     GuestMessage,
@@ -256,9 +256,7 @@ class Guest:
         signal_url = self.rendezvous[self._using]
         connector = aiohttp.TCPConnector(local_addr=(self.local_address, 0)) if self.local_address else None
         async with aiohttp.ClientSession(connector=connector) as session:
-            # Through public relays there is no rendezvous of the host's to hand out TURN credentials.
-            turn = [] if self.link.relays else await self.turn.fetch(session, signal_url)
-            servers = servers_to_use(self.link.ice, turn, self.relay_only)
+            servers = servers_to_use(self.link.ice, await self._turn(session, signal_url), self.relay_only)
             if self.relay_only and not servers:
                 raise ConnectionError("relay-only, but the rendezvous offers no TURN relay and the link names none")
             await self._handshake(self.library.peer(servers, self.relay_only), session, signal_url, attempt)
@@ -330,6 +328,14 @@ class Guest:
         message = AboutAsk(from_=self._conn())
         async with asyncio.timeout(HANDSHAKE_TIMEOUT), aiohttp.ClientSession() as session:
             return await self._ask(session, self.rendezvous[self._using], message, RoomAbout)
+
+    async def _turn(self, session: aiohttp.ClientSession, signal_url: str) -> list[IceServer]:
+        """TURN credentials: through public relays, those the host minted and sealed in its reply
+        about the room (the question comes first there); else the rendezvous's."""
+        if not self.link.relays:
+            return await self.turn.fetch(session, signal_url)
+        about = await self._ask(session, signal_url, AboutAsk(from_=self._conn()), RoomAbout)
+        return parse_turn_servers({"iceServers": about.ice_servers})
 
     def _conn(self) -> str:
         """The tag the hub's reply is addressed to: through relays, this guest's key there."""

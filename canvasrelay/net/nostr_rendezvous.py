@@ -29,8 +29,8 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 KNOWN_SENDERS = 4096
-"""How many guests' keys the host remembers as having come through the relays (its replies to
-those go there): a bounded set, oldest forgotten first."""
+"""How many guests' keys (its replies to those go through the relays) and events (each handled
+once) the host remembers: bounded sets, oldest forgotten first."""
 
 Heard = Callable[[str, str, str], None]
 """`(invite id, sender's key, envelope)`: a signalling envelope that arrived on an invitation's topic."""
@@ -50,6 +50,8 @@ class RelayListening:
     published: Counter[str] = field(default_factory=Counter)
     """Events the host published, by relay: what a relay operator sees of the room."""
     _senders: OrderedDict[str, None] = field(default_factory=OrderedDict)
+    _seen: OrderedDict[str, None] = field(default_factory=OrderedDict)
+    """Events already handled: a guest publishes on every relay, so each arrives once per relay."""
 
     async def use(self, urls: list[str]) -> None:
         """Listen on these relays as well (those already in use are kept: links given out name them)."""
@@ -92,13 +94,18 @@ class RelayListening:
 
     def _on_event(self, sub_id: str, event: Event) -> None:
         invite_id = sub_id.removeprefix("invite-")
-        if invite_id not in self.topics or event.tag("x") != self.topics[invite_id]:
+        if invite_id not in self.topics or event.tag("x") != self.topics[invite_id] or event.id in self._seen:
             return
-        self._senders[event.pubkey] = None
-        self._senders.move_to_end(event.pubkey)
-        while len(self._senders) > KNOWN_SENDERS:
-            self._senders.popitem(last=False)
+        _remember(self._seen, event.id)
+        _remember(self._senders, event.pubkey)
         self.heard(invite_id, event.pubkey, event.content)
+
+
+def _remember(known: OrderedDict[str, None], item: str) -> None:
+    known[item] = None
+    known.move_to_end(item)
+    while len(known) > KNOWN_SENDERS:
+        known.popitem(last=False)
 
 
 def _sub(invite_id: str) -> str:
@@ -114,27 +121,41 @@ async def ask_over_relays(
     answer: Callable[[str], T | None],
     timeout: float,
 ) -> T:
-    """The guest's side: publish `envelope` once on `topic` on each relay (after subscribing to
-    what is addressed to `key`), and return the first reply `answer` makes something of.
-    Raises TimeoutError when none comes within `timeout`, ConnectionError when no relay could
-    be reached or took the event."""
-    replies: asyncio.Queue[str] = asyncio.Queue()
-    links = [RelayLink(url, session, lambda _sub, event: replies.put_nowait(event.content)).start() for url in urls]
+    """The guest's side: publish `envelope` once on `topic` on each relay (after subscribing there
+    to what is addressed to `key`), each relay on its own (a dead one holds up none), and return
+    the first reply `answer` makes something of. Raises TimeoutError when none comes within
+    `timeout`, ConnectionError when no relay could be reached or took the event."""
+    replies: asyncio.Queue[str | None] = asyncio.Queue()
+    event = signal_event(key, envelope, topic=topic)
+    refusals: list[str] = []
+
+    async def ask(link: RelayLink) -> None:
+        if not await link.until_connected(CONNECT_TIMEOUT_S):
+            refusals.append(f"{link.url}: not reachable")
+        else:
+            await link.subscribe("answers", to_query(key.public))
+            result = await link.publish(event)
+            if result.accepted:
+                return
+            refusals.append(f"{link.url}: {result.message}")
+        if len(refusals) == len(links):
+            replies.put_nowait(None)
+
+    links = [RelayLink(url, session, lambda _sub, reply: replies.put_nowait(reply.content)).start() for url in urls]
+    asking = [asyncio.ensure_future(ask(link)) for link in links]
     try:
         async with asyncio.timeout(timeout):
-            up = await asyncio.gather(*(link.until_connected(CONNECT_TIMEOUT_S) for link in links))
-            reachable = [link for link, is_up in zip(links, up, strict=True) if is_up]
-            for link in reachable:
-                await link.subscribe("answers", to_query(key.public))
-            event = signal_event(key, envelope, topic=topic)
-            taken = await asyncio.gather(*(link.publish(event) for link in reachable))
-            if not any(result.accepted for result in taken):
-                why = "; ".join(f"{link.url}: {result.message}" for link, result in zip(reachable, taken, strict=True))
-                raise ConnectionError(f"no relay took the message ({why or 'none could be reached'})")
-            while (found := answer(await replies.get())) is None:
-                pass
-            return found
+            while True:
+                text = await replies.get()
+                if text is None:
+                    raise ConnectionError(f"no relay took the message ({'; '.join(refusals)})")
+                found = answer(text)
+                if found is not None:
+                    return found
     finally:
+        for task in asking:
+            task.cancel()
+        await asyncio.gather(*asking, return_exceptions=True)
         for link in links:
             with contextlib.suppress(Exception):
                 await link.close()

@@ -13,6 +13,8 @@ from pydantic import ConfigDict, Field
 
 from canvasrelay.protocol.base import Model
 from canvasrelay.protocol.guests import AccessLevel
+from canvasrelay.protocol.ice import MAX_TURN_SERVERS
+from canvasrelay.protocol.json_value import JsonObject
 
 
 class SignalMessage(Model):
@@ -52,6 +54,14 @@ class RoomAbout(SignalMessage):
     host: str | None = None
     access: AccessLevel
     name: str | None = None
+    ice_servers: list[JsonObject] = Field(
+        default_factory=list,
+        max_length=MAX_TURN_SERVERS,
+        validation_alias="iceServers",
+        serialization_alias="iceServers",
+    )
+    """TURN servers with credentials the host minted for this guest, short-lived: sealed like the
+    rest, so only the invitation's holders see them (read with `ice.parse_turn_servers`)."""
 
 
 class Withdrawn(SignalMessage):

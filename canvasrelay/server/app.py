@@ -55,6 +55,7 @@ from canvasrelay.server.terminals.tmux import TmuxServer, tmux_executable
 from canvasrelay.server.transports.websocket import host_socket
 from canvasrelay.signal.rendezvous import Rendezvous
 from canvasrelay.signal.rendezvous import add_routes as add_rendezvous
+from canvasrelay.signal.turn_credentials import TurnConfig
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +78,9 @@ class ServeOptions:
     ice_servers: list[str] = field(default_factory=list)
     relay_only: bool = False
     """Hub and guests connect only through TURN relays (`--relay-only`; the room link says so too)."""
+    turn: TurnConfig | None = None
+    """A TURN server and its secret (`--turn-url`, `--turn-secret-file`): the hub mints short-lived
+    credentials for itself and for each guest, inside the sealed reply; no guest holds the secret."""
     relays: list[str] | None = field(default_factory=public_relays.from_env)
     """Public Nostr relays to listen on as well: None for the curated ones (`net/public_relays.py`,
     probed at start), [] for none (`--lan-only`)."""
@@ -260,6 +264,7 @@ class CanvasServer:
             self.webrtc_library,
             ice_urls=self.options.ice_servers,
             relay_only=self.options.relay_only,
+            turn_config=self.options.turn,
         )
         await self.hub.start()
         self.deferred.start()

@@ -683,6 +683,8 @@ export interface InviteRevoke {
   id: string;
 }
 
+export type JsonValue = unknown;
+
 export interface MessageChunk {
   sessionUpdate: "agent_message_chunk" | "agent_thought_chunk" | "user_message_chunk";
   content: TextBlock | ResourceLinkBlock | OtherBlock | null;
@@ -865,6 +867,7 @@ export interface RoomAbout {
   host: string | null;
   access: "view" | "edit" | "trusted";
   name: string | null;
+  iceServers: Record<string, JsonValue>[];
 }
 
 export interface RoomSetAccess {

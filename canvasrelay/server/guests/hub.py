@@ -40,7 +40,7 @@ from canvasrelay.protocol.core import ErrorFrame
 from canvasrelay.protocol.encoding import b64url, b64url_decode
 from canvasrelay.protocol.framing import Reassembler
 from canvasrelay.protocol.guests import Bye, GuestJoin, HubProof, StreamGap
-from canvasrelay.protocol.ice import servers_to_use, signal_urls
+from canvasrelay.protocol.ice import IceServer, servers_to_use, signal_urls
 from canvasrelay.protocol.signal_messages import HubAnswer, RoomAbout, SignalMessage, Withdrawn
 from canvasrelay.server.background import cancelled
 from canvasrelay.server.deferred_imports import DeferredImports
@@ -48,6 +48,7 @@ from canvasrelay.server.occupancy import Periodic
 from canvasrelay.server.room_secrets import RoomSecrets
 from canvasrelay.server.runtime import Runtime
 from canvasrelay.server.transports.datachannel import GuestStream
+from canvasrelay.signal.turn_credentials import TurnConfig, mint
 
 log = logging.getLogger(__name__)
 
@@ -119,6 +120,8 @@ class Hub:
     """One per invite the hub answers on, by invite id."""
     _session: aiohttp.ClientSession | None = None
     _connected: asyncio.Event = field(default_factory=asyncio.Event)
+    turn_config: TurnConfig | None = None
+    """The host's own TURN server and secret: credentials minted here, for the hub and each guest."""
     relays: RelayListening | None = None
     """The public Nostr relays the hub listens on as well, once chosen (none with `--lan-only`)."""
     _refusals: InboundGate = field(default_factory=lambda: InboundGate(REFUSALS_PER_SECOND, REFUSAL_BURST))
@@ -299,11 +302,22 @@ class Hub:
         if refusal is not None:
             await self._send_envelope(listener, Withdrawn(to=conn, reason=refusal))
             return
-        about = {"to": conn, **self.guests.about()}
+        about: dict[str, Any] = {"to": conn, **self.guests.about()}
+        about["iceServers"] = [
+            {"urls": list(server.urls), "username": server.username, "credential": server.credential}
+            for server in self._own_turn()
+        ]
         invite = listener.invite
         if invite.access is not None:
             about |= {"access": invite.access, "name": invite.name}
         await self._send_envelope(listener, RoomAbout.model_validate(about))
+
+    def _own_turn(self) -> list[IceServer]:
+        """Fresh credentials for the host's own TURN server (none without one)."""
+        if self.turn_config is None:
+            return []
+        username, password = mint(self.turn_config.secret, self.turn_config.lifetime)
+        return [IceServer(self.turn_config.urls, username=username, credential=password)]
 
     async def _send_envelope(self, listener: _Listener, message: SignalMessage) -> None:
         sealed = signal_crypto.seal(listener.key, message.model_dump(by_alias=True))
@@ -322,7 +336,7 @@ class Hub:
     async def _answer(self, offer: _Offer, listener: _Listener) -> None:
         try:
             assert self._session is not None
-            turn = await listener.turn.fetch(self._session, self._using)
+            turn = self._own_turn() or await listener.turn.fetch(self._session, self._using)
             servers = servers_to_use(self.ice_urls, turn, self.relay_only)
             if self.relay_only and not servers:
                 log.warning("relay-only, but no TURN relay is configured or offered: no guest can connect")
@@ -387,9 +401,7 @@ class Hub:
             return "the first frame must be guest-join"
         return frame
 
-    async def _admit(
-        self, pc: PeerLink, channel: Channel, join: GuestJoin, guest_id: str, invite_id: str
-    ) -> None:
+    async def _admit(self, pc: PeerLink, channel: Channel, join: GuestJoin, guest_id: str, invite_id: str) -> None:
         arriving = guest_id not in self.live
         full = self.admission.room_refusal(arriving, len(self.live))
         if full is not None:
