@@ -5,12 +5,19 @@ describe("readHubReply", () => {
   it("reads the about the hub writes for a plain room link, its invitation's name left out", () => {
     // canvasrelay/server/guests/hub.py: {"kind": "about", "to": conn, **guests.about()}, sealed with its time.
     const about = { kind: "about", to: "c1", project: "canvas", host: "Ada", access: "edit", ts: 1_780_000_000 };
-    expect(readHubReply(about)).toEqual({ kind: "about", to: "c1", project: "canvas", host: "Ada", access: "edit", name: null });
+    expect(readHubReply(about)).toEqual({ kind: "about", to: "c1", project: "canvas", host: "Ada", access: "edit", name: null, iceServers: [] });
   });
 
   it("keeps a named invitation's name and leaves behind what a newer hub adds", () => {
     const about = { kind: "about", to: "c1", project: "canvas", host: null, access: "view", name: "Grace", colour: "teal" };
-    expect(readHubReply(about)).toEqual({ kind: "about", to: "c1", project: "canvas", host: null, access: "view", name: "Grace" });
+    expect(readHubReply(about)).toEqual({ kind: "about", to: "c1", project: "canvas", host: null, access: "view", name: "Grace", iceServers: [] });
+  });
+
+  it("keeps the TURN servers the host minted credentials for, and only well-formed ones", () => {
+    const minted = { urls: ["turn:relay.example:3478"], username: "1800000000:ab", credential: "c2VjcmV0" };
+    const iceServers = [minted, { urls: "stun:x" }, { urls: ["turn:y"], username: 5 }, "junk"];
+    const about = { kind: "about", to: "c1", project: "canvas", host: null, access: "view", iceServers };
+    expect(readHubReply(about)).toMatchObject({ iceServers: [minted] });
   });
 
   it("reads an answer and a withdrawal", () => {
