@@ -1,4 +1,5 @@
-"""Real aiortc guests against a real hub and rendezvous on loopback, inside one `canvas serve`."""
+"""Real guests against a real hub and rendezvous on loopback, inside one `canvas serve`: on wrtc,
+and where a test says so, aiortc guests (where wrtc has no wheel) against the wrtc hub."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from canvasrelay.client.guest import Guest, HubRefused, RoomLink
 from canvasrelay.core.effects import AnyEffect, Broadcast
 from canvasrelay.core.feature import Feature, Route
 from canvasrelay.core.peer import Peer
+from canvasrelay.net.peer_connection import library
 from canvasrelay.protocol import CLIENT_FRAMES, ClientFrame, ServerFrame, signal_crypto
 from canvasrelay.protocol.access import Action
 from canvasrelay.server.app import CanvasServer, ServeOptions
@@ -313,8 +315,9 @@ async def test_a_flooding_guest_is_throttled_and_another_still_answered(served: 
     await calm.close()
 
 
-async def test_a_dropped_guest_resumes_without_a_gap(served: Served, host_client: HostClient) -> None:
-    guest = await joined(served)
+@pytest.mark.parametrize("webrtc", ["wrtc", "aiortc"])
+async def test_a_dropped_guest_resumes_without_a_gap(served: Served, host_client: HostClient, webrtc: str) -> None:
+    guest = await joined(served, webrtc=library(webrtc))
     await host_client.send({"t": "x-emit", "start": 0, "count": 200})
     await guest.expect("x-chunk", i=199)
     await guest.drop()
@@ -395,7 +398,7 @@ async def test_a_terminal_grant_does_not_pass_to_the_next_shell_under_its_id(
     await host_client.send({"t": "term-close", "id": "T"})
     await host_client.send({"t": "term-open", "id": "T", "cols": 80, "rows": 24})
     fresh = {"id": "T", "name": "Terminal 1", "running": True, "exitCode": None, "endedWhileStopped": False}
-    fresh["controllers"] = []
+    fresh |= {"controllers": [], "cols": 80, "rows": 24, "pinned": False}
     await host_client.expect("terminals", terminals=[fresh])
     await guest.send({"t": "term-input", "id": "T", "data": "touch pwned\n"})
     refusal = await guest.expect("error", ref="term-input")
