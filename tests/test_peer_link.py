@@ -88,6 +88,14 @@ async def test_both_sides_hear_a_close_and_the_closer_too(pair: Pair) -> None:
     assert late.is_set(), "a handler added once the channel is lost runs at once"
 
 
+async def test_the_round_trip_the_hosts_list_shows_is_measured(pair: Pair) -> None:
+    received = inbox(pair.theirs)
+    pair.ours.send("a message the other side acknowledges")
+    await asyncio.wait_for(received.get(), WITHIN_S)
+    round_trip = await pair.ours.round_trip_ms()
+    assert round_trip is not None and 0 <= round_trip < 1000
+
+
 async def test_the_route_names_the_pair_it_runs_on(pair: Pair) -> None:
     route = await pair.offering.route()
     assert route is not None and not route.relayed, "two peers on one machine meet without a relay"
