@@ -15,7 +15,7 @@ const STATE_WORDS: Record<InviteInfo["state"], string> = {
   standing: "its link works",
   off: "turned off",
   expired: "expired",
-  revoked: "revoked",
+  revoked: "revoked: its link no longer works",
 };
 
 /**
@@ -143,6 +143,16 @@ function InviteRow({ invite }: { invite: InviteInfo }) {
             Revoke
           </button>
         ))}
+      {invite.state === "revoked" && (
+        <button
+          type="button"
+          data-testid="invite-restore"
+          aria-label={`Undo revoking ${invite.name}'s invitation`}
+          onClick={() => client.send({ t: "invite-restore", id: invite.id })}
+        >
+          Undo: let the link work again
+        </button>
+      )}
     </li>
   );
 }

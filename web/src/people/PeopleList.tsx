@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { useBoardView, useBoardViewState } from "../boardView";
-import { GUEST_ACCESS_LEVELS, type GuestInfo, type Person } from "../protocol.gen";
+import { GUEST_ACCESS_LEVELS, type GuestInfo, type GuestList, type Person } from "../protocol.gen";
 import { useRoom, useRoomClient } from "../roomClient";
 import "./people.css";
 
@@ -54,7 +54,37 @@ export function PeopleList({ me }: { me: string | null }) {
           />
         ))}
       </ul>
+      {isHost && guests && guests.removed.length > 0 && <RemovedPeople removed={guests.removed} />}
     </section>
+  );
+}
+
+/** Who the host removed: kept out through every link, until the host lets them back. */
+function RemovedPeople({ removed }: { removed: GuestList["removed"] }) {
+  const client = useRoomClient();
+  return (
+    <>
+      <h3 className="people-removed-heading">Removed</h3>
+      <ul className="people-list" data-testid="removed-list">
+        {removed.map((person) => (
+          <li key={person.guestId} className="person person-away" data-testid="removed-guest" data-name={person.name}>
+            <div className="person-line">
+              <span className="person-dot" style={{ background: person.color }} aria-hidden="true" />
+              <span className="person-name">{person.name}</span>
+              <span className="person-access">kept out, whatever link they use</span>
+              <button
+                type="button"
+                className="person-follow"
+                data-testid="unblock"
+                onClick={() => client.send({ t: "guest-unblock", guestId: person.guestId })}
+              >
+                Let {person.name} back in
+              </button>
+            </div>
+          </li>
+        ))}
+      </ul>
+    </>
   );
 }
 

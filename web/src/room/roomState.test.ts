@@ -266,5 +266,12 @@ describe("guests as people", () => {
     const expired = fold([welcome("host"), request, { t: "approval-resolved", id: "a1", ref: "agent-prompt", outcome: "expired", text: "hi", name: "Ada", reason: null }]);
     expect(expired.approvals).toEqual([]);
     expect(expired.notices.map((n) => n.text)).toEqual(["Ada's prompt to the agent expired before you answered it."]);
+    const removed = fold([
+      welcome("host"),
+      request,
+      { t: "approval-resolved", id: "a1", ref: "agent-prompt", outcome: "withdrawn", text: "hi", name: "Ada", reason: "the host removed Ada" },
+    ]);
+    expect(removed.approvals).toEqual([]);
+    expect(removed.notices.map((n) => n.text)).toEqual(["Ada's prompt to the agent no longer waits: the host removed Ada."]);
   });
 });

@@ -188,7 +188,7 @@ export function receive<S extends string>(before: RoomState<S>, frame: ServerFra
     case "approval-request":
       return { ...state, approvals: [...withoutId(state.approvals, frame.id), frame] };
     case "approval-resolved":
-      return resolved(state, frame.id, frame.outcome, frame.text ?? null, frame.name);
+      return resolved(state, frame.id, frame.outcome, frame.text ?? null, frame.name, frame.reason ?? null);
     case "request-pending":
       return pending(state, { id: frame.id, ref: frame.ref, subject: frame.subject, text: frame.text });
     case "error":
@@ -222,14 +222,18 @@ function resolved<S extends string>(
   outcome: Outcome,
   text: string | null,
   name: string,
+  reason: string | null,
 ): RoomState<S> {
   const approvals = withoutId(state.approvals, id);
   const mine = state.requests.find((r) => r.id === id);
   if (!mine) {
     const was = state.approvals.find((a) => a.id === id);
+    // The host keeps a line for a request nobody answered in time, or one that ended with its guest.
     if (was && outcome === "expired") {
-      // The host keeps a line for a request nobody answered in time.
       return notice({ ...state, approvals }, `${name || was.name}'s ${requestNoun(was.what)} expired before you answered it.`);
+    }
+    if (was && reason) {
+      return notice({ ...state, approvals }, `${name || was.name}'s ${requestNoun(was.what)} no longer waits: ${reason}.`);
     }
     return approvals === state.approvals ? state : { ...state, approvals };
   }
