@@ -71,7 +71,7 @@ def test_requests_of_a_guest_who_was_revoked_or_removed_end_on_every_open_host_p
     ada = join_with(browser, invite_in_panel(host, "Ada", "edit"), 390)
     bo = join_with(browser, api_invite(server, "Bo", "view")["link"], 1024, name="Bo")
     prompt(ada.get_by_test_id("agent-view"), "please run the tests")
-    bo.get_by_test_id("ask-edit").click()
+    bo.get_by_test_id("access-banner").get_by_test_id("ask-edit").click()
     for page in (host, other):
         wait_waiting(page, 2)
 
