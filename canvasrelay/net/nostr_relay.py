@@ -150,13 +150,17 @@ class RelayLink:
     def _receive(self, text: str) -> None:
         try:
             message = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):
             self.dropped["not JSON"] += 1
             return
         if not (isinstance(message, list) and message and isinstance(message[0], str)):
             self.dropped["not a relay message"] += 1
             return
         verb = message[0]
+        if len(message) > 1 and not isinstance(message[1], str):
+            # A subscription id or event id that is no string (a list cannot even be looked up).
+            self.dropped["not a relay message"] += 1
+            return
         if verb == "EVENT" and len(message) == 3 and message[1] in self.subscriptions:
             try:
                 event = parse_event(message[2])
