@@ -18,15 +18,16 @@ from collections.abc import Sequence
 AGENT_MODULES = ("canvasrelay.server.agents.process", "canvasrelay.server.board.mcp_server")
 
 
-_LOCKS: dict[tuple[str, ...], threading.Lock] = {}
-"""One lock per list of modules: two threads importing the same package at once (two servers in
-one process) can meet a module of it half initialised, an ImportError in one of them."""
+_IMPORT_LOCK = threading.Lock()
+"""One import at a time, whatever the list: two threads importing one package at once (two servers
+in one process) can meet a module of it half initialised, and two compiling at once break Python
+3.11's parser (pydantic reads field docstrings with `ast`; with the WebRTC library's import beside
+the agents' it raised "AST constructor recursion depth mismatch" and the agent never started)."""
 
 
 class DeferredImports:
     def __init__(self, modules: Sequence[str]) -> None:
         self.modules = tuple(modules)
-        self._lock = _LOCKS.setdefault(self.modules, threading.Lock())
         self._done: asyncio.Future[None] | None = None
 
     def start(self) -> None:
@@ -41,6 +42,6 @@ class DeferredImports:
         await asyncio.shield(self._done)
 
     def _import_all(self) -> None:
-        with self._lock:
+        with _IMPORT_LOCK:
             for name in self.modules:
                 importlib.import_module(name)
