@@ -1,6 +1,6 @@
 /** A page narrows where it may connect to its own link's servers, whatever the link's words. */
 import { describe, expect, it } from "vitest";
-import { connectSources, signalUrls, turnEndpoint } from "./pagePolicy";
+import { LINK_RELAYS_MAX, connectSources, relayUrls, signalUrls, turnEndpoint } from "./pagePolicy";
 
 const PAGE = { protocol: "http:", host: "127.0.0.1:8477" };
 const OWN = ["'self'", "ws://127.0.0.1:8477", "wss://127.0.0.1:8477"];
@@ -29,6 +29,32 @@ describe("connectSources", () => {
       "wss://b.example:8443/x/signal",
       "https://b.example:8443/x/turn",
     ]);
+  });
+
+  it("lets a guest page whose link names relays reach those relays, and no rendezvous", () => {
+    const relays = encodeURIComponent("wss://relay.one.example,wss://relay.two.example:444/nostr,ws://127.0.0.1:7000");
+    expect(sources(`room=r&key=k&host=h&signal=wss://a.example/signal&nostr=${relays}`)).toEqual([
+      ...OWN,
+      "wss://relay.one.example",
+      "wss://relay.two.example:444/nostr",
+      "ws://127.0.0.1:7000",
+    ]);
+  });
+
+  it("reads the relays as the Python guest does, as many as a page will use", () => {
+    // canvasrelay/server/app.py writes them quoted with safe ':/@,', so commas stay commas.
+    expect(relayUrls(new URLSearchParams("nostr=wss://a.example,https://b.example,,wss://a.example,javascript:x,ws://c.example"))).toEqual([
+      "wss://a.example",
+      "ws://c.example",
+    ]);
+    const many = Array.from({ length: 20 }, (_, n) => `wss://r${n}.example`).join(",");
+    expect(relayUrls(new URLSearchParams(`nostr=${many}`))).toHaveLength(LINK_RELAYS_MAX);
+    expect(sources(`room=r&key=k&host=h&nostr=${many}`)).toHaveLength(OWN.length + LINK_RELAYS_MAX);
+  });
+
+  it("says no more than a source for a relay's odd words", () => {
+    const odd = sources("room=r&key=k&host=h&nostr=" + encodeURIComponent("wss://relay.example/x;script-src *,wss://bad host"));
+    expect(odd).toEqual([...OWN, "wss://relay.example"]);
   });
 
   it("says no more than a source for a link's odd words", () => {

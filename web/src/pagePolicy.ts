@@ -1,7 +1,7 @@
 /**
  * Where this page may connect, narrowed once it has read its link (adr/0028). The server's policy
- * lets a guest page reach whatever rendezvous a link could name; the page then allows only its own
- * link's rendezvous (and the host page only its own server), by a second policy of its own. A page
+ * lets a guest page reach whatever rendezvous or relay a link could name; the page then allows only its
+ * own link's relays or rendezvous (and the host page only its own server), by a second policy of its own. A page
  * can only narrow what the server allows, so a link's words never widen it.
  */
 
@@ -21,6 +21,18 @@ export function signalUrls(params: URLSearchParams, place: Place = location): st
   return (params.get("signal") || `${scheme}://${place.host}/signal`).split(",").filter(Boolean);
 }
 
+/** At most this many of a link's relays are used (a link names three): a link's words cannot have a page open a hundred sockets. */
+export const LINK_RELAYS_MAX = 8;
+
+/**
+ * The public Nostr relays a room link names (`nostr=`, comma-separated), as `canvas join` reads them:
+ * WebSocket addresses only. When there are some, the page finds the host through them, not `/signal`.
+ */
+export function relayUrls(params: URLSearchParams): string[] {
+  const named = (params.get("nostr") || "").split(",").filter((url) => url.startsWith("wss://") || url.startsWith("ws://"));
+  return [...new Set(named)].slice(0, LINK_RELAYS_MAX);
+}
+
 /** Where the rendezvous at `signal` hands out TURN credentials. */
 export function turnEndpoint(signal: string): string {
   const url = new URL(signal);
@@ -38,15 +50,22 @@ function source(address: string): string | null {
     return null;
   }
   if (!["ws:", "wss:", "http:", "https:"].includes(url.protocol) || !HOST.test(url.host)) return null;
-  return `${url.protocol}//${url.host}${PATH.test(url.pathname) ? url.pathname : ""}`;
+  // A bare address reads with the path "/", which a policy would read as every path: say none, as the server does.
+  const path = url.pathname !== "/" && PATH.test(url.pathname) ? url.pathname : "";
+  return `${url.protocol}//${url.host}${path}`;
 }
 
-/** The sources this page connects to: its own server, and for a guest page its link's rendezvous. */
+/**
+ * The sources this page connects to: its own server, and for a guest page its link's relays when it names
+ * some (the page then reaches no rendezvous, nor one's TURN credentials), or else its link's rendezvous.
+ */
 export function connectSources(params: URLSearchParams, place: Place = location): string[] {
   const own = HOST.test(place.host) ? [`ws://${place.host}`, `wss://${place.host}`] : [];
-  const signals = params.has("room") ? signalUrls(params, place) : [];
+  const relays = params.has("room") ? relayUrls(params) : [];
+  const signals = params.has("room") && !relays.length ? signalUrls(params, place) : [];
   const rendezvous = signals.flatMap((signal) => (source(signal) === null ? [] : [source(signal), source(turnEndpoint(signal))]));
-  return [...new Set(["'self'", ...own, ...rendezvous.filter((found): found is string => found !== null)])];
+  const reached = [...relays.map(source), ...rendezvous].filter((found): found is string => found !== null);
+  return [...new Set(["'self'", ...own, ...reached])];
 }
 
 /** Adds the page's own policy: from now on it connects only to `connectSources`. */

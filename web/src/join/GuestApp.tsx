@@ -19,6 +19,7 @@ import {
   type GuestState,
   type Profile,
   type RoomLinkParams,
+  type Trouble,
 } from "./guestConnection";
 
 const PROFILE_KEY = "canvas.guest.profile";
@@ -155,6 +156,7 @@ function GuestRoom({
   const access = useRoomState(store, selectAccess);
   const welcome = useRoomState(store, (s) => s.welcome);
   const people = useRoomState(store, (s) => s.people.length);
+  const trouble = useTrouble(connection);
 
   if (state === "refused") {
     return (
@@ -180,6 +182,7 @@ function GuestRoom({
       }
     >
       <main className="page">
+        {trouble && state !== "connected" && <TroubleLine key={trouble.retryAt} trouble={trouble} />}
         {access && (
           <p className={`banner banner-${access}`} data-testid="access-banner" data-access={access}>
             <FoldedLine text={ACCESS_TEXT[access] ?? ""} />
@@ -199,6 +202,28 @@ function GuestRoom({
         )}
       </main>
     </RoomPage>
+  );
+}
+
+/** Why the page has not reached the host yet, as the connection last said it. */
+function useTrouble(connection: GuestConnection): Trouble | null {
+  const [trouble, setTrouble] = useState<Trouble | null>(connection.trouble);
+  useEffect(() => connection.onTrouble(setTrouble), [connection]);
+  return trouble;
+}
+
+/** What went wrong, and when the page tries again, counted down (drawn anew for each trouble: see its key). */
+function TroubleLine({ trouble }: { trouble: Trouble }) {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, []);
+  const seconds = Math.ceil((trouble.retryAt - now) / 1000);
+  return (
+    <p className="banner banner-trouble" data-testid="join-trouble" role="status">
+      {trouble.words} {seconds > 0 ? `Trying again in ${seconds} s.` : "Trying again now…"}
+    </p>
   );
 }
 

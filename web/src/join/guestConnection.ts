@@ -12,13 +12,16 @@ import {
   type ServerFrame,
 } from "../protocol.gen";
 import { Listeners } from "../listeners";
-import { signalUrls, turnEndpoint } from "../pagePolicy";
+import { relayUrls, signalUrls, turnEndpoint } from "../pagePolicy";
 import { InOrder } from "./compressedMessage";
 import { guestIdentity, signJoin } from "./guestIdentity";
 import { readHubReply } from "./hubReply";
+import { freshKey, type NostrKey } from "./nostrEvent";
+import { NoAnswer, NoRelayTookIt, askOverRelays } from "./nostrRelays";
 import {
   GUEST_NONCE_BYTES,
   openEnvelope,
+  refuses,
   sdpFingerprint,
   seal,
   signalKey,
@@ -35,6 +38,8 @@ export interface RoomLinkParams {
   hostKey: string;
   /** One rendezvous or several, tried in turn when one fails. */
   signals: string[];
+  /** The public Nostr relays the host listens on (`nostr=`): when there are some, the page asks through them, not `signals`. */
+  relays: string[];
   ice: string[];
   /** Connect only through a TURN relay, so the hub never learns this guest's addresses. */
   relay: boolean;
@@ -47,6 +52,13 @@ export interface Profile {
 
 const HANDSHAKE_MS = 15_000;
 const TURN_FETCH_MS = 3_000;
+/** The first wait for the host's answer through the relays (it comes in well under a second when nothing is lost);
+ *  each ask after it waits half as long again, up to HANDSHAKE_MS, as `canvas join` does. */
+const RELAY_ANSWER_FIRST_MS = 3_000;
+/** The pause before asking through the relays again, doubling from the first to the most. */
+const RELAY_RETRY_FIRST_MS = 3_000;
+const RELAY_RETRY_MAX_MS = 60_000;
+const WRONG_KEY = "The room key in this link does not match the room: ask the host for the link again.";
 /** The hub's close code for a guest the host removed (canvasrelay/core/guests.py). */
 const CLOSE_KICKED = 4403;
 /** The guest's invitation was revoked (core/guests.py). */
@@ -63,6 +75,7 @@ export function roomLinkParams(hash: string = window.location.hash): RoomLinkPar
     key,
     hostKey,
     signals: signalUrls(params),
+    relays: relayUrls(params),
     ice: (params.get("ice") || "").split(",").filter(Boolean),
     relay: params.get("relay") === "1",
   };
@@ -103,6 +116,41 @@ function rtcConfiguration(link: RoomLinkParams, turn: RTCIceServer[]): RTCConfig
   return { iceServers: relays, iceTransportPolicy: "relay" };
 }
 
+/** How long ask `attempt` through the relays waits for the host's answer: 3 s, 4.5 s … 15 s. */
+export function relayAnswerMs(attempt: number): number {
+  return Math.min(HANDSHAKE_MS, RELAY_ANSWER_FIRST_MS * 1.5 ** Math.min(attempt, 10));
+}
+
+/**
+ * The pause after failed ask `attempt` through the relays before the next: 3, 6, 12 … 60 s. Public relays throttle,
+ * and each ask is an event on every relay, so a page that cannot reach the host asks seldom, not in a loop.
+ */
+export function relayRetryMs(attempt: number): number {
+  return Math.min(RELAY_RETRY_MAX_MS, RELAY_RETRY_FIRST_MS * 2 ** Math.min(attempt, 10));
+}
+
+/** This page's key on the relays: made for this page load, in memory only. The host's replies name it. */
+let pageKey: NostrKey | null = null;
+function nostrKey(): NostrKey {
+  pageKey ??= freshKey();
+  return pageKey;
+}
+
+/** Why the page has not reached the host yet, in words, and when it tries again. */
+export interface Trouble {
+  words: string;
+  retryAt: number;
+}
+
+/** What went wrong with one attempt, as a person reads it. */
+export function troubleWords(error: unknown): string {
+  if (error instanceof NoRelayTookIt) return `Could not reach the host: ${error.message}.`;
+  if (error instanceof NoAnswer) {
+    return "Could not reach the host: the relays took this page's message, but the host did not answer (it may not be serving the room right now).";
+  }
+  return "Could not reach the host: the connection to it did not open in time.";
+}
+
 class Refused extends Error {}
 
 /** A guest's data channel to the hub (ADR 0004): signalling, proof, join, numbered stream, resume. */
@@ -121,10 +169,14 @@ export class GuestConnection implements Connection<GuestState> {
   private readonly inOrder = new InOrder((message) => this.deliver(message));
   private attempt = 0;
   private stopped = false;
+  /** Why the page could not reach the host through the relays yet, while it keeps trying; null once it has. */
+  trouble: Trouble | null = null;
   private readonly frames = new Listeners<ServerFrame>();
   private readonly states = new Listeners<GuestState>();
+  private readonly troubles = new Listeners<Trouble | null>();
   readonly onFrame = this.frames.add;
   readonly onState = this.states.add;
+  readonly onTrouble = this.troubles.add;
   constructor(
     private readonly link: RoomLinkParams,
     private readonly profile: Profile,
@@ -172,11 +224,18 @@ export class GuestConnection implements Connection<GuestState> {
     this.states.emit(state);
   }
 
+  private setTrouble(trouble: Trouble | null): void {
+    this.trouble = trouble;
+    this.troubles.emit(trouble);
+  }
+
   private async connect(): Promise<void> {
+    if (this.stopped) return;
     this.setState(this.lastSeq === null && this.attempt === 0 ? "connecting" : "reconnecting");
     try {
       await this.connectOnce();
       this.attempt = 0;
+      if (this.trouble) this.setTrouble(null);
     } catch (error) {
       this.pc?.close();
       if (error instanceof Refused || error instanceof Withdrawn) {
@@ -186,20 +245,29 @@ export class GuestConnection implements Connection<GuestState> {
         this.setState("refused");
         return;
       }
-      this.retry();
+      this.retry(error);
     }
   }
 
-  private retry(): void {
+  /** Tries again; after an attempt through the relays that failed (with `error`), saying why and when. */
+  private retry(error?: unknown): void {
     if (this.stopped || this.state === "refused") return;
     this.setState("reconnecting");
-    setTimeout(() => void this.connect(), backoffMs(this.attempt++));
+    let wait = backoffMs(this.attempt);
+    if (this.link.relays.length && error !== undefined) {
+      wait = relayRetryMs(this.attempt);
+      this.setTrouble({ words: troubleWords(error), retryAt: Date.now() + wait });
+    }
+    this.attempt++;
+    setTimeout(() => void this.connect(), wait);
   }
 
   private async connectOnce(): Promise<void> {
     const key = await signalKey(this.link.key);
     const signal = this.link.signals[this.attempt % this.link.signals.length];
-    const pc = new RTCPeerConnection(rtcConfiguration(this.link, await turnServers(this.link, signal)));
+    // Through public relays there is no rendezvous of the host's to hand out TURN credentials: the link's `ice=` only.
+    const turn = this.link.relays.length ? [] : await turnServers(this.link, signal);
+    const pc = new RTCPeerConnection(rtcConfiguration(this.link, turn));
     this.pc = pc;
     const channel = pc.createDataChannel("canvas", { ordered: true });
     channel.binaryType = "arraybuffer";
@@ -228,8 +296,9 @@ export class GuestConnection implements Connection<GuestState> {
     if (this.link.relay) await gathered(pc, HANDSHAKE_MS);
     const offer = pc.localDescription!.sdp;
     const nonce = crypto.getRandomValues(new Uint8Array(GUEST_NONCE_BYTES));
-    const conn = b64url(crypto.getRandomValues(new Uint8Array(9)));
-    const { sdp: answer } = await askHub(signal, this.link.key, key, { kind: "offer", from: conn, sdp: offer, nonce: b64url(nonce) }, "answer");
+    const offered: GuestMessage = { kind: "offer", from: connectionTag(this.link), sdp: offer, nonce: b64url(nonce) };
+    const wait = this.link.relays.length ? relayAnswerMs(this.attempt) : HANDSHAKE_MS;
+    const { sdp: answer } = await ask(this.link, signal, key, offered, "answer", wait);
     await pc.setRemoteDescription({ type: "answer", sdp: answer });
     // Checked field by field below: the channel is not yet proven to reach this room's host.
     const proof = JSON.parse(String(await withTimeout(nextMessage(), HANDSHAKE_MS))) as Partial<HubProof>;
@@ -307,12 +376,13 @@ export class Withdrawn extends Error {}
  */
 export async function fetchAbout(link: RoomLinkParams): Promise<RoomAbout> {
   const key = await signalKey(link.key);
-  const from = b64url(crypto.getRandomValues(new Uint8Array(9)));
+  const from = connectionTag(link);
+  if (link.relays.length) return ask(link, "", key, { kind: "about", from }, "about", HANDSHAKE_MS);
   let failure: unknown = new Error("the link names no rendezvous");
   // Each rendezvous of the link in turn, as the handshake tries them.
   for (const url of link.signals) {
     try {
-      return await askHub(url, link.key, key, { kind: "about", from }, "about");
+      return await ask(link, url, key, { kind: "about", from }, "about", HANDSHAKE_MS);
     } catch (error) {
       if (error instanceof Withdrawn) throw error;
       failure = error;
@@ -328,26 +398,68 @@ function isReplyOf<K extends AskedReply>(reply: HubReply, kind: K): reply is Rep
   return reply.kind === kind;
 }
 
-/** Seals `message` to the hub through the rendezvous at `url` and waits for its reply of `kind` to us. */
-function askHub<K extends AskedReply>(url: string, roomKey: string, key: CryptoKey, message: GuestMessage, kind: K): Promise<ReplyOf<K>> {
+/** The tag the hub's reply is addressed to: through relays, this page's key there (the host's event names it too). */
+function connectionTag(link: RoomLinkParams): string {
+  return link.relays.length ? nostrKey().pubkey : b64url(crypto.getRandomValues(new Uint8Array(9)));
+}
+
+/** Seals `message` to the hub through the relays the link names, or else the rendezvous at `signal`; its reply of `kind` to us. */
+async function ask<K extends AskedReply>(
+  link: RoomLinkParams,
+  signal: string,
+  key: CryptoKey,
+  message: GuestMessage,
+  kind: K,
+  waitMs: number,
+): Promise<ReplyOf<K>> {
+  const sealed = await seal(key, message);
+  const replyOf = (text: string) => readReply(text, sealed, key, link.hostKey, message, kind);
+  if (!link.relays.length) return askHub(signal, await topic(link.key), sealed, replyOf, waitMs);
+  return askOverRelays({ urls: link.relays, key: nostrKey(), topic: await topic(link.key), envelope: sealed, answer: replyOf, deadlineMs: waitMs });
+}
+
+/**
+ * The hub's reply of `kind` to `message` if `text` (a stranger's, until it opens) is it; null if it is not. Throws for the
+ * host's signed refusal (the link's key is wrong), a withdrawn invitation, or a reply that opened but makes no sense.
+ */
+async function readReply<K extends AskedReply>(
+  text: string,
+  sealed: string,
+  key: CryptoKey,
+  hostKey: string,
+  message: GuestMessage,
+  kind: K,
+): Promise<ReplyOf<K> | null> {
+  if (await refuses(hostKey, text, sealed)) throw new Refused(WRONG_KEY);
+  const opened = await openEnvelope(key, text);
+  if (!opened || opened.to !== message.from || (opened.kind !== "withdrawn" && opened.kind !== kind)) return null;
+  const reply = readHubReply(opened);
+  if (reply?.kind === "withdrawn") throw new Withdrawn(reply.reason || "This invitation was withdrawn by the host.");
+  if (reply && isReplyOf(reply, kind)) return reply;
+  throw new Error(`the hub's ${kind} was not one canvas understands`);
+}
+
+/** Sends `sealed` through the rendezvous at `url` on `name`'s topic and waits for the reply `replyOf` takes. */
+function askHub<T>(url: string, name: string, sealed: string, replyOf: (text: string) => Promise<T | null>, waitMs: number): Promise<T> {
   return withTimeout(
-    new Promise<ReplyOf<K>>((resolve, reject) => {
-      void topic(roomKey).then((name) => {
-        const ws = new WebSocket(`${url}?topic=${name}`);
-        ws.onopen = () => void seal(key, message).then((text) => ws.send(text));
-        ws.onmessage = (event) =>
-          void openEnvelope(key, String(event.data)).then((opened) => {
-            if (!opened || opened.to !== message.from || (opened.kind !== "withdrawn" && opened.kind !== kind)) return;
+    new Promise<T>((resolve, reject) => {
+      const ws = new WebSocket(`${url}?topic=${name}`);
+      ws.onopen = () => ws.send(sealed);
+      ws.onmessage = (event) =>
+        void replyOf(String(event.data)).then(
+          (reply) => {
+            if (reply === null) return;
             ws.close();
-            const reply = readHubReply(opened);
-            if (reply?.kind === "withdrawn") reject(new Withdrawn(reply.reason || "This invitation was withdrawn by the host."));
-            else if (reply && isReplyOf(reply, kind)) resolve(reply);
-            else reject(new Error(`the hub's ${kind} was not one canvas understands`));
-          });
-        ws.onerror = () => reject(new Error("the rendezvous is unreachable"));
-      });
+            resolve(reply);
+          },
+          (error: unknown) => {
+            ws.close();
+            reject(error instanceof Error ? error : new Error(String(error)));
+          },
+        );
+      ws.onerror = () => reject(new Error("the rendezvous is unreachable"));
     }),
-    HANDSHAKE_MS,
+    waitMs,
   );
 }
 

@@ -7,6 +7,9 @@ const dec = new TextDecoder();
 const SIGNAL_INFO = enc.encode("canvas/signal/v1");
 const TURN_INFO = enc.encode("canvas/turn/v1");
 const MAX_AGE_SECONDS = 120;
+const REFUSAL_PREFIX = enc.encode("canvas/refusal/v1");
+/** Refusals travel in the clear; `.` is not base64url, so no envelope starts like one. */
+const REFUSAL_TAG = "refused.";
 export const GUEST_NONCE_BYTES = 32;
 
 export function concat(...parts: Uint8Array[]): Uint8Array<ArrayBuffer> {
@@ -87,24 +90,42 @@ export async function verifyProof(
   hubFingerprint: string,
   signature: Uint8Array<ArrayBuffer>,
 ): Promise<boolean> {
+  const nl = enc.encode("\n");
+  const message = concat(
+    enc.encode("canvas/proof/v1"),
+    nl,
+    nonce,
+    nl,
+    enc.encode(guestFingerprint.toUpperCase()),
+    nl,
+    enc.encode(hubFingerprint.toUpperCase()),
+  );
+  return verifyHostSignature(hostPublicKey, message, signature);
+}
+
+/**
+ * Whether `message` is the hub's signed refusal of `envelope` (canvasrelay/protocol/signal_crypto.py
+ * `refusal`): an envelope sealed with another key than the room's, so the link's key is wrong. Signed with
+ * the host key, so nobody else on the topic can make the page believe it.
+ */
+export async function refuses(hostPublicKey: string, message: string, envelope: string): Promise<boolean> {
+  if (!message.startsWith(REFUSAL_TAG)) return false;
+  const [digest, signature, ...more] = message.slice(REFUSAL_TAG.length).split(".");
+  if (digest === undefined || signature === undefined || more.length) return false;
   try {
-    const key = await crypto.subtle.importKey(
-      "raw",
-      b64urlDecode(hostPublicKey),
-      { name: "ECDSA", namedCurve: "P-256" },
-      false,
-      ["verify"],
-    );
-    const nl = enc.encode("\n");
-    const message = concat(
-      enc.encode("canvas/proof/v1"),
-      nl,
-      nonce,
-      nl,
-      enc.encode(guestFingerprint.toUpperCase()),
-      nl,
-      enc.encode(hubFingerprint.toUpperCase()),
-    );
+    const expected = new Uint8Array(await crypto.subtle.digest("SHA-256", concat(REFUSAL_PREFIX, enc.encode(envelope)))).slice(0, 16);
+    const named = b64urlDecode(digest);
+    if (named.length !== expected.length || named.some((byte, at) => byte !== expected[at])) return false;
+    return await verifyHostSignature(hostPublicKey, concat(REFUSAL_PREFIX, named), b64urlDecode(signature));
+  } catch {
+    return false;
+  }
+}
+
+/** ECDSA P-256 / SHA-256 by the host key (raw r‖s, WebCrypto's form), as the hub signs its proof and refusals. */
+async function verifyHostSignature(hostPublicKey: string, message: Uint8Array<ArrayBuffer>, signature: Uint8Array<ArrayBuffer>): Promise<boolean> {
+  try {
+    const key = await crypto.subtle.importKey("raw", b64urlDecode(hostPublicKey), { name: "ECDSA", namedCurve: "P-256" }, false, ["verify"]);
     return await crypto.subtle.verify({ name: "ECDSA", hash: "SHA-256" }, key, signature, message);
   } catch {
     return false;
