@@ -4,7 +4,7 @@ ICE, DTLS and SCTP run on libwebrtc's threads, in C++; wrtc delivers each event 
 loop that registered its handler, so nothing here hops threads. libwebrtc trickles candidates,
 while canvas's signalling carries one description each way: a description leaves once gathering
 is complete, or after `GATHER_S` with what it has (a STUN or TURN server that does not answer
-must not hold every join for Chrome's own ten seconds).
+must not hold every join for libwebrtc's own 40 seconds).
 """
 
 from __future__ import annotations
