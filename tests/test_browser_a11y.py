@@ -32,6 +32,8 @@ def test_esc_then_tab_leaves_the_terminal_and_no_tab_reaches_the_shell(browser: 
         terminal = add_frame(page, "terminal").locator(".terminal-view")
         screen = terminal.locator(".xterm")
         screen.wait_for(timeout=WAIT_MS)
+        # The shell's screen: the frame's bar above it (who has control, the host's size pin) is not the shell.
+        shell = terminal.locator(".terminal-screen-area")
         screen.click()
         # cat -A shows every character it is given: a Tab as ^I, an Esc as ^[, a line's end as $.
         # Once "ready" shows, the shell runs the line and no longer reads keys: they wait for cat.
@@ -48,7 +50,7 @@ def test_esc_then_tab_leaves_the_terminal_and_no_tab_reaches_the_shell(browser: 
         page.keyboard.type("x")
         page.keyboard.press("Escape")
         page.keyboard.press("Tab")
-        wait_focus_left(page, terminal)
+        wait_focus_left(page, shell)
         assert page.evaluate("() => document.activeElement !== document.body")
         # Back in, the line goes on where it was: neither the Esc nor the Tab went to the shell.
         screen.click()
@@ -61,7 +63,7 @@ def test_esc_then_tab_leaves_the_terminal_and_no_tab_reaches_the_shell(browser: 
         # Shift+Tab leaves backwards the same way; a lone Esc still reaches the shell.
         page.keyboard.press("Escape")
         page.keyboard.press("Shift+Tab")
-        wait_focus_left(page, terminal)
+        wait_focus_left(page, shell)
         screen.click()
         page.keyboard.press("Escape")
         page.keyboard.type("z")

@@ -72,6 +72,18 @@ export function TerminalControl({ id }: { id: string }) {
         </span>
       )}
       {guest && mayType && <span className="terminal-you">You have control</span>}
+      {access === "host" && info.running && info.cols && info.rows && (
+        <button
+          type="button"
+          data-testid="terminal-pin"
+          title={info.pinned ? "The shell keeps this size; press to let it follow the widest view again" : "Keep the shell at this size, whatever views watch it"}
+          onClick={() =>
+            client.send(info.pinned ? { t: "term-pin", id } : { t: "term-pin", id, cols: info.cols, rows: info.rows })
+          }
+        >
+          {info.pinned ? `Kept at ${info.cols}×${info.rows}` : `Keep ${info.cols}×${info.rows}`}
+        </button>
+      )}
     </div>
   );
 }

@@ -30,6 +30,8 @@ const THEMES: Record<Theme, ITheme> = {
 };
 /** How long the name of who typed stays on the frame. */
 const TYPIST_SHOWN_MS = 2500;
+/** A shell wider than the view is drawn smaller down to this scale; narrower still, it scrolls. */
+const MIN_SCALE = 0.6;
 
 /**
  * One terminal of the room, by id (`refId`): watches it while the server lists it, shows its
@@ -37,19 +39,20 @@ const TYPIST_SHOWN_MS = 2500;
  * says who has control. A terminal the server does not list (it ended with a restart) is not
  * asked for again unless someone presses "Start a shell".
  */
-export function TerminalView({ refId, title, width, height, opened = false }: FrameContentProps) {
+export function TerminalView({ refId, width, height, opened = false }: FrameContentProps) {
   const store = useRoomStore();
   const listed = useRoom((s) => selectTerminal(s, refId) !== undefined);
+  const asked = useRoom((s) => s.requests.some((r) => r.subject === refId));
   const access = useAccess();
   return (
-    <div className="terminal-view" style={{ width, height }} data-testid={`terminal-${refId}`} title={title}>
+    <div className="terminal-view" style={{ width, height }} data-testid={`terminal-${refId}`}>
       <TerminalControl id={refId} />
       {listed ? (
         <Screen refId={refId} opened={opened} />
       ) : (
         <div className="terminal-none" data-testid="terminal-none">
           <p>No shell is running here.</p>
-          {mayAsk(access, "run-on-host") && (
+          {mayAsk(access, "run-on-host") && !asked && (
             <button type="button" onClick={() => store.send({ t: "term-open", id: refId })}>
               Start a shell
             </button>
@@ -59,6 +62,19 @@ export function TerminalView({ refId, title, width, height, opened = false }: Fr
       )}
     </div>
   );
+}
+
+/** The shell's size is the room's: this view draws it whole, smaller when it is a little wider than
+ * the view, scrolled when much wider. */
+function fitShell(term: Terminal, box: HTMLElement): void {
+  const element = term.element;
+  const screen = element?.querySelector<HTMLElement>(".xterm-screen");
+  if (!element || !screen || !screen.offsetWidth || !screen.offsetHeight) return;
+  const scale = Math.min(1, box.clientWidth / screen.offsetWidth, box.clientHeight / screen.offsetHeight);
+  const scaled = scale < 1 && scale >= MIN_SCALE;
+  element.style.transform = scaled ? `scale(${scale})` : "";
+  element.style.width = scale < 1 ? `${screen.offsetWidth}px` : "";
+  box.classList.toggle("terminal-scrolls", scale < MIN_SCALE);
 }
 
 /** `opened`: the terminal was opened on its own (a phone's sheet): it takes the focus, so a phone
@@ -71,13 +87,25 @@ function Screen({ refId, opened }: { refId: string; opened: boolean }) {
     const info = selectTerminal(s, refId);
     return info ? endedWords(info) : null;
   });
+  const name = useRoom((s) => selectTerminal(s, refId)?.name ?? "The terminal");
+  const cols = useRoom((s) => selectTerminal(s, refId)?.cols ?? null);
+  const rows = useRoom((s) => selectTerminal(s, refId)?.rows ?? null);
   const typing = useRoom((s) => selectMayType(s, refId));
+  const [inShell, setInShell] = useState(false);
+  // The shell's size as the room set it, for the view made once below.
+  const shellSize = useRef<{ cols: number; rows: number } | null>(null);
+  const applySize = useRef<() => void>(() => {});
+  useEffect(() => {
+    shellSize.current = cols && rows ? { cols, rows } : null;
+    applySize.current();
+  }, [cols, rows]);
   const [typist, setTypist] = useState<{ name: string; color: string } | null>(null);
   // The key bar's Ctrl applies to the next key typed; the bar sends its keys through `send`.
   const ctrl = useRef(false);
   const [ctrlOn, setCtrlOn] = useState(false);
   const send = useRef<(data: string) => void>(() => {});
   const cursorKeys = useRef<() => boolean>(() => false);
+  const terminal = useRef<Terminal | null>(null);
 
   useEffect(() => {
     if (!typist) return;
@@ -95,10 +123,13 @@ function Screen({ refId, opened }: { refId: string; opened: boolean }) {
       scrollback: 5000,
       theme: THEMES[currentTheme()],
     });
+    terminal.current = term;
     const fit = new FitAddon();
     term.loadAddon(fit);
     term.open(element);
-    term.textarea?.setAttribute("aria-describedby", hintId);
+    // One Tab stop: the screen, which gives the shell the keyboard on Enter (or a click), so Tab
+    // through the page never lands in a shell where the next Tab completes a command.
+    if (term.textarea) term.textarea.tabIndex = -1;
     if (opened) {
       // The sheet's dialog may open after this (it then focuses what asks for it) or before.
       term.textarea?.setAttribute("autofocus", "");
@@ -123,19 +154,37 @@ function Screen({ refId, opened }: { refId: string; opened: boolean }) {
     term.attachCustomKeyEventHandler(
       (event) => event.type !== "keydown" || (canType() ? escape.keydown(event) : event.key !== "Tab"),
     );
-    const blurred = () => escape.blur();
-    term.textarea?.addEventListener("blur", blurred);
-    const measure = () => {
-      try {
-        fit.fit();
-      } catch {
-        // Not laid out yet (hidden): keep the last size.
-      }
-      return clampSize(term.cols, term.rows);
+    const blurred = () => {
+      escape.blur();
+      setInShell(false);
     };
+    const focused = () => setInShell(true);
+    term.textarea?.addEventListener("blur", blurred);
+    term.textarea?.addEventListener("focus", focused);
+    let reported: string | null = null;
+    // What this view could show: said to the room (which sizes the shell for everyone by the
+    // widest view that may type), never applied to the shell here.
+    const measure = () => {
+      const proposed = fit.proposeDimensions();
+      const size = proposed ? clampSize(proposed.cols, proposed.rows) : clampSize(term.cols, term.rows);
+      const shell = shellSize.current ?? size;
+      if (shell.cols !== term.cols || shell.rows !== term.rows) term.resize(shell.cols, shell.rows);
+      requestAnimationFrame(() => fitShell(term, element));
+      return size;
+    };
+    const report = () => {
+      const size = measure();
+      const key = `${size.cols}x${size.rows}`;
+      if (key === reported || !canType()) return;
+      reported = key;
+      store.send({ t: "term-resize", id: refId, ...size });
+    };
+    applySize.current = () => measure();
     // Listed, so this only watches it; a resync (a new welcome) lists the terminals anew and
     // this view is made again if the terminal is still there.
-    store.send({ t: "term-open", id: refId, ...measure() });
+    const opening = measure();
+    store.send({ t: "term-open", id: refId, ...opening });
+    if (canType()) reported = `${opening.cols}x${opening.rows}`;
 
     const offFrame = store.onFrame((frame) => {
       if (frame.t === "term-data" && frame.id === refId) {
@@ -146,51 +195,82 @@ function Screen({ refId, opened }: { refId: string; opened: boolean }) {
       }
     });
     const typed = term.onData(input);
-    const resized = term.onResize(({ cols, rows }) => {
-      if (canType()) store.send({ t: "term-resize", id: refId, ...clampSize(cols, rows) });
-    });
+    const rendered = term.onRender(() => fitShell(term, element));
     const offTheme = onTheme(() => {
       term.options.theme = THEMES[currentTheme()];
     });
-    const observer = new ResizeObserver(() => measure());
+    // A view that gains the right to type (handed the terminal) says its size then.
+    const offAccess = store.subscribe(() => {
+      if (canType() && reported === null) report();
+      if (!canType()) reported = null;
+    });
+    const observer = new ResizeObserver(() => report());
     observer.observe(element);
     return () => {
       observer.disconnect();
+      offAccess();
       offTheme();
       offFrame();
       typed.dispose();
-      resized.dispose();
+      rendered.dispose();
       term.textarea?.removeEventListener("blur", blurred);
+      term.textarea?.removeEventListener("focus", focused);
+      applySize.current = () => {};
       store.send({ t: "term-detach", id: refId });
       term.dispose();
+      terminal.current = null;
     };
-  }, [store, refId, hintId, opened]);
+  }, [store, refId, opened]);
 
+  const hint = inShell
+    ? typing
+      ? "Esc then Tab leaves the terminal"
+      : "Tab leaves the terminal"
+    : typing
+      ? "Enter types in the shell"
+      : "Enter to scroll and select";
   return (
     <>
       <div className="terminal-screen-area">
-        <div className="terminal-screen" ref={box} />
+        <div
+          className="terminal-screen"
+          ref={box}
+          // While the shell has the keyboard the screen is no stop, so Esc then Shift+Tab leaves
+          // the terminal backwards rather than landing on its own screen.
+          tabIndex={inShell ? -1 : 0}
+          role="group"
+          aria-label={`${name}: ${typing ? "press Enter to type in the shell" : "you are watching"}`}
+          aria-describedby={hintId}
+          data-testid="terminal-screen"
+          onKeyDown={(event) => {
+            if (event.target !== event.currentTarget || event.key !== "Enter") return;
+            event.preventDefault();
+            terminal.current?.focus();
+          }}
+        />
+      </div>
+      {/* Under the screen, never over it: the prompt line stays in sight. One line always, so the
+          notes coming and going never change the screen's size. */}
+      <div className="terminal-notes">
         {!typing && (
-          <div className="terminal-watching" data-testid="terminal-watching">
+          <span className="terminal-watching" data-testid="terminal-watching">
             Watching: you cannot type here
-          </div>
+          </span>
         )}
-        <div className="terminal-corner">
-          <div className="terminal-hint" id={hintId}>
-            {typing ? "Esc then Tab leaves the terminal" : "Tab leaves the terminal"}
-          </div>
-          {typist && (
-            <div className="terminal-typist" data-testid="terminal-typist" role="status">
-              <span className="person-dot" style={{ background: typist.color }} aria-hidden="true" />
-              {typist.name} typed
-            </div>
-          )}
-          {ended && (
-            <div className="terminal-exit" data-testid="terminal-ended">
-              {ended}
-            </div>
-          )}
-        </div>
+        <span className="terminal-hint" id={hintId}>
+          {hint}
+        </span>
+        {typist && (
+          <span className="terminal-typist" data-testid="terminal-typist" role="status">
+            <span className="person-dot" style={{ background: typist.color }} aria-hidden="true" />
+            {typist.name} typed
+          </span>
+        )}
+        {ended && (
+          <span className="terminal-exit" data-testid="terminal-ended">
+            {ended}
+          </span>
+        )}
       </div>
       {opened && typing && !ended && (
         <KeyBar
