@@ -1,0 +1,147 @@
+"""A browser guest elsewhere finds the host through public Nostr relays, as `canvas join` does:
+Chromium opens the room link, whose `signal=` reaches nothing, and joins through a real relay
+(PyPI `nostr-relay`) with a second relay of the link dead, with the built page's own policy
+narrowed to the link's relays; the host publishes at most two events per relay for the join. A
+page whose relays never answer says in words that it could not reach the host, and asks again
+only after a pause that doubles."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import threading
+from collections.abc import Coroutine, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+
+from canvasrelay.server.app import CanvasServer, ServeOptions
+from tests.bad_relays import BadRelay
+from tests.browser_pages import PROTOCOL_WORDS
+from tests.services import NostrRelay, free_port
+
+pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.timeout(180)]
+
+T = TypeVar("T")
+WAIT_MS = 30_000
+EVENTS_PER_JOIN = 4
+"""About and its reply, offer and its answer: half of them the host's."""
+NOSTR_WORDS = re.compile(r"\bREQ\b|\bEVENT\b|\bOK\b|25050|\"kind\"|\bsig\b|pubkey")
+"""What a person must not read of the relays' protocol either."""
+
+
+class Loop:
+    """An event loop on a thread of its own, for the server (and stand-in relays) beside the
+    synchronous Playwright of the test's thread."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name="canvas serve", daemon=True)
+        self.thread.start()
+
+    def run(self, coro: Coroutine[Any, Any, T], timeout: float = 30.0) -> T:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
+
+    def close(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+        self.loop.close()
+
+
+@pytest.fixture
+def loop() -> Iterator[Loop]:
+    running = Loop()
+    yield running
+    running.close()
+
+
+@pytest.fixture(scope="module")
+def relay(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NostrRelay]:
+    running = NostrRelay(workdir=tmp_path_factory.mktemp("relay")).start()
+    yield running
+    running.stop()
+
+
+@contextmanager
+def serving_on(loop: Loop, root: Path, relay_urls: list[str]) -> Iterator[CanvasServer]:
+    """`canvas serve --relays …`: the room link names these relays, the served page may reach them."""
+
+    async def start() -> CanvasServer:
+        server = CanvasServer(ServeOptions(root=root, relays=relay_urls))
+        await server.start()
+        assert await server.relays_chosen(10) == relay_urls
+        return server
+
+    server = loop.run(start())
+    try:
+        yield server
+    finally:
+        loop.run(server.stop())
+
+
+def elsewhere(room_link: str) -> str:
+    """The room link as a guest on another network holds it: its rendezvous reaches nothing."""
+    return f"{room_link}&signal=ws://127.0.0.1:{free_port()}/signal"
+
+
+def sockets_of(page: Any) -> list[str]:
+    opened: list[str] = []
+    page.on("websocket", lambda socket: opened.append(socket.url))
+    return opened
+
+
+def test_a_guest_page_elsewhere_joins_through_a_relay(
+    browser: Any, loop: Loop, relay: NostrRelay, project: Path
+) -> None:
+    dead = f"ws://127.0.0.1:{free_port()}"
+    with serving_on(loop, project, [relay.url, dead]) as server:
+        assert server.hub is not None and server.hub.relays is not None
+        published = server.hub.relays.published
+        link = elsewhere(server.room_link)
+        assert "nostr=" in link
+        page = browser.new_context().new_page()
+        opened = sockets_of(page)
+        page.goto(link)
+        # The page asked what room this is through the relay, and the host answered there.
+        page.get_by_test_id("join-title").filter(has_text="Join project").wait_for(timeout=WAIT_MS)
+        page.get_by_test_id("guest-name").fill("Ada")
+        page.get_by_test_id("guest-join").click()
+        page.get_by_test_id("connection-state").filter(has_text="Connected").wait_for(timeout=WAIT_MS)
+        page.get_by_test_id("board-toolbar").wait_for(timeout=WAIT_MS)
+        assert page.get_by_test_id("project").inner_text() == "project"
+        assert 1 <= published[relay.url] <= EVENTS_PER_JOIN // 2, published
+        assert published[dead] == 0
+        # Only the relays: neither the link's rendezvous nor the page's own /signal was what worked.
+        assert opened, "the page opened no socket"
+        assert all(url.startswith((relay.url, dead)) for url in opened), opened
+        assert not page.get_by_test_id("join-trouble").is_visible()
+        page.context.close()
+
+
+def test_a_guest_page_whose_relays_never_answer_says_so(browser: Any, loop: Loop, project: Path) -> None:
+    silent = loop.run(BadRelay("silent").start())
+    dead = f"ws://127.0.0.1:{free_port()}"
+    try:
+        with serving_on(loop, project, [silent.url, dead]) as server:
+            page = browser.new_context().new_page()
+            page.goto(elsewhere(server.room_link))
+            page.get_by_test_id("guest-name").fill("Ada")
+            page.get_by_test_id("guest-join").click()
+            trouble = page.get_by_test_id("join-trouble")
+            trouble.filter(has_text="Trying again in 3 s").wait_for(timeout=WAIT_MS)
+            words = trouble.inner_text()
+            assert words.startswith("Could not reach the host: no relay took the message"), words
+            port = silent.url.rsplit(":", 1)[1]
+            assert f"127.0.0.1:{port} did not answer in time" in words, words
+            # Then it asks once more, and after that waits twice as long.
+            trouble.filter(has_text="Trying again in 6 s").wait_for(timeout=WAIT_MS)
+            events = [frame for frame in silent.received if isinstance(frame, list) and frame[0] == "EVENT"]
+            assert len(events) == 3, events  # about, and two offers: nothing in between
+            for text in (trouble.inner_text(), page.locator("body").inner_text()):
+                assert not PROTOCOL_WORDS.search(text) and not NOSTR_WORDS.search(text), text
+            assert page.get_by_test_id("connection-state").inner_text() == "Reconnecting…"
+            page.context.close()
+    finally:
+        loop.run(silent.stop())
