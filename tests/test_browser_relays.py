@@ -103,7 +103,10 @@ def test_a_guest_page_elsewhere_joins_through_a_relay(
         assert "nostr=" in link
         page = browser.new_context().new_page()
         opened = sockets_of(page)
-        page.goto(link)
+        response = page.goto(link)
+        # The served page may reach the relays; its own policy then narrows to them (the join needs both).
+        connect = next(part for part in response.headers["content-security-policy"].split(";") if "connect-src" in part)
+        assert relay.url in connect.split() and dead in connect.split(), connect
         # The page asked what room this is through the relay, and the host answered there.
         page.get_by_test_id("join-title").filter(has_text="Join project").wait_for(timeout=WAIT_MS)
         page.get_by_test_id("guest-name").fill("Ada")
@@ -122,9 +125,10 @@ def test_a_guest_page_elsewhere_joins_through_a_relay(
 
 def test_a_guest_page_whose_relays_never_answer_says_so(browser: Any, loop: Loop, project: Path) -> None:
     silent = loop.run(BadRelay("silent").start())
+    throttling = loop.run(BadRelay("rate-limited").start())
     dead = f"ws://127.0.0.1:{free_port()}"
     try:
-        with serving_on(loop, project, [silent.url, dead]) as server:
+        with serving_on(loop, project, [silent.url, throttling.url, dead]) as server:
             page = browser.new_context().new_page()
             page.goto(elsewhere(server.room_link))
             page.get_by_test_id("guest-name").fill("Ada")
@@ -135,6 +139,7 @@ def test_a_guest_page_whose_relays_never_answer_says_so(browser: Any, loop: Loop
             assert words.startswith("Could not reach the host: no relay took the message"), words
             port = silent.url.rsplit(":", 1)[1]
             assert f"127.0.0.1:{port} did not answer in time" in words, words
+            assert "refused it (“rate-limited: slow down”)" in words, words
             # Then it asks once more, and after that waits twice as long.
             trouble.filter(has_text="Trying again in 6 s").wait_for(timeout=WAIT_MS)
             events = [frame for frame in silent.received if isinstance(frame, list) and frame[0] == "EVENT"]
@@ -145,3 +150,4 @@ def test_a_guest_page_whose_relays_never_answer_says_so(browser: Any, loop: Loop
             page.context.close()
     finally:
         loop.run(silent.stop())
+        loop.run(throttling.stop())
