@@ -18,9 +18,10 @@ from typing import Any, TypeVar
 import pytest
 
 from canvasrelay.server.app import CanvasServer, ServeOptions
+from canvasrelay.signal.turn_credentials import TurnConfig
 from tests.bad_relays import BadRelay
 from tests.browser_pages import PROTOCOL_WORDS
-from tests.services import NostrRelay, free_port
+from tests.services import Coturn, NostrRelay, free_port
 
 pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.timeout(180)]
 
@@ -65,11 +66,11 @@ def relay(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NostrRelay]:
 
 
 @contextmanager
-def serving_on(loop: Loop, root: Path, relay_urls: list[str]) -> Iterator[CanvasServer]:
+def serving_on(loop: Loop, root: Path, relay_urls: list[str], **options: Any) -> Iterator[CanvasServer]:
     """`canvas serve --relays …`: the room link names these relays, the served page may reach them."""
 
     async def start() -> CanvasServer:
-        server = CanvasServer(ServeOptions(root=root, relays=relay_urls))
+        server = CanvasServer(ServeOptions(root=root, relays=relay_urls, **options))
         await server.start()
         assert await server.relays_chosen(10) == relay_urls
         return server
@@ -120,6 +121,33 @@ def test_a_guest_page_elsewhere_joins_through_a_relay(
         assert opened, "the page opened no socket"
         assert all(url.startswith((relay.url, dead)) for url in opened), opened
         assert not page.get_by_test_id("join-trouble").is_visible()
+        page.context.close()
+
+
+def join(page: Any, link: str, name: str) -> None:
+    page.goto(link)
+    page.get_by_test_id("join-title").filter(has_text="Join project").wait_for(timeout=WAIT_MS)
+    page.get_by_test_id("guest-name").fill(name)
+    page.get_by_test_id("guest-join").click()
+    page.get_by_test_id("connection-state").filter(has_text="Connected").wait_for(timeout=WAIT_MS)
+    page.get_by_test_id("board-toolbar").wait_for(timeout=WAIT_MS)
+
+
+def test_a_relay_only_guest_page_crosses_with_the_credentials_the_host_minted(
+    browser: Any, loop: Loop, relay: NostrRelay, coturn: Coturn, project: Path
+) -> None:
+    """Relay-only on both sides through the host's own coturn: the page holds no secret, only the
+    short-lived credentials sealed in the host's reply about the room, which it asked through the relay."""
+    turn = TurnConfig(coturn.secret.encode(), (coturn.url,))
+    before = coturn.allocations()
+    with serving_on(loop, project, [relay.url], turn=turn, relay_only=True) as server:
+        assert server.hub is not None and server.hub.relays is not None
+        link = elsewhere(server.room_link)
+        assert "relay=1" in link and coturn.secret not in link
+        page = browser.new_context().new_page()
+        join(page, link, "Ada")
+        assert coturn.allocations() >= before + 2, "the page and the hub each took a relay"
+        assert server.hub.relays.published[relay.url] <= EVENTS_PER_JOIN // 2
         page.context.close()
 
 

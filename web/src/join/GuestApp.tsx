@@ -58,7 +58,8 @@ export function GuestApp({ link }: { link: RoomLinkParams }) {
   // A named invitation says whom it is for: the name to start from.
   const about = useAbout(link, (name) => setProfile((current) => (current.name ? current : { ...current, name })));
   const join = () => {
-    const connection = new GuestConnection(link, profile);
+    // The reply the page already has about the room spares the join asking again (through relays, it holds the TURN credentials).
+    const connection = new GuestConnection(link, profile, about && !(about instanceof Withdrawn) ? about : null);
     setJoined({ connection, store: new RoomStore(connection) });
   };
 

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 /** How the guest page reads a link that names relays, how seldom it asks through them, and what it says when it cannot. */
 import { describe, expect, it } from "vitest";
-import { relayAnswerMs, relayRetryMs, roomLinkParams, troubleWords } from "./guestConnection";
+import { relayAnswerMs, relayRetryMs, roomLinkParams, troubleWords, turnStillValid } from "./guestConnection";
 import { NoAnswer, NoRelayTookIt } from "./nostrRelays";
 
 describe("a room link that names relays", () => {
@@ -35,5 +35,20 @@ describe("asking through the relays again", () => {
     expect(words[0]).toBe("Could not reach the host: no relay took the message (relay.example refused it (“rate-limited: slow down”)).");
     expect(words[1]).toMatch(/^Could not reach the host: the relays took this page's message, but the host did not answer/);
     for (const said of words) expect(said).not.toMatch(/[{}[\]]|wss:|EVENT|REQ|25050/);
+  });
+});
+
+describe("the TURN credentials the host minted for the page", () => {
+  const now = Date.UTC(2026, 0, 1);
+  const minted = (secondsLeft: number) => ({ urls: ["turn:turn.example:3478"], username: `${now / 1000 + secondsLeft}:aGVsbG8`, credential: "c2VjcmV0" });
+
+  it("are used while they are good for an ICE start, and asked for again after", () => {
+    expect(turnStillValid([minted(600)], now)).toBe(true);
+    expect(turnStillValid([minted(600), minted(30)], now)).toBe(false);
+    expect(turnStillValid([{ ...minted(600), username: "no-expiry" }], now)).toBe(false);
+  });
+
+  it("need no renewing when the host has no TURN server", () => {
+    expect(turnStillValid([], now)).toBe(true);
   });
 });

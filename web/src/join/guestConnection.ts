@@ -151,6 +151,20 @@ export function troubleWords(error: unknown): string {
   return "Could not reach the host: the connection to it did not open in time.";
 }
 
+/** How long a minted TURN credential must still be good for: coturn checks it only when the page allocates, at the ICE start. */
+const TURN_VALID_MS = 120_000;
+
+/**
+ * Whether the host's minted TURN credentials are still good for an ICE start: their usernames say until when
+ * (`<expiry>:<random>`, the TURN REST scheme coturn checks). No servers means the host has no TURN server: nothing to renew.
+ */
+export function turnStillValid(servers: RoomAbout["iceServers"], now: number = Date.now()): boolean {
+  return servers.every((server) => {
+    const expiry = /^(\d{1,12}):/.exec(typeof server.username === "string" ? server.username : "");
+    return expiry !== null && Number(expiry[1]) * 1000 - now > TURN_VALID_MS;
+  });
+}
+
 class Refused extends Error {}
 
 /** A guest's data channel to the hub (ADR 0004): signalling, proof, join, numbered stream, resume. */
@@ -180,6 +194,8 @@ export class GuestConnection implements Connection<GuestState> {
   constructor(
     private readonly link: RoomLinkParams,
     private readonly profile: Profile,
+    /** The host's reply about the room, if the page has it: through relays it carries the TURN credentials the host minted for this page. */
+    private about: RoomAbout | null = null,
   ) {}
 
   send(frame: ClientFrame): boolean {
@@ -265,8 +281,8 @@ export class GuestConnection implements Connection<GuestState> {
   private async connectOnce(): Promise<void> {
     const key = await signalKey(this.link.key);
     const signal = this.link.signals[this.attempt % this.link.signals.length];
-    // Through public relays there is no rendezvous of the host's to hand out TURN credentials: the link's `ice=` only.
-    const turn = this.link.relays.length ? [] : await turnServers(this.link, signal);
+    // Through public relays there is no rendezvous to hand out TURN credentials: the host mints them in its reply about the room.
+    const turn = this.link.relays.length ? await this.mintedTurn(key) : await turnServers(this.link, signal);
     const pc = new RTCPeerConnection(rtcConfiguration(this.link, turn));
     this.pc = pc;
     const channel = pc.createDataChannel("canvas", { ordered: true });
@@ -322,6 +338,15 @@ export class GuestConnection implements Connection<GuestState> {
       if (this.pc === pc && !this.stopped && this.state === "connected") this.retry();
     };
     if (this.state !== "refused") this.setState("connected");
+  }
+
+  /** The TURN servers the host minted for this page (none when it has no TURN server), asking it about the room again once they run out. */
+  private async mintedTurn(key: CryptoKey): Promise<RTCIceServer[]> {
+    if (!this.about || !turnStillValid(this.about.iceServers)) {
+      const asked: GuestMessage = { kind: "about", from: connectionTag(this.link) };
+      this.about = await ask(this.link, "", key, asked, "about", relayAnswerMs(this.attempt));
+    }
+    return this.about.iceServers.map((server) => server as unknown as RTCIceServer);
   }
 
   private deliver(message: string): void {
