@@ -287,7 +287,7 @@ class CanvasServer:
         self._relay_session = aiohttp.ClientSession()
         urls = await public_relays.choose(public_relays.urls(), self._relay_session) if wanted is None else wanted
         if not urls:
-            log.warning("no public relay answered: the room link works on this network only")
+            log.info("no public relay answered")
             return
         listening = RelayListening(self._relay_session, self.hub.heard_on_relays)
         await listening.use(urls)
