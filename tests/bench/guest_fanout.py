@@ -303,17 +303,19 @@ async def main(counts: list[int], small_lines: int, bulk_bytes: int, hubs: list[
         for count in counts:
             stream: Stream | None = None
             for hub in hubs:
-                if hub == "chromium":
-                    if stream is None:
-                        print(f"{count:>6} {hub:>8} no figures: Chromium replays what canvas's hub sent, run one first")
-                        continue
-                    figures[(count, hub)] = await run_browser(browser, count, stream)
-                else:
-                    figures[(count, hub)], recorded = await run_python(
-                        count, small_lines, bulk_bytes, processes, hub
-                    )
-                    stream = stream or recorded
-                print(row(count, hub, figures[(count, hub)]), flush=True)
+                try:
+                    if hub == "chromium":
+                        if stream is None:
+                            raise RuntimeError("Chromium replays what canvas's hub sent: run one first")
+                        figures[(count, hub)] = await run_browser(browser, count, stream)
+                    else:
+                        figures[(count, hub)], recorded = await run_python(
+                            count, small_lines, bulk_bytes, processes, hub
+                        )
+                        stream = stream or recorded
+                    print(row(count, hub, figures[(count, hub)]), flush=True)
+                except (TimeoutError, RuntimeError) as exc:  # a row that fails is said, and the next runs
+                    print(f"{count:>6} {hub:>8} no figures: {type(exc).__name__} {exc}"[:200], flush=True)
     print()
     print("\n".join(goals(figures, "the aiortc guests")))
 
