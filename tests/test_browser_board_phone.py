@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser_pages import add_agent, join_as_guest, open_host, prompt
+from tests.browser_pages import add_agent, join_as_guest, open_host, prompt, waiting_list
 from tests.support import ServerProcess
 from tests.test_browser_responsive import check_toolbar
 
@@ -104,7 +104,10 @@ def test_a_permission_waiting_on_a_phone_lies_over_the_board_without_moving_it(
         board = host.get_by_test_id("board")
         before = board.bounding_box()
         prompt(view, "/write notes.txt ONE")
-        entry = host.get_by_test_id("attention-entry").filter(has_text="asks your permission")
+        host.get_by_test_id("attention-band").filter(has_text="asks your permission").wait_for(timeout=WAIT_MS)
+        assert board.bounding_box() == before
+        # Opened from its band, the list still leaves the board where it was.
+        entry = waiting_list(host).get_by_test_id("attention-entry").filter(has_text="asks your permission")
         entry.wait_for(timeout=WAIT_MS)
         assert board.bounding_box() == before
         # The request is on screen and answerable, below the toolbar, which stays free to use.

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser_pages import assert_plain, open_host, wait_waiting
+from tests.browser_pages import assert_plain, open_host, wait_waiting, waiting_list
 from tests.support import ServerProcess, serve_on_every_interface
 from tests.test_browser_guests import TIMEOUT_MS
 
@@ -36,7 +36,8 @@ def test_on_a_phone_the_host_answers_from_the_attention_centre(browser: Any, pro
         session = api(server, "/api/sessions", {"agent": "demo"})
         api(server, f"/api/session/{session['id']}/prompt", {"text": "/write phone.txt sent from a phone"})
 
-        entry = phone.get_by_test_id("attention-entry").filter(has_text="Demo agent asks your permission")
+        # What waits is a band over the board's bottom, opened to answer.
+        entry = waiting_list(phone).get_by_test_id("attention-entry").filter(has_text="Demo agent asks your permission")
         entry.wait_for(timeout=TIMEOUT_MS)
         wait_waiting(phone, 1)
         allow = entry.get_by_role("button", name="Allow once")

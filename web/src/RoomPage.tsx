@@ -73,7 +73,7 @@ export function RoomPage<S extends string>({
             {bar}
             <ThemePicker />
           </header>
-          {joined && <AttentionCentre open={waitingOpen} onClose={closeWaiting} />}
+          {joined && <AttentionCentre open={waitingOpen} onClose={closeWaiting} onToggle={toggleWaiting} />}
           <Notices />
           {joined && <Arrivals />}
           {children}

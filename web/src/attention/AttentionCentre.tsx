@@ -1,4 +1,4 @@
-import { type KeyboardEvent, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
+import { type KeyboardEvent, type RefObject, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { PHONE } from "../board/phone";
 import { useMedia } from "../board/useMedia";
 import { useBoardView } from "../boardView";
@@ -15,7 +15,11 @@ import { PermissionCard } from "./PermissionCard";
 import "./attention.css";
 
 const ATTENTION_ID = "attention";
+const LIST_ID = "attention-list";
 const LINE_ID = "attention-line";
+/** How much of the board's bottom a phone's band (or its opened list) covers: the board's own
+ * controls there (zoom bar, "Open the thread") sit above it, never under it. */
+const COVER_VAR = "--attention-cover";
 /** Room kept between the list and the window's edges, in pixels. */
 const EDGE = 8;
 
@@ -38,10 +42,10 @@ export function useAttention(): Entry[] {
  * brings that frame into view), with its answers right there. The page title and the top bar's
  * line count it; a screen reader hears each new one. On a laptop the list opens from that line,
  * over the board, and closes with Esc or a click elsewhere: it never moves the board, and it is
- * not in front of a frame's own answers unless asked for. On a phone it is a sheet over the
- * bottom of the board.
+ * not in front of a frame's own answers unless asked for. On a phone it is a one-line band over
+ * the bottom of the board, which opens into the list; the board's controls there move above it.
  */
-export function AttentionCentre({ open, onClose }: { open: boolean; onClose: () => void }) {
+export function AttentionCentre({ open, onClose, onToggle }: { open: boolean; onClose: () => void; onToggle: () => void }) {
   const store = useRoomStore();
   const view = useBoardView();
   const entries = useAttention();
@@ -55,6 +59,8 @@ export function AttentionCentre({ open, onClose }: { open: boolean; onClose: () 
   const headlineOf = useCallback((entry: Entry) => headline(entry, store.getState()), [store]);
   const notices = useDesktopNotices(entries, headlineOf);
   const { ref: listRef, place, onKeyDown } = usePopover(open, onClose);
+  useCoverOfBand(listRef, shown.length > 0, open);
+  const phone = useMedia(PHONE);
   const empty = shown.length === 0;
   useEffect(() => {
     if (empty && open) onClose();
@@ -94,7 +100,7 @@ export function AttentionCentre({ open, onClose }: { open: boolean; onClose: () 
         onKeyDown={onKeyDown}
       >
         {shown.length > 0 && (
-          <ul className="attention-list">
+          <ul className="attention-list" id={LIST_ID}>
             {shown.map((entry) => (
               <li
                 key={entry.key}
@@ -139,6 +145,20 @@ export function AttentionCentre({ open, onClose }: { open: boolean; onClose: () 
             </button>{" "}
             when something waits for you while this tab is in the background
           </p>
+        )}
+        {phone && shown.length > 0 && (
+          <button
+            type="button"
+            className="attention-band"
+            data-testid="attention-band"
+            aria-expanded={open}
+            aria-controls={LIST_ID}
+            onClick={onToggle}
+          >
+            {count > 0 && <span className="attention-badge">{count} waiting</span>}
+            <span className="attention-line-what">{headline(newestOf(shown, count), store.getState())}</span>
+            <span aria-hidden="true">{open ? "▾" : "▴"}</span>
+          </button>
         )}
       </section>
     </>
@@ -190,6 +210,38 @@ function usePopover(open: boolean, onClose: () => void) {
     [open, onClose],
   );
   return { ref, place, onKeyDown };
+}
+
+/** On a phone the band lies over the bottom of the board: the page is told how tall it is now. */
+function useCoverOfBand(ref: RefObject<HTMLElement | null>, busy: boolean, open: boolean): void {
+  const phone = useMedia(PHONE);
+  useLayoutEffect(() => {
+    const root = document.documentElement.style;
+    const element = ref.current;
+    if (!phone || !busy || !element) {
+      root.removeProperty(COVER_VAR);
+      return;
+    }
+    // From the band's top to the board's bottom (the board runs on under the Room tab).
+    const measure = () => {
+      const bottom = document.querySelector('[data-testid="board"]')?.getBoundingClientRect().bottom ?? window.innerHeight;
+      root.setProperty(COVER_VAR, `${Math.max(0, Math.ceil(bottom - element.getBoundingClientRect().top))}px`);
+    };
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(element);
+    return () => {
+      observer.disconnect();
+      root.removeProperty(COVER_VAR);
+    };
+  }, [ref, phone, busy, open]);
+}
+
+/** The entry a one-line summary names: the newest that waits while any does, so the words beside
+ * "1 waiting" are never those of a request already answered. */
+function newestOf(entries: Entry[], waiting: number): Entry {
+  const candidates = waiting ? entries.filter((entry) => entry.kind !== "ended") : entries;
+  return candidates[candidates.length - 1] ?? entries[entries.length - 1];
 }
 
 /** What a request that did not run said, for the guest to copy or send again. */
@@ -257,7 +309,7 @@ export function AttentionLine({ open, onToggle }: { open: boolean; onToggle: () 
   const entries = useAttention();
   const count = waitingCount(entries);
   if (entries.length === 0) return null;
-  const newest = headline(entries[entries.length - 1], store.getState());
+  const newest = headline(newestOf(entries, count), store.getState());
   return (
     <button
       type="button"

@@ -30,12 +30,14 @@ type Floating = [selector: string, side: Side | null];
  * What floats over the board, in the order they lie on each other, each with the side of the
  * board it keeps clear: the Room drawer (over the right side) or a phone's Room sheet (over the
  * bottom) while open, which a wide window's Room column beside the board never reaches; then the
- * board's own toolbar above, and its zoom bar and map below.
+ * board's own toolbar above, its zoom bar and map below, and what waits for the person.
  */
 const PANEL: Floating = [".side > .panel", null];
 const CONTROLS: Floating[] = [
   [".board-toolbar", "top"],
   [".board-zoom, .react-flow__minimap, .board-map", "bottom"],
+  // What waits for the person: a phone's band over the bottom, a wider page's list while open.
+  [".attention-busy", null],
 ];
 
 /**
