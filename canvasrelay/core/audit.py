@@ -35,6 +35,8 @@ MAX_ENTRIES = 20_000
 MAX_AGE_S = 30 * 24 * 3600.0
 HOST_ID = "host"
 API_ID = "api"
+AGENT_PREFIX = "agent:"
+"""Begins the id an agent session's own entries are by (its board edits)."""
 CANVAS_ID = "canvas"
 """Who canvas's own entries are by: its stops and starts, and what they ended."""
 DIGEST_CHARS = 12
@@ -176,9 +178,16 @@ class Audit:
         """A terminal's or session's name, in words even once it has gone."""
         return self.things(ref) or "a terminal or session that has gone"
 
+    def agent_edited_board(self, session_id: str | None) -> None:
+        """An agent changed the board through its tools: counted as that agent's, not its host's."""
+        name = (self.things(session_id) if session_id else "") or "an agent"
+        self._count(f"{AGENT_PREFIX}{session_id or ''}", name, "edited the board", "", 1)
+
     def _tally(self, peer: Peer, action: str, where: str, amount: int) -> None:
+        self._count(*_who(peer), action, where, amount)
+
+    def _count(self, who: str, _name: str, action: str, where: str, amount: int) -> None:
         minute = int(self.clock() // 60)
-        who, _name = _who(peer)
         key = (who, action, where)
         tally = self._tallies.get(key)
         if tally is not None and tally.minute != minute:

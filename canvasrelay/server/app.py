@@ -158,6 +158,7 @@ class CanvasServer:
         )
         self.people.names_prompts = self.agents.core.names_prompts
         self.audit.permissions = self.agents.core.permission_words
+        self.board.tools.edited_by = self.audit.agent_edited_board
         tmux = tmux_executable()
         self.terminals = TerminalHost(
             self.runtime,

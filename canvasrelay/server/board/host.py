@@ -85,6 +85,8 @@ class BoardTools:
     def __init__(self, board_room: BoardRoom, runtime: Runtime) -> None:
         self.board_room = board_room
         self.runtime = runtime
+        self.edited_by: Callable[[str | None], None] = lambda _session_id: None
+        """Told the agent session behind each edit through the board's tools (None: not known)."""
 
     @property
     def board(self) -> Board:

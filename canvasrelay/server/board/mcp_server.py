@@ -45,13 +45,15 @@ def _server(tools: BoardTools, caller: Callable[[Context], str | None], name: st
     def out(value: Any) -> str:
         return json.dumps(value, ensure_ascii=False)
 
-    async def edit(call: Any) -> str:
+    async def edit(ctx: Context, call: Any) -> str:
         try:
             result = await call
         except (BoardApiError, UnknownItemError, BoardFullError) as exc:
             # A ToolError's message reaches the model (any other exception is only "Error executing
             # tool"), so it can correct its call.
             raise ToolError(str(exc)) from None
+        # The room's record credits the edit to the agent whose session asked for it.
+        tools.edited_by(caller(ctx))
         return out({"id": result.id, "removed": list(result.removed)})
 
     @mcp.tool()
@@ -75,15 +77,18 @@ def _server(tools: BoardTools, caller: Callable[[Context], str | None], name: st
         session = caller(ctx)
         if x is None and y is None and session is not None:
             x, y = spot_beside(tools.board, session) or (None, None)
-        return await edit(tools.add_note(text, x, y, color))
+        return await edit(ctx, tools.add_note(text, x, y, color))
 
     @mcp.tool()
-    async def add_text(text: str, x: float | None = None, y: float | None = None, color: str | None = None) -> str:
+    async def add_text(
+        ctx: Context, text: str, x: float | None = None, y: float | None = None, color: str | None = None
+    ) -> str:
         """Add a free text label. Returns its id."""
-        return await edit(tools.add_text(text, x, y, color))
+        return await edit(ctx, tools.add_text(text, x, y, color))
 
     @mcp.tool()
     async def add_shape(
+        ctx: Context,
         shape: str = "rect",
         text: str = "",
         x: float | None = None,
@@ -93,15 +98,16 @@ def _server(tools: BoardTools, caller: Callable[[Context], str | None], name: st
         color: str | None = None,
     ) -> str:
         """Add a shape ("rect" or "ellipse") with optional text. Returns its id."""
-        return await edit(tools.add_shape(shape, text, x, y, w, h, color))
+        return await edit(ctx, tools.add_shape(shape, text, x, y, w, h, color))
 
     @mcp.tool()
-    async def add_arrow(from_id: str, to_id: str, color: str | None = None) -> str:
+    async def add_arrow(ctx: Context, from_id: str, to_id: str, color: str | None = None) -> str:
         """Connect two items with an arrow. Returns its id."""
-        return await edit(tools.connect(from_id, to_id, color))
+        return await edit(ctx, tools.connect(from_id, to_id, color))
 
     @mcp.tool()
     async def add_free_arrow(
+        ctx: Context,
         x1: float | None = None,
         y1: float | None = None,
         x2: float | None = None,
@@ -114,38 +120,43 @@ def _server(tools: BoardTools, caller: Callable[[Context], str | None], name: st
     ) -> str:
         """Draw an arrow whose ends are points (x1, y1 → x2, y2) or items (from_id, to_id; a bound end
         follows its item), with an optional sideways bend of its middle and a label. Returns its id."""
-        return await edit(tools.add_free_arrow(x1, y1, x2, y2, from_id, to_id, bend, label, color))
+        return await edit(ctx, tools.add_free_arrow(x1, y1, x2, y2, from_id, to_id, bend, label, color))
 
     @mcp.tool()
     async def add_image_placeholder(
-        alt: str, x: float | None = None, y: float | None = None, w: float | None = None, h: float | None = None
+        ctx: Context,
+        alt: str,
+        x: float | None = None,
+        y: float | None = None,
+        w: float | None = None,
+        h: float | None = None,
     ) -> str:
         """Add an image placeholder saying (alt) what picture belongs there; people paste it in. Returns its id."""
-        return await edit(tools.add_image(alt, None, x, y, w, h))
+        return await edit(ctx, tools.add_image(alt, None, x, y, w, h))
 
     @mcp.tool()
-    async def group_items(item_ids: list[str]) -> str:
+    async def group_items(ctx: Context, item_ids: list[str]) -> str:
         """Group items so they are selected and moved together. Returns the group's id."""
-        return await edit(tools.group(item_ids))
+        return await edit(ctx, tools.group(item_ids))
 
     @mcp.tool()
-    async def ungroup_items(group_id: str) -> str:
+    async def ungroup_items(ctx: Context, group_id: str) -> str:
         """Ungroup the items of a group (the id group_items returned, or an item's "group")."""
-        return await edit(tools.ungroup(group_id))
+        return await edit(ctx, tools.ungroup(group_id))
 
     @mcp.tool()
-    async def lock_item(item_id: str, locked: bool = True) -> str:
+    async def lock_item(ctx: Context, item_id: str, locked: bool = True) -> str:
         """Lock an item (nobody moves, resizes, edits or deletes it) or unlock it with locked=false."""
-        return await edit(tools.set_locked(item_id, locked))
+        return await edit(ctx, tools.set_locked(item_id, locked))
 
     @mcp.tool()
-    async def move_item(item_id: str, x: float, y: float) -> str:
+    async def move_item(ctx: Context, item_id: str, x: float, y: float) -> str:
         """Move an item so its top-left corner is at (x, y)."""
-        return await edit(tools.move(item_id, x, y))
+        return await edit(ctx, tools.move(item_id, x, y))
 
     @mcp.tool()
-    async def delete_item(item_id: str) -> str:
+    async def delete_item(ctx: Context, item_id: str) -> str:
         """Delete an item (and the arrows attached to it)."""
-        return await edit(tools.delete(item_id))
+        return await edit(ctx, tools.delete(item_id))
 
     return mcp
