@@ -222,7 +222,7 @@ function TroubleLine({ trouble }: { trouble: Trouble }) {
   }, []);
   const seconds = Math.ceil((trouble.retryAt - now) / 1000);
   return (
-    <p className="banner banner-trouble" data-testid="join-trouble" role="status">
+    <p className="banner banner-trouble" data-testid="join-trouble" data-pause-s={trouble.pauseMs / 1000} role="status">
       {trouble.words} {seconds > 0 ? `Trying again in ${seconds} s.` : "Trying again now…"}
     </p>
   );

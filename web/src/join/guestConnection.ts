@@ -52,9 +52,6 @@ export interface Profile {
 
 const HANDSHAKE_MS = 15_000;
 const TURN_FETCH_MS = 3_000;
-/** The first wait for the host's answer through the relays (it comes in well under a second when nothing is lost);
- *  each ask after it waits half as long again, up to HANDSHAKE_MS, as `canvas join` does. */
-const RELAY_ANSWER_FIRST_MS = 3_000;
 /** The pause before asking through the relays again, doubling from the first to the most. */
 const RELAY_RETRY_FIRST_MS = 3_000;
 const RELAY_RETRY_MAX_MS = 60_000;
@@ -116,11 +113,6 @@ function rtcConfiguration(link: RoomLinkParams, turn: RTCIceServer[]): RTCConfig
   return { iceServers: relays, iceTransportPolicy: "relay" };
 }
 
-/** How long ask `attempt` through the relays waits for the host's answer: 3 s, 4.5 s … 15 s. */
-export function relayAnswerMs(attempt: number): number {
-  return Math.min(HANDSHAKE_MS, RELAY_ANSWER_FIRST_MS * 1.5 ** Math.min(attempt, 10));
-}
-
 /**
  * The pause after failed ask `attempt` through the relays before the next: 3, 6, 12 … 60 s. Public relays throttle,
  * and each ask is an event on every relay, so a page that cannot reach the host asks seldom, not in a loop.
@@ -140,6 +132,8 @@ function nostrKey(): NostrKey {
 export interface Trouble {
   words: string;
   retryAt: number;
+  /** How long the page pauses before it asks again. */
+  pauseMs: number;
 }
 
 /** What went wrong with one attempt, as a person reads it. */
@@ -272,7 +266,7 @@ export class GuestConnection implements Connection<GuestState> {
     let wait = backoffMs(this.attempt);
     if (this.link.relays.length && error !== undefined) {
       wait = relayRetryMs(this.attempt);
-      this.setTrouble({ words: troubleWords(error), retryAt: Date.now() + wait });
+      this.setTrouble({ words: troubleWords(error), retryAt: Date.now() + wait, pauseMs: wait });
     }
     this.attempt++;
     setTimeout(() => void this.connect(), wait);
@@ -313,8 +307,10 @@ export class GuestConnection implements Connection<GuestState> {
     const offer = pc.localDescription!.sdp;
     const nonce = crypto.getRandomValues(new Uint8Array(GUEST_NONCE_BYTES));
     const offered: GuestMessage = { kind: "offer", from: connectionTag(this.link), sdp: offer, nonce: b64url(nonce) };
-    const wait = this.link.relays.length ? relayAnswerMs(this.attempt) : HANDSHAKE_MS;
-    const { sdp: answer } = await ask(this.link, signal, key, offered, "answer", wait);
+    // The whole handshake's wait, through relays too: the host answers in well under a second unless it is busy (its
+    // WebRTC library still loading at start), and a fresh offer sooner would meet it still holding this one's handshake
+    // (one at a time from one page key), so asking again early only delays the join.
+    const { sdp: answer } = await ask(this.link, signal, key, offered, "answer", HANDSHAKE_MS);
     await pc.setRemoteDescription({ type: "answer", sdp: answer });
     // Checked field by field below: the channel is not yet proven to reach this room's host.
     const proof = JSON.parse(String(await withTimeout(nextMessage(), HANDSHAKE_MS))) as Partial<HubProof>;
@@ -344,7 +340,7 @@ export class GuestConnection implements Connection<GuestState> {
   private async mintedTurn(key: CryptoKey): Promise<RTCIceServer[]> {
     if (!this.about || !turnStillValid(this.about.iceServers)) {
       const asked: GuestMessage = { kind: "about", from: connectionTag(this.link) };
-      this.about = await ask(this.link, "", key, asked, "about", relayAnswerMs(this.attempt));
+      this.about = await ask(this.link, "", key, asked, "about", HANDSHAKE_MS);
     }
     return this.about.iceServers.map((server) => server as unknown as RTCIceServer);
   }
