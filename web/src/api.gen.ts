@@ -5,7 +5,7 @@ export interface AgentInfo {
   label: string;
   available: boolean;
   reason: string | null;
-  state: "ready" | "not-installed" | "needs-key";
+  state: "ready" | "not-installed" | "needs-key" | "cannot-confine";
   install: string | null;
   setup: string | null;
   confined: boolean;
