@@ -1,4 +1,4 @@
-import { type KeyboardEvent, useEffect, useRef } from "react";
+import { type KeyboardEvent, useEffect, useId, useRef } from "react";
 import { boardActions } from "../board/actions";
 import { newId } from "../board/model";
 import { Dialog } from "../Dialog";
@@ -31,6 +31,7 @@ function startAsks(access: Access | null): boolean {
  * without it, a new session is made and shown on the board.
  */
 export function AgentMenu({ refId, onStarted }: { refId?: string; onStarted?: (ref: string, label: string) => void }) {
+  const menuId = useId();
   const client = useRoomClient();
   const access = useAccess();
   const agents = useRoom((s) => s.welcome?.agents) ?? NO_AGENTS;
@@ -50,7 +51,9 @@ export function AgentMenu({ refId, onStarted }: { refId?: string; onStarted?: (r
       {startAsks(access) && <p className="agent-menu-note">The host approves each agent you start.</p>}
       <ul className="agent-menu-list" aria-label="Agents on offer" data-testid="agents">
         {agents.map((agent) => {
-          const wordsId = `agent-menu-${agent.id}`;
+          // The menu is shown in more than one place at once (the side panel, the toolbar's menu):
+          // each copy's ids are its own.
+          const wordsId = `${menuId}-${agent.id}`;
           return (
             <li key={agent.id} className={`agent-menu-item agent-menu-${agent.state}`} data-testid={`agent-offer-${agent.id}`}>
               <div className="agent-menu-head">

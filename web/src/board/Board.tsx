@@ -930,7 +930,8 @@ function Canvas({ session }: { session: BoardSession }) {
             label={`The board from afar: ${items.length.toLocaleString("en")} items drawn as outlines. The items in view follow as a list; zoom in to read and edit them.`}
           />
         )}
-        {mapsOnCanvas ? (
+        {/* An empty board has nothing to map: no blank box where the map would be. */}
+        {items.length === 0 ? null : mapsOnCanvas ? (
           <BoardMap marks={mapMarks} label={`Map of the board, ${items.length.toLocaleString("en")} items: click or drag to move the view`} />
         ) : (
           <MiniMap
@@ -947,7 +948,7 @@ function Canvas({ session }: { session: BoardSession }) {
         </ViewportPortal>
       </ReactFlow>
       {sketching && <SketchItems items={items} boxOf={boxOf} live={live} onFocusItem={setSketchFocus} onOpen={reveal} />}
-      {items.length === 0 && tool === "select" && <EmptyHint readOnly={readOnly} isHost={access === "host"} />}
+      {items.length === 0 && tool === "select" && <EmptyHint readOnly={readOnly} isHost={access === "host"} phone={phone} />}
       {tool !== "select" && !readOnly && (
         <DrawLayer
           tool={tool}

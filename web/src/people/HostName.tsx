@@ -26,6 +26,10 @@ function saved(): HostProfile {
 /** The host's name and colour, kept in this browser and told to the room after every welcome. */
 export function useHostProfile(store: RoomStore): [HostProfile, (profile: HostProfile) => void] {
   const [profile, setProfile] = useState(saved);
+  const adopt = useCallback((next: HostProfile) => {
+    localStorage.setItem(IDENTITY_KEY, JSON.stringify(next));
+    setProfile(next);
+  }, []);
   useEffect(() => {
     const tell = () => {
       if (profile.named) store.send({ t: "host-profile", name: profile.name, color: profile.color });
@@ -33,18 +37,25 @@ export function useHostProfile(store: RoomStore): [HostProfile, (profile: HostPr
     tell();
     return store.onFrame((frame) => {
       if (frame.t === "welcome") tell();
+      // Another browser of the host's named it: this one takes the same name rather than stay blank.
+      if (frame.t === "people" && !profile.named) {
+        const named = frame.people.find((person) => person.access === "host" && person.name !== DEFAULT_NAME);
+        if (named) adopt({ name: named.name, color: named.color, named: true });
+      }
     });
-  }, [store, profile]);
-  const change = useCallback((next: HostProfile) => {
-    localStorage.setItem(IDENTITY_KEY, JSON.stringify(next));
-    setProfile(next);
-  }, []);
-  return [profile, change];
+  }, [store, profile, adopt]);
+  return [profile, adopt];
 }
 
 /** Where the host says who they are: guests see this name in the people list and on the join page. */
 export function HostName({ profile, onChange }: { profile: HostProfile; onChange: (profile: HostProfile) => void }) {
   const [draft, setDraft] = useState(profile.named ? profile.name : "");
+  const [shown, setShown] = useState(profile);
+  if (shown !== profile) {
+    // The name came from elsewhere (another of the host's browsers): the field shows it.
+    setShown(profile);
+    if (profile.named) setDraft(profile.name);
+  }
   const save = () => {
     const name = draft.trim();
     if (name && (name !== profile.name || !profile.named)) onChange({ ...profile, name, named: true });

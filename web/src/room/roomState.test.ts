@@ -240,6 +240,23 @@ describe("guests as people", () => {
     expect(went.arrivals.map((a) => a.text)).toEqual(["Ada joined", "Ada left"]);
   });
 
+  it("say the host restarted, not that everyone left and joined again", () => {
+    const grace = (peerId: string) => ({ peerId, name: "Grace", color: "#112233", access: "host" as const });
+    const here = fold([welcome("edit"), { t: "people", people: [grace("host-1"), person("guest-a", "Ada"), person("guest-b", "Bo")] }]);
+    const back = fold(
+      [
+        { t: "restarting" },
+        welcome("edit"),
+        { t: "people", people: [person("guest-a", "Ada")] },
+        { t: "people", people: [person("guest-a", "Ada"), grace("host-9")] },
+        { t: "people", people: [person("guest-a", "Ada"), grace("host-9"), person("guest-b", "Bo")] },
+        { t: "people", people: [person("guest-a", "Ada"), grace("host-9"), person("guest-b", "Bo"), person("guest-c", "Cy")] },
+      ],
+      here,
+    );
+    expect(back.arrivals.map((a) => a.text)).toEqual(["The host restarted canvas", "Cy joined"]);
+  });
+
   it("keep a denied request's text for the guest, and a request told again only once", () => {
     const asked = { t: "request-pending" as const, id: "a1", ref: "agent-prompt", subject: "s1", expiresInMs: 1000, text: "Ada (guest, edit): hi" };
     const waiting = fold([welcome("edit"), asked, asked]);

@@ -86,6 +86,8 @@ export interface RoomState<S extends string = string> {
   people: readonly Person[];
   /** Who came or went lately ("Ada joined"), each shown briefly. */
   arrivals: readonly Notice[];
+  /** Who was here when the host restarted: coming back is not news (see `personKey`). */
+  returning: ReadonlySet<string>;
   /** The host's: the invitations, and the open room link while it is on. */
   invites: InviteList | null;
   /** The host's: the page of the room's record it asked for last. */
@@ -123,6 +125,7 @@ export function initialRoomState<S extends string>(connection: S): RoomState<S> 
     notices: [],
     people: [],
     arrivals: [],
+    returning: new Set(),
     invites: null,
     audit: null,
     removed: null,
@@ -143,8 +146,22 @@ export function receive<S extends string>(before: RoomState<S>, frame: ServerFra
     case "welcome": {
       // A resync withdraws what was waiting (ADR 0004); the open files come again after it.
       // So do the terminals: views attach to the ones the server lists, not to remembered ones.
+      // The people list after a welcome is where things stand, not news: it is taken silently, and
+      // after the host's restart those who were here come back without a word each.
+      const back = state.restarting ? arrival(state, frame.access === "host" ? "canvas restarted" : "The host restarted canvas") : state;
+      const returning = state.restarting ? new Set(state.people.map(personKey)) : state.returning;
       const next = withSessions(
-        { ...state, restarting: false, welcome: frame, requests: [], approvals: frame.approvals, files: new Map(), terminals: [] },
+        {
+          ...back,
+          restarting: false,
+          welcome: frame,
+          requests: [],
+          approvals: frame.approvals,
+          files: new Map(),
+          terminals: [],
+          people: [],
+          returning,
+        },
         frame,
       );
       const paged = askMoreHeads(next, frame.headsAfter);
@@ -245,17 +262,32 @@ function resolved<S extends string>(
 
 /** The people now here; who came or went since the last list is a brief notice (not on the first list). */
 function arrived<S extends string>(state: RoomState<S>, people: readonly Person[]): RoomState<S> {
-  if (state.people.length === 0) return { ...state, people };
+  const returning = new Set(state.returning);
+  const back = (p: Person) => returning.delete(personKey(p));
+  if (state.people.length === 0) {
+    people.forEach(back);
+    return { ...state, people, returning };
+  }
   const before = new Set(state.people.map((p) => p.peerId));
   const now = new Set(people.map((p) => p.peerId));
   const me = state.welcome?.peerId;
+  const joined = people.filter((p) => !before.has(p.peerId) && p.peerId !== me && !back(p));
   const lines = [
-    ...people.filter((p) => !before.has(p.peerId) && p.peerId !== me).map((p) => `${p.name} joined`),
+    ...joined.map((p) => `${p.name} joined`),
     ...state.people.filter((p) => !now.has(p.peerId) && p.peerId !== me).map((p) => `${p.name} left`),
   ];
-  let id = state.arrivals.at(-1)?.id ?? 0;
-  const arrivals = [...state.arrivals, ...lines.map((text) => ({ id: ++id, text }))].slice(-KEPT_ARRIVALS);
-  return { ...state, people, arrivals: lines.length ? arrivals : state.arrivals };
+  const start: RoomState<S> = { ...state, people, returning };
+  return lines.reduce((next: RoomState<S>, text) => arrival(next, text), start);
+}
+
+/** Who a person is across the host's restart: a guest keeps its id, a host page gets a new one. */
+function personKey(person: Person): string {
+  return person.access === "host" ? `host:${person.name}` : person.peerId;
+}
+
+function arrival<S extends string>(state: RoomState<S>, text: string): RoomState<S> {
+  const id = (state.arrivals.at(-1)?.id ?? 0) + 1;
+  return { ...state, arrivals: [...state.arrivals, { id, text }].slice(-KEPT_ARRIVALS) };
 }
 
 /** The state without arrival `id`: its moment passed. */

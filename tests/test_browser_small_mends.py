@@ -1,0 +1,109 @@
+"""Chromium: the smaller things a walk through the room found, each as a person would check it. An
+empty board has no blank map, and a phone's hint names taps, not keys; a notice lies over the board
+rather than pushing it down; the host's second browser shows the name the first one set; no id
+is shared by two controls; a guest's terminal request that waits offers no "Start a shell" beside
+it; a terminal's notes lie under its screen, never over the prompt line."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.browser_pages import WAIT_MS, add_agent, add_frame, box, open_host, overlap, serious_violations
+from tests.support import ServerProcess
+from tests.test_browser_invites import join_with, open_room_panel, shot
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
+
+
+@pytest.mark.parametrize(("width", "scheme"), [(390, "light"), (1440, "dark")])
+def test_an_empty_board_has_no_blank_map_and_its_hint_fits_the_screen(
+    browser: Any, server: ServerProcess, width: int, scheme: str
+) -> None:
+    host = open_host(browser, server, width=width, height=844, scheme=scheme)
+    hint = host.get_by_test_id("board-hint")
+    hint.wait_for(timeout=WAIT_MS)
+    assert host.locator(".react-flow__minimap, .board-map").count() == 0, "a map of nothing"
+    words = hint.inner_text()
+    if width == 390:
+        assert "Press" not in words and host.locator("[data-testid=board-hint] kbd").count() == 0, words
+        assert "More" in words and "Room" in words, words
+    else:
+        assert "Press N" in words.replace("\n", " "), words
+    shot(host, f"empty-board-{width}-{scheme}")
+    add_frame(host, "terminal")
+    # A phone has no room for a map at all; wider, one is drawn once there is something on it.
+    host.locator(".react-flow__minimap, .board-map").first.wait_for(state="attached", timeout=WAIT_MS)
+    host.context.close()
+
+
+def test_a_notice_lies_over_the_board_and_the_hosts_second_browser_knows_its_name(
+    browser: Any, server: ServerProcess
+) -> None:
+    first = open_host(browser, server, width=1440)
+    open_room_panel(first)
+    first.get_by_test_id("host-name").fill("Grace")
+    first.get_by_test_id("host-name").press("Tab")
+    second = open_host(browser, server, width=1024, scheme="dark")
+    open_room_panel(second)
+    second.wait_for_function("document.querySelector('[data-testid=host-name]')?.value === 'Grace'", timeout=WAIT_MS)
+
+    board = second.get_by_test_id("board")
+    before = box(board)
+    # A guest whose request the first page answers after the guest left: the other page is told.
+    guest = join_with(browser, server.room_link, 390, name="Ada")
+    guest.get_by_test_id("access-banner").get_by_test_id("ask-edit").click()
+    second.get_by_test_id("attention-count").filter(has_text="1 waiting").wait_for(timeout=WAIT_MS)
+    first.locator('[data-testid="guest"][data-name="Ada"] [data-testid="kick"]').click()
+    first.locator('[data-testid="guest"][data-name="Ada"] [data-testid="kick-yes"]').click()
+    second.get_by_test_id("notice").first.wait_for(timeout=WAIT_MS)
+    assert box(board) == before, "the notice moved the board"
+    for control in ("board-toolbar", "board-zoom"):
+        assert not overlap(box(second.get_by_test_id("notices")), box(second.get_by_test_id(control))), control
+    shot(second, "notice-over-board-1024-dark")
+    for page in (first, second, guest):
+        page.context.close()
+
+
+def test_no_two_controls_share_an_id_with_the_agent_menu_open_beside_the_agents_list(
+    browser: Any, server: ServerProcess
+) -> None:
+    host = open_host(browser, server, width=1440)
+    host.get_by_role("button", name="Add agent").click()
+    host.get_by_test_id("agent-menu").wait_for(timeout=WAIT_MS)
+    shared = host.evaluate(
+        """() => {
+          const ids = [...document.querySelectorAll('[aria-describedby]')].map(e => e.getAttribute('aria-describedby'));
+          return ids.filter((id, i) => ids.indexOf(id) !== i || document.querySelectorAll(`[id="${id}"]`).length > 1);
+        }"""
+    )
+    assert shared == [], f"controls described by one id: {shared}"
+    found = [v for v in serious_violations(host) if "duplicate-id" in v or "aria-allowed-role" in v]
+    assert found == [], found
+    host.context.close()
+
+
+def test_a_waiting_terminal_request_offers_no_second_start_and_notes_sit_under_the_screen(
+    browser: Any, server: ServerProcess
+) -> None:
+    host = open_host(browser, server, width=1440)
+    add_agent(host)
+    ada = join_with(browser, server.room_link, 1024, name="Ada")
+    host.locator('[data-testid="guest"][data-name="Ada"] [data-testid="guest-access"]').select_option("edit")
+    ada.locator('[data-testid="access-banner"][data-access="edit"]').wait_for(timeout=WAIT_MS)
+    ada.get_by_test_id("board-add-terminal").click()
+    empty = ada.get_by_test_id("terminal-none")
+    empty.get_by_test_id("request-waiting").wait_for(timeout=WAIT_MS)
+    assert empty.get_by_role("button", name="Start a shell").count() == 0
+    shot(ada, "terminal-request-waiting-1024")
+
+    view = add_frame(host, "terminal").locator(".terminal-view")
+    view.locator(".xterm").click()
+    host.keyboard.type("echo typed")
+    typist = view.get_by_test_id("terminal-typist")
+    typist.wait_for(timeout=WAIT_MS)
+    screen = box(view.locator(".terminal-screen-area"))
+    assert box(typist)["y"] >= screen["y"] + screen["height"] - 1, "the note lies over the screen"
+    for page in (host, ada):
+        page.context.close()
