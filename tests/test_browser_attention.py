@@ -42,7 +42,7 @@ def test_an_off_screen_permission_is_counted_brought_into_view_and_answered(
     # What will run is in front of the host: the diff, the size, and the rule each answer adds.
     preview = entry.get_by_test_id("preview-diff").inner_text()
     assert "-two" in preview and "+TWO" in preview
-    assert "13 bytes, 3 lines" in entry.inner_text()
+    assert "1 line added, 1 removed" in entry.inner_text(), "the change's size, not the file's"
     assert "Always allows edits of notes.txt" in entry.inner_text()
     assert entry.get_by_role("button", name="Always, for this session").count() == 1
     assert_plain(host, bob)

@@ -73,7 +73,9 @@ def test_the_thread_names_the_host_you_on_its_page_and_by_its_name_on_a_guests(
     host.get_by_test_id("host-name").fill("Maria")
     host.get_by_test_id("host-name").press("Enter")
     host_view = add_agent(host)
-    assert host_view.locator(".agent-head strong").inner_text() == "Demo agent", "no stray number"
+    title = host.locator(".react-flow__node-frame .board-frame-title")
+    assert title.inner_text().split() == ["Agent", "Demo", "agent"], "no stray number"
+    assert "Demo agent" not in host_view.locator(".agent-head").inner_text(), "named once, by its frame"
     ada = join_with(browser, api_invite(server, "Ada", "edit")["link"], 1024, name="Ada")
     ada.locator('[data-testid="access-banner"][data-access="edit"]').wait_for(timeout=WAIT_MS)
     ada_view = ada.get_by_test_id("agent-view")

@@ -2,7 +2,8 @@
 empty board has no blank map, and a phone's hint names taps, not keys; a notice lies over the board
 rather than pushing it down; the host's second browser shows the name the first one set; no id
 is shared by two controls; a guest's terminal request that waits offers no "Start a shell" beside
-it; a terminal's notes lie under its screen, never over the prompt line."""
+it; a terminal's notes lie under its screen, never over the prompt line; an arrow's line stops at
+its label."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ from typing import Any
 
 import pytest
 
-from tests.browser_pages import WAIT_MS, add_agent, add_frame, box, open_host, overlap, serious_violations
+from tests.browser_pages import WAIT_MS, add_agent, add_frame, box, drag, open_host, overlap, serious_violations
 from tests.support import ServerProcess
+from tests.test_browser_board_edit import board_point
 from tests.test_browser_invites import join_with, open_room_panel, shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
@@ -107,3 +109,28 @@ def test_a_waiting_terminal_request_offers_no_second_start_and_notes_sit_under_t
     assert box(typist)["y"] >= screen["y"] + screen["height"] - 1, "the note lies over the screen"
     for page in (host, ada):
         page.context.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_an_arrows_line_stops_at_its_label(browser: Any, server: ServerProcess, scheme: str) -> None:
+    host = open_host(browser, server, width=1280, scheme=scheme)
+    host.get_by_test_id("board-tool-arrow").click()
+    drag(host, board_point(host, 200, 420), board_point(host, 620, 420))
+    host.locator(".react-flow__node-arrow").focus()
+    host.keyboard.press("Enter")
+    host.keyboard.type("because of the tests")
+    host.keyboard.press("Enter")
+    label = host.locator(".board-arrow-label").filter(has_text="because of the tests")
+    label.wait_for(timeout=WAIT_MS)
+    patch = host.locator(".board-arrow-label-patch")
+    patch.wait_for(timeout=WAIT_MS)
+    words, under = box(label), box(patch)
+    assert under["x"] <= words["x"] and under["x"] + under["width"] >= words["x"] + words["width"], (words, under)
+    assert under["y"] <= words["y"] and under["y"] + under["height"] >= words["y"] + words["height"], (words, under)
+    board, fill = host.evaluate(
+        "() => [getComputedStyle(document.querySelector('.board')).backgroundColor,"
+        " getComputedStyle(document.querySelector('.board-arrow-label-patch')).fill]"
+    )
+    assert board == fill, "the patch is the board's own colour"
+    shot(host, f"arrow-label-{scheme}")
+    host.context.close()

@@ -16,7 +16,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.timeout(240)]
 
 
 def terminal(page: Any, name: str) -> Any:
-    return page.locator(".terminal-view").filter(has=page.locator(".terminal-name", has_text=name))
+    frame = page.locator(".react-flow__node-frame").filter(has=page.locator(".board-frame-title", has_text=name))
+    return frame.locator(".terminal-view")
 
 
 def type_line(page: Any, name: str, text: str) -> None:

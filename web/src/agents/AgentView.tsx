@@ -104,8 +104,8 @@ export function AgentView({ refId, width, height }: FrameContentProps) {
   const options = head.options;
   return (
     <div className="agent-view" style={{ width, height }} data-testid="agent-view" data-status={status}>
+      {/* Its frame's title (or the phone's sheet) names the session: the head says only its state. */}
       <div className="agent-head">
-        <strong>{head.title || head.agentLabel}</strong>
         <span className={`agent-status agent-status-${shown}`} data-testid="agent-status">
           {shown}
         </span>

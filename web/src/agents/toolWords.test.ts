@@ -11,6 +11,12 @@ describe("tool call words", () => {
     expect(toolStatusWord("made_up")).toBe("");
   });
 
+  it("says the kind once when the title already begins with it", () => {
+    expect(toolKindWord("read", "Read README.md")).toBe("");
+    expect(toolKindWord("read", "Reading the notes")).toBe("Read");
+    expect(toolKindWord("edit", "Write README.md")).toBe("Edit");
+  });
+
   it("never falls back to the call's id", () => {
     expect(toolTitle("Add a note")).toBe("Add a note");
     expect(toolTitle("")).toBe("A tool call");

@@ -19,9 +19,11 @@ const STATUSES: Record<string, string> = {
   failed: "failed",
 };
 
-/** The kind as a word, or "" for `other` and kinds this app does not know (the title says it). */
-export function toolKindWord(kind: string | undefined): string {
-  return (kind && KINDS[kind]) || "";
+/** The kind as a word, or "" for `other` and kinds this app does not know (the title says it), and
+ * for a title that already begins with that word ("Read README.md" is not "Read Read README.md"). */
+export function toolKindWord(kind: string | undefined, title = ""): string {
+  const word = (kind && KINDS[kind]) || "";
+  return word && title.toLowerCase().startsWith(`${word.toLowerCase()} `) ? "" : word;
 }
 
 export function toolStatusWord(status: string | undefined): string {

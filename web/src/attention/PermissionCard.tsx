@@ -34,7 +34,8 @@ export function PermissionCard({
       <div className="permission-title">
         Asks permission: <strong>{item.title || "a tool call"}</strong>
       </div>
-      {item.preview && <WhatItDoes preview={item.preview} />}
+      {/* Answered, the thread's tool call above shows what ran: the card says only how it was answered. */}
+      {item.preview && !item.resolution && <WhatItDoes preview={item.preview} />}
       {item.resolution ? (
         <div className="permission-answer" data-testid="permission-answer">
           {capitalised(answerWords(item.resolution, item.options))}
@@ -91,21 +92,24 @@ function WhatItDoes({ preview }: { preview: PermissionPreview }) {
           )}
         </div>
       )}
-      {preview.changes.map((change) => (
-        <div key={change.path} className="preview-change">
-          {change.diff !== undefined ? "Changes" : "Writes"} <code>{change.path}</code> ({sizeWords(change.bytes)},{" "}
-          {change.lines.toLocaleString()} line{change.lines === 1 ? "" : "s"})
-          <pre className="preview-diff" data-testid="preview-diff">
-            {(change.diff ?? change.head ?? "").split("\n").map((line, i) => (
-              <span key={i} className={lineClass(change.diff !== undefined, line)}>
-                {line}
-                {"\n"}
-              </span>
-            ))}
-          </pre>
-          {change.truncated && <small>The rest is not shown here.</small>}
-        </div>
-      ))}
+      {preview.changes.map((change) => {
+        const diff = change.diff ?? null;
+        return (
+          <div key={change.path} className="preview-change">
+            {diff !== null ? "Changes" : "Writes"} <code>{change.path}</code> (
+            {diff !== null ? changedLines(diff) : `${sizeWords(change.bytes)}, ${linesWords(change.lines)}`})
+            <pre className="preview-diff" data-testid="preview-diff">
+              {(diff ?? change.head ?? "").split("\n").map((line, i) => (
+                <span key={i} className={lineClass(diff !== null, line)}>
+                  {line}
+                  {"\n"}
+                </span>
+              ))}
+            </pre>
+            {change.truncated && <small>The rest is not shown here.</small>}
+          </div>
+        );
+      })}
       {preview.command === null && preview.changes.length === 0 && preview.paths.length > 0 && (
         <div>
           On {preview.paths.map((path) => <code key={path}>{path}</code>)}
@@ -113,6 +117,18 @@ function WhatItDoes({ preview }: { preview: PermissionPreview }) {
       )}
     </div>
   );
+}
+
+function linesWords(count: number): string {
+  return `${count.toLocaleString()} line${count === 1 ? "" : "s"}`;
+}
+
+/** A change's own size, from its diff: the lines it adds and removes, not the file's size after it. */
+function changedLines(diff: string): string {
+  const lines = diff.split("\n");
+  const added = lines.filter((line) => line.startsWith("+") && !line.startsWith("+++")).length;
+  const removed = lines.filter((line) => line.startsWith("-") && !line.startsWith("---")).length;
+  return `${linesWords(added)} added, ${removed.toLocaleString()} removed`;
 }
 
 function lineClass(isDiff: boolean, line: string): string {

@@ -1,6 +1,6 @@
 /** An arrow as drawn on the board (free or between items): its line, head, label and, when selected, its handles. */
 import { useReactFlow, useViewport } from "@xyflow/react";
-import { type KeyboardEvent, type PointerEvent, useState } from "react";
+import { type KeyboardEvent, type PointerEvent, useLayoutEffect, useRef, useState } from "react";
 import type * as Y from "yjs";
 import { arrowPath, bendThrough, controlPoint, dashArray, middle, type Point } from "./arrows";
 import { paint } from "./colours";
@@ -8,6 +8,8 @@ import type { Item } from "./model";
 import type { BoardSession } from "./sync";
 
 const HEAD = 14;
+/** Room between an arrow's label and the edge of the patch under it. */
+const LABEL_PAD = 4;
 /** Handles are 24 × 24 screen pixels whatever the zoom (WCAG 2.5.8). */
 const HANDLE_PX = 12;
 /** How far one press of an arrow key bends an arrow, in screen pixels (ten times with Shift). */
@@ -43,15 +45,39 @@ export function ArrowShape(props: { item: Item; ends: [Point, Point]; selected: 
         strokeDasharray={dashArray(item.dash, width)}
       />
       <path d={tip} fill={colour} stroke={colour} strokeWidth={1} strokeLinejoin="round" />
-      {item.label && (
-        <text x={mid.x} y={mid.y} className="board-arrow-label" textAnchor="middle" dominantBaseline="central" style={{ fill: colour }}>
-          {item.label}
-        </text>
-      )}
+      {item.label && <ArrowLabel text={item.label} at={mid} colour={colour} />}
       {selected && editable && (
         <ArrowHandles item={item} ends={[start, end]} bend={bend} session={session} onPreview={setPreview} />
       )}
     </g>
+  );
+}
+
+/** An arrow's label on a patch of the board's own colour, so the line stops at its words rather than
+ * striking through them. The patch is the text's measured box, padded. */
+function ArrowLabel({ text, at, colour }: { text: string; at: Point; colour: string }) {
+  const words = useRef<SVGTextElement>(null);
+  const [size, setSize] = useState<{ width: number; height: number } | null>(null);
+  useLayoutEffect(() => {
+    const box = words.current?.getBBox();
+    if (box) setSize({ width: box.width, height: box.height });
+  }, [text]);
+  return (
+    <>
+      {size && (
+        <rect
+          className="board-arrow-label-patch"
+          x={at.x - size.width / 2 - LABEL_PAD}
+          y={at.y - size.height / 2 - LABEL_PAD / 2}
+          width={size.width + 2 * LABEL_PAD}
+          height={size.height + LABEL_PAD}
+          rx={3}
+        />
+      )}
+      <text ref={words} x={at.x} y={at.y} className="board-arrow-label" textAnchor="middle" dominantBaseline="central" style={{ fill: colour }}>
+        {text}
+      </text>
+    </>
   );
 }
 

@@ -32,8 +32,8 @@ export function TerminalControl({ id }: { id: string }) {
   const guest = holdsWhenHanded(access);
 
   return (
+    // The frame's title (or the phone's sheet) names the terminal: its bar says only who types.
     <div className="terminal-control" data-testid="terminal-control">
-      <span className="terminal-name">{info.name}</span>
       <span className="terminal-controller" data-testid="terminal-controller">
         {controllers.map((c) => (
           <span key={c.guestId} className="person-dot" style={{ background: c.color }} aria-hidden="true" />

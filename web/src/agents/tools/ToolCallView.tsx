@@ -29,7 +29,7 @@ export const ToolCallView = memo(function ToolCallView({ item }: { item: ToolIte
   const output = toolOutput(item);
   const diffs = item.content.filter((block) => block.type === "diff");
   const terminals = item.content.filter((block) => block.type === "terminal");
-  const kind = toolKindWord(item.kind);
+  const kind = toolKindWord(item.kind, item.title);
   const diffPaths = new Set(diffs.map((d) => d.path));
   const locations = (item.locations ?? []).filter((l) => !diffPaths.has(l.path));
   return (
