@@ -246,6 +246,7 @@ describe("guests as people", () => {
     const back = fold(
       [
         { t: "restarting" },
+        { t: "people", people: [grace("host-1"), person("guest-a", "Ada")] },
         welcome("edit"),
         { t: "people", people: [person("guest-a", "Ada")] },
         { t: "people", people: [person("guest-a", "Ada"), grace("host-9")] },

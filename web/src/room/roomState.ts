@@ -149,7 +149,6 @@ export function receive<S extends string>(before: RoomState<S>, frame: ServerFra
       // The people list after a welcome is where things stand, not news: it is taken silently, and
       // after the host's restart those who were here come back without a word each.
       const back = state.restarting ? arrival(state, frame.access === "host" ? "canvas restarted" : "The host restarted canvas") : state;
-      const returning = state.restarting ? new Set(state.people.map(personKey)) : state.returning;
       const next = withSessions(
         {
           ...back,
@@ -160,7 +159,6 @@ export function receive<S extends string>(before: RoomState<S>, frame: ServerFra
           files: new Map(),
           terminals: [],
           people: [],
-          returning,
         },
         frame,
       );
@@ -173,7 +171,8 @@ export function receive<S extends string>(before: RoomState<S>, frame: ServerFra
       return askMoreHeads(withSessions({ ...state, approvals }, frame), frame.after);
     }
     case "restarting":
-      return { ...state, restarting: true };
+      // Who is here as the host stops: as it stops, each leaves; after, each comes back. Neither is news.
+      return { ...state, restarting: true, returning: new Set([...state.returning, ...state.people.map(personKey)]) };
     case "people":
       return arrived(state, frame.people);
     case "invites":
@@ -264,6 +263,8 @@ function resolved<S extends string>(
 function arrived<S extends string>(state: RoomState<S>, people: readonly Person[]): RoomState<S> {
   const returning = new Set(state.returning);
   const back = (p: Person) => returning.delete(personKey(p));
+  // While the host stops, people leave without a word, and stay among those coming back.
+  if (state.restarting) return { ...state, people };
   if (state.people.length === 0) {
     people.forEach(back);
     return { ...state, people, returning };
