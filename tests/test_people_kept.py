@@ -35,7 +35,7 @@ class People:
         self.identities = identities or Identities(self.clock)
         self.guests = Guests(self.room, clock=self.clock, invites=self.invites, identities=self.identities)
         self.audit = Audit(self.clock)
-        self.audit.names = lambda who: (i.name if (i := self.identities.get(who)) else who)
+        self.audit.names = lambda who: i.name if (i := self.identities.get(who)) else who
         self.terminals = TerminalRoom(self.room, self.guests)
         self.audit.things = lambda ref: t.name if (t := self.terminals.terminals.get(ref)) else ""
         self.people = PeopleRoom(self.room, self.guests, self.invites, self.audit, "h")
