@@ -3,7 +3,7 @@ empty board has no blank map, and a phone's hint names taps, not keys; a notice 
 rather than pushing it down; the host's second browser shows the name the first one set; no id
 is shared by two controls; a guest's terminal request that waits offers no "Start a shell" beside
 it; a terminal's notes lie under its screen, never over the prompt line; an arrow's line stops at
-its label."""
+its label; a note the agent adds reads as words in its thread, not as JSON."""
 
 from __future__ import annotations
 
@@ -11,7 +11,18 @@ from typing import Any
 
 import pytest
 
-from tests.browser_pages import WAIT_MS, add_agent, add_frame, box, drag, open_host, overlap, serious_violations
+from tests.browser_pages import (
+    WAIT_MS,
+    add_agent,
+    add_frame,
+    assert_plain,
+    box,
+    drag,
+    open_host,
+    overlap,
+    prompt,
+    serious_violations,
+)
 from tests.support import ServerProcess
 from tests.test_browser_board_edit import board_point
 from tests.test_browser_invites import join_with, open_room_panel, shot
@@ -133,4 +144,15 @@ def test_an_arrows_line_stops_at_its_label(browser: Any, server: ServerProcess, 
     )
     assert board == fill, "the patch is the board's own colour"
     shot(host, f"arrow-label-{scheme}")
+    host.context.close()
+
+
+def test_a_note_the_agent_adds_reads_as_words_in_its_thread(browser: Any, server: ServerProcess) -> None:
+    host = open_host(browser, server, width=1024, scheme="dark")
+    view = add_agent(host)
+    prompt(view, "/note ship it on Friday")
+    row = view.get_by_test_id("agent-tool").filter(has_text="Add a note").filter(has_text="done")
+    row.wait_for(timeout=WAIT_MS)
+    assert "A note on the board: ship it on Friday" in row.inner_text()
+    assert_plain(host)
     host.context.close()

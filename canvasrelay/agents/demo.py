@@ -585,7 +585,9 @@ class _Turn:
         except Exception as exc:
             log.warning("add_note failed", exc_info=True)
             result_text, is_error = f"{type(exc).__name__}: {exc}", True
-        content = [tool_content(text_block(result_text))] if result_text else None
+        # The tool's answer is for a model (the new item's id, as JSON); the thread says it in words.
+        shown = result_text if is_error else f"A note on the board: {text}"
+        content = [tool_content(text_block(shown))] if shown else None
         await self.update_tool(tool_call_id, "failed" if is_error else "completed", content)
         if is_error:
             await self.say(f"The board refused the note: {result_text}")
