@@ -13,6 +13,7 @@ import { olderPage, type Session } from "./sessions";
 import { ThreadItem, type ItemActions } from "./ThreadItems";
 import { authorShown } from "./userPrompt";
 import { ThreadList } from "./ThreadList";
+import { askedBeforeRun } from "./threadOrder";
 import { AgentMenu } from "./AgentMenu";
 import "./agents.css";
 import "./tools/tools.css";
@@ -88,6 +89,7 @@ export function AgentView({ refId, width, height }: FrameContentProps) {
   );
   const renderItem = useCallback((item: Item) => <ThreadItem item={item} actions={actions} />, [actions]);
   const older = useOlderPages(refId, state);
+  const ordered = useMemo(() => askedBeforeRun(thread?.items ?? NO_ITEMS), [thread]);
 
   if (!head) {
     return (
@@ -139,7 +141,7 @@ export function AgentView({ refId, width, height }: FrameContentProps) {
         </div>
       )}
       <ThreadList
-        items={thread?.items ?? NO_ITEMS}
+        items={ordered}
         keyOf={itemKey}
         renderItem={renderItem}
         hasOlder={state?.hasOlder ?? false}
