@@ -30,6 +30,7 @@ from canvasrelay.net.channel import Channel, PeerLink
 from canvasrelay.net.nostr_event import NostrKey
 from canvasrelay.net.nostr_rendezvous import ask_over_relays
 from canvasrelay.net.peer_connection import WebRtcLibrary, chosen
+from canvasrelay.net.tasks import cancelled
 from canvasrelay.net.turn_client import TurnClient
 from canvasrelay.protocol import signal_crypto
 from canvasrelay.protocol.board_parts import BoardAssembly
@@ -196,10 +197,7 @@ class Guest:
         await self._say_leaving()
         self._closing = True
         self.state = "closed"
-        if self._supervisor is not None:
-            self._supervisor.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._supervisor
+        await cancelled(self._supervisor)
         if self.pc is not None:
             await self.pc.close()
 

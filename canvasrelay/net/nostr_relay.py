@@ -30,6 +30,7 @@ from canvasrelay.net.nostr_event import (
     parse_event,
     signal_event,
 )
+from canvasrelay.net.tasks import cancelled
 
 log = logging.getLogger(__name__)
 
@@ -103,10 +104,7 @@ class RelayLink:
             self._waiting.pop(event_id, None)
 
     async def close(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        await cancelled(self._task)
         if self._ws is not None:
             await self._ws.close()
 

@@ -30,6 +30,7 @@ from canvasrelay.net import public_relays
 from canvasrelay.net.bounded_site import BoundedSite
 from canvasrelay.net.nostr_rendezvous import RelayListening
 from canvasrelay.net.peer_connection import chosen
+from canvasrelay.net.tasks import cancelled
 from canvasrelay.server import canvas_dir, room_secrets
 from canvasrelay.server.agents.catalog import AgentSpec, discover, process_limits
 from canvasrelay.server.agents.host import AgentHost
@@ -336,9 +337,7 @@ class CanvasServer:
             for site in list(self.runner.sites):
                 await site.stop()
         await self.runtime.stopping()
-        if self._relays_task is not None:
-            self._relays_task.cancel()
-            await asyncio.gather(self._relays_task, return_exceptions=True)
+        await cancelled(self._relays_task)
         if self.hub is not None:
             await self.hub.stop()
         if self._relay_session is not None:

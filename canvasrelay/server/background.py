@@ -9,7 +9,6 @@ TaskGroup's promise that nothing started outlives its owner, without that coupli
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Coroutine
 from typing import Any, TypeVar
@@ -45,11 +44,3 @@ class Background:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
-
-
-async def cancelled(task: asyncio.Task[Any] | None) -> None:
-    """Cancel one task and wait until it has ended (its cancellation is not an error)."""
-    if task is not None:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task

@@ -12,7 +12,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 
-from canvasrelay.server.background import cancelled
+from canvasrelay.net.tasks import cancelled
 
 log = logging.getLogger(__name__)
 

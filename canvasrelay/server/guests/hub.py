@@ -34,6 +34,7 @@ from canvasrelay.core.rate_limit import InboundGate
 from canvasrelay.net.channel import Channel, PeerLink
 from canvasrelay.net.nostr_rendezvous import RelayListening
 from canvasrelay.net.peer_connection import WebRtcLibrary, chosen
+from canvasrelay.net.tasks import cancelled
 from canvasrelay.net.turn_client import TurnClient
 from canvasrelay.protocol import FrameError, encode, parse_client_frame, signal_crypto
 from canvasrelay.protocol.core import ErrorFrame
@@ -42,7 +43,6 @@ from canvasrelay.protocol.framing import Reassembler
 from canvasrelay.protocol.guests import Bye, GuestJoin, HubProof, StreamGap
 from canvasrelay.protocol.ice import IceServer, servers_to_use, signal_urls
 from canvasrelay.protocol.signal_messages import HubAnswer, RoomAbout, SignalMessage, Withdrawn
-from canvasrelay.server.background import cancelled
 from canvasrelay.server.deferred_imports import DeferredImports
 from canvasrelay.server.occupancy import Periodic
 from canvasrelay.server.room_secrets import RoomSecrets

@@ -22,9 +22,9 @@ from canvasrelay.core.audit import CANVAS_ID, Audit
 from canvasrelay.core.guest_identity import Identities, Identity
 from canvasrelay.core.guests import Approval, Guests, peer_id_of
 from canvasrelay.core.invites import Invite, Invites
+from canvasrelay.net.tasks import cancelled
 from canvasrelay.protocol import FrameError, parse_client_frame
 from canvasrelay.protocol.people import AuditEntry
-from canvasrelay.server.background import cancelled
 from canvasrelay.server.room_secrets import write_private_file
 
 log = logging.getLogger(__name__)

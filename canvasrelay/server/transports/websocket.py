@@ -16,10 +16,10 @@ from collections.abc import Callable
 from aiohttp import WSMsgType, web
 
 from canvasrelay.core.peer import Peer
+from canvasrelay.net.tasks import cancelled
 from canvasrelay.protocol import MAX_FRAME_BYTES, FrameError
 from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.base import load_bounded
-from canvasrelay.server.background import cancelled
 from canvasrelay.server.runtime import GOING_AWAY, Runtime
 from canvasrelay.server.transports.draining import Draining
 
