@@ -104,16 +104,12 @@ def _rebased(env: Mapping[str, str], own: Mapping[str, str], real: Path, home: P
         if name in moved or ":" in value or not value.startswith("/"):
             continue
         place = Path(os.path.normpath(value))
-        if _inside(place, real) and not _inside(place, root):
+        if place.is_relative_to(real) and not place.is_relative_to(root):
             moved[name] = str(home / place.relative_to(real))
             if place.is_dir():
                 # A folder the agent keeps things in (its temporary files, say) is there for it.
                 Path(moved[name]).mkdir(mode=HOME_DIR_MODE, parents=True, exist_ok=True)
     return moved
-
-
-def _inside(path: Path, folder: Path) -> bool:
-    return path == folder or folder in path.parents
 
 
 def _make_private(path: Path) -> None:

@@ -88,19 +88,6 @@ class AgentSpec:
 
     def info(self) -> AgentInfo:
         confinement = agent_sandbox.confinement(self.confine)
-        if confinement.confined and (found := self.resolve()) is not None:
-            why = agent_sandbox.unreachable([found, *self.args], {**os.environ, **self.env})
-            if why is not None:
-                reason = f"it cannot start confined: {why}"
-                return AgentInfo(
-                    id=self.id,
-                    label=self.label,
-                    available=False,
-                    reason=reason,
-                    state="cannot-confine",
-                    confined=False,
-                    confinement=why,
-                )
         info = AgentInfo(
             id=self.id,
             label=self.label,
@@ -108,10 +95,15 @@ class AgentSpec:
             confined=confinement.confined,
             confinement=confinement.words,
         )
-        if self.resolve() is None:
+        found = self.resolve()
+        if found is None:
             return info.model_copy(
                 update={"available": False, "reason": self.missing(), "state": "not-installed", "install": self.install}
             )
+        why = agent_sandbox.unreachable([found, *self.args], {**os.environ, **self.env}) if info.confined else None
+        if why is not None:
+            update = {"available": False, "reason": f"it cannot start confined: {why}", "state": "cannot-confine"}
+            return info.model_copy(update={**update, "confined": False, "confinement": why})
         setup = self.needs_key()
         return info.model_copy(update={"state": "needs-key", "setup": setup}) if setup else info
 

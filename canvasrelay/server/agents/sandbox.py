@@ -101,15 +101,22 @@ def unreachable(argv: list[str], env: Mapping[str, str]) -> str | None:
     """Why `argv` could not start inside the sandbox, in words, or None: its program or the
     interpreter its first line names is missing, or lies where the sandbox covers it."""
     try:
-        programs = _programs(argv, env)
+        _reachable_programs(argv, env)
     except SandboxError as exc:
         return str(exc)
+    return None
+
+
+def _reachable_programs(argv: list[str], env: Mapping[str, str]) -> list[Path]:
+    """What `argv` runs (`_programs`), each checked to lie where the sandbox does not cover it;
+    raises `SandboxError`, in words, for one that does or is missing."""
+    programs = _programs(argv, env)
     homes = [Path.home(), Path(env.get("HOME") or Path.home())]
     for program in programs:
-        covered = next((path for path in hidden_in_homes(homes) if _inside(program, path)), None)
+        covered = next((path for path in hidden_in_homes(homes) if program.is_relative_to(path)), None)
         if covered is not None:
-            return f"{program} lies in {covered}, which the sandbox covers"
-    return None
+            raise SandboxError(f"{program} lies in {covered}, which the sandbox covers")
+    return programs
 
 
 def hidden_in_project(root: Path) -> list[Path]:
@@ -162,16 +169,17 @@ def wrap(argv: list[str], root: Path, env: Mapping[str, str], home: AgentHome) -
     if bwrap is None:
         raise SandboxError("bubblewrap (bwrap) is not installed")
     root = root.resolve()
-    why = unreachable(argv, env)
-    if why is not None:
-        raise SandboxError(f"it cannot start confined: {why}")
+    try:
+        programs = _reachable_programs(argv, env)
+    except SandboxError as exc:
+        raise SandboxError(f"it cannot start confined: {exc}") from None
     hidden = list(dict.fromkeys([*hidden_in_homes([Path.home(), home.real]), *hidden_in_project(root)]))
     command = [bwrap, "--die-with-parent", "--unshare-pid", "--unshare-user", "--disable-userns", "--cap-drop", "ALL"]
     if os.geteuid() == 0:
         command += ["--uid", UNPRIVILEGED, "--gid", UNPRIVILEGED]
     command += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     command += ["--tmpfs", str(HIDDEN_ROOT), "--setenv", "TMPDIR", str(HIDDEN_ROOT)]
-    for prefix in prefixes_in_tmp(argv, env):
+    for prefix in prefixes_in_tmp(programs):
         command += ["--ro-bind", str(prefix), str(prefix)]
     command += ["--bind", str(home.path), str(home.path)]
     for source, target in home.reads:
@@ -180,7 +188,7 @@ def wrap(argv: list[str], root: Path, env: Mapping[str, str], home: AgentHome) -
         command += ["--setenv", name, value]
     command += ["--bind", str(root), str(root)]
     for path in runs_later_in_project(root):
-        if not any(_inside(path, cover) for cover in hidden):
+        if not any(path.is_relative_to(cover) for cover in hidden):
             command += ["--ro-bind", str(path), str(path)]
     empty = _empty_file(root)
     for path in hidden:
@@ -223,16 +231,14 @@ def _hooks_path(root: Path) -> str | None:
     return project_relative(value, str(root)) if out.returncode == 0 and value else None
 
 
-def prefixes_in_tmp(argv: list[str], env: Mapping[str, str]) -> list[Path]:
-    """What `argv` runs from that lies under `/tmp`, which the sandbox replaces with its own:
-    each program's prefix (the folder holding its `bin/` or its `node_modules/`), and for
-    canvas's own interpreter (the demo agent) its prefixes and the `canvasrelay` package."""
-    places: list[Path] = []
-    for program in _programs(argv, env):
-        places.append(_prefix(program))
-    if _is_canvas_python(argv[0], env):
+def prefixes_in_tmp(programs: list[Path]) -> list[Path]:
+    """What `programs` (`_programs`) run from that lies under `/tmp`, which the sandbox replaces
+    with its own: each program's prefix (the folder holding its `bin/` or its `node_modules/`),
+    and for canvas's own interpreter (the demo agent) its prefixes and the `canvasrelay` package."""
+    places = [_prefix(program) for program in programs]
+    if Path(sys.executable).resolve() in programs:
         places += [Path(sys.prefix), Path(sys.base_prefix), Path(canvasrelay.__file__).resolve().parent]
-    return _topmost(place for place in places if _inside(place, HIDDEN_ROOT) and place != HIDDEN_ROOT)
+    return _topmost(place for place in places if place.is_relative_to(HIDDEN_ROOT) and place != HIDDEN_ROOT)
 
 
 def _programs(argv: list[str], env: Mapping[str, str]) -> list[Path]:
@@ -279,21 +285,12 @@ def _prefix(program: Path) -> Path:
     return program.parent
 
 
-def _is_canvas_python(command: str, env: Mapping[str, str]) -> bool:
-    found = shutil.which(command, path=env.get("PATH"))
-    return found is not None and Path(found).resolve() == Path(sys.executable).resolve()
-
-
 def _topmost(places: Iterable[Path]) -> list[Path]:
     kept: list[Path] = []
     for place in sorted(set(places), key=lambda path: len(path.parts)):
-        if not any(_inside(place, outer) for outer in kept):
+        if not any(place.is_relative_to(outer) for outer in kept):
             kept.append(place)
     return kept
-
-
-def _inside(path: Path, folder: Path) -> bool:
-    return path == folder or folder in path.parents
 
 
 def _empty_file(root: Path) -> Path:
