@@ -176,7 +176,7 @@ async def run_python(
             await host.expect("term-data", timeout=20)
             rss_before = status(pid, "VmRSS")
             joins = await watchers.join()
-            await asyncio.sleep(1.0)  # let joins settle before measuring memory
+            await settled(pid)  # the joins' catch-up has gone out before memory is read
             rss_per_guest = (status(pid, "VmRSS") - rss_before) / count
 
             small = (
@@ -249,7 +249,9 @@ async def run_browser(hub: BrowserHub, count: int, stream: Stream) -> dict[str, 
                     watcher.on_frame(frame)
 
             channel.on_message(on_message)
-        await asyncio.sleep(1.0)  # as for canvas's hub: let joins settle before measuring memory
+        # As for canvas's hub: the joins' catch-up has gone out before memory is read.
+        chromium = ChromiumCpu()
+        await settled(0, lambda _pid: chromium.seconds())
         pss_per_guest = (pss_kb(chromium_pids()) - pss_before) / count
         assert await page.evaluate("openChannels()") == count
 
