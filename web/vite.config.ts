@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import react from "@vitejs/plugin-react";
 import type { Plugin } from "vite";
 import { defineConfig } from "vitest/config";
@@ -12,22 +13,15 @@ const BUDGET_BYTES = 250 * 1024;
 
 /**
  * The built page's own policy (adr/0028), for a copy of it served by something other than canvas:
- * canvasrelay/server/http/page_policy.py's, but where it may connect (the server says that, and
- * the page narrows it to its link) and frame-ancestors (which a page cannot say for itself).
- * tests/test_page_policy.py checks the two agree.
+ * canvasrelay/server/http/page_policy.json's list, which the server sends too, but where it may
+ * connect (the server says that, and the page narrows it to its link) and frame-ancestors (which a
+ * page cannot say for itself). tests/test_page_policy.py checks the built page carries it.
  */
+const SERVED_POLICY = JSON.parse(readFileSync(new URL("../canvasrelay/server/http/page_policy.json", import.meta.url), "utf8")) as {
+  bundleOnly: string[];
+};
 const PAGE_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "style-src-elem 'self' 'unsafe-inline'",
-  "style-src-attr 'none'",
-  "img-src 'self' data: blob:",
-  "font-src 'self'",
-  "manifest-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'none'",
+  ...SERVED_POLICY.bundleOnly.filter((directive) => !directive.startsWith("frame-ancestors")),
   "connect-src 'self' http: https: ws: wss:",
 ].join("; ");
 

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import re
 from collections.abc import Iterable
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from aiohttp import web
@@ -21,24 +23,12 @@ from aiohttp.typedefs import Handler
 
 from canvasrelay.protocol.ice import signal_urls, turn_endpoint_for
 
-BUNDLE_ONLY = (
-    "default-src 'none'",
-    "script-src 'self'",
-    # xterm's DOM renderer sizes and colours its rows through <style> elements it writes, so style
-    # elements may be inline; style attributes may not (React and xterm set styles through the
-    # CSSOM, which CSP does not govern). A browser without the -elem/-attr directives falls back to
-    # style-src. What a style sheet fetches (url(), @import) still meets img-src and style-src-elem.
-    "style-src 'self' 'unsafe-inline'",
-    "style-src-elem 'self' 'unsafe-inline'",
-    "style-src-attr 'none'",
-    "img-src 'self' data: blob:",
-    "font-src 'self'",
-    "manifest-src 'self'",
-    "object-src 'none'",
-    "base-uri 'none'",
-    "form-action 'none'",
-    "frame-ancestors 'none'",
-)
+# xterm's DOM renderer sizes and colours its rows through <style> elements it writes, so style
+# elements may be inline; style attributes may not (React and xterm set styles through the CSSOM,
+# which CSP does not govern). A browser without the -elem/-attr directives falls back to style-src.
+# What a style sheet fetches (url(), @import) still meets img-src and style-src-elem. The list is
+# one file the built page's own policy (web/vite.config.ts) reads too.
+BUNDLE_ONLY: tuple[str, ...] = tuple(json.loads(Path(__file__).with_name("page_policy.json").read_text())["bundleOnly"])
 NOTHING = "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 """For whatever else is served (JSON, errors, plain text): it is no page and loads nothing."""
 ANY_RENDEZVOUS = ("https:", "wss:")
