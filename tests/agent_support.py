@@ -21,8 +21,9 @@ _ids = itertools.count(1)
 
 
 @asynccontextmanager
-async def serving(root: Path) -> AsyncIterator[InProcessServer]:
-    server = CanvasServer(ServeOptions(root=root))
+async def serving(root: Path, **options: Any) -> AsyncIterator[InProcessServer]:
+    """A server on `root` in the test's loop; `options` are `ServeOptions`' others."""
+    server = CanvasServer(ServeOptions(root=root, **options))
     await server.start()
     try:
         yield InProcessServer(server)

@@ -17,7 +17,7 @@ from canvasrelay.client.guest import Guest
 from canvasrelay.core import board_edits as board_api
 from canvasrelay.core.board import Board, BoardValueError
 from canvasrelay.core.board_values import is_colour, is_image_src
-from canvasrelay.server.app import CanvasServer, ServeOptions
+from tests.agent_support import serving
 from tests.support import HostClient, InProcessServer
 
 PNG = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP4z8DwHwAFAAH/iZk9HQAAAABJRU5ErkJggg=="  # noqa: E501
@@ -170,10 +170,8 @@ def b64(data: bytes) -> str:
 
 @pytest.fixture
 async def edit_room(project: Path) -> AsyncIterator[InProcessServer]:
-    server = CanvasServer(ServeOptions(root=project))
-    await server.start()
-    yield InProcessServer(server)
-    await server.stop()
+    async with serving(project) as served:
+        yield served
 
 
 async def test_a_guest_and_the_host_get_an_error_in_words_and_stay_connected(edit_room: InProcessServer) -> None:

@@ -18,8 +18,8 @@ from canvasrelay.client.guest import Guest, HubRefused, RoomLink
 from canvasrelay.net.nostr_event import NostrKey, signal_event
 from canvasrelay.net.nostr_relay import RelayLink
 from canvasrelay.protocol import signal_crypto
-from canvasrelay.server.app import CanvasServer, ServeOptions
 from canvasrelay.signal.turn_credentials import TurnConfig
+from tests.agent_support import serving
 from tests.services import Coturn, NostrRelay, free_port
 from tests.support import InProcessServer, ServerProcess
 
@@ -38,13 +38,10 @@ def relays(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[NostrRelay
 
 @asynccontextmanager
 async def serving_on(root: Path, relay_urls: list[str], **options: Any) -> AsyncIterator[InProcessServer]:
-    server = CanvasServer(ServeOptions(root=root, relays=relay_urls, **options))
-    await server.start()
-    try:
-        assert await server.relays_chosen(10) == relay_urls
-        yield InProcessServer(server)
-    finally:
-        await server.stop()
+    """A server listening on `relay_urls`, once it does."""
+    async with serving(root, relays=relay_urls, **options) as served:
+        assert await served.server.relays_chosen(10) == relay_urls
+        yield served
 
 
 def elsewhere(link: str) -> RoomLink:
