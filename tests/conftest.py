@@ -11,8 +11,10 @@ from typing import Any
 import pytest
 
 from canvasrelay.net import public_relays
+from canvasrelay.server.http import page_bundle
 from tests.agent_support import serving
-from tests.services import Coturn, RedisServer, SignalInstance
+from tests.relay_pages import Loop
+from tests.services import Coturn, NostrRelay, RedisServer, SignalInstance
 from tests.support import (
     CHROMIUM,
     CHROMIUM_ARGS,
@@ -43,8 +45,9 @@ def pytest_configure(config: pytest.Config) -> None:
         config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
     if not os.environ.get(_RUN_HOME):
         _own_home(config)
-    # No test reaches a public relay: those that use relays start their own and name them.
+    # No test reaches a public relay or the published guest page: those that use them start their own and name them.
     os.environ.setdefault(public_relays.ENV, "")
+    os.environ.setdefault(page_bundle.ENV, "")
 
 
 def _own_home(config: pytest.Config) -> None:
@@ -185,6 +188,20 @@ def own_cluster() -> Iterator[Callable[..., Cluster]]:
     yield make
     for running in made:
         running.stop()
+
+
+@pytest.fixture
+def loop() -> Iterator[Loop]:
+    running = Loop()
+    yield running
+    running.close()
+
+
+@pytest.fixture(scope="module")
+def relay(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NostrRelay]:
+    running = NostrRelay(workdir=tmp_path_factory.mktemp("relay")).start()
+    yield running
+    running.stop()
 
 
 @pytest.fixture(scope="module")

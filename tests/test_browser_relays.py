@@ -7,79 +7,24 @@ only after a pause that doubles."""
 
 from __future__ import annotations
 
-import asyncio
 import re
-import threading
-from collections.abc import Coroutine, Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 
-from canvasrelay.server.app import CanvasServer, ServeOptions
 from canvasrelay.signal.turn_credentials import TurnConfig
 from tests.bad_relays import BadRelay
 from tests.browser_pages import PROTOCOL_WORDS
+from tests.relay_pages import WAIT_MS, Loop, join, serving_on
 from tests.services import Coturn, NostrRelay, free_port
 
 pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.timeout(180)]
 
-T = TypeVar("T")
-WAIT_MS = 30_000
 EVENTS_PER_JOIN = 4
 """About and its reply, offer and its answer: half of them the host's."""
 NOSTR_WORDS = re.compile(r"\bREQ\b|\bEVENT\b|\bOK\b|25050|\"kind\"|\bsig\b|pubkey")
 """What a person must not read of the relays' protocol either."""
-
-
-class Loop:
-    """An event loop on a thread of its own, for the server (and stand-in relays) beside the
-    synchronous Playwright of the test's thread."""
-
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, name="canvas serve", daemon=True)
-        self.thread.start()
-
-    def run(self, coro: Coroutine[Any, Any, T], timeout: float = 30.0) -> T:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
-
-    def close(self) -> None:
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(10)
-        self.loop.close()
-
-
-@pytest.fixture
-def loop() -> Iterator[Loop]:
-    running = Loop()
-    yield running
-    running.close()
-
-
-@pytest.fixture(scope="module")
-def relay(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NostrRelay]:
-    running = NostrRelay(workdir=tmp_path_factory.mktemp("relay")).start()
-    yield running
-    running.stop()
-
-
-@contextmanager
-def serving_on(loop: Loop, root: Path, relay_urls: list[str], **options: Any) -> Iterator[CanvasServer]:
-    """`canvas serve --relays …`: the room link names these relays, the served page may reach them."""
-
-    async def start() -> CanvasServer:
-        server = CanvasServer(ServeOptions(root=root, relays=relay_urls, **options))
-        await server.start()
-        assert await server.relays_chosen(10) == relay_urls
-        return server
-
-    server = loop.run(start())
-    try:
-        yield server
-    finally:
-        loop.run(server.stop())
 
 
 def elsewhere(room_link: str) -> str:
@@ -122,15 +67,6 @@ def test_a_guest_page_elsewhere_joins_through_a_relay(
         assert all(url.startswith((relay.url, dead)) for url in opened), opened
         assert not page.get_by_test_id("join-trouble").is_visible()
         page.context.close()
-
-
-def join(page: Any, link: str, name: str) -> None:
-    page.goto(link)
-    page.get_by_test_id("join-title").filter(has_text="Join project").wait_for(timeout=WAIT_MS)
-    page.get_by_test_id("guest-name").fill(name)
-    page.get_by_test_id("guest-join").click()
-    page.get_by_test_id("connection-state").filter(has_text="Connected").wait_for(timeout=WAIT_MS)
-    page.get_by_test_id("board-toolbar").wait_for(timeout=WAIT_MS)
 
 
 def test_a_relay_only_guest_page_crosses_with_the_credentials_the_host_minted(

@@ -6,7 +6,7 @@ junk told apart from those that work, and the choice of relays made from that.""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 
 import aiohttp
 import pytest
@@ -18,13 +18,6 @@ from tests.bad_relays import BadRelay, Mode
 from tests.services import NostrRelay, free_port
 
 pytestmark = pytest.mark.timeout(60)
-
-
-@pytest.fixture(scope="module")
-def relay(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NostrRelay]:
-    running = NostrRelay(workdir=tmp_path_factory.mktemp("relay")).start()
-    yield running
-    running.stop()
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestServer
 
-from canvasrelay.server.app import WEB_DIST
+from canvasrelay.server.http.page_bundle import WEB_DIST
 from canvasrelay.server.http.page_policy import (
     BUNDLE_ONLY,
     NOTHING,

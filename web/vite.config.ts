@@ -35,6 +35,8 @@ function pagePolicy(): Plugin {
 }
 
 export default defineConfig({
+  // Relative asset paths: the same bundle serves from this server's root and from any folder of a static host.
+  base: "./",
   plugins: [
     react(),
     pagePolicy(),

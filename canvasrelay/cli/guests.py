@@ -155,8 +155,8 @@ async def _signal(args: argparse.Namespace) -> int:
     from aiohttp import web
 
     from canvasrelay.net.bounded_site import BoundedSite, raise_file_limit
-    from canvasrelay.server.app import WEB_DIST
     from canvasrelay.server.http.log import one_line_refusals
+    from canvasrelay.server.http.page_bundle import WEB_DIST
     from canvasrelay.server.http.page_policy import guest_page_connects, security_headers
     from canvasrelay.server.http.static_assets import add_static_routes
     from canvasrelay.signal import redis_bus, rendezvous

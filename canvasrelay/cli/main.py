@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 from canvasrelay import __version__
 from canvasrelay.cli import guests as cli_guests
 from canvasrelay.cli import invite as cli_invite
+from canvasrelay.cli import page as cli_page
 from canvasrelay.cli import terminals as cli_terminals
 from canvasrelay.cli.stopping import say, stop_event
 from canvasrelay.cli.usage import EXIT_USAGE, Parser, UsageError, check_port, listen_error, port
@@ -36,7 +37,7 @@ RELAYS_WAIT_S = 2.5
 def _parser() -> Parser:
     parser = Parser(prog="canvas", description="A shared board for coding agents and terminals.")
     parser.add_argument("--version", action="version", version=f"canvas {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="{serve,invite,attach,stop,signal,join}")
+    commands = parser.add_subparsers(dest="command", metavar="{serve,invite,attach,stop,signal,join,page}")
     serve = commands.add_parser("serve", help="serve this folder's board, agents and terminals")
     serve.add_argument("--dir", type=Path, default=Path.cwd(), help="the project folder (default: here)")
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
@@ -47,6 +48,7 @@ def _parser() -> Parser:
     cli_invite.add_command(commands)
     cli_terminals.add_commands(commands)
     cli_guests.add_commands(commands)
+    cli_page.add_command(commands)
     return parser
 
 
@@ -143,6 +145,9 @@ async def _print_links(server: CanvasServer, root: Path) -> None:
         say("  (they see addresses, timing and an opaque topic; never the offer, the answer or the room's key)")
     else:
         say("Guests find the room on this network only (no public relay in use)")
+    if server.page_check is not None:
+        opens = "the published guest page" if server.links_leave else "this server"
+        say(f"The room link opens {opens}: {server.page_check.words}")
     say(f"Room link (anyone who has it may join): {server.room_link}")
     say("Invite one person with a link of their own: canvas invite NAME")
     others = server.link_hosts[1:]
@@ -185,6 +190,8 @@ def main(argv: list[str] | None = None) -> int:
             return cli_terminals.run(args)
         elif args.command in cli_guests.COMMANDS:
             return asyncio.run(cli_guests.run(args))
+        elif args.command == "page":
+            return cli_page.run(args)
     except UsageError as exc:
         print(f"canvas: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -33,6 +33,7 @@ from canvasrelay.protocol.people import (
     InviteList,
     InviteRestore,
     InviteRevoke,
+    LinkReach,
     OpenLinkSet,
 )
 
@@ -53,6 +54,8 @@ class PeopleRoom:
     host_public_key: str
     link_tail: str = ""
     """What every link carries after its keys (`&signal=…`): set once the server knows it."""
+    reach: LinkReach | None = None
+    """Where links take guests, told to the hosts with the invites: set once the server knows it."""
     names_prompts: Callable[[str], bool] = lambda _session_id: True
     """Whether guests' prompts to a session reach its agent named (the session keeps the host's switch)."""
 
@@ -99,6 +102,7 @@ class PeopleRoom:
                 *(i.info(now) for i in self.invites.withdrawn()),
             ],
             open_link=self.fragment(open_invite) if open_invite.stands(now) else None,
+            reach=self.reach,
         )
 
     def to_hosts(self) -> Broadcast:

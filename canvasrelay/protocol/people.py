@@ -33,6 +33,17 @@ class InviteInfo(Model):
     state: InviteState
 
 
+class LinkReach(Model):
+    """Where the room's links take guests, and how they find the host from there."""
+
+    page: str
+    """The guest page links point at (a URL ending in `/`): a published copy, or this server."""
+    relays: list[str] = Field(default_factory=list)
+    """The public relays guests find the room through; none: only where they can reach this server."""
+    nearby_page: str | None = None
+    """This server's own guest page, when links point elsewhere and it is on the network (`--host`)."""
+
+
 @server_frame
 class InviteList(ServerFrame):
     """To hosts, whenever an invite is made, revoked, used, expires or the open link changes."""
@@ -42,6 +53,8 @@ class InviteList(ServerFrame):
     """Standing and spent ones, and those revoked lately (the host may undo a revocation)."""
     open_link: str | None
     """The open room link's fragment (`room=…&key=…&host=…`), when it is on."""
+    reach: LinkReach | None = None
+    """Where links take guests; None until the server knows (its port, its relays)."""
 
 
 @client_frame

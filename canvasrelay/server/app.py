@@ -12,6 +12,7 @@ import contextlib
 import functools
 import logging
 import secrets
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
@@ -31,6 +32,7 @@ from canvasrelay.net.bounded_site import BoundedSite
 from canvasrelay.net.nostr_rendezvous import RelayListening
 from canvasrelay.net.peer_connection import chosen
 from canvasrelay.net.tasks import cancelled
+from canvasrelay.protocol.people import LinkReach
 from canvasrelay.server import canvas_dir, room_secrets
 from canvasrelay.server.agents.catalog import AgentSpec, discover, process_limits
 from canvasrelay.server.agents.host import AgentHost
@@ -44,9 +46,11 @@ from canvasrelay.server.deferred_imports import AGENT_MODULES, DeferredImports
 from canvasrelay.server.files.host import FileHost
 from canvasrelay.server.guests.hub import Hub
 from canvasrelay.server.guests.people_store import PeopleStore
+from canvasrelay.server.http import page_bundle
 from canvasrelay.server.http.api import ApiServices, mount_api
 from canvasrelay.server.http.lan import link_hosts, url_host
 from canvasrelay.server.http.log import one_line_refusals
+from canvasrelay.server.http.page_bundle import WEB_DIST, PageCheck
 from canvasrelay.server.http.page_policy import own_sockets, rendezvous_sources, security_headers, socket_sources
 from canvasrelay.server.http.static_assets import add_static_routes
 from canvasrelay.server.runtime import Runtime
@@ -60,7 +64,6 @@ from canvasrelay.signal.turn_credentials import TurnConfig
 
 log = logging.getLogger(__name__)
 
-WEB_DIST = Path(__file__).resolve().parents[1] / "web_dist"
 SHUTDOWN_TIMEOUT = 1.0
 """Requests still running when the server stops (an event stream, an agent's MCP stream) get this long."""
 
@@ -75,7 +78,10 @@ class ServeOptions:
     signal_url: str | None = None
     """An outside rendezvous (`canvas signal`); by default this server's own `/signal`."""
     base_url: str | None = None
-    """Where the room link points guests (the guest page), when not this server."""
+    """Where the room link points guests (the guest page), as the host named it (`--base-url`)."""
+    published_page: str | None = field(default_factory=page_bundle.default_base)
+    """The published guest page links point at when `base_url` is not given, once the host has
+    checked it is this canvas's own and found relays to reach guests there; None: this server."""
     ice_servers: list[str] = field(default_factory=list)
     relay_only: bool = False
     """Hub and guests connect only through TURN relays (`--relay-only`; the room link says so too)."""
@@ -130,6 +136,10 @@ class CanvasServer:
         self.people = PeopleRoom(self.room, self.guests, self.invites, self.audit, self.secrets.host_public_key)
         self.hub: Hub | None = None
         self.relay_urls: list[str] = []
+        self.page_check: PageCheck | None = None
+        """What the host found at the published guest page, once it looked."""
+        self._page: str | None = options.base_url
+        """The guest page links point at, when not this server's own."""
         """The public relays the hub listens on and the room link names, once chosen."""
         self._relays_task: asyncio.Task[None] | None = None
         self._relay_session: aiohttp.ClientSession | None = None
@@ -234,7 +244,7 @@ class CanvasServer:
         origins = _LateOrigins(self)
         self.app.router.add_get("/ws", host_socket(self.runtime, self.secrets.token_matches, origins))
         if self.options.signal_url is None:
-            pages = [self.options.base_url] if self.options.base_url else []
+            pages = [page for page in (self.options.base_url, self.options.published_page) if page]
             add_rendezvous(self.app, Rendezvous(origins=[*pages, *self.options.extra_origins]))
         add_static_routes(self.app, WEB_DIST, self._page_connects)
 
@@ -271,7 +281,7 @@ class CanvasServer:
         await self.hub.start()
         self.deferred.start()
         self.webrtc.start()
-        self._relays_task = asyncio.get_running_loop().create_task(self._reach_relays())
+        self._relays_task = asyncio.get_running_loop().create_task(self._reach_out())
         return self.port
 
     async def relays_chosen(self, timeout: float) -> list[str]:
@@ -281,21 +291,42 @@ class CanvasServer:
                 await asyncio.wait_for(asyncio.shield(self._relays_task), timeout)
         return self.relay_urls
 
-    async def _reach_relays(self) -> None:
-        """Choose the relays in the background (the host link prints at once), then listen there."""
+    async def _reach_out(self) -> None:
+        """In the background (the host link prints at once): choose the relays and listen there, and
+        check the published guest page; then the links say where guests go, and the hosts are told."""
         wanted = self.options.relays
-        if wanted == [] or self.hub is None:
-            return
-        self._relay_session = aiohttp.ClientSession()
+        if wanted != [] and self.hub is not None:
+            self._relay_session = aiohttp.ClientSession()
+            published = self.options.published_page if self.options.base_url is None else None
+            check = page_bundle.check_copy(published, self._relay_session) if published else None
+            relays, self.page_check = await asyncio.gather(self._reach_relays(wanted), _maybe(check))
+            if published and relays and self.page_check is not None and self.page_check.worth_pointing_at:
+                self._page = published
+        self.people.link_tail = self._link_tail()
+        self.people.reach = self._reach()
+        await self.runtime.run([self.people.to_hosts()])
+
+    async def _reach_relays(self, wanted: list[str] | None) -> list[str]:
+        assert self.hub is not None and self._relay_session is not None
         urls = await public_relays.choose(public_relays.urls(), self._relay_session) if wanted is None else wanted
         if not urls:
             log.info("no public relay answered")
-            return
+            return []
         listening = RelayListening(self._relay_session, self.hub.heard_on_relays)
         await listening.use(urls)
         await self.hub.use_relays(listening)
         self.relay_urls = urls
-        self.people.link_tail = self._link_tail()
+        return urls
+
+    @property
+    def links_leave(self) -> bool:
+        """Links point at a guest page served elsewhere, not at this server."""
+        return self._page is not None
+
+    def _reach(self) -> LinkReach:
+        own = self._own_page()
+        nearby = own if self._page is not None and self.options.host not in LOOPBACK else None
+        return LinkReach(page=self._base() + "/", relays=self.relay_urls, nearby_page=nearby)
 
     @property
     def host_link(self) -> str:
@@ -319,7 +350,10 @@ class CanvasServer:
         return "".join(f"&{k}={quote(v, safe=':/@,')}" for k, v in extra.items() if v)
 
     def _base(self) -> str:
-        return (self.options.base_url or f"http://{self._link_host()}:{self.port}").rstrip("/")
+        return (self._page or self._own_page()).rstrip("/")
+
+    def _own_page(self) -> str:
+        return f"http://{self._link_host()}:{self.port}/"
 
     @functools.cached_property
     def link_hosts(self) -> list[str]:
@@ -359,3 +393,11 @@ class _LateOrigins(set[str]):
 
     def __contains__(self, origin: object) -> bool:
         return origin in self.server.own_origins()
+
+
+LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+
+
+async def _maybe(check: Awaitable[PageCheck] | None) -> PageCheck | None:
+    return None if check is None else await check
+

@@ -1,4 +1,5 @@
 import { CopyButton } from "./CopyButton";
+import type { LinkReach } from "./protocol.gen";
 import { useRoom, useRoomClient } from "./roomClient";
 
 /** A link for guests: the page's address with an invitation's fragment (its secrets stay out of the URL sent). */
@@ -6,12 +7,54 @@ export function roomLink(fragment: string, base: string): string {
   return `${base}#${fragment}`;
 }
 
+/** The guest page links point at: the one the server names, or (before it says) this page's own. */
+export function useLinkBase(): string {
+  return useRoom((s) => s.invites?.reach?.page) ?? `${location.origin}/`;
+}
+
+/** How a link reaches the people it is sent to, in words. */
+export function reachWords(reach: LinkReach): string {
+  const relays = reach.relays.length;
+  if (relays === 0) return "It opens on this network only: no public relay carries it.";
+  const through = `through ${relays} public relay${relays === 1 ? "" : "s"}`;
+  return reach.page.startsWith(location.origin)
+    ? `Guests find the room ${through}, but the page it opens is on this computer: send it to people on this network.`
+    : `It works for anyone, on any network: guests find the room ${through}.`;
+}
+
+function Reach() {
+  const reach = useRoom((s) => s.invites?.reach ?? null);
+  const fragment = useRoom((s) => s.invites?.openLink ?? null);
+  if (!reach) return null;
+  return (
+    <>
+      <p data-testid="link-reach">{reachWords(reach)}</p>
+      {reach.nearbyPage && fragment ? (
+        <>
+        <p>On this network it also opens straight from this computer:</p>
+        <div className="copy-row">
+          <input
+            readOnly
+            aria-label="Room link on this network"
+            value={roomLink(fragment, reach.nearbyPage)}
+            data-testid="room-link-nearby"
+            onFocus={(e) => e.currentTarget.select()}
+          />
+          <CopyButton text={roomLink(fragment, reach.nearbyPage)} />
+        </div>
+        </>
+      ) : null}
+    </>
+  );
+}
+
 /** The open room link: copied for anyone, turned off or given a new secret without touching named invitations. */
 export function RoomLink() {
   const client = useRoomClient();
   const fragment = useRoom((s) => s.invites?.openLink ?? null);
   const known = useRoom((s) => s.invites !== null);
-  const link = fragment ? roomLink(fragment, `${location.origin}/`) : "";
+  const base = useLinkBase();
+  const link = fragment ? roomLink(fragment, base) : "";
   return (
     <section className="room-link" aria-labelledby="room-link-heading">
       <h2 id="room-link-heading">Room link</h2>
@@ -28,6 +71,7 @@ export function RoomLink() {
             />
             <CopyButton text={link} />
           </div>
+          <Reach />
           <div className="copy-row">
             <button type="button" data-testid="open-link-off" onClick={() => client.send({ t: "open-link", change: "off" })}>
               Turn off

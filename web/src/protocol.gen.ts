@@ -671,6 +671,7 @@ export interface InviteList {
   t: "invites";
   invites: InviteInfo[];
   openLink: string | null;
+  reach: LinkReach | null;
 }
 
 export interface InviteRestore {
@@ -684,6 +685,12 @@ export interface InviteRevoke {
 }
 
 export type JsonValue = unknown;
+
+export interface LinkReach {
+  page: string;
+  relays: string[];
+  nearbyPage: string | null;
+}
 
 export interface MessageChunk {
   sessionUpdate: "agent_message_chunk" | "agent_thought_chunk" | "user_message_chunk";

@@ -1,7 +1,7 @@
 import { useState } from "react";
 import { GUEST_ACCESS_LEVELS, type InviteInfo } from "../protocol.gen";
 import { CopyButton } from "../CopyButton";
-import { roomLink } from "../RoomLink";
+import { roomLink, useLinkBase } from "../RoomLink";
 import { useRoom, useRoomClient } from "../roomClient";
 
 type Level = (typeof GUEST_ACCESS_LEVELS)[number];
@@ -103,7 +103,7 @@ function InviteForm() {
 }
 
 function CreatedLink({ name, fragment }: { name: string; fragment: string }) {
-  const link = roomLink(fragment, `${location.origin}/`);
+  const link = roomLink(fragment, useLinkBase());
   return (
     <div className="invite-created" data-testid="invite-created">
       <p>The link for {name}: give it to them only. It is shown here once.</p>
