@@ -109,6 +109,7 @@ def _check_not_serving(root: Path) -> None:
 async def _start(args: argparse.Namespace, root: Path) -> CanvasServer:
     from canvasrelay.server.app import CanvasServer, ServeOptions
 
+    relays = [] if args.lan_only else args.relays if args.relays is not None else public_relays.from_env()
     try:
         server = CanvasServer(
             ServeOptions(
@@ -118,9 +119,9 @@ async def _start(args: argparse.Namespace, root: Path) -> CanvasServer:
                 new_room=args.new_room,
                 signal_url=args.signal,
                 base_url=args.base_url,
-                ice_servers=args.ice_server,
+                ice_servers=args.ice_server or (list(public_relays.PUBLIC_STUN) if relays != [] else []),
                 relay_only=args.relay_only,
-                relays=[] if args.lan_only else args.relays if args.relays is not None else public_relays.from_env(),
+                relays=relays,
                 turn=cli_guests.turn_config(args),
             )
         )
@@ -143,6 +144,10 @@ async def _print_links(server: CanvasServer, root: Path) -> None:
         hosts = ", ".join(urlsplit(url).hostname or url for url in relays)
         say(f"Guests anywhere find the room through {len(relays)} Nostr relays: {hosts}")
         say("  (they see addresses, timing and an opaque topic; never the offer, the answer or the room's key)")
+    stun = [url for url in server.options.ice_servers if url.startswith("stun")]
+    if stun:
+        hosts = ", ".join(url.split(":")[1] for url in stun)
+        say(f"Each side asks its public address of {hosts} (STUN: they learn that address and when, nothing else)")
     else:
         say("Guests find the room on this network only (no public relay in use)")
     if server.page_check is not None:

@@ -139,6 +139,9 @@ def _constants() -> list[str]:
     out.append(f"export const REQUEST_WORDS = {json.dumps(words.REQUESTS, indent=2)} as const;\n")
     out.append(f"export const ANSWER_WORDS: Record<string, string> = {json.dumps(words.ANSWERS, indent=2)};\n")
     out.append(f"export const RULES_BY = {json.dumps(words.RULES_BY)};\n")
+    out.append(f"export const NETWORKS_DID_NOT_MEET = {json.dumps(words.NETWORKS_DID_NOT_MEET)};\n")
+    turn = json.dumps(words.NETWORKS_DID_NOT_MEET_THROUGH_TURN)
+    out.append(f"export const NETWORKS_DID_NOT_MEET_THROUGH_TURN = {turn};\n")
     out.append(f"export const SESSION_EVENT_KINDS = {json.dumps(list(SESSION_EVENT_KINDS))} as const;\n")
     out += [
         _literal("ItemKind", board_items.ItemKind),

@@ -200,6 +200,10 @@ export const ANSWER_WORDS: Record<string, string> = {
 
 export const RULES_BY = "rules";
 
+export const NETWORKS_DID_NOT_MEET = "The host answered, but your network and the host's could not meet directly (a firewall, or a router that changes ports, is in the way). The host can add a TURN server to carry the connection: canvas serve --turn-url turn:HOST:3478 --turn-secret-file FILE (or --ice-server turn:USER:PASSWORD@HOST:3478).";
+
+export const NETWORKS_DID_NOT_MEET_THROUGH_TURN = "The host answered, but the connection did not get through, even through the host's TURN server: it may be unreachable from your network, or refuse the credentials. Ask the host to check it.";
+
 export const SESSION_EVENT_KINDS = ["turn", "chunk", "permission", "permission-resolved", "turn-end", "notice"] as const;
 
 export type ItemKind = "note" | "text" | "shape" | "arrow" | "stroke" | "frame" | "image";
