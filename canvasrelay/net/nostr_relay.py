@@ -14,6 +14,7 @@ import contextlib
 import json
 import logging
 import secrets
+import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -66,6 +67,7 @@ class RelayLink:
     _task: asyncio.Task[None] | None = None
     _waiting: dict[str, asyncio.Future[Published]] = field(default_factory=dict)
     _up: asyncio.Event = field(default_factory=asyncio.Event)
+    _down_since: float = field(default_factory=time.monotonic)
 
     def start(self) -> RelayLink:
         self._task = asyncio.get_running_loop().create_task(self._run())
@@ -74,6 +76,10 @@ class RelayLink:
     @property
     def connected(self) -> bool:
         return self._up.is_set()
+
+    def down_for(self, now: float | None = None) -> float:
+        """How long the link has been down (0 while it is up): since it started, or since it dropped."""
+        return 0.0 if self.connected else (time.monotonic() if now is None else now) - self._down_since
 
     async def until_connected(self, timeout: float) -> bool:
         with contextlib.suppress(TimeoutError):
@@ -140,6 +146,8 @@ class RelayLink:
                             break
             except (aiohttp.ClientError, OSError, TimeoutError) as exc:
                 log.info("relay %s unreachable (%s); trying again in %g s", self.url, type(exc).__name__, wait)
+            if self._up.is_set():
+                self._down_since = time.monotonic()
             self._up.clear()
             self._ws = None
             await asyncio.sleep(wait)
