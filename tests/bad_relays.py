@@ -6,8 +6,9 @@ the NAT tests run one in their public segment):
 - `rate-limited`: answers every event `OK false "rate-limited: …"`;
 - `silent`: takes every message and answers none;
 - `dropping`: says `OK true` and passes nothing on;
-- `junk`: on every subscription, sends events that are not events, or are signed wrongly, and
-  then one good event (a stranger's, on the topic), so a test knows the junk was all read.
+- `junk`: on every subscription, says it holds nothing (`EOSE`), then sends events that are not
+  events, or are signed wrongly, and then one good event (a stranger's, on the topic), so a test
+  knows the junk was all read.
 """
 
 from __future__ import annotations
@@ -65,6 +66,8 @@ class BadRelay:
                 words = "" if accepted else "rate-limited: slow down"
                 await ws.send_str(json.dumps(["OK", frame[1]["id"], accepted, words]))
             elif frame[0] == "REQ" and self.mode == "junk":
+                # Nothing held: what follows comes live, as a stranger's flood would.
+                await ws.send_str(json.dumps(["EOSE", frame[1]]))
                 for junk in _junk(frame[2]):
                     await ws.send_str(json.dumps(["EVENT", frame[1], junk]))
         return ws

@@ -279,8 +279,12 @@ class Guest:
         try:
             offer = await pc.offer()
             nonce = secrets.token_bytes(signal_crypto.GUEST_NONCE_BYTES)
-            # A lost offer or answer shows as silence: give up on this one soon and send a fresh offer.
-            wait = min(HANDSHAKE_TIMEOUT, ANSWER_TIMEOUT * 1.5**attempt)
+            # A lost offer or answer shows as silence: give up on this one soon and send a fresh offer. Not
+            # through relays, which lose nothing but answer slowly when the hub is busy (its WebRTC library
+            # still loading after a restart): a fresh offer would meet the hub still holding this one's
+            # handshake (one at a time from one key), and be turned away.
+            soon = ANSWER_TIMEOUT * 1.5**attempt
+            wait = HANDSHAKE_TIMEOUT if self.link.relays else min(HANDSHAKE_TIMEOUT, soon)
             answer = await asyncio.wait_for(self._signal(session, signal_url, offer, nonce), wait)
             await pc.accept(answer)
             try:
