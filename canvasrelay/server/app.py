@@ -49,6 +49,8 @@ from canvasrelay.server.http.lan import link_hosts, url_host
 from canvasrelay.server.http.log import one_line_refusals
 from canvasrelay.server.http.page_policy import own_sockets, rendezvous_sources, security_headers, socket_sources
 from canvasrelay.server.http.static_assets import add_static_routes
+from canvasrelay.server.recording.room import RoomRecording
+from canvasrelay.server.recording.segments import RECORDING_DIR, Recorder
 from canvasrelay.server.runtime import Runtime
 from canvasrelay.server.store import Store, open_store
 from canvasrelay.server.terminals.host import TerminalHost
@@ -169,6 +171,8 @@ class CanvasServer:
             TmuxServer(self.canvas_dir, tmux) if tmux else None,
         )
         self.files = FileHost(self.runtime, SharedFiles(self.room), self.root)
+        self.recorder = Recorder(self.canvas_dir / RECORDING_DIR, self.config.recording)
+        self.recording = RoomRecording(self.runtime, self.recorder, self.board.tools.board.state, self.terminals)
         self._compose()
         mount_api(
             self.app,
@@ -243,6 +247,7 @@ class CanvasServer:
         return [*own_sockets(request), *rendezvous_sources(self.options.signal_url), *socket_sources(self.relay_urls)]
 
     async def start(self) -> int:
+        self.recorder.start()
         await self.agents.start()
         await self.files.start()
         await self.terminals.start()
@@ -346,6 +351,7 @@ class CanvasServer:
         await self.people_store.stop()
         if self.runner is not None:
             await self.runner.cleanup()
+        self.recorder.close()
         self.store.close()
         self.lock.release()
 
