@@ -51,6 +51,7 @@ from canvasrelay.server.http.page_policy import own_sockets, rendezvous_sources,
 from canvasrelay.server.http.static_assets import add_static_routes
 from canvasrelay.server.recording.room import RoomRecording
 from canvasrelay.server.recording.segments import RECORDING_DIR, Recorder
+from canvasrelay.server.recording.service import Replays
 from canvasrelay.server.runtime import Runtime
 from canvasrelay.server.store import Store, open_store
 from canvasrelay.server.terminals.host import TerminalHost
@@ -193,6 +194,7 @@ class CanvasServer:
                 invite_link=self.invite_link,
                 allowed_origins=lambda: self.own_origins() | set(self.config.api.cors_origins),
                 webrtc=self.webrtc_library.describe(),
+                replays=Replays(self.canvas_dir, self.recorder, self.board.tools, self.audit),
             ),
         )
 
