@@ -34,7 +34,7 @@ def restore(board: Board, past: bytes, item_id: str | None) -> Edit:
     if item_id is not None and item_id not in then:
         raise BoardApiError("that item was not on the board at that moment")
     wanted = [item_id] if item_id is not None else list(then.keys())
-    removed = [] if item_id is not None else [key for key in board.items if key not in then]
+    removed = [] if item_id is not None else [key for key in list(board.items.keys()) if key not in then]
     with board.change() as change:
         for key in removed:
             del board.items[key]
