@@ -21,17 +21,26 @@ _UNIT_S = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
 def add_commands(commands: Any) -> None:
+    # The rest of the line is read by `_options` (options may come before or after the files, which
+    # argparse cannot mix with a variable number of positionals).
     replay = commands.add_parser(
         "replay",
         help="export the room's recording to one file (`replay export FILE`), or open such a file (`replay FILE`)",
+        description=_options().format_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    replay.add_argument("what", metavar="export|FILE", help="`export`, or the replay file to open")
-    replay.add_argument("file", nargs="?", type=Path, help="with `export`: the file to write")
-    replay.add_argument("--dir", type=Path, default=Path.cwd(), help="the project folder (default: here)")
-    replay.add_argument("--from", dest="start", help="from this moment: 14:05, 2026-12-07T14:05, or 90m (ago)")
-    replay.add_argument("--to", dest="end", help="to this moment, in the same forms (default: now)")
-    replay.add_argument("--port", type=port, default=0, help="with FILE: the port to serve it on (default: any)")
-    replay.add_argument("--no-open", action="store_true", help="with FILE: do not open it in a browser")
+    replay.add_argument("rest", nargs=argparse.REMAINDER)
+
+
+def _options() -> argparse.ArgumentParser:
+    options = argparse.ArgumentParser(prog="canvas replay", add_help=False, exit_on_error=False)
+    options.add_argument("what", nargs="+", metavar="export FILE | FILE")
+    options.add_argument("--dir", type=Path, default=Path.cwd(), help="the project folder (default: here)")
+    options.add_argument("--from", dest="start", help="from this moment: 14:05, 2026-12-07T14:05, or 90m (ago)")
+    options.add_argument("--to", dest="end", help="to this moment, in the same forms (default: now)")
+    options.add_argument("--port", type=port, default=0, help="with FILE: the port to serve it on (default: any)")
+    options.add_argument("--no-open", action="store_true", help="with FILE: do not open it in a browser")
+    return options
 
 
 def moment(text: str, now: float | None = None) -> float:
@@ -49,17 +58,21 @@ def moment(text: str, now: float | None = None) -> float:
         raise UsageError(f"not a moment: {text!r} (try 14:05, 2026-12-07T14:05 or 90m)") from None
 
 
-def run(args: argparse.Namespace) -> int:
-    if args.what == "export":
-        if args.file is None:
-            raise UsageError("replay export needs the file to write: canvas replay export FILE")
-        return _export(args)
-    if args.file is not None:
-        raise UsageError("canvas replay takes one file: canvas replay FILE")
-    return asyncio.run(_open(Path(args.what), args.port, not args.no_open))
+def run(parsed: argparse.Namespace) -> int:
+    try:
+        args = _options().parse_intermixed_args(parsed.rest)
+    except argparse.ArgumentError as exc:
+        raise UsageError(str(exc)) from None
+    if args.what[0] == "export":
+        if len(args.what) != 2:
+            raise UsageError("replay export needs the one file to write: canvas replay export FILE")
+        return _export(args, Path(args.what[1]))
+    if len(args.what) != 1:
+        raise UsageError("canvas replay opens one file: canvas replay FILE")
+    return asyncio.run(_open(Path(args.what[0]), args.port, not args.no_open))
 
 
-def _export(args: argparse.Namespace) -> int:
+def _export(args: argparse.Namespace, out: Path) -> int:
     from canvasrelay.server.recording.export import export_replay
     from canvasrelay.server.recording.segments import RECORDING_DIR, segment_files
 
@@ -71,8 +84,8 @@ def _export(args: argparse.Namespace) -> int:
     if start is not None and end is not None and end <= start:
         raise UsageError("--to must come after --from")
     blob = export_replay(canvas_dir, start, end)
-    args.file.write_bytes(blob)
-    print(f"wrote {args.file} ({len(blob) / 1e6:.1f} MB): open it with `canvas replay {args.file}`")
+    out.write_bytes(blob)
+    print(f"wrote {out} ({len(blob) / 1e6:.1f} MB): open it with `canvas replay {out}`")
     return 0
 
 

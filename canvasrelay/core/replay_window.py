@@ -19,7 +19,7 @@ from canvasrelay.protocol.replay import (
     BoardChange,
     Mark,
     MarkKind,
-    Person,
+    ReplayPerson,
     ReplayRoom,
     ReplaySession,
     ReplayTerminal,
@@ -53,7 +53,7 @@ class RoomSources:
     entries: list[Entry]
     sessions: list[StoredSession] = field(default_factory=list)
     record: list[AuditEntry] = field(default_factory=list)
-    people: dict[str, Person] = field(default_factory=dict)
+    people: dict[str, ReplayPerson] = field(default_factory=dict)
     terminal_names: dict[str, str] = field(default_factory=dict)
 
 
@@ -201,22 +201,24 @@ def _casts(names: dict[str, str], before: list[Entry], inside: list[Entry], begi
 _TERMINAL_KINDS = {Kind.TERM_START, Kind.TERM_BASE, Kind.TERM_OUT, Kind.TERM_SIZE, Kind.TERM_EXIT}
 
 
-def _people(known: dict[str, Person], record: list[AuditEntry], changes: list[BoardChange]) -> dict[str, Person]:
+def _people(
+    known: dict[str, ReplayPerson], record: list[AuditEntry], changes: list[BoardChange]
+) -> dict[str, ReplayPerson]:
     people = {
-        "host": Person(name="the host"),
-        "agent": Person(name="an agent"),
-        "api": Person(name="the host's terminal"),
+        "host": ReplayPerson(name="the host"),
+        "agent": ReplayPerson(name="an agent"),
+        "api": ReplayPerson(name="the host's terminal"),
     }
     for entry in record:
-        people.setdefault(entry.who, Person(name=entry.name))
+        people.setdefault(entry.who, ReplayPerson(name=entry.name))
     people.update(known)
     for change in changes:
-        people.setdefault(change.by, Person(name="a guest"))
+        people.setdefault(change.by, ReplayPerson(name="a guest"))
     return people
 
 
 def marks(
-    changes: list[BoardChange], sessions: list[ReplaySession], record: list[AuditEntry], people: dict[str, Person]
+    changes: list[BoardChange], sessions: list[ReplaySession], record: list[AuditEntry], people: dict[str, ReplayPerson]
 ) -> list[Mark]:
     """Prompts (from the threads), approvals, joins and leaves (from the record) and the board's
     changes (one mark per person's run of them), in time order."""
@@ -268,14 +270,14 @@ def marks(
     return found
 
 
-def _board_mark(run: tuple[str, float, float, int], people: dict[str, Person]) -> Mark:
+def _board_mark(run: tuple[str, float, float, int], people: dict[str, ReplayPerson]) -> Mark:
     who, first, _, count = run
     name = people[who].name if who in people else "someone"
     plural = "change" if count == 1 else "changes"
     return Mark(at=first, kind="board", who=who, name=name, text=f"{name} changed the board ({count} {plural})")
 
 
-def _id_of(people: dict[str, Person], name: str | None) -> str:
+def _id_of(people: dict[str, ReplayPerson], name: str | None) -> str:
     return next((who for who, person in people.items() if person.name == name and who not in NOT_PEOPLE), "guest")
 
 

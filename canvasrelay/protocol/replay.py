@@ -50,7 +50,7 @@ class Mark(Model):
     text: str
 
 
-class Person(Model):
+class ReplayPerson(Model):
     name: str
     color: str = ""
 
@@ -93,5 +93,5 @@ class ReplayRoom(Model):
     sessions: list[ReplaySession]
     terminals: list[ReplayTerminal]
     record: list[AuditEntry]
-    people: dict[str, Person]
+    people: dict[str, ReplayPerson]
     marks: list[Mark]

@@ -11,7 +11,7 @@ from pathlib import Path
 from canvasrelay import __version__
 from canvasrelay.core.replay_file import write_replay
 from canvasrelay.core.replay_window import RoomSources, StoredSession, window
-from canvasrelay.protocol.replay import Person
+from canvasrelay.protocol.replay import ReplayPerson
 from canvasrelay.server.guests.people_store import GUEST_ROWS, GUESTS, read_audit
 from canvasrelay.server.recording.segments import RECORDING_DIR, read_entries
 from canvasrelay.server.store import DB_FILE, stored_logs
@@ -39,12 +39,12 @@ def export_replay(canvas_dir: Path, start: float | None = None, end: float | Non
     return write_replay(room, casts, __version__, time.time())
 
 
-def _people(canvas_dir: Path) -> dict[str, Person]:
+def _people(canvas_dir: Path) -> dict[str, ReplayPerson]:
     try:
         identities = GUEST_ROWS.validate_json((canvas_dir / GUESTS).read_bytes())
     except (OSError, ValueError):
         return {}
-    return {i.guest_id: Person(name=i.name, color=i.color) for i in identities}
+    return {i.guest_id: ReplayPerson(name=i.name, color=i.color) for i in identities}
 
 
 def _terminal_names(canvas_dir: Path) -> dict[str, str]:
