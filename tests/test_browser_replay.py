@@ -29,8 +29,10 @@ from tests.test_replay_core import T0, Clock, _note
 WAIT_MS = 20_000
 EVENTS = [
     '{"seq":1,"kind":"turn","text":"run the tests","author":"Ada","time":1}',
-    '{"seq":2,"kind":"chunk","update":{"sessionUpdate":"tool_call","toolCallId":"c1","title":"make test","kind":"execute","status":"in_progress"}}',
-    '{"seq":3,"kind":"chunk","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"All tests pass."}}}',
+    '{"seq":2,"kind":"chunk","update":{"sessionUpdate":"tool_call","toolCallId":"c1","title":"make test",'
+    '"kind":"execute","status":"in_progress"}}',
+    '{"seq":3,"kind":"chunk","update":{"sessionUpdate":"agent_message_chunk",'
+    '"content":{"type":"text","text":"All tests pass."}}}',
     '{"seq":4,"kind":"turn-end"}',
 ]
 
