@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
+from typing import TypeVar
+
 from aiohttp import web
 
 from canvasrelay.core.board import EMPTY_UPDATE
@@ -13,6 +16,17 @@ from canvasrelay.server.http.api.openapi import Call, Operation
 from canvasrelay.server.http.api.services import ApiServices
 
 REPLAY_MEDIA = "application/gzip"
+T = TypeVar("T")
+
+
+async def answered(work: Awaitable[T]) -> T:
+    """What the recording answers, or its refusal as the API's (a restore's board refusal: 409)."""
+    try:
+        return await work
+    except Refused as refusal:
+        raise refused(refusal) from None
+    except BoardApiError as exc:
+        raise ApiError(409, str(exc)) from None
 
 
 def operations(services: ApiServices) -> list[Operation]:
@@ -20,18 +34,12 @@ def operations(services: ApiServices) -> list[Operation]:
 
     async def timeline(call: Call) -> TimelineOut:
         query: SpanQuery = call.query
-        try:
-            room = await replays.timeline(query.from_, query.to)
-        except Refused as refusal:
-            raise refused(refusal) from None
+        room = await answered(replays.timeline(query.from_, query.to))
         return TimelineOut(start=room.start, end=room.end, marks=room.marks)
 
     async def export_replay(call: Call) -> web.Response:
         query: SpanQuery = call.query
-        try:
-            blob = await replays.export(query.from_, query.to)
-        except Refused as refusal:
-            raise refused(refusal) from None
+        blob = await answered(replays.export(query.from_, query.to))
         return web.Response(
             body=blob,
             content_type=REPLAY_MEDIA,
@@ -40,12 +48,7 @@ def operations(services: ApiServices) -> list[Operation]:
 
     async def restore_board(call: Call) -> RestoreOut:
         body: RestoreIn = call.body
-        try:
-            edit = await replays.restore(body.at, body.item)
-        except Refused as refusal:
-            raise refused(refusal) from None
-        except BoardApiError as exc:
-            raise ApiError(409, str(exc)) from None
+        edit = await answered(replays.restore(body.at, body.item))
         return RestoreOut(changed=edit.update != EMPTY_UPDATE, removed=list(edit.removed))
 
     return [
