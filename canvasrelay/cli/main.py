@@ -18,6 +18,7 @@ from canvasrelay import __version__
 from canvasrelay.cli import guests as cli_guests
 from canvasrelay.cli import invite as cli_invite
 from canvasrelay.cli import page as cli_page
+from canvasrelay.cli import replay as cli_replay
 from canvasrelay.cli import terminals as cli_terminals
 from canvasrelay.cli.stopping import say, stop_event
 from canvasrelay.cli.usage import EXIT_USAGE, Parser, UsageError, check_port, listen_error, port
@@ -37,7 +38,7 @@ RELAYS_WAIT_S = 2.5
 def _parser() -> Parser:
     parser = Parser(prog="canvas", description="A shared board for coding agents and terminals.")
     parser.add_argument("--version", action="version", version=f"canvas {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="{serve,invite,attach,stop,signal,join,page}")
+    commands = parser.add_subparsers(dest="command", metavar="{serve,invite,attach,stop,signal,join,page,replay}")
     serve = commands.add_parser("serve", help="serve this folder's board, agents and terminals")
     serve.add_argument("--dir", type=Path, default=Path.cwd(), help="the project folder (default: here)")
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
@@ -49,6 +50,7 @@ def _parser() -> Parser:
     cli_terminals.add_commands(commands)
     cli_guests.add_commands(commands)
     cli_page.add_command(commands)
+    cli_replay.add_commands(commands)
     return parser
 
 
@@ -193,6 +195,8 @@ def main(argv: list[str] | None = None) -> int:
             return cli_invite.run(args)
         elif args.command in cli_terminals.COMMANDS:
             return cli_terminals.run(args)
+        elif args.command in cli_replay.COMMANDS:
+            return cli_replay.run(args)
         elif args.command in cli_guests.COMMANDS:
             return asyncio.run(cli_guests.run(args))
         elif args.command == "page":

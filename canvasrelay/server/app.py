@@ -53,6 +53,9 @@ from canvasrelay.server.http.log import one_line_refusals
 from canvasrelay.server.http.page_bundle import WEB_DIST, PageCheck
 from canvasrelay.server.http.page_policy import own_sockets, rendezvous_sources, security_headers, socket_sources
 from canvasrelay.server.http.static_assets import add_static_routes
+from canvasrelay.server.recording.room import RoomRecording
+from canvasrelay.server.recording.segments import RECORDING_DIR, Recorder
+from canvasrelay.server.recording.service import Replays
 from canvasrelay.server.runtime import Runtime
 from canvasrelay.server.store import Store, open_store
 from canvasrelay.server.terminals.host import TerminalHost
@@ -184,6 +187,8 @@ class CanvasServer:
             TmuxServer(self.canvas_dir, tmux) if tmux else None,
         )
         self.files = FileHost(self.runtime, SharedFiles(self.room), self.root)
+        self.recorder = Recorder(self.canvas_dir / RECORDING_DIR, self.config.recording)
+        self.recording = RoomRecording(self.runtime, self.recorder, self.board.tools.board.state, self.terminals)
         self._compose()
         mount_api(
             self.app,
@@ -204,6 +209,7 @@ class CanvasServer:
                 invite_link=self.invite_link,
                 allowed_origins=lambda: self.own_origins() | set(self.config.api.cors_origins),
                 webrtc=self.webrtc_library.describe(),
+                replays=Replays(self.canvas_dir, self.recorder, self.board.tools, self.audit),
             ),
         )
 
@@ -260,6 +266,7 @@ class CanvasServer:
         return [*own_sockets(request), *rendezvous_sources(self.options.signal_url), *relays]
 
     async def start(self) -> int:
+        self.recorder.start()
         await self.agents.start()
         await self.files.start()
         await self.terminals.start()
@@ -405,6 +412,7 @@ class CanvasServer:
         await self.people_store.stop()
         if self.runner is not None:
             await self.runner.cleanup()
+        self.recorder.close()
         self.store.close()
         self.lock.release()
 

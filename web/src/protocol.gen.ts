@@ -22,6 +22,8 @@ export const AWARENESS_INTERVAL_MS = 50;
 
 export const AWARENESS_REFRESH_MS = 10000;
 
+export const REPLAY_VERSION = 1;
+
 export const BOARD_ITEMS = "items";
 
 export const STROKE_WIDTHS = [1.0, 2.0, 4.0, 8.0];
@@ -430,6 +432,12 @@ export interface BinaryFile {
   size: number;
 }
 
+export interface BoardChange {
+  at: number;
+  by: string;
+  update: string;
+}
+
 export interface BoardMore {
   t: "board-more";
   version: number;
@@ -696,6 +704,14 @@ export interface LinkReach {
   nearbyPage: string | null;
 }
 
+export interface Mark {
+  at: number;
+  kind: "prompt" | "approval" | "join" | "leave" | "board";
+  who: string;
+  name: string;
+  text: string;
+}
+
 export interface MessageChunk {
   sessionUpdate: "agent_message_chunk" | "agent_thought_chunk" | "user_message_chunk";
   content: TextBlock | ResourceLinkBlock | OtherBlock | null;
@@ -844,6 +860,53 @@ export interface RemovedGuest {
   guestId: string;
   name: string;
   color: string;
+}
+
+export interface ReplayManifest {
+  format: "canvas-replay";
+  version: number;
+  canvas: string;
+  made: number;
+  start: number;
+  end: number;
+  parts: Record<string, ReplayPart>;
+}
+
+export interface ReplayPart {
+  sha256: string;
+  bytes: number;
+}
+
+export interface ReplayPerson {
+  name: string;
+  color: string;
+}
+
+export interface ReplayRoom {
+  project: string;
+  start: number;
+  end: number;
+  boardBase: string;
+  board: BoardChange[];
+  sessions: ReplaySession[];
+  terminals: ReplayTerminal[];
+  record: AuditEntry[];
+  people: Record<string, ReplayPerson>;
+  marks: Mark[];
+}
+
+export interface ReplaySession {
+  id: string;
+  title: string;
+  agent: string;
+  base: (TurnEvent | ChunkEvent | PermissionEvent | PermissionResolvedEvent | TurnEndEvent | NoticeEvent)[];
+  events: TimedEvent[];
+}
+
+export interface ReplayTerminal {
+  id: string;
+  name: string;
+  cast: string;
 }
 
 export interface RequestPending {
@@ -1032,6 +1095,11 @@ export interface Thread {
   items: (UserItem | TextItem | ToolItem | PlanItem | UsageItem | PermissionItem | TurnEndItem | NoticeItem)[];
   lastSeq: number;
   turnOpen: boolean;
+}
+
+export interface TimedEvent {
+  at: number;
+  event: TurnEvent | ChunkEvent | PermissionEvent | PermissionResolvedEvent | TurnEndEvent | NoticeEvent;
 }
 
 export interface TooLargeFile {
