@@ -32,6 +32,8 @@ class BadRelay:
     runner: web.AppRunner | None = None
     port: int = 0
     received: list[object] = field(default_factory=list)
+    announce: bool = False
+    """Print a line for each event sent to it (`event <pubkey>`), for a test that reads its output."""
 
     @property
     def url(self) -> str:
@@ -59,6 +61,8 @@ class BadRelay:
                 continue
             frame = json.loads(message.data)
             self.received.append(frame)
+            if self.announce and frame[0] == "EVENT":
+                print(f"event {frame[1].get('pubkey')}", flush=True)
             if self.mode == "silent":
                 continue
             if frame[0] == "EVENT" and self.mode in ("rate-limited", "dropping"):
@@ -85,7 +89,7 @@ def _junk(query: dict[str, object]) -> list[object]:
 
 
 async def _serve(mode: Mode, host: str, port: int) -> None:
-    await BadRelay(mode).start(host, port)
+    await BadRelay(mode, announce=True).start(host, port)
     print(f"relay {mode} on {host}:{port}", flush=True)
     await asyncio.Event().wait()
 
