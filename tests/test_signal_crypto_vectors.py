@@ -1,0 +1,63 @@
+"""The signalling crypto both sides run, through one vector file Python made
+(`tests/vectors/signal_crypto/vectors.json`, checked in the browser's code by
+web/src/join/signalCrypto.test.ts through WebCrypto and through its pure-JS fallback): the file
+regenerates identically, and Python's own functions accept every vector in it."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from canvasrelay.core.guest_identity import guest_id_of, proven_guest
+from canvasrelay.protocol import signal_crypto
+from canvasrelay.protocol.encoding import b64url_decode
+from canvasrelay.protocol.guests import GuestJoin
+
+VECTORS = Path(__file__).parent / "vectors" / "signal_crypto"
+
+
+def vectors() -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads((VECTORS / "vectors.json").read_text(encoding="utf-8"))
+    return loaded
+
+
+def generator() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("signal_vector_generator", VECTORS / "generate.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_vectors_regenerate_identically() -> None:
+    made = generator()
+    assert made.render(made.vectors()) == (VECTORS / "vectors.json").read_text(encoding="utf-8")
+
+
+def test_python_opens_every_envelope_at_the_time_it_was_sealed() -> None:
+    file = vectors()
+    key = signal_crypto.signal_key(file["roomKey"])
+    assert signal_crypto.turn_proof(file["roomKey"]) == file["turnProof"]
+    assert signal_crypto.topic(file["roomKey"]) == file["topic"]
+    for vector in file["envelopes"]:
+        assert signal_crypto.open_envelope(key, vector["envelope"], now=file["sealedAt"]) == vector["message"]
+
+
+def test_python_verifies_the_hubs_proofs_with_either_half_of_s() -> None:
+    proofs = vectors()["proofs"]
+    assert [proof["name"] for proof in proofs] == ["a low S", "a high S"]
+    for proof in proofs:
+        nonce, guest, hub = b64url_decode(proof["nonce"]), proof["guestFingerprint"], proof["hubFingerprint"]
+        message = signal_crypto.proof_message(nonce, guest, hub)
+        assert signal_crypto.verify_proof(proof["hostKey"], message, b64url_decode(proof["signature"]))
+
+
+def test_the_hub_proves_each_guest_by_its_join() -> None:
+    for vector in vectors()["joins"]:
+        join = GuestJoin(key=vector["key"], signature=vector["signature"], name=vector["name"], color="#4dabf7")
+        challenge, guest, hub = b64url_decode(vector["challenge"]), vector["guestFingerprint"], vector["hubFingerprint"]
+        assert proven_guest(join, challenge, guest, hub) == guest_id_of(vector["key"])
+        assert proven_guest(join, challenge, hub, guest) is None
