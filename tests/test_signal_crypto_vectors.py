@@ -5,36 +5,21 @@ regenerates identically, and Python's own functions accept every vector in it.""
 
 from __future__ import annotations
 
-import importlib.util
-import json
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from canvasrelay.core.guest_identity import guest_id_of, proven_guest
 from canvasrelay.protocol import signal_crypto
 from canvasrelay.protocol.encoding import b64url_decode
 from canvasrelay.protocol.guests import GuestJoin
-
-VECTORS = Path(__file__).parent / "vectors" / "signal_crypto"
+from tests.vector_files import read, regenerates_identically
 
 
 def vectors() -> dict[str, Any]:
-    loaded: dict[str, Any] = json.loads((VECTORS / "vectors.json").read_text(encoding="utf-8"))
-    return loaded
-
-
-def generator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("signal_vector_generator", VECTORS / "generate.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return read("signal_crypto", "vectors.json")
 
 
 def test_the_vectors_regenerate_identically() -> None:
-    made = generator()
-    assert made.render(made.vectors()) == (VECTORS / "vectors.json").read_text(encoding="utf-8")
+    assert regenerates_identically("signal_crypto", "vectors.json")
 
 
 def test_python_opens_every_envelope_at_the_time_it_was_sealed() -> None:
