@@ -1,19 +1,23 @@
 """Relays that misbehave as public ones do, for the rendezvous's tests: written here (not a real
 relay with a setting) because no relay program misbehaves on request. Each is a WebSocket
-server on a loopback port:
+server on a loopback port (or, run as `python -m tests.bad_relays MODE HOST PORT`, on any address:
+the NAT tests run one in their public segment):
 
 - `rate-limited`: answers every event `OK false "rate-limited: …"`;
 - `silent`: takes every message and answers none;
 - `dropping`: says `OK true` and passes nothing on;
-- `junk`: on every subscription, sends events that are not events, or are signed wrongly, and
-  then one good event (a stranger's, on the topic), so a test knows the junk was all read.
+- `junk`: on every subscription, says it holds nothing (`EOSE`), then sends events that are not
+  events, or are signed wrongly, and then one good event (a stranger's, on the topic), so a test
+  knows the junk was all read.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import sys
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, cast
 
 from aiohttp import WSMsgType, web
 
@@ -33,12 +37,12 @@ class BadRelay:
     def url(self) -> str:
         return f"ws://127.0.0.1:{self.port}"
 
-    async def start(self) -> BadRelay:
+    async def start(self, host: str = "127.0.0.1", port: int = 0) -> BadRelay:
         app = web.Application()
         app.router.add_get("/", self._relay)
         self.runner = web.AppRunner(app)
         await self.runner.setup()
-        site = web.TCPSite(self.runner, "127.0.0.1", 0)
+        site = web.TCPSite(self.runner, host, port)
         await site.start()
         self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
         return self
@@ -62,6 +66,8 @@ class BadRelay:
                 words = "" if accepted else "rate-limited: slow down"
                 await ws.send_str(json.dumps(["OK", frame[1]["id"], accepted, words]))
             elif frame[0] == "REQ" and self.mode == "junk":
+                # Nothing held: what follows comes live, as a stranger's flood would.
+                await ws.send_str(json.dumps(["EOSE", frame[1]]))
                 for junk in _junk(frame[2]):
                     await ws.send_str(json.dumps(["EVENT", frame[1], junk]))
         return ws
@@ -76,3 +82,13 @@ def _junk(query: dict[str, object]) -> list[object]:
     forged = {**good, "sig": "0" * 128}
     changed = {**good, "content": "changed after signing"}
     return ["not an event", {"id": 1}, forged, changed, good]
+
+
+async def _serve(mode: Mode, host: str, port: int) -> None:
+    await BadRelay(mode).start(host, port)
+    print(f"relay {mode} on {host}:{port}", flush=True)
+    await asyncio.Event().wait()
+
+
+if __name__ == "__main__":
+    asyncio.run(_serve(cast(Mode, sys.argv[1]), sys.argv[2], int(sys.argv[3])))

@@ -23,10 +23,24 @@ import signal
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
+
+from tests.services import _Output
 
 PUBLIC = "203.0.113.1"
 """The servers' address on the public segment (TEST-NET-3, never routed anywhere real)."""
+TURN_PORT = 3478
+TURN_SECRET = "a-test-only-turn-secret"
+STUN = f"stun:{PUBLIC}:{TURN_PORT}"
+
+
+def turn_options(folder: Path) -> list[str]:
+    """`canvas serve`'s options for the net's coturn, its secret written to a file of `folder`'s."""
+    secret = folder / "turn-secret"
+    secret.write_text(TURN_SECRET + "\n")
+    secret.chmod(0o600)
+    return [f"--turn-secret-file={secret}", f"--turn-url=turn:{PUBLIC}:{TURN_PORT}"]
 
 
 def missing_tools() -> str | None:
@@ -92,6 +106,39 @@ class NatNet:
         process = subprocess.Popen(["ip", "netns", "exec", namespace, *args], start_new_session=True, **popen)
         self._processes.append(process)
         return process
+
+    def run(self, namespace: str, args: list[str], **env: str) -> _Output:
+        """`args` in `namespace`, their output read as it comes (to wait for a line of it)."""
+        process = self.spawn(
+            namespace,
+            args,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1", **env},
+        )
+        return _Output(process)
+
+    def start_coturn(self, folder: Path) -> None:
+        """coturn (STUN and TURN, checking `TURN_SECRET`'s credentials) on the public segment."""
+        coturn = [
+            "turnserver",
+            "-n",
+            "--use-auth-secret",
+            f"--static-auth-secret={TURN_SECRET}",
+            "--realm=canvas.test",
+            f"--listening-ip={PUBLIC}",
+            f"--relay-ip={PUBLIC}",
+            f"--listening-port={TURN_PORT}",
+            "--no-tls",
+            "--no-dtls",
+            "--no-cli",
+            "--log-file=stdout",
+            f"--pidfile={folder / 'turnserver.pid'}",
+            f"--db={folder / 'turndb'}",
+        ]
+        self.run(self.public, coturn).wait_for("Total General servers")
 
     def _namespace(self, name: str) -> str:
         namespace = f"{self.prefix}-{name}"

@@ -6,7 +6,6 @@ the library `canvas join` uses, each in its own network namespace (tests/nat_net
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -16,15 +15,12 @@ import pytest
 
 from canvasrelay.net.channel import Route
 from canvasrelay.net.peer_connection import CHOICE
-from tests.nat_net import PUBLIC, NatNet, missing_tools, nat_net
-from tests.services import _Output
+from tests.nat_net import PUBLIC, STUN, NatNet, missing_tools, nat_net, turn_options
 from tests.support import missing, require
 
 pytestmark = [pytest.mark.services, pytest.mark.timeout(90)]
 
 SIGNAL_PORT = 8478
-TURN_PORT = 3478
-TURN_SECRET = "a-test-only-turn-secret"
 JOIN_S = 30.0
 
 
@@ -36,50 +32,18 @@ def _can_build_a_net() -> None:
     require("turnserver", "coturn")
 
 
-def _spawn(net: NatNet, namespace: str, args: list[str], **env: str) -> _Output:
-    process = net.spawn(
-        namespace,
-        args,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        stdin=subprocess.DEVNULL,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1", **env},
-    )
-    return _Output(process)
-
-
 def _serve(net: NatNet, folder: Path, hub_library: str, turn: bool) -> str:
     """coturn and the rendezvous on the public segment, the hub behind its router: the room link."""
-    stun = f"stun:{PUBLIC}:{TURN_PORT}"
-    relay = [f"--turn-secret-file={folder / 'turn-secret'}", f"--turn-url=turn:{PUBLIC}:{TURN_PORT}"] if turn else []
-    (folder / "turn-secret").write_text(TURN_SECRET + "\n")
-    (folder / "turn-secret").chmod(0o600)
-    coturn = [
-        "turnserver",
-        "-n",
-        "--use-auth-secret",
-        f"--static-auth-secret={TURN_SECRET}",
-        "--realm=canvas.test",
-        f"--listening-ip={PUBLIC}",
-        f"--relay-ip={PUBLIC}",
-        f"--listening-port={TURN_PORT}",
-        "--no-tls",
-        "--no-dtls",
-        "--no-cli",
-        "--log-file=stdout",
-        f"--pidfile={folder / 'turnserver.pid'}",
-        f"--db={folder / 'turndb'}",
-    ]
-    _spawn(net, net.public, coturn).wait_for("Total General servers")
+    relay = turn_options(folder) if turn else []
+    net.start_coturn(folder)
     rendezvous = [sys.executable, "-m", "canvasrelay", "signal", "--host", PUBLIC, "--port", str(SIGNAL_PORT), *relay]
-    _spawn(net, net.public, rendezvous).wait_for("Put it behind TLS")
+    net.run(net.public, rendezvous).wait_for("Put it behind TLS")
     project = folder / "project"
     project.mkdir()
     serve = [sys.executable, "-m", "canvasrelay", "serve", "--dir", str(project), "--port", "0", "--no-open"]
     signal = f"ws://{PUBLIC}:{SIGNAL_PORT}/signal"
-    hub_args = [*serve, "--signal", signal, "--ice-server", stun]
-    hub = _spawn(net, net.built["hub"].machine, hub_args, **{CHOICE: hub_library})
+    hub_args = [*serve, "--signal", signal, "--ice-server", STUN]
+    hub = net.run(net.built["hub"].machine, hub_args, **{CHOICE: hub_library})
     assert f"Guests connect over {hub_library} " in hub.wait_for(r"Guests connect over .*").group(0)
     return hub.wait_for(r"Room link[^:]*: (\S+)").group(1)
 

@@ -91,6 +91,28 @@ async def test_the_first_relays_that_work_are_chosen(
     assert await public_relays.choose(urls, session) == [relay.url]
 
 
+async def test_what_a_relay_held_from_before_a_subscription_never_reaches_it(
+    relay: NostrRelay, session: aiohttp.ClientSession
+) -> None:
+    """A relay may keep ephemeral events a while and send them to a new subscription despite
+    `limit 0`: a restarted host would answer the last run's offers. Only what comes after the
+    relay's `EOSE` is heard."""
+    heard: asyncio.Queue[str] = asyncio.Queue()
+    earlier = RelayLink(relay.url, session, lambda sub, event: None).start()
+    assert await earlier.until_connected(5)
+    assert (await earlier.publish(signal_event(NostrKey.fresh(), "from the last run", topic="held"))).accepted
+    link = RelayLink(relay.url, session, lambda sub, event: heard.put_nowait(event.content)).start()
+    try:
+        assert await link.until_connected(5)
+        await link.subscribe("offers", topic_query("held"))
+        assert (await earlier.publish(signal_event(NostrKey.fresh(), "now", topic="held"))).accepted
+        assert await asyncio.wait_for(heard.get(), 5) == "now"
+        assert heard.empty()
+    finally:
+        await link.close()
+        await earlier.close()
+
+
 async def test_junk_on_a_topic_is_dropped_and_counted(
     session: aiohttp.ClientSession, bad: dict[Mode, BadRelay]
 ) -> None:

@@ -135,3 +135,19 @@ def test_canvas_serve_says_who_is_contacted(project: Path, relays: list[NostrRel
         assert "Guests find the room on this network only" in "".join(lan.output)
     finally:
         assert lan.stop(timeout=60) == 0
+
+
+async def test_guests_come_back_through_the_relays_when_the_host_restarts(
+    project: Path, relays: list[NostrRelay]
+) -> None:
+    """A restart makes the host a new relay key and new subscriptions: a guest that was in asks
+    again on the same topic, and is back in, with nothing but the relays between them."""
+    async with serving_on(project, [relays[0].url]) as served:
+        link = elsewhere(served.room_link)
+        guest = await Guest(link).connect()
+        await guest.expect("welcome")
+    async with serving_on(project, [relays[0].url]) as again:
+        await guest.expect("welcome", timeout=30)
+        assert guest.state == "connected" and guest.connections == 2
+        assert again.server.hub.relays.published[relays[0].url] <= EVENTS_PER_JOIN // 2
+        await guest.close()

@@ -65,6 +65,8 @@ export default defineConfig({
         codeSplitting: {
           groups: [
             { name: "react", test: /node_modules[\\/](react|react-dom|scheduler)[\\/]/, priority: 2 },
+            // Terminals and the timeline load it on demand, so it is never part of a page's first load.
+            { name: "xterm", test: /node_modules[\\/]@xterm[\\/]/, priority: 2 },
             { name: "shared", minShareCount: 2, priority: 1 },
           ],
         },

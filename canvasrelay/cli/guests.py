@@ -253,7 +253,7 @@ async def _join(args: argparse.Namespace) -> int:
     from aiohttp import ClientError
 
     from canvasrelay.client import identity
-    from canvasrelay.client.guest import Guest, HubRefused
+    from canvasrelay.client.guest import Guest, HubRefused, NetworksDidNotMeet
     from canvasrelay.client.join_view import ThreadView
 
     try:
@@ -294,6 +294,9 @@ async def _join(args: argparse.Namespace) -> int:
         await guest.connect()
     except HubRefused as exc:
         raise UsageError(str(exc)) from None
+    except NetworksDidNotMeet as exc:
+        print(f"canvas: {exc}", file=sys.stderr)
+        return 1
     except TimeoutError:
         print(
             "canvas: no such room: no host answers for this link (is its canvas serve running? was the room renewed?)",

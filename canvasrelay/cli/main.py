@@ -18,6 +18,7 @@ from canvasrelay import __version__
 from canvasrelay.cli import guests as cli_guests
 from canvasrelay.cli import invite as cli_invite
 from canvasrelay.cli import page as cli_page
+from canvasrelay.cli import replay as cli_replay
 from canvasrelay.cli import terminals as cli_terminals
 from canvasrelay.cli.stopping import say, stop_event
 from canvasrelay.cli.usage import EXIT_USAGE, Parser, UsageError, check_port, listen_error, port
@@ -37,7 +38,7 @@ RELAYS_WAIT_S = 2.5
 def _parser() -> Parser:
     parser = Parser(prog="canvas", description="A shared board for coding agents and terminals.")
     parser.add_argument("--version", action="version", version=f"canvas {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="{serve,invite,attach,stop,signal,join,page}")
+    commands = parser.add_subparsers(dest="command", metavar="{serve,invite,attach,stop,signal,join,page,replay}")
     serve = commands.add_parser("serve", help="serve this folder's board, agents and terminals")
     serve.add_argument("--dir", type=Path, default=Path.cwd(), help="the project folder (default: here)")
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
@@ -49,6 +50,7 @@ def _parser() -> Parser:
     cli_terminals.add_commands(commands)
     cli_guests.add_commands(commands)
     cli_page.add_command(commands)
+    cli_replay.add_commands(commands)
     return parser
 
 
@@ -109,6 +111,7 @@ def _check_not_serving(root: Path) -> None:
 async def _start(args: argparse.Namespace, root: Path) -> CanvasServer:
     from canvasrelay.server.app import CanvasServer, ServeOptions
 
+    relays = [] if args.lan_only else args.relays if args.relays is not None else public_relays.from_env()
     try:
         server = CanvasServer(
             ServeOptions(
@@ -118,9 +121,9 @@ async def _start(args: argparse.Namespace, root: Path) -> CanvasServer:
                 new_room=args.new_room,
                 signal_url=args.signal,
                 base_url=args.base_url,
-                ice_servers=args.ice_server,
+                ice_servers=args.ice_server or (list(public_relays.PUBLIC_STUN) if relays != [] else []),
                 relay_only=args.relay_only,
-                relays=[] if args.lan_only else args.relays if args.relays is not None else public_relays.from_env(),
+                relays=relays,
                 turn=cli_guests.turn_config(args),
             )
         )
@@ -143,6 +146,10 @@ async def _print_links(server: CanvasServer, root: Path) -> None:
         hosts = ", ".join(urlsplit(url).hostname or url for url in relays)
         say(f"Guests anywhere find the room through {len(relays)} Nostr relays: {hosts}")
         say("  (they see addresses, timing and an opaque topic; never the offer, the answer or the room's key)")
+    stun = [url for url in server.options.ice_servers if url.startswith("stun")]
+    if stun:
+        hosts = ", ".join(url.split(":")[1] for url in stun)
+        say(f"Each side asks its public address of {hosts} (STUN: they learn that address and when, nothing else)")
     else:
         say("Guests find the room on this network only (no public relay in use)")
     if server.page_check is not None:
@@ -188,6 +195,8 @@ def main(argv: list[str] | None = None) -> int:
             return cli_invite.run(args)
         elif args.command in cli_terminals.COMMANDS:
             return cli_terminals.run(args)
+        elif args.command in cli_replay.COMMANDS:
+            return cli_replay.run(args)
         elif args.command in cli_guests.COMMANDS:
             return asyncio.run(cli_guests.run(args))
         elif args.command == "page":

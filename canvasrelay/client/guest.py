@@ -32,7 +32,7 @@ from canvasrelay.net.nostr_rendezvous import ask_over_relays
 from canvasrelay.net.peer_connection import WebRtcLibrary, chosen
 from canvasrelay.net.tasks import cancelled
 from canvasrelay.net.turn_client import TurnClient
-from canvasrelay.protocol import signal_crypto
+from canvasrelay.protocol import signal_crypto, words
 from canvasrelay.protocol.board_parts import BoardAssembly
 from canvasrelay.protocol.encoding import b64url, b64url_decode
 from canvasrelay.protocol.framing import Reassembler, chunks, inflated_message, parse_stream_message
@@ -66,6 +66,14 @@ WRONG_KEY = "the room key in this link does not match the room"
 
 class HubRefused(Exception):
     """The hub failed to prove the host key, or the room would not have us. Not retried."""
+
+
+class NetworksDidNotMeet(Exception):
+    """The hub answered, but no path between the two networks opened: a fresh offer from the same
+    networks meets the same routers, so a first join says so rather than trying again."""
+
+    def __init__(self, through_turn: bool) -> None:
+        super().__init__(words.NETWORKS_DID_NOT_MEET_THROUGH_TURN if through_turn else words.NETWORKS_DID_NOT_MEET)
 
 
 @dataclass(frozen=True)
@@ -233,6 +241,9 @@ class Guest:
             try:
                 await self._connect_once(attempt)
                 return
+            except NetworksDidNotMeet:
+                if deadline is not None:
+                    raise
             except TimeoutError as exc:
                 # Signalling got lost on the way (a rendezvous or its Redis restarting): a fresh offer may not.
                 unreachable = 0
@@ -257,19 +268,30 @@ class Guest:
             servers = servers_to_use(self.link.ice, await self._turn(session, signal_url), self.relay_only)
             if self.relay_only and not servers:
                 raise ConnectionError("relay-only, but the rendezvous offers no TURN relay and the link names none")
-            await self._handshake(self.library.peer(servers, self.relay_only), session, signal_url, attempt)
+            through_turn = any(url.startswith("turn") for server in servers for url in server.urls)
+            peer = self.library.peer(servers, self.relay_only)
+            await self._handshake(peer, session, signal_url, attempt, through_turn)
 
-    async def _handshake(self, pc: PeerLink, session: aiohttp.ClientSession, signal_url: str, attempt: int) -> None:
+    async def _handshake(
+        self, pc: PeerLink, session: aiohttp.ClientSession, signal_url: str, attempt: int, through_turn: bool
+    ) -> None:
         raw: asyncio.Queue[str | bytes] = asyncio.Queue()
         try:
             offer = await pc.offer()
             nonce = secrets.token_bytes(signal_crypto.GUEST_NONCE_BYTES)
-            # A lost offer or answer shows as silence: give up on this one soon and send a fresh offer.
-            wait = min(HANDSHAKE_TIMEOUT, ANSWER_TIMEOUT * 1.5**attempt)
+            # A lost offer or answer shows as silence: give up on this one soon and send a fresh offer. Not
+            # through relays, which lose nothing but answer slowly when the hub is busy (its WebRTC library
+            # still loading after a restart): a fresh offer would meet the hub still holding this one's
+            # handshake (one at a time from one key), and be turned away.
+            soon = ANSWER_TIMEOUT * 1.5**attempt
+            wait = HANDSHAKE_TIMEOUT if self.link.relays else min(HANDSHAKE_TIMEOUT, soon)
             answer = await asyncio.wait_for(self._signal(session, signal_url, offer, nonce), wait)
+            await pc.accept(answer)
+            try:
+                channel = await asyncio.wait_for(pc.opened(), HANDSHAKE_TIMEOUT)
+            except TimeoutError:
+                raise NetworksDidNotMeet(through_turn) from None
             async with asyncio.timeout(HANDSHAKE_TIMEOUT):
-                await pc.accept(answer)
-                channel = await pc.opened()
                 channel.on_message(raw.put_nowait)
                 challenge = self._check_proof(await raw.get(), nonce, offer, answer)
                 channel.send(self.join_frame(challenge, offer, answer))

@@ -56,6 +56,8 @@ def b64(data: bytes) -> str:
 @dataclass(frozen=True)
 class StoreBoardUpdate(Effect):
     update: bytes
+    by: str | None = None
+    """The peer that sent it; None for an agent's tools."""
 
 
 @dataclass(frozen=True)
@@ -178,11 +180,14 @@ class BoardRoom:
                 return LIVE_FRAME
         return None
 
-    def applied(self, update: bytes, exclude: str | None, encoded: str | None = None) -> list[AnyEffect]:
-        """What follows an update the board took: store it, then send it on (order matters)."""
+    def applied(
+        self, update: bytes, exclude: str | None, encoded: str | None = None, by: str | None = None
+    ) -> list[AnyEffect]:
+        """What follows an update the board took: store it, then send it on (order matters). It is
+        by `by`, or else by the peer it is not sent back to."""
         self.last_change = self.clock()
         frame = BoardUpdateOut(update=encoded if encoded is not None else b64(update))
-        effects: list[AnyEffect] = [StoreBoardUpdate(update), Broadcast(frame, exclude=exclude)]
+        effects: list[AnyEffect] = [StoreBoardUpdate(update, by=by or exclude), Broadcast(frame, exclude=exclude)]
         if self.board.needs_compaction(self.compact_every):
             effects.append(CompactBoard())
         return effects

@@ -14,6 +14,7 @@ import contextlib
 import json
 import logging
 import secrets
+import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -38,6 +39,9 @@ MESSAGE_MAX = 128 * 1024
 """The largest message read from a relay: an event's content is bounded below this."""
 PUBLISH_TIMEOUT_S = 5.0
 CONNECT_TIMEOUT_S = 5.0
+EOSE_WAIT_S = 5.0
+"""How long after asking a subscription's events count as stored ones without the relay's `EOSE`:
+one that never says it is a relay of another kind, whose events are all taken as live after this."""
 RETRY_FIRST_S = 1.0
 RETRY_MAX_S = 60.0
 
@@ -66,6 +70,11 @@ class RelayLink:
     _task: asyncio.Task[None] | None = None
     _waiting: dict[str, asyncio.Future[Published]] = field(default_factory=dict)
     _up: asyncio.Event = field(default_factory=asyncio.Event)
+    _down_since: float = field(default_factory=time.monotonic)
+    _stored_until: dict[str, float] = field(default_factory=dict)
+    """Subscriptions whose relay has not yet said `EOSE`: what it sends them till then it held
+    already (another run's offers and answers, which a relay may keep a while and send despite
+    `limit 0`), and a subscription here is for what comes from now on."""
 
     def start(self) -> RelayLink:
         self._task = asyncio.get_running_loop().create_task(self._run())
@@ -75,6 +84,10 @@ class RelayLink:
     def connected(self) -> bool:
         return self._up.is_set()
 
+    def down_for(self, now: float | None = None) -> float:
+        """How long the link has been down (0 while it is up): since it started, or since it dropped."""
+        return 0.0 if self.connected else (time.monotonic() if now is None else now) - self._down_since
+
     async def until_connected(self, timeout: float) -> bool:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._up.wait(), timeout)
@@ -83,9 +96,10 @@ class RelayLink:
     async def subscribe(self, sub_id: str, query: dict[str, object]) -> None:
         """Ask for events matching `query` now and after every reconnect."""
         self.subscriptions[sub_id] = query
-        await self._send(["REQ", sub_id, query])
+        await self._ask(sub_id, query)
 
     async def unsubscribe(self, sub_id: str) -> None:
+        self._stored_until.pop(sub_id, None)
         if self.subscriptions.pop(sub_id, None) is not None:
             await self._send(["CLOSE", sub_id])
 
@@ -118,6 +132,17 @@ class RelayLink:
             return False
         return True
 
+    async def _ask(self, sub_id: str, query: dict[str, object]) -> None:
+        self._stored_until[sub_id] = time.monotonic() + EOSE_WAIT_S
+        await self._send(["REQ", sub_id, query])
+
+    def _stored(self, sub_id: str) -> bool:
+        until = self._stored_until.get(sub_id)
+        if until is not None and time.monotonic() >= until:
+            del self._stored_until[sub_id]
+            return False
+        return until is not None
+
     async def _run(self) -> None:
         wait = RETRY_FIRST_S
         while True:
@@ -130,7 +155,7 @@ class RelayLink:
                 ) as ws:
                     self._ws = ws
                     for sub_id, query in self.subscriptions.items():
-                        await self._send(["REQ", sub_id, query])
+                        await self._ask(sub_id, query)
                     self._up.set()
                     wait = RETRY_FIRST_S
                     async for message in ws:
@@ -140,6 +165,8 @@ class RelayLink:
                             break
             except (aiohttp.ClientError, OSError, TimeoutError) as exc:
                 log.info("relay %s unreachable (%s); trying again in %g s", self.url, type(exc).__name__, wait)
+            if self._up.is_set():
+                self._down_since = time.monotonic()
             self._up.clear()
             self._ws = None
             await asyncio.sleep(wait)
@@ -165,7 +192,12 @@ class RelayLink:
             except EventError as exc:
                 self.dropped[str(exc)] += 1
                 return
+            if self._stored(message[1]):
+                self.dropped["held from before the subscription"] += 1
+                return
             self.on_event(message[1], event)
+        elif verb == "EOSE" and len(message) >= 2:
+            self._stored_until.pop(message[1], None)
         elif verb == "OK" and len(message) >= 3 and isinstance(message[1], str):
             answer = self._waiting.get(message[1])
             if answer is not None and not answer.done():

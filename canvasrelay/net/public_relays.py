@@ -41,6 +41,12 @@ DEFAULT_RELAYS = (
 so that one operator's outage or policy change leaves the others."""
 
 
+PUBLIC_STUN = ("stun:stun.l.google.com:19302", "stun:stun.cloudflare.com:3478")
+"""What `canvas serve` and its guests ask their public address of when the host names no ICE server
+and guests come through public relays: two operators, so that one's outage leaves the other. A STUN
+server learns the asker's address and when it asked; nothing of the room."""
+
+
 def urls() -> list[str]:
     return [relay.url for relay in DEFAULT_RELAYS]
 

@@ -26,6 +26,7 @@ from canvasrelay.protocol.board import (
     MAX_SELECTION,
 )
 from canvasrelay.protocol.guests import AccessLevel
+from canvasrelay.protocol.replay import REPLAY_VERSION, ReplayManifest, ReplayRoom
 from canvasrelay.protocol.session_events import (
     EVENT_MODELS,
     SESSION_EVENT_KINDS,
@@ -122,6 +123,7 @@ def _constants() -> list[str]:
         "AWARENESS_INTERVAL_MS": round(AWARENESS_INTERVAL_S * 1000),
         "AWARENESS_REFRESH_MS": round(AWARENESS_REFRESH_S * 1000),
     }
+    numbers["REPLAY_VERSION"] = REPLAY_VERSION
     out = [f"export const {name} = {value};\n" for name, value in numbers.items()]
     out.append(f"export const BOARD_ITEMS = {json.dumps(board_items.ITEMS)};\n")
     out.append(f"export const STROKE_WIDTHS = {json.dumps(board_items.STROKE_WIDTHS)};\n")
@@ -139,6 +141,9 @@ def _constants() -> list[str]:
     out.append(f"export const REQUEST_WORDS = {json.dumps(words.REQUESTS, indent=2)} as const;\n")
     out.append(f"export const ANSWER_WORDS: Record<string, string> = {json.dumps(words.ANSWERS, indent=2)};\n")
     out.append(f"export const RULES_BY = {json.dumps(words.RULES_BY)};\n")
+    out.append(f"export const NETWORKS_DID_NOT_MEET = {json.dumps(words.NETWORKS_DID_NOT_MEET)};\n")
+    turn = json.dumps(words.NETWORKS_DID_NOT_MEET_THROUGH_TURN)
+    out.append(f"export const NETWORKS_DID_NOT_MEET_THROUGH_TURN = {turn};\n")
     out.append(f"export const SESSION_EVENT_KINDS = {json.dumps(list(SESSION_EVENT_KINDS))} as const;\n")
     out += [
         _literal("ItemKind", board_items.ItemKind),
@@ -195,6 +200,8 @@ def generate() -> str:
     models += [(m, "serialization") for m in SERVER_FRAMES.values()]
     # The fold's output: not a frame, but what every screen draws from them.
     models.append((Thread, "serialization"))
+    # The replay file's parts, which the replay page reads.
+    models += [(ReplayManifest, "validation"), (ReplayRoom, "serialization")]
     # Signalling as each end writes it, in full (`from_` is `from` on the wire); the reader fills defaults in.
     models += [(m, "serialization") for m in SignalMessage.__subclasses__()]
     out = [HEADER, *_constants(), *declarations(models)]

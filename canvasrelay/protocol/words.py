@@ -121,3 +121,15 @@ def answer_words(resolution: Resolution, options: Sequence[PermissionOption]) ->
     if by == RULES_BY:
         return f"{said} by a permission rule"
     return f"{said} by {by}" if by else said
+
+NETWORKS_DID_NOT_MEET = (
+    "The host answered, but your network and the host's could not meet directly (a firewall, or a router that"
+    " changes ports, is in the way). The host can add a TURN server to carry the connection: canvas serve"
+    " --turn-url turn:HOST:3478 --turn-secret-file FILE (or --ice-server turn:USER:PASSWORD@HOST:3478)."
+)
+"""Said when the host answered the offer but no candidate pair ever connected, and no TURN server was offered."""
+NETWORKS_DID_NOT_MEET_THROUGH_TURN = (
+    "The host answered, but the connection did not get through, even through the host's TURN server: it may"
+    " be unreachable from your network, or refuse the credentials. Ask the host to check it."
+)
+"""The same, when the page or `canvas join` did have a TURN server to try."""

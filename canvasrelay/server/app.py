@@ -27,7 +27,7 @@ from canvasrelay.core.people_room import PeopleRoom
 from canvasrelay.core.room import Room
 from canvasrelay.core.shared_files import SharedFiles
 from canvasrelay.core.terminals import TerminalRoom
-from canvasrelay.net import public_relays
+from canvasrelay.net import public_relays, relay_upkeep
 from canvasrelay.net.bounded_site import BoundedSite
 from canvasrelay.net.nostr_rendezvous import RelayListening
 from canvasrelay.net.peer_connection import chosen
@@ -53,6 +53,9 @@ from canvasrelay.server.http.log import one_line_refusals
 from canvasrelay.server.http.page_bundle import WEB_DIST, PageCheck
 from canvasrelay.server.http.page_policy import own_sockets, rendezvous_sources, security_headers, socket_sources
 from canvasrelay.server.http.static_assets import add_static_routes
+from canvasrelay.server.recording.room import RoomRecording
+from canvasrelay.server.recording.segments import RECORDING_DIR, Recorder
+from canvasrelay.server.recording.service import Replays
 from canvasrelay.server.runtime import Runtime
 from canvasrelay.server.store import Store, open_store
 from canvasrelay.server.terminals.host import TerminalHost
@@ -89,8 +92,12 @@ class ServeOptions:
     """A TURN server and its secret (`--turn-url`, `--turn-secret-file`): the hub mints short-lived
     credentials for itself and for each guest, inside the sealed reply; no guest holds the secret."""
     relays: list[str] | None = field(default_factory=public_relays.from_env)
-    """Public Nostr relays to listen on as well: None for the curated ones (`net/public_relays.py`,
-    probed at start), [] for none (`--lan-only`)."""
+    """Public Nostr relays to listen on as well: None for some of `relay_candidates` (probed at
+    start, replaced for new links when one fails later), [] for none (`--lan-only`)."""
+    relay_candidates: list[str] = field(default_factory=public_relays.urls)
+    """The curated relays (`net/public_relays.py`) the choice is made among."""
+    relay_check_s: float = relay_upkeep.CHECK_S
+    relay_down_s: float = relay_upkeep.DOWN_S
 
 
 class CanvasServer:
@@ -142,6 +149,7 @@ class CanvasServer:
         """The guest page links point at, when not this server's own."""
         """The public relays the hub listens on and the room link names, once chosen."""
         self._relays_task: asyncio.Task[None] | None = None
+        self._upkeep_task: asyncio.Task[None] | None = None
         self._relay_session: aiohttp.ClientSession | None = None
         self.app = web.Application(middlewares=[security_headers])
         one_line_refusals()
@@ -179,6 +187,8 @@ class CanvasServer:
             TmuxServer(self.canvas_dir, tmux) if tmux else None,
         )
         self.files = FileHost(self.runtime, SharedFiles(self.room), self.root)
+        self.recorder = Recorder(self.canvas_dir / RECORDING_DIR, self.config.recording)
+        self.recording = RoomRecording(self.runtime, self.recorder, self.board.tools.board.state, self.terminals)
         self._compose()
         mount_api(
             self.app,
@@ -199,6 +209,7 @@ class CanvasServer:
                 invite_link=self.invite_link,
                 allowed_origins=lambda: self.own_origins() | set(self.config.api.cors_origins),
                 webrtc=self.webrtc_library.describe(),
+                replays=Replays(self.canvas_dir, self.recorder, self.board.tools, self.audit),
             ),
         )
 
@@ -250,9 +261,12 @@ class CanvasServer:
 
     def _page_connects(self, request: web.Request) -> list[str]:
         """The host page reaches this server; a guest page served here, the rendezvous and relays its link names."""
-        return [*own_sockets(request), *rendezvous_sources(self.options.signal_url), *socket_sources(self.relay_urls)]
+        listened = list(self.hub.relays.links) if self.hub is not None and self.hub.relays is not None else []
+        relays = socket_sources(list(dict.fromkeys([*self.relay_urls, *listened])))
+        return [*own_sockets(request), *rendezvous_sources(self.options.signal_url), *relays]
 
     async def start(self) -> int:
+        self.recorder.start()
         await self.agents.start()
         await self.files.start()
         await self.terminals.start()
@@ -302,13 +316,12 @@ class CanvasServer:
             relays, self.page_check = await asyncio.gather(self._reach_relays(wanted), _maybe(check))
             if published and relays and self.page_check is not None and self.page_check.worth_pointing_at:
                 self._page = published
-        self.people.link_tail = self._link_tail()
-        self.people.reach = self._reach()
-        await self.runtime.run([self.people.to_hosts()])
+        await self._relays_changed(self.relay_urls)
 
     async def _reach_relays(self, wanted: list[str] | None) -> list[str]:
         assert self.hub is not None and self._relay_session is not None
-        urls = await public_relays.choose(public_relays.urls(), self._relay_session) if wanted is None else wanted
+        candidates = self.options.relay_candidates
+        urls = await public_relays.choose(candidates, self._relay_session) if wanted is None else wanted
         if not urls:
             log.info("no public relay answered")
             return []
@@ -316,7 +329,25 @@ class CanvasServer:
         await listening.use(urls)
         await self.hub.use_relays(listening)
         self.relay_urls = urls
+        if wanted is None:
+            upkeep = relay_upkeep.RelayUpkeep(
+                listening,
+                self._relay_session,
+                urls,
+                candidates,
+                self._relays_changed,
+                self.options.relay_check_s,
+                self.options.relay_down_s,
+            )
+            self._upkeep_task = asyncio.get_running_loop().create_task(upkeep.run())
         return urls
+
+    async def _relays_changed(self, urls: list[str]) -> None:
+        """A relay replaced for new links: the links, and the hosts, say so."""
+        self.relay_urls = urls
+        self.people.link_tail = self._link_tail()
+        self.people.reach = self._reach()
+        await self.runtime.run([self.people.to_hosts()])
 
     @property
     def links_leave(self) -> bool:
@@ -372,6 +403,7 @@ class CanvasServer:
                 await site.stop()
         await self.runtime.stopping()
         await cancelled(self._relays_task)
+        await cancelled(self._upkeep_task)
         if self.hub is not None:
             await self.hub.stop()
         if self._relay_session is not None:
@@ -380,6 +412,7 @@ class CanvasServer:
         await self.people_store.stop()
         if self.runner is not None:
             await self.runner.cleanup()
+        self.recorder.close()
         self.store.close()
         self.lock.release()
 

@@ -70,6 +70,18 @@ class ApiSettings(Section):
     cors_origins: list[str] = Field(default_factory=list)
 
 
+class RecordingLimits(Section):
+    """`[recording]`: what the room's recording keeps (adr/0031-the-room-replayable.md). The defaults
+    hold a working day's board, threads and terminal output several times over."""
+
+    enabled: bool = True
+    keep_hours: float = Field(default=72.0, gt=0, le=366 * 24, description="Older segments are deleted.")
+    max_mb: float = Field(default=512.0, gt=0, le=1024 * 1024, description="The recording's whole size on disk.")
+    segment_mb: float = Field(
+        default=32.0, gt=0, le=1024, description="A segment this large is closed and a new one begun."
+    )
+
+
 class CanvasConfig(Section):
     """`<dir>/.canvas/config.toml`."""
 
@@ -77,6 +89,7 @@ class CanvasConfig(Section):
     agent_processes: AgentProcesses = AgentProcesses()
     board: BoardLimits = BoardLimits()
     api: ApiSettings = ApiSettings()
+    recording: RecordingLimits = RecordingLimits()
     permissions: list[Rule] = Field(default_factory=list)
     """The project's permission rules (`[[permissions]]`)."""
 

@@ -83,6 +83,7 @@ class Runtime:
         """The one clock every feature's `tick` runs on (presence, approvals, an idle board's compaction)."""
         self._handlers: dict[type[Effect], EffectHandler] = {}
         self._handled_by: dict[type[Effect], str] = {}
+        self._watchers: dict[type[Effect], list[Callable[[Any], None]]] = {}
         self._closers: list[Callable[[], Awaitable[None]]] = []
         self._broadcast_listeners: list[Callable[[ServerFrame], None]] = []
         self._quieting_hooks: list[Callable[[], Awaitable[None]]] = []
@@ -142,6 +143,11 @@ class Runtime:
             self.on_stopping(adapter.stopping, adapter.quiet)
         if adapter.close is not None:
             self.on_close(adapter.close)
+
+    def watch(self, effect_type: type[Effect], watcher: Callable[[Any], None]) -> None:
+        """Call `watcher` with every effect of that type once its adapter carried it out (the room's
+        recording keeps what was stored and shown); it must only queue."""
+        self._watchers.setdefault(effect_type, []).append(watcher)
 
     def on_close(self, closer: Callable[[], Awaitable[None]]) -> None:
         self._closers.append(closer)
@@ -223,6 +229,8 @@ class Runtime:
             if handler is None:
                 raise LookupError(f"no handler for {type(effect).__name__}")
             await handler(effect)
+            for watcher in self._watchers.get(type(effect), ()):
+                watcher(effect)
 
     def _hears(self, peer_id: str, broadcast: Broadcast) -> bool:
         peer = self.room.peers.get(peer_id)

@@ -407,6 +407,26 @@ def _within(rows: list[tuple[int, str]], max_chars: int) -> list[tuple[int, str]
     return rows
 
 
+def stored_logs(path: Path) -> list[tuple[StoredSession, list[SessionEvent]]]:
+    """Every session's row and log, read without writing (beside a running server, or none)."""
+    if not path.exists():
+        return []
+    db = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)
+    try:
+        rows = db.execute(f"SELECT {Store._SESSION_COLUMNS} FROM sessions ORDER BY created").fetchall()
+        return [
+            (
+                _session_row(row),
+                _events(
+                    row[0], db.execute("SELECT event FROM session_events WHERE session_id = ? ORDER BY seq", (row[0],))
+                ),
+            )
+            for row in rows
+        ]
+    finally:
+        db.close()
+
+
 def open_store(canvas_dir: Path) -> Store:
     return Store(canvas_dir / DB_FILE)
 

@@ -14,6 +14,7 @@ import { HostName, useHostProfile } from "./people/HostName";
 import { RoomList } from "./roomlist/RoomList";
 import { FilesPanel } from "./files/FilesPanel";
 import { TerminalsPanel } from "./terminals/TerminalsPanel";
+import { HostTimeline } from "./replay/HostTimeline";
 import "./agents/register";
 
 const STATE_LABEL: Record<ConnectionState, string> = {
@@ -64,6 +65,7 @@ function HostRoom({ store }: { store: RoomStore<ConnectionState> }) {
             <PeopleList me={welcome.peerId} />
             <Invites />
             <AuditPanel />
+            <HostTimeline />
             <RoomList />
             <TerminalsPanel />
             <FilesPanel />

@@ -148,6 +148,14 @@ export interface HealthOut {
   webrtc: string;
 }
 
+export interface Mark {
+  at: number;
+  kind: "prompt" | "approval" | "join" | "leave" | "board";
+  who: string;
+  name: string;
+  text: string;
+}
+
 export interface MessageChunk {
   sessionUpdate: "agent_message_chunk" | "agent_thought_chunk" | "user_message_chunk";
   content: TextBlock | ResourceLinkBlock | OtherBlock | null;
@@ -245,6 +253,18 @@ export interface ResourceLinkBlock {
   uri: string;
 }
 
+export interface RestoreIn {
+  /** The moment, in seconds since the epoch. */
+  at: number;
+  /** One item's id; the whole board when left out. */
+  item?: string | null;
+}
+
+export interface RestoreOut {
+  changed: boolean;
+  removed: string[];
+}
+
 export interface Rule {
   /** An ACP tool kind, or * for every kind. */
   permission: "read" | "edit" | "delete" | "move" | "search" | "execute" | "think" | "fetch" | "other" | "*";
@@ -309,9 +329,22 @@ export interface SessionsOut {
   nextCursor: number | null;
 }
 
+export interface SpanQuery {
+  /** Seconds since the epoch. */
+  from?: number | null;
+  /** Seconds since the epoch. */
+  to?: number | null;
+}
+
 export interface TextBlock {
   type: "text";
   text: string;
+}
+
+export interface TimelineOut {
+  start: number;
+  end: number;
+  marks: Mark[];
 }
 
 export interface ToolCallUpdate {

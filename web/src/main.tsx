@@ -8,11 +8,12 @@ import "./styles.css";
 // Each page loads its own code: a guest never downloads the host's panels, nor the host the guest's handshake.
 const HostApp = lazy(() => import("./App").then((module) => ({ default: module.HostApp })));
 const GuestPage = lazy(() => import("./join/GuestPage"));
+const ReplayPage = lazy(() => import("./replay/ReplayPage"));
 
 // Before anything the room sends is drawn: from here on the page reaches only its own link's servers.
 narrowConnections(fragmentParams());
 startTheme();
-const Page = fragmentParams().has("room") ? GuestPage : HostApp;
+const Page = fragmentParams().has("room") ? GuestPage : fragmentParams().has("replay") ? ReplayPage : HostApp;
 
 createRoot(document.getElementById("root")!).render(
   <StrictMode>

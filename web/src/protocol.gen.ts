@@ -22,6 +22,8 @@ export const AWARENESS_INTERVAL_MS = 50;
 
 export const AWARENESS_REFRESH_MS = 10000;
 
+export const REPLAY_VERSION = 1;
+
 export const BOARD_ITEMS = "items";
 
 export const STROKE_WIDTHS = [1.0, 2.0, 4.0, 8.0];
@@ -199,6 +201,10 @@ export const ANSWER_WORDS: Record<string, string> = {
 };
 
 export const RULES_BY = "rules";
+
+export const NETWORKS_DID_NOT_MEET = "The host answered, but your network and the host's could not meet directly (a firewall, or a router that changes ports, is in the way). The host can add a TURN server to carry the connection: canvas serve --turn-url turn:HOST:3478 --turn-secret-file FILE (or --ice-server turn:USER:PASSWORD@HOST:3478).";
+
+export const NETWORKS_DID_NOT_MEET_THROUGH_TURN = "The host answered, but the connection did not get through, even through the host's TURN server: it may be unreachable from your network, or refuse the credentials. Ask the host to check it.";
 
 export const SESSION_EVENT_KINDS = ["turn", "chunk", "permission", "permission-resolved", "turn-end", "notice"] as const;
 
@@ -424,6 +430,12 @@ export interface AwarenessStateOutput {
 export interface BinaryFile {
   kind: "binary";
   size: number;
+}
+
+export interface BoardChange {
+  at: number;
+  by: string;
+  update: string;
 }
 
 export interface BoardMore {
@@ -692,6 +704,14 @@ export interface LinkReach {
   nearbyPage: string | null;
 }
 
+export interface Mark {
+  at: number;
+  kind: "prompt" | "approval" | "join" | "leave" | "board";
+  who: string;
+  name: string;
+  text: string;
+}
+
 export interface MessageChunk {
   sessionUpdate: "agent_message_chunk" | "agent_thought_chunk" | "user_message_chunk";
   content: TextBlock | ResourceLinkBlock | OtherBlock | null;
@@ -840,6 +860,53 @@ export interface RemovedGuest {
   guestId: string;
   name: string;
   color: string;
+}
+
+export interface ReplayManifest {
+  format: "canvas-replay";
+  version: number;
+  canvas: string;
+  made: number;
+  start: number;
+  end: number;
+  parts: Record<string, ReplayPart>;
+}
+
+export interface ReplayPart {
+  sha256: string;
+  bytes: number;
+}
+
+export interface ReplayPerson {
+  name: string;
+  color: string;
+}
+
+export interface ReplayRoom {
+  project: string;
+  start: number;
+  end: number;
+  boardBase: string;
+  board: BoardChange[];
+  sessions: ReplaySession[];
+  terminals: ReplayTerminal[];
+  record: AuditEntry[];
+  people: Record<string, ReplayPerson>;
+  marks: Mark[];
+}
+
+export interface ReplaySession {
+  id: string;
+  title: string;
+  agent: string;
+  base: (TurnEvent | ChunkEvent | PermissionEvent | PermissionResolvedEvent | TurnEndEvent | NoticeEvent)[];
+  events: TimedEvent[];
+}
+
+export interface ReplayTerminal {
+  id: string;
+  name: string;
+  cast: string;
 }
 
 export interface RequestPending {
@@ -1028,6 +1095,11 @@ export interface Thread {
   items: (UserItem | TextItem | ToolItem | PlanItem | UsageItem | PermissionItem | TurnEndItem | NoticeItem)[];
   lastSeq: number;
   turnOpen: boolean;
+}
+
+export interface TimedEvent {
+  at: number;
+  event: TurnEvent | ChunkEvent | PermissionEvent | PermissionResolvedEvent | TurnEndEvent | NoticeEvent;
 }
 
 export interface TooLargeFile {

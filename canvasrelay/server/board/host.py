@@ -99,10 +99,16 @@ class BoardTools:
         return board_api.read_item(self.board, item_id)
 
     async def edit(self, fn: Callable[Concatenate[Board, P], Edit], *args: P.args, **kwargs: P.kwargs) -> Edit:
+        return await self.edit_by(None, fn, *args, **kwargs)
+
+    async def edit_by(
+        self, peer: str | None, fn: Callable[Concatenate[Board, P], Edit], *args: P.args, **kwargs: P.kwargs
+    ) -> Edit:
+        """An edit made for `peer` (None: an agent's tools), which every page receives, its own too."""
         with self.board.within_bounds():
             edit = fn(self.board, *args, **kwargs)
         if edit.update != EMPTY_UPDATE:
-            await self.runtime.run(self.board_room.applied(edit.update, exclude=None))
+            await self.runtime.run(self.board_room.applied(edit.update, exclude=None, by=peer))
         return edit
 
     add_note = _tool(board_api.add_note)

@@ -29,11 +29,11 @@ BOARD_LOG = "board.log"
 HEADER = struct.Struct("<II")
 
 
-def _record(data: bytes) -> bytes:
+def frame_record(data: bytes) -> bytes:
     return HEADER.pack(len(data), zlib.crc32(data)) + data
 
 
-def _records(raw: bytes) -> tuple[list[bytes], int]:
+def whole_records(raw: bytes) -> tuple[list[bytes], int]:
     """The whole records at the start of `raw`, and where they end."""
     records: list[bytes] = []
     at = 0
@@ -50,7 +50,7 @@ def _records(raw: bytes) -> tuple[list[bytes], int]:
 def read_updates(path: Path) -> list[bytes]:
     """The checkpoint (if any) first, then every update after it, in order; a torn tail is left out.
     Safe to call while a server appends."""
-    return _records(path.read_bytes())[0]
+    return whole_records(path.read_bytes())[0]
 
 
 def write_log(path: Path, updates: Iterable[bytes]) -> None:
@@ -69,7 +69,7 @@ def _write_synced(path: Path, mode: int, updates: Iterable[bytes]) -> None:
     """Write `updates` as records to `path` (truncated or appended to, by `mode`), synced."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | mode | os.O_CLOEXEC, FILE_MODE)
     try:
-        _write_all(fd, b"".join(_record(data) for data in updates))
+        _write_all(fd, b"".join(frame_record(data) for data in updates))
         os.fsync(fd)
     finally:
         os.close(fd)
@@ -102,7 +102,7 @@ class BoardLog:
     def open(cls, path: Path) -> tuple[BoardLog, list[bytes]]:
         """The log, and the updates it holds (read once, for the board to load)."""
         raw = path.read_bytes() if path.exists() else b""
-        updates, end = _records(raw)
+        updates, end = whole_records(raw)
         board_log = cls(path, end)
         if end < len(raw):
             log.warning("the board log ended in a torn record (%d bytes), cut off", len(raw) - end)
@@ -115,7 +115,7 @@ class BoardLog:
     def append(self, data: bytes) -> None:
         """Durable against a crash of this process once it returns. A write that fails is taken
         back whole, so the log never holds half a record before a whole one."""
-        record = _record(data)
+        record = frame_record(data)
         try:
             _write_all(self._fd, record)
         except OSError:

@@ -73,7 +73,7 @@ class PeopleStore:
         self.invites = Invites(time.time, _rows(INVITE_ROWS, saved_invites, INVITES), open_secret)
         self.identities = Identities(time.time, _rows(GUEST_ROWS, _read_json(canvas_dir / GUESTS), GUESTS))
         self.audit = Audit(time.time)
-        self.audit.load(self._read_audit())
+        self.audit.load(read_audit(canvas_dir))
         if self.audit.entries and not fresh:
             self.audit.note(CANVAS_ID, "canvas", "started again", "guests come back with the access they had")
         self._dirty = {INVITES: saved_invites is None, GUESTS: False}
@@ -125,20 +125,6 @@ class PeopleStore:
 
     # -- the record ---------------------------------------------------------------------------
 
-    def _read_audit(self) -> list[AuditEntry]:
-        path = self.dir / AUDIT
-        entries: list[AuditEntry] = []
-        try:
-            lines = path.read_text(encoding="utf-8").splitlines()
-        except FileNotFoundError:
-            return entries
-        for line in lines:
-            try:
-                entries.append(AuditEntry.model_validate_json(line))
-            except ValidationError:
-                continue
-        return entries
-
     def _append_audit(self) -> None:
         new = self.audit.take_new()
         path = self.dir / AUDIT
@@ -189,3 +175,18 @@ class PeopleStore:
         kept = f"{waiting} request{'' if waiting == 1 else 's'} still wait" if waiting else "nothing waits"
         self.audit.note(CANVAS_ID, "canvas", "stopped", f"guests' access and hand-overs are kept; {kept}")
         self.save()
+
+
+def read_audit(canvas_dir: Path) -> list[AuditEntry]:
+    """The record's entries as `.canvas/audit.jsonl` holds them (a line no model reads is left out)."""
+    entries: list[AuditEntry] = []
+    try:
+        lines = (canvas_dir / AUDIT).read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        return entries
+    for line in lines:
+        try:
+            entries.append(AuditEntry.model_validate_json(line))
+        except ValidationError:
+            continue
+    return entries

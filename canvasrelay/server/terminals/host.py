@@ -182,6 +182,10 @@ class TerminalHost:
         self.pumps: dict[str, _Pump] = {}
         self._outputs: dict[str, _Output] = {}
         self.background = Background("terminals")
+        self.began: Callable[[str], None] = lambda _tid: None
+        """Told when canvas begins showing a terminal's output from nothing (a new shell, or one watched again)."""
+        self.shown: Callable[[str, str], None] = lambda _tid, _text: None
+        """Told each piece of output as every watcher is shown it (the room's recording keeps it)."""
 
     def adapter(self) -> Adapter:
         return Adapter(
@@ -271,6 +275,7 @@ class TerminalHost:
             terminal = Terminal(self.cwd, on_output=on_output, on_exit=on_exit, env=marked)
         self.terminals[tid] = terminal
         self._outputs[tid] = _Output()
+        self.began(tid)
         return terminal
 
     async def _start(self, effect: StartTerminal) -> None:
@@ -309,6 +314,7 @@ class TerminalHost:
         text = output.decoder.decode(data)
         if not text:
             return
+        self.shown(tid, text)
         log = output.log
         before = log.end
         log.append(text)

@@ -3,6 +3,8 @@ import { backoffMs, fragmentParams, type Connection } from "../connection";
 import {
   CHUNK_CHARS,
   MAX_MESSAGE_BYTES,
+  NETWORKS_DID_NOT_MEET,
+  NETWORKS_DID_NOT_MEET_THROUGH_TURN,
   type ClientFrame,
   type GuestJoin,
   type GuestMessage,
@@ -52,6 +54,8 @@ export interface Profile {
 }
 
 const HANDSHAKE_MS = 15_000;
+/** How long an offer waits for its candidates from STUN (as the hub's does, net/rtc_wrtc.py): a server that does not answer holds no join for long. */
+const GATHER_MS = 3_000;
 const TURN_FETCH_MS = 3_000;
 /** The pause before asking through the relays again, doubling from the first to the most. */
 const RELAY_RETRY_FIRST_MS = 3_000;
@@ -139,6 +143,7 @@ export interface Trouble {
 
 /** What went wrong with one attempt, as a person reads it. */
 export function troubleWords(error: unknown): string {
+  if (error instanceof NetworksDidNotMeet) return error.message;
   if (error instanceof NoRelayTookIt) return `Could not reach the host: ${error.message}.`;
   if (error instanceof NoAnswer) {
     return "Could not reach the host: the relays took this page's message, but the host did not answer (it may not be serving the room right now).";
@@ -161,6 +166,34 @@ export function turnStillValid(servers: RoomAbout["iceServers"], now: number = D
 }
 
 class Refused extends Error {}
+
+/** The host answered, but no path between the two networks opened (ICE found no pair that works). */
+export class NetworksDidNotMeet extends Error {
+  constructor(throughTurn: boolean) {
+    super(throughTurn ? NETWORKS_DID_NOT_MEET_THROUGH_TURN : NETWORKS_DID_NOT_MEET);
+  }
+}
+
+/** Resolves once `channel` opens; rejects when ICE gives up, or after `ms` without it. */
+function channelOpen(pc: RTCPeerConnection, channel: RTCDataChannel, ms: number, throughTurn: boolean): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (channel.readyState === "open") return resolve();
+    const done = (error?: Error): void => {
+      clearTimeout(timer);
+      channel.removeEventListener("open", opened);
+      pc.removeEventListener("iceconnectionstatechange", changed);
+      if (error) reject(error);
+      else resolve();
+    };
+    const opened = (): void => done();
+    const changed = (): void => {
+      if (pc.iceConnectionState === "failed") done(new NetworksDidNotMeet(throughTurn));
+    };
+    const timer = setTimeout(() => done(new NetworksDidNotMeet(throughTurn)), ms);
+    channel.addEventListener("open", opened);
+    pc.addEventListener("iceconnectionstatechange", changed);
+  });
+}
 
 /** A guest's data channel to the hub (ADR 0004): signalling, proof, join, numbered stream, resume. */
 export class GuestConnection implements Connection<GuestState> {
@@ -265,7 +298,7 @@ export class GuestConnection implements Connection<GuestState> {
     if (this.stopped || this.state === "refused") return;
     this.setState("reconnecting");
     let wait = backoffMs(this.attempt);
-    if (this.link.relays.length && error !== undefined) {
+    if (error !== undefined && (this.link.relays.length || error instanceof NetworksDidNotMeet)) {
       wait = relayRetryMs(this.attempt);
       this.setTrouble({ words: troubleWords(error), retryAt: Date.now() + wait, pauseMs: wait });
     }
@@ -278,7 +311,9 @@ export class GuestConnection implements Connection<GuestState> {
     const signal = this.link.signals[this.attempt % this.link.signals.length];
     // Through public relays there is no rendezvous to hand out TURN credentials: the host mints them in its reply about the room.
     const turn = this.link.relays.length ? await this.mintedTurn(key) : await turnServers(this.link, signal);
-    const pc = new RTCPeerConnection(rtcConfiguration(this.link, turn));
+    const configuration = rtcConfiguration(this.link, turn);
+    const throughTurn = (configuration.iceServers ?? []).some((server) => [server.urls].flat().some((url) => url.startsWith("turn")));
+    const pc = new RTCPeerConnection(configuration);
     this.pc = pc;
     const channel = pc.createDataChannel("canvas", { ordered: true });
     channel.binaryType = "arraybuffer";
@@ -301,10 +336,12 @@ export class GuestConnection implements Connection<GuestState> {
         take();
       });
     await pc.setLocalDescription(await pc.createOffer());
-    // The offer goes out at once, without waiting for ICE gathering: the hub learns our addresses from our
-    // checks (~170 ms to open). Through a relay it cannot: the hub's relay drops packets from an address the
-    // hub has not permitted, so the offer must name our relay address, and waits for it.
+    // With no STUN or TURN server the offer goes out at once, without waiting for ICE gathering: on one network
+    // the hub learns our addresses from our checks (~170 ms to open). Across routers it cannot: a home router
+    // drops the checks it did not ask for, and a relay drops packets from an address the hub has not permitted,
+    // so the offer must name our public (or relay) address, and waits for it, at most as long as the hub does.
     if (this.link.relay) await gathered(pc, HANDSHAKE_MS);
+    else if (configuration.iceServers?.length) await gathered(pc, GATHER_MS);
     const offer = pc.localDescription!.sdp;
     const nonce = crypto.getRandomValues(new Uint8Array(GUEST_NONCE_BYTES));
     const offered: GuestMessage = { kind: "offer", from: connectionTag(this.link), sdp: offer, nonce: b64url(nonce) };
@@ -313,6 +350,7 @@ export class GuestConnection implements Connection<GuestState> {
     // (one at a time from one page key), so asking again early only delays the join.
     const { sdp: answer } = await ask(this.link, signal, key, offered, "answer", HANDSHAKE_MS);
     await pc.setRemoteDescription({ type: "answer", sdp: answer });
+    await channelOpen(pc, channel, HANDSHAKE_MS, throughTurn);
     // Checked field by field below: the channel is not yet proven to reach this room's host.
     const proof = JSON.parse(String(await withTimeout(nextMessage(), HANDSHAKE_MS))) as Partial<HubProof>;
     const ok =

@@ -100,6 +100,11 @@ interface Relay {
   out: string | null;
   /** The events it sent that were checked. */
   checked: number;
+  /**
+   * It said `EOSE` (or took the message, which it read after the subscription): what it sends from then on is
+   * new. Before, it sends what it held already, an earlier ask's answer a relay may keep a while despite `limit 0`.
+   */
+  live: boolean;
 }
 
 const openWebSocket: OpenSocket = (url) => new WebSocket(url);
@@ -156,8 +161,13 @@ export async function askOverRelays<T>(ask: RelayAsk<T>): Promise<T> {
       }
       if (!Array.isArray(message) || typeof message[0] !== "string") return drop("not a relay message");
       const [verb, ...rest] = message as [string, ...unknown[]];
+      if (verb === "EOSE" && rest[0] === SUBSCRIPTION) {
+        relay.live = true;
+        return;
+      }
       if (verb === "OK" && rest[0] === event.id) {
         clearTimeout(relay.timer);
+        relay.live = true;
         if (rest[1] === true) relay.took = true;
         else out(url, `refused it${relayWords(rest[2]) ? ` (“${relayWords(rest[2])}”)` : ""}`);
         return;
@@ -171,6 +181,7 @@ export async function askOverRelays<T>(ask: RelayAsk<T>): Promise<T> {
         return;
       }
       if (++relay.checked > EVENTS_MAX) return out(url, "sent more events than a reply needs");
+      if (!relay.live) return drop("an event it held from before this page asked");
       let reply;
       try {
         reply = await checkEvent(rest[1]);
@@ -191,7 +202,7 @@ export async function askOverRelays<T>(ask: RelayAsk<T>): Promise<T> {
     };
 
     const reach = (url: string): void => {
-      const relay: Relay = { socket: null, took: false, out: null, checked: 0 };
+      const relay: Relay = { socket: null, took: false, out: null, checked: 0, live: false };
       relays.set(url, relay);
       try {
         relay.socket = open(url);

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from canvasrelay.server.http.api import people, routes, session_writes, sessions
+from canvasrelay.server.http.api import people, replay, routes, session_writes, sessions
 from canvasrelay.server.http.api.app import mount
 from canvasrelay.server.http.api.services import ApiServices
 
@@ -20,6 +20,7 @@ def mount_api(app: web.Application, services: ApiServices) -> None:
             *sessions.operations(services),
             *session_writes.operations(services),
             *people.operations(services),
+            *replay.operations(services),
         ],
     )
 

@@ -13,6 +13,7 @@ from canvasrelay.core.permission_rules import Rule
 from canvasrelay.protocol.agents import SessionMeta
 from canvasrelay.protocol.core import AgentInfo
 from canvasrelay.protocol.guests import AccessLevel, GuestInfo
+from canvasrelay.protocol.replay import Mark
 from canvasrelay.protocol.session_events import SessionEvent
 
 ID_MAX = 128
@@ -166,3 +167,30 @@ class RemovedOut(ApiModel):
 
 class AgentsOut(ApiModel):
     agents: list[AgentInfo]
+
+
+# -- the timeline ---------------------------------------------------------------------------
+
+
+class SpanQuery(QueryModel):
+    from_: float | None = Field(default=None, alias="from", ge=0, description="Seconds since the epoch.")
+    to: float | None = Field(default=None, ge=0, description="Seconds since the epoch.")
+
+
+class TimelineOut(ApiModel):
+    start: float
+    end: float
+    marks: list[Mark]
+
+
+class RestoreIn(RequestModel):
+    at: float = Field(ge=0, description="The moment, in seconds since the epoch.")
+    item: str | None = Field(
+        default=None, max_length=ID_MAX, description="One item's id; the whole board when left out."
+    )
+
+
+class RestoreOut(ApiModel):
+    changed: bool
+    """False when the board was already as it was then."""
+    removed: list[str]

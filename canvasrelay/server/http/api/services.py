@@ -21,6 +21,7 @@ from canvasrelay.protocol import ClientFrame, ServerFrame
 from canvasrelay.protocol.core import AgentInfo
 from canvasrelay.server.agents.host import AgentHost
 from canvasrelay.server.agents.rule_book import RuleBook
+from canvasrelay.server.recording.service import Replays
 from canvasrelay.server.store import Store
 
 
@@ -50,3 +51,5 @@ class ApiServices:
     """Origins whose pages may call the API (known once the port is bound)."""
     webrtc: str
     """The WebRTC library that carries the guests' channels, in words."""
+    replays: Replays
+    """The room's recording: its timeline, its export, restoring the board from it."""

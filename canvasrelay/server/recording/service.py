@@ -1,0 +1,56 @@
+"""The recording for the host's surfaces (the API, the host page through it): the timeline's marks,
+an export, and a restore of the board as it was. The recording is read in a worker thread, so the
+live room goes on while it is read."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+from canvasrelay.core.audit import HOST_ID, Audit
+from canvasrelay.core.board_edits import Edit
+from canvasrelay.core.board_restore import restore
+from canvasrelay.core.errors import Refused
+from canvasrelay.core.replay_window import board_at, span, window
+from canvasrelay.protocol.replay import ReplayRoom
+from canvasrelay.server.board.host import BoardTools
+from canvasrelay.server.recording.export import export_replay, room_sources
+from canvasrelay.server.recording.segments import RECORDING_DIR, Recorder, read_entries
+
+NOT_RECORDED = "This room is not recorded: `[recording] enabled = false` in .canvas/config.toml."
+
+
+class Replays:
+    def __init__(self, canvas_dir: Path, recorder: Recorder, board: BoardTools, audit: Audit) -> None:
+        self.canvas_dir = canvas_dir
+        self.recorder = recorder
+        self.board = board
+        self.audit = audit
+
+    def _ready(self) -> None:
+        if not self.recorder.enabled:
+            raise Refused("conflict", NOT_RECORDED)
+        self.recorder.flush()
+
+    async def timeline(self, start: float | None, end: float | None) -> ReplayRoom:
+        self._ready()
+        room, _ = await asyncio.to_thread(lambda: window(room_sources(self.canvas_dir), start, end))
+        return room
+
+    async def export(self, start: float | None, end: float | None) -> bytes:
+        self._ready()
+        return await asyncio.to_thread(export_replay, self.canvas_dir, start, end)
+
+    async def restore(self, at: float, item_id: str | None) -> Edit:
+        """The board (or one item) as it was at `at`, as a new change by the host."""
+        self._ready()
+        entries = await asyncio.to_thread(read_entries, self.canvas_dir / RECORDING_DIR)
+        whole = span(entries)
+        if whole is None or at < whole[0]:
+            raise Refused("invalid", "The recording does not reach back to that moment.")
+        edit = await self.board.edit_by(HOST_ID, restore, board_at(entries, at), item_id)
+        then = time.strftime("%H:%M:%S", time.localtime(at))
+        what = "restored an item of the board" if item_id else "restored the board"
+        self.audit.note(HOST_ID, "the host", what, f"as it was at {then}")
+        return edit
