@@ -5,10 +5,7 @@ ones are refused. Junk a stranger can send leaves the relay link that reads it s
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import aiohttp
@@ -16,26 +13,15 @@ import pytest
 
 from canvasrelay.net.nostr_event import SIGNAL_KIND, EventError, NostrKey, parse_event, signal_event
 from canvasrelay.net.nostr_relay import RelayLink
-
-VECTORS = Path(__file__).parent / "vectors" / "nostr"
+from tests.vector_files import read, regenerates_identically
 
 
 def vectors() -> dict[str, Any]:
-    loaded: dict[str, Any] = json.loads((VECTORS / "events.json").read_text(encoding="utf-8"))
-    return loaded
-
-
-def generator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("nostr_vector_generator", VECTORS / "generate.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return read("nostr", "events.json")
 
 
 def test_the_vectors_regenerate_identically() -> None:
-    made = generator()
-    assert made.render(made.vectors()) == (VECTORS / "events.json").read_text(encoding="utf-8")
+    assert regenerates_identically("nostr", "events.json")
 
 
 @pytest.mark.parametrize("vector", vectors()["signed"], ids=lambda v: v["name"])

@@ -11,6 +11,16 @@ const target = process.env.CANVAS_SERVER ?? "http://127.0.0.1:8477";
 /** What the first load of each page (host, guest) may cost in gzipped JavaScript (adr/0006). */
 const BUDGET_BYTES = 250 * 1024;
 
+/** The tests that run again without WebCrypto. */
+const WITHOUT_WEBCRYPTO = [
+  "src/cryptoPrimitives.test.ts",
+  "src/join/signalCrypto.test.ts",
+  "src/join/guestIdentity.test.ts",
+  "src/join/nostrEvent.test.ts",
+  "src/join/nostrRelays.test.ts",
+  "src/guests/visibleText.test.ts",
+];
+
 /**
  * The built page's own policy (adr/0028), for a copy of it served by something other than canvas:
  * canvasrelay/server/http/page_policy.json's list, which the server sends too, but where it may
@@ -73,5 +83,11 @@ export default defineConfig({
   },
   test: {
     include: ["src/**/*.test.ts", "src/**/*.test.tsx", "*.test.ts"],
+    // The tests of what stands on cryptoPrimitives run twice: with WebCrypto, and as a page that is
+    // not a secure context has none, through the pure-JS fallback (adr/0031).
+    projects: [
+      { extends: true, test: { name: "webcrypto" } },
+      { extends: true, test: { name: "no-webcrypto", include: WITHOUT_WEBCRYPTO, setupFiles: ["src/withoutWebCrypto.ts"] } },
+    ],
   },
 });

@@ -78,8 +78,7 @@ export function AttentionCentre({ open, onClose, onToggle }: { open: boolean; on
     (entry: Entry & { kind: "approval" }, answer: ApprovalAnswer) => {
       const { approval } = entry;
       // The digest of the text this page shows: the server runs nothing if it holds other text.
-      // Outside a secure context (a LAN address over http) WebCrypto is missing: the request's own.
-      void (crypto.subtle ? sha256Hex(approval.text) : Promise.resolve(approval.sha256)).then((sha256) => {
+      void sha256Hex(approval.text).then((sha256) => {
         if (store.send({ t: "approval-answer", id: approval.id, answer, sha256 })) hide(entry);
       });
     },

@@ -7,6 +7,8 @@
  * Newlines and tabs stay what they are. The server escapes the same set
  * (canvasrelay/protocol/visible_text.py); both run tests/vectors/visible_text.json.
  */
+import { cryptoPrimitives } from "../cryptoPrimitives";
+
 export type Piece = { text: string; escaped: boolean };
 
 const HIDDEN = /[^\n\t\P{Cc}]|\p{Cf}|\p{Zl}|\p{Zp}|\p{Default_Ignorable_Code_Point}/gu;
@@ -38,6 +40,6 @@ export function visible(text: string): string {
 
 /** The SHA-256 of `text` as UTF-8, hex: the digest the host's answer names. */
 export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join("");
+  const digest = await (await cryptoPrimitives()).sha256(new TextEncoder().encode(text));
+  return Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
 }

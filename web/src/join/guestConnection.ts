@@ -16,6 +16,7 @@ import {
 import { Listeners } from "../listeners";
 import { relayUrls, signalUrls, turnEndpoint } from "../pagePolicy";
 import { InOrder } from "./compressedMessage";
+import type { SealingKey } from "../cryptoPrimitives";
 import { guestIdentity, signJoin } from "./guestIdentity";
 import { readHubReply } from "./hubReply";
 import { freshKey, type NostrKey } from "./nostrEvent";
@@ -375,7 +376,7 @@ export class GuestConnection implements Connection<GuestState> {
   }
 
   /** The TURN servers the host minted for this page (none when it has no TURN server), asking it about the room again once they run out. */
-  private async mintedTurn(key: CryptoKey): Promise<RTCIceServer[]> {
+  private async mintedTurn(key: SealingKey): Promise<RTCIceServer[]> {
     if (!this.about || !turnStillValid(this.about.iceServers)) {
       const asked: GuestMessage = { kind: "about", from: connectionTag(this.link) };
       this.about = await ask(this.link, "", key, asked, "about", HANDSHAKE_MS);
@@ -466,7 +467,7 @@ function connectionTag(link: RoomLinkParams): string {
 async function ask<K extends AskedReply>(
   link: RoomLinkParams,
   signal: string,
-  key: CryptoKey,
+  key: SealingKey,
   message: GuestMessage,
   kind: K,
   waitMs: number,
@@ -484,7 +485,7 @@ async function ask<K extends AskedReply>(
 async function readReply<K extends AskedReply>(
   text: string,
   sealed: string,
-  key: CryptoKey,
+  key: SealingKey,
   hostKey: string,
   message: GuestMessage,
   kind: K,

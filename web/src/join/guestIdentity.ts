@@ -1,10 +1,11 @@
 /**
  * This browser's identity as a guest (ADR 0021): an ECDSA P-256 key pair made once, kept in
- * IndexedDB with its private half non-extractable, and proven at each join by signing the hub's
- * challenge with both DTLS fingerprints. The room knows the person by it, so a reload, a drop or the
- * host's restart brings back the same person with the same access.
+ * IndexedDB (its private half non-extractable where the page has WebCrypto, adr/0031), and proven
+ * at each join by signing the hub's challenge with both DTLS fingerprints. The room knows the person
+ * by it, so a reload, a drop or the host's restart brings back the same person with the same access.
  */
 import { b64url } from "../base64";
+import { cryptoPrimitives, type IdentityKey } from "../cryptoPrimitives";
 import { concat } from "./signalCrypto";
 
 const DB = "canvas-guest";
@@ -13,7 +14,7 @@ const KEY = "self";
 const JOIN_PREFIX = new TextEncoder().encode("canvas/guest-join/v1");
 
 export interface GuestIdentity {
-  keys: CryptoKeyPair;
+  key: IdentityKey;
   /** The public key as an uncompressed point, base64url: what `guest-join` carries as `key`. */
   publicKey: string;
   /** The room's id for this person: a digest of the public key. */
@@ -37,10 +38,9 @@ function run<T>(db: IDBDatabase, mode: IDBTransactionMode, work: (store: IDBObje
   });
 }
 
-async function describe(keys: CryptoKeyPair): Promise<GuestIdentity> {
-  const point = new Uint8Array(await crypto.subtle.exportKey("raw", keys.publicKey));
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", point));
-  return { keys, publicKey: b64url(point), guestId: b64url(digest.slice(0, 16)) };
+async function describe(key: IdentityKey): Promise<GuestIdentity> {
+  const digest = await (await cryptoPrimitives()).sha256(key.publicKey);
+  return { key, publicKey: b64url(key.publicKey), guestId: b64url(digest.slice(0, 16)) };
 }
 
 let loading: Promise<GuestIdentity> | null = null;
@@ -48,17 +48,18 @@ let loading: Promise<GuestIdentity> | null = null;
 /** This browser's guest identity, made and stored on first use. */
 export function guestIdentity(): Promise<GuestIdentity> {
   loading ??= (async () => {
+    const primitives = await cryptoPrimitives();
     let db: IDBDatabase | null = null;
     try {
       db = await open();
-      const saved = await run<CryptoKeyPair | undefined>(db, "readonly", (store) => store.get(KEY));
+      const saved = await primitives.loadIdentity(await run<unknown>(db, "readonly", (store) => store.get(KEY)));
       if (saved) return await describe(saved);
     } catch {
       // No IndexedDB (a private window may refuse it): a key for this page's life only.
     }
-    const keys = await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, false, ["sign", "verify"]);
-    if (db) await run(db, "readwrite", (store) => store.put(keys, KEY)).catch(() => undefined);
-    return describe(keys);
+    const key = await primitives.makeIdentity();
+    if (db) await run(db, "readwrite", (store) => store.put(key.stored, KEY)).catch(() => undefined);
+    return describe(key);
   })();
   return loading;
 }
@@ -74,6 +75,5 @@ export async function signJoin(
   const nl = enc.encode("\n");
   const guest = enc.encode(guestFingerprint.toUpperCase());
   const message = concat(JOIN_PREFIX, nl, challenge, nl, guest, nl, enc.encode(hubFingerprint.toUpperCase()));
-  const signature = await crypto.subtle.sign({ name: "ECDSA", hash: "SHA-256" }, identity.keys.privateKey, message);
-  return b64url(new Uint8Array(signature));
+  return b64url(await identity.key.sign(message));
 }

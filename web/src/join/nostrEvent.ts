@@ -6,7 +6,8 @@
  * Every event a relay hands over is a stranger's: `checkEvent` checks its shape, its bounds, its id
  * and its signature before anything reads its content, and says in words what is wrong.
  */
-import { etc, schnorr, utils } from "@noble/secp256k1";
+import { etc, hashes, schnorr, utils } from "@noble/secp256k1";
+import { cryptoPrimitives } from "../cryptoPrimitives";
 
 /** Ephemeral (20000 to 29999: relays pass it on and keep nothing), as the host's side uses. */
 export const SIGNAL_KIND = 25050;
@@ -14,6 +15,10 @@ export const SIGNAL_KIND = 25050;
 export const TOPIC_TAG = "x";
 /** The tag that names the page (by its key) an answer is for. */
 export const TO_TAG = "p";
+// BIP-340's hashes through the page's primitives: the library's own default is WebCrypto's, which a
+// page that is not a secure context lacks.
+hashes.sha256Async = async (message) => (await cryptoPrimitives()).sha256(new Uint8Array(message));
+
 export const CONTENT_MAX = 64 * 1024;
 export const TAGS_MAX = 8;
 const TAG_PART_MAX = 256;
@@ -53,7 +58,7 @@ export function freshKey(): NostrKey {
 /** The event's id: the SHA-256 of its fields as NIP-01 serialises them (no spaces, UTF-8). */
 export async function eventId(pubkey: string, createdAt: number, kind: number, tags: string[][], content: string): Promise<string> {
   const serialised = new TextEncoder().encode(JSON.stringify([0, pubkey, createdAt, kind, tags, content]));
-  return etc.bytesToHex(new Uint8Array(await crypto.subtle.digest("SHA-256", serialised)));
+  return etc.bytesToHex(await (await cryptoPrimitives()).sha256(serialised));
 }
 
 /**

@@ -1,6 +1,7 @@
-/** The browser's half of ADR 0004: topic, sealed envelopes and the hub's proof, with WebCrypto. */
+/** The browser's half of ADR 0004: topic, sealed envelopes and the hub's proof. */
 import { b64url, b64urlDecode } from "../base64";
 import type { GuestMessage } from "../protocol.gen";
+import { cryptoPrimitives, type Bytes, type SealingKey } from "../cryptoPrimitives";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -12,7 +13,7 @@ const REFUSAL_PREFIX = enc.encode("canvas/refusal/v1");
 const REFUSAL_TAG = "refused.";
 export const GUEST_NONCE_BYTES = 32;
 
-export function concat(...parts: Uint8Array[]): Uint8Array<ArrayBuffer> {
+export function concat(...parts: Uint8Array[]): Bytes {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
   for (const p of parts) {
@@ -25,50 +26,31 @@ export function concat(...parts: Uint8Array[]): Uint8Array<ArrayBuffer> {
 /** The room's topic on the rendezvous: from the key, through the TURN verifier (ADR 0014), so the
  *  room id alone names no topic. */
 export async function topic(roomKey: string): Promise<string> {
-  const verifier = await crypto.subtle.digest("SHA-256", b64urlDecode(await turnProof(roomKey)));
-  const digest = await crypto.subtle.digest("SHA-256", concat(enc.encode("canvas/topic/v1:"), new Uint8Array(verifier)));
-  return b64url(new Uint8Array(digest));
+  const { sha256 } = await cryptoPrimitives();
+  const verifier = await sha256(b64urlDecode(await turnProof(roomKey)));
+  return b64url(await sha256(concat(enc.encode("canvas/topic/v1:"), verifier)));
 }
 
-export async function signalKey(roomKey: string): Promise<CryptoKey> {
-  const base = await crypto.subtle.importKey("raw", b64urlDecode(roomKey), "HKDF", false, ["deriveKey"]);
-  return crypto.subtle.deriveKey(
-    // No salt in Python's HKDF means a zero salt of the hash's length (RFC 5869).
-    { name: "HKDF", hash: "SHA-256", salt: new Uint8Array(32), info: SIGNAL_INFO },
-    base,
-    { name: "AES-GCM", length: 256 },
-    false,
-    ["encrypt", "decrypt"],
-  );
+export async function signalKey(roomKey: string): Promise<SealingKey> {
+  return (await cryptoPrimitives()).sealingKey(b64urlDecode(roomKey), SIGNAL_INFO);
 }
 
 /** What a room-link holder shows the rendezvous to get TURN credentials; it reveals nothing of the key. */
 export async function turnProof(roomKey: string): Promise<string> {
-  const base = await crypto.subtle.importKey("raw", b64urlDecode(roomKey), "HKDF", false, ["deriveBits"]);
-  const bits = await crypto.subtle.deriveBits(
-    { name: "HKDF", hash: "SHA-256", salt: new Uint8Array(32), info: TURN_INFO },
-    base,
-    256,
-  );
-  return b64url(new Uint8Array(bits));
+  return b64url(await (await cryptoPrimitives()).hkdf(b64urlDecode(roomKey), TURN_INFO, 32));
 }
 
-export async function seal(key: CryptoKey, message: GuestMessage): Promise<string> {
+export async function seal(key: SealingKey, message: GuestMessage): Promise<string> {
   const nonce = crypto.getRandomValues(new Uint8Array(12));
   const body = enc.encode(JSON.stringify({ ...message, ts: Date.now() / 1000 }));
-  const sealed = await crypto.subtle.encrypt({ name: "AES-GCM", iv: nonce, additionalData: SIGNAL_INFO }, key, body);
-  return b64url(concat(nonce, new Uint8Array(sealed)));
+  return b64url(concat(nonce, await key.seal(nonce, SIGNAL_INFO, body)));
 }
 
 /** The envelope's message, or null when it is not for this room or is stale. */
-export async function openEnvelope(key: CryptoKey, envelope: string): Promise<Record<string, unknown> | null> {
+export async function openEnvelope(key: SealingKey, envelope: string): Promise<Record<string, unknown> | null> {
   try {
     const raw = b64urlDecode(envelope);
-    const plain = await crypto.subtle.decrypt(
-      { name: "AES-GCM", iv: raw.slice(0, 12), additionalData: SIGNAL_INFO },
-      key,
-      raw.slice(12),
-    );
+    const plain = await key.open(raw.slice(0, 12), SIGNAL_INFO, raw.slice(12));
     const message = JSON.parse(dec.decode(plain)) as Record<string, unknown>;
     const age = Date.now() / 1000 - Number(message.ts);
     return Math.abs(age) < MAX_AGE_SECONDS ? message : null;
@@ -88,7 +70,7 @@ export async function verifyProof(
   nonce: Uint8Array,
   guestFingerprint: string,
   hubFingerprint: string,
-  signature: Uint8Array<ArrayBuffer>,
+  signature: Bytes,
 ): Promise<boolean> {
   const nl = enc.encode("\n");
   const message = concat(
@@ -113,7 +95,7 @@ export async function refuses(hostPublicKey: string, message: string, envelope: 
   const [digest, signature, ...more] = message.slice(REFUSAL_TAG.length).split(".");
   if (digest === undefined || signature === undefined || more.length) return false;
   try {
-    const expected = new Uint8Array(await crypto.subtle.digest("SHA-256", concat(REFUSAL_PREFIX, enc.encode(envelope)))).slice(0, 16);
+    const expected = (await (await cryptoPrimitives()).sha256(concat(REFUSAL_PREFIX, enc.encode(envelope)))).slice(0, 16);
     const named = b64urlDecode(digest);
     if (named.length !== expected.length || named.some((byte, at) => byte !== expected[at])) return false;
     return await verifyHostSignature(hostPublicKey, concat(REFUSAL_PREFIX, named), b64urlDecode(signature));
@@ -123,10 +105,9 @@ export async function refuses(hostPublicKey: string, message: string, envelope: 
 }
 
 /** ECDSA P-256 / SHA-256 by the host key (raw r‖s, WebCrypto's form), as the hub signs its proof and refusals. */
-async function verifyHostSignature(hostPublicKey: string, message: Uint8Array<ArrayBuffer>, signature: Uint8Array<ArrayBuffer>): Promise<boolean> {
+async function verifyHostSignature(hostPublicKey: string, message: Bytes, signature: Bytes): Promise<boolean> {
   try {
-    const key = await crypto.subtle.importKey("raw", b64urlDecode(hostPublicKey), { name: "ECDSA", namedCurve: "P-256" }, false, ["verify"]);
-    return await crypto.subtle.verify({ name: "ECDSA", hash: "SHA-256" }, key, signature, message);
+    return await (await cryptoPrimitives()).verifyP256(b64urlDecode(hostPublicKey), message, signature);
   } catch {
     return false;
   }

@@ -3,6 +3,7 @@
  * the page: unpacked with the browser's own gzip, every part checked against the manifest's
  * SHA-256 before it is used. A file it cannot trust is refused in words, as `canvas replay` does.
  */
+import { cryptoPrimitives } from "../cryptoPrimitives";
 import { REPLAY_VERSION, type ReplayManifest, type ReplayRoom } from "../protocol.gen";
 
 export interface CastEvent {
@@ -57,7 +58,7 @@ export function untar(tar: Uint8Array): Map<string, Uint8Array> {
 }
 
 async function sha256(data: Uint8Array<ArrayBuffer>): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", data));
+  const digest = await (await cryptoPrimitives()).sha256(data);
   return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
