@@ -1,6 +1,6 @@
 """A room link on a LAN address over plain http (`canvas serve --host ADDRESS --lan-only`) opens a
 page that is not a secure context, where Chromium has no `crypto.subtle`: the guest still joins,
-through the pure-JS fallback (adr/0031), and sees the host's board."""
+through the pure-JS fallback (adr/0032), and sees the host's board."""
 
 from __future__ import annotations
 

@@ -84,7 +84,7 @@ export default defineConfig({
   test: {
     include: ["src/**/*.test.ts", "src/**/*.test.tsx", "*.test.ts"],
     // The tests of what stands on cryptoPrimitives run twice: with WebCrypto, and as a page that is
-    // not a secure context has none, through the pure-JS fallback (adr/0031).
+    // not a secure context has none, through the pure-JS fallback (adr/0032).
     projects: [
       { extends: true, test: { name: "webcrypto" } },
       { extends: true, test: { name: "no-webcrypto", include: WITHOUT_WEBCRYPTO, setupFiles: ["src/withoutWebCrypto.ts"] } },

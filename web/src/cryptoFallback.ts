@@ -15,7 +15,7 @@ const SECRET_BYTES = 32;
  * WebCrypto's non-extractable key guards it from a script that runs in the page later; on plain
  * http anyone on the network path can rewrite the page's script before it runs, and such a
  * script signs with a non-extractable key just as well, so the weaker form loses nothing there
- * (adr/0031). IndexedDB is per origin, so a secure origin's key is never this one.
+ * (adr/0032). IndexedDB is per origin, so a secure origin's key is never this one.
  */
 function identityOf(secret: Bytes): IdentityKey {
   return {

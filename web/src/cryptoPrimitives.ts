@@ -3,7 +3,7 @@
  * WebCrypto where the page has it, and otherwise from audited pure-JS libraries (`cryptoFallback`).
  * A browser hides `crypto.subtle` from a page that is not a secure context, and a room link on a
  * LAN address over plain http (`canvas serve --host 0.0.0.0 --lan-only`) opens just such a page
- * (adr/0031). The fallback loads only there, so a secure page's first load carries none of it.
+ * (adr/0032). The fallback loads only there, so a secure page's first load carries none of it.
  */
 
 export type Bytes = Uint8Array<ArrayBuffer>;

@@ -1,6 +1,6 @@
 /**
  * This browser's identity as a guest (ADR 0021): an ECDSA P-256 key pair made once, kept in
- * IndexedDB (its private half non-extractable where the page has WebCrypto, adr/0031), and proven
+ * IndexedDB (its private half non-extractable where the page has WebCrypto, adr/0032), and proven
  * at each join by signing the hub's challenge with both DTLS fingerprints. The room knows the person
  * by it, so a reload, a drop or the host's restart brings back the same person with the same access.
  */
