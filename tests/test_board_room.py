@@ -83,7 +83,7 @@ def test_an_update_is_applied_stored_then_sent_to_the_others_only() -> None:
     room.join(Peer("a", Access.HOST))
     update = note_update(Doc())
     effects = room.receive("a", frame("board-update", update=b64(update)))
-    assert effects[0] == Store_(update)
+    assert effects[0] == Store_(update, by="a"), "stored with who made it, for the recording"
     assert isinstance(effects[1], Broadcast) and effects[1].exclude == "a"
     assert isinstance(effects[1].frame, BoardUpdateOut) and base64.b64decode(effects[1].frame.update) == update
     assert "n1" in board_room.board.to_json()

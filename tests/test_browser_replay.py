@@ -26,6 +26,8 @@ from canvasrelay.server.recording.segments import RECORDING_DIR, Recorder
 from canvasrelay.server.store import Store
 from tests.test_replay_core import T0, Clock, _note
 
+pytestmark = [pytest.mark.browser]
+
 WAIT_MS = 20_000
 EVENTS = [
     '{"seq":1,"kind":"turn","text":"run the tests","author":"Ada","time":1}',

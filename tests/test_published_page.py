@@ -22,6 +22,8 @@ from canvasrelay.server.http.page_bundle import MANIFEST, WEB_DIST, page_files
 from tests.relay_pages import WAIT_MS, Loop, join, serving_on
 from tests.services import NostrRelay
 
+pytestmark = [pytest.mark.services]
+
 FOLDER = f"/canvas/v{__version__}/"
 
 
@@ -72,6 +74,7 @@ def test_the_export_is_the_wheels_own_bytes_with_their_digests(tmp_path: Path) -
     assert refused.returncode == 2 and "is a file, not a folder" in refused.stderr
 
 
+@pytest.mark.browser
 def test_a_guest_opens_the_published_copy_and_joins_through_a_relay(
     browser: Any, loop: Loop, relay: NostrRelay, project: Path, tmp_path: Path
 ) -> None:

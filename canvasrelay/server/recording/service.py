@@ -48,7 +48,7 @@ class Replays:
         entries = await asyncio.to_thread(read_entries, self.canvas_dir / RECORDING_DIR)
         whole = span(entries)
         if whole is None or at < whole[0]:
-            raise Refused("invalid", "The recording does not reach back to that moment.")
+            raise Refused("conflict", "The recording does not reach back to that moment.")
         edit = await self.board.edit_by(HOST_ID, restore, board_at(entries, at), item_id)
         then = time.strftime("%H:%M:%S", time.localtime(at))
         what = "restored an item of the board" if item_id else "restored the board"
