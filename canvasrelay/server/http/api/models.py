@@ -172,9 +172,13 @@ class AgentsOut(ApiModel):
 # -- the timeline ---------------------------------------------------------------------------
 
 
+MOMENT_MAX = 1e11
+"""Seconds since the epoch, well past any recording (the year 5138), and within what a clock can show."""
+
+
 class SpanQuery(QueryModel):
-    from_: float | None = Field(default=None, alias="from", ge=0, description="Seconds since the epoch.")
-    to: float | None = Field(default=None, ge=0, description="Seconds since the epoch.")
+    from_: float | None = Field(default=None, alias="from", ge=0, le=MOMENT_MAX, description="Seconds since the epoch.")
+    to: float | None = Field(default=None, ge=0, le=MOMENT_MAX, description="Seconds since the epoch.")
 
 
 class TimelineOut(ApiModel):
@@ -184,7 +188,7 @@ class TimelineOut(ApiModel):
 
 
 class RestoreIn(RequestModel):
-    at: float = Field(ge=0, description="The moment, in seconds since the epoch.")
+    at: float = Field(ge=0, le=MOMENT_MAX, description="The moment, in seconds since the epoch.")
     item: str | None = Field(
         default=None, max_length=ID_MAX, description="One item's id; the whole board when left out."
     )
