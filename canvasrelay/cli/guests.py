@@ -23,6 +23,7 @@ from canvasrelay.cli.usage import (
     signal_list,
 )
 from canvasrelay.net import public_relays
+from canvasrelay.net.turn_provider import ProviderTurn, TurnProviderError
 from canvasrelay.signal.turn_credentials import TurnConfig, TurnConfigError
 
 COMMANDS = ("signal", "join")
@@ -65,6 +66,17 @@ def add_serve_options(serve: argparse.ArgumentParser) -> None:
     )
     add_turn_options(serve)
     serve.add_argument(
+        "--cloudflare-turn-key",
+        metavar="ID",
+        help="a Cloudflare TURN key: the host asks Cloudflare for each guest's short-lived credentials",
+    )
+    serve.add_argument(
+        "--cloudflare-turn-token-file",
+        type=Path,
+        metavar="FILE",
+        help="the API token of that TURN key (it never leaves this machine)",
+    )
+    serve.add_argument(
         "--lan-only",
         action="store_true",
         help="no public relays: the room link works on this network only",
@@ -96,6 +108,21 @@ def turn_config(args: argparse.Namespace) -> TurnConfig | None:
     try:
         return TurnConfig.load(args.turn_secret_file, args.turn_url)
     except TurnConfigError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def turn_provider(args: argparse.Namespace) -> ProviderTurn | None:
+    """The provider's TURN key the options name, or None; raises UsageError, in words."""
+    key, token_file = args.cloudflare_turn_key, args.cloudflare_turn_token_file
+    if key is None and token_file is None:
+        return None
+    if key is None or token_file is None:
+        raise UsageError("--cloudflare-turn-key and --cloudflare-turn-token-file go together")
+    if args.turn_secret_file is not None:
+        raise UsageError("name one TURN server: --turn-secret-file or --cloudflare-turn-key, not both")
+    try:
+        return ProviderTurn.load(key, token_file)
+    except TurnProviderError as exc:
         raise UsageError(str(exc)) from None
 
 

@@ -125,6 +125,7 @@ async def _start(args: argparse.Namespace, root: Path) -> CanvasServer:
                 relay_only=args.relay_only,
                 relays=relays,
                 turn=cli_guests.turn_config(args),
+                turn_provider=cli_guests.turn_provider(args),
             )
         )
     except (ConfigError, FolderInUse, PermissionError, UnknownLibrary) as exc:
@@ -155,6 +156,11 @@ async def _print_links(server: CanvasServer, root: Path) -> None:
     if server.page_check is not None:
         opens = "the published guest page" if server.links_leave else "this server"
         say(f"The room link opens {opens}: {server.page_check.words}")
+    turn = server.options.turn
+    provider = server.options.turn_provider
+    if turn is not None or provider is not None:
+        where = provider.where if provider is not None else ", ".join(turn.urls) if turn is not None else ""
+        say(f"Guests whose networks cannot meet directly get short-lived TURN credentials for {where}")
     say(f"Room link (anyone who has it may join): {server.room_link}")
     say("Invite one person with a link of their own: canvas invite NAME")
     others = server.link_hosts[1:]

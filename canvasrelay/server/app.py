@@ -32,6 +32,7 @@ from canvasrelay.net.bounded_site import BoundedSite
 from canvasrelay.net.nostr_rendezvous import RelayListening
 from canvasrelay.net.peer_connection import chosen
 from canvasrelay.net.tasks import cancelled
+from canvasrelay.net.turn_provider import ProviderTurn
 from canvasrelay.protocol.people import LinkReach
 from canvasrelay.server import canvas_dir, room_secrets
 from canvasrelay.server.agents.catalog import AgentSpec, discover, process_limits
@@ -89,6 +90,8 @@ class ServeOptions:
     relay_only: bool = False
     """Hub and guests connect only through TURN relays (`--relay-only`; the room link says so too)."""
     turn: TurnConfig | None = None
+    turn_provider: ProviderTurn | None = None
+    """A provider's TURN (`--cloudflare-turn-key`, `--cloudflare-turn-token-file`), used as `turn` is."""
     """A TURN server and its secret (`--turn-url`, `--turn-secret-file`): the hub mints short-lived
     credentials for itself and for each guest, inside the sealed reply; no guest holds the secret."""
     relays: list[str] | None = field(default_factory=public_relays.from_env)
@@ -291,6 +294,7 @@ class CanvasServer:
             ice_urls=self.options.ice_servers,
             relay_only=self.options.relay_only,
             turn_config=self.options.turn,
+            turn_provider=self.options.turn_provider,
         )
         await self.hub.start()
         self.deferred.start()

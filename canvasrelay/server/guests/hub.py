@@ -36,6 +36,7 @@ from canvasrelay.net.nostr_rendezvous import RelayListening
 from canvasrelay.net.peer_connection import WebRtcLibrary, chosen
 from canvasrelay.net.tasks import cancelled
 from canvasrelay.net.turn_client import TurnClient
+from canvasrelay.net.turn_provider import ProviderTurn
 from canvasrelay.protocol import FrameError, encode, parse_client_frame, signal_crypto
 from canvasrelay.protocol.core import ErrorFrame
 from canvasrelay.protocol.encoding import b64url, b64url_decode
@@ -122,6 +123,8 @@ class Hub:
     _connected: asyncio.Event = field(default_factory=asyncio.Event)
     turn_config: TurnConfig | None = None
     """The host's own TURN server and secret: credentials minted here, for the hub and each guest."""
+    turn_provider: ProviderTurn | None = None
+    """Or a provider's TURN (its API token stays here): credentials it makes, for the hub and each guest."""
     relays: RelayListening | None = None
     """The public Nostr relays the hub listens on as well, once chosen (none with `--lan-only`)."""
     _refusals: InboundGate = field(default_factory=lambda: InboundGate(REFUSALS_PER_SECOND, REFUSAL_BURST))
@@ -305,19 +308,21 @@ class Hub:
         about: dict[str, Any] = {"to": conn, **self.guests.about()}
         about["iceServers"] = [
             {"urls": list(server.urls), "username": server.username, "credential": server.credential}
-            for server in self._own_turn()
+            for server in await self._own_turn()
         ]
         invite = listener.invite
         if invite.access is not None:
             about |= {"access": invite.access, "name": invite.name}
         await self._send_envelope(listener, RoomAbout.model_validate(about))
 
-    def _own_turn(self) -> list[IceServer]:
-        """Fresh credentials for the host's own TURN server (none without one)."""
-        if self.turn_config is None:
-            return []
-        username, password = mint(self.turn_config.secret, self.turn_config.lifetime)
-        return [IceServer(self.turn_config.urls, username=username, credential=password)]
+    async def _own_turn(self) -> list[IceServer]:
+        """Fresh credentials for the host's own TURN server, or its provider's (none without one)."""
+        if self.turn_config is not None:
+            username, password = mint(self.turn_config.secret, self.turn_config.lifetime)
+            return [IceServer(self.turn_config.urls, username=username, credential=password)]
+        if self.turn_provider is not None and self._session is not None:
+            return await self.turn_provider.credentials(self._session)
+        return []
 
     async def _send_envelope(self, listener: _Listener, message: SignalMessage) -> None:
         sealed = signal_crypto.seal(listener.key, message.model_dump(by_alias=True))
@@ -336,7 +341,7 @@ class Hub:
     async def _answer(self, offer: _Offer, listener: _Listener) -> None:
         try:
             assert self._session is not None
-            turn = self._own_turn() or await listener.turn.fetch(self._session, self._using)
+            turn = await self._own_turn() or await listener.turn.fetch(self._session, self._using)
             servers = servers_to_use(self.ice_urls, turn, self.relay_only)
             if self.relay_only and not servers:
                 log.warning("relay-only, but no TURN relay is configured or offered: no guest can connect")
