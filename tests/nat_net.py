@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.services import _Output
+from tests.support import missing, require
 
 PUBLIC = "203.0.113.1"
 """The servers' address on the public segment (TEST-NET-3, never routed anywhere real)."""
@@ -51,6 +52,14 @@ def missing_tools() -> str | None:
         if shutil.which(tool) is None:
             return f"{tool} is missing (apt-get install {package})"
     return None
+
+
+def require_a_net() -> None:
+    """Skip (fail, under CI) a test this machine cannot build its net or coturn for, saying why."""
+    lacking = missing_tools()
+    if lacking is not None:
+        missing("a network namespace test net", f"run as root with iproute2 and nftables ({lacking})")
+    require("turnserver", "coturn")
 
 
 @dataclass(frozen=True)

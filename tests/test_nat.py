@@ -15,8 +15,7 @@ import pytest
 
 from canvasrelay.net.channel import Route
 from canvasrelay.net.peer_connection import CHOICE
-from tests.nat_net import PUBLIC, STUN, NatNet, missing_tools, nat_net, turn_options
-from tests.support import missing, require
+from tests.nat_net import PUBLIC, STUN, NatNet, nat_net, require_a_net, turn_options
 
 pytestmark = [pytest.mark.services, pytest.mark.timeout(90)]
 
@@ -26,10 +25,7 @@ JOIN_S = 30.0
 
 @pytest.fixture(autouse=True)
 def _can_build_a_net() -> None:
-    lacking = missing_tools()
-    if lacking is not None:
-        missing("a network namespace test net", f"run as root with iproute2 and nftables ({lacking})")
-    require("turnserver", "coturn")
+    require_a_net()
 
 
 def _serve(net: NatNet, folder: Path, hub_library: str, turn: bool) -> str:

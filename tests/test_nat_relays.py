@@ -21,10 +21,9 @@ from pathlib import Path
 import pytest
 
 from canvasrelay.protocol.words import NETWORKS_DID_NOT_MEET
-from tests.nat_net import STUN, NatNet, missing_tools, nat_net, turn_options
+from tests.nat_net import STUN, NatNet, nat_net, require_a_net, turn_options
 from tests.nat_relay_net import JOIN_S, REPO, chromium, events_sent, host, public_segment
 from tests.services import _Output
-from tests.support import missing, require
 
 pytestmark = [pytest.mark.services, pytest.mark.browser, pytest.mark.timeout(120)]
 
@@ -32,10 +31,7 @@ EVENTS_PER_JOIN = 4
 
 @pytest.fixture(autouse=True)
 def _can_build_a_net() -> None:
-    lacking = missing_tools()
-    if lacking is not None:
-        missing("a network namespace test net", f"run as root with iproute2 and nftables ({lacking})")
-    require("turnserver", "coturn")
+    require_a_net()
 
 
 @pytest.fixture
