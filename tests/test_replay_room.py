@@ -5,7 +5,6 @@ chosen moment the timeline shows exactly the board, thread and screen the host's
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import json
 import time
@@ -61,12 +60,11 @@ def note(doc: Doc, item: str, text: str, x: float) -> str:
     return base64.b64encode(doc.get_update(before)).decode()
 
 
-async def moment() -> float:
-    """A moment between two steps of the script: after what came before, before what comes after."""
-    await asyncio.sleep(0.05)
-    at = time.time()
-    await asyncio.sleep(0.05)
-    return at
+def moment() -> float:
+    """A moment between two steps of the script: the page has what came before, so the recording
+    stamped it earlier (it stamps an entry as the room takes it, before any page is sent it), and
+    what comes after is not sent yet."""
+    return time.time()
 
 
 async def replay_of(served: InProcessServer) -> Timeline:
@@ -95,14 +93,14 @@ async def test_the_timeline_shows_what_the_page_showed_at_each_moment(project: P
             await host.send({"t": "board-update", "update": update})
             await guest.expect("board-update")
             page.take()
-            first = await moment()
+            first = moment()
             seen_first = page.board()
 
             guest_doc: Doc = Doc()
             await guest.send({"t": "board-update", "update": note(guest_doc, "n2", "Ada's idea", 200.0)})
             await host.expect("board-update")
             page.take()
-            second = await moment()
+            second = moment()
             seen_second = page.board()
 
             # An agent turn with a tool call the host allows.
@@ -110,14 +108,14 @@ async def test_the_timeline_shows_what_the_page_showed_at_each_moment(project: P
             await host.send({"t": "agent-prompt", "sessionId": session_id, "text": "/run echo tool-ran"})
             asked = (await events_until(host, session_id, "permission"))[-1]
             page.take()
-            asking = await moment()
+            asking = moment()
             seen_asking = thread_of(page.events)
             await host.send(
                 {"t": "agent-permission", "sessionId": session_id, "requestId": asked["requestId"], "answer": "once"}
             )
             await events_until(host, session_id, "turn-end")
             page.take()
-            answered = await moment()
+            answered = moment()
             seen_answered = thread_of(page.events)
 
             # A program that draws with cursor moves.
@@ -125,7 +123,7 @@ async def test_the_timeline_shows_what_the_page_showed_at_each_moment(project: P
             await host.send({"t": "term-input", "id": "t1", "data": f"{DRAW}\r"})
             await screen.until("drawn-here")
             await screen.settle()
-            drawn = await moment()
+            drawn = moment()
         finally:
             await guest.close()
         seen_drawn = screen_lines(screen)
