@@ -17,6 +17,7 @@ from typing import Any
 
 import aiohttp
 
+from canvasrelay.net.secret_file import read_secret
 from canvasrelay.protocol.ice import MAX_TURN_SERVERS, IceServer
 
 log = logging.getLogger(__name__)
@@ -42,12 +43,7 @@ class ProviderTurn:
 
     @classmethod
     def load(cls, key_id: str, token_file: Path) -> ProviderTurn:
-        try:
-            token = token_file.read_text().strip()
-        except OSError as exc:
-            raise TurnProviderError(f"cannot read the TURN API token file {token_file}: {exc.strerror}") from None
-        if not token:
-            raise TurnProviderError(f"the TURN API token file {token_file} is empty")
+        token = read_secret(token_file, "TURN API token", TurnProviderError).decode("utf-8", "replace")
         if not key_id.strip() or any(c in key_id for c in "/?#"):
             raise TurnProviderError(f"not a TURN key id: {key_id!r}")
         return cls(key_id.strip(), token)

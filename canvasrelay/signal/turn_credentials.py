@@ -22,6 +22,7 @@ from pathlib import Path
 from aiohttp import web
 
 from canvasrelay.core.rate_limit import InboundGate
+from canvasrelay.net.secret_file import read_secret
 from canvasrelay.protocol.base import FrameError, load_bounded
 from canvasrelay.protocol.encoding import b64url
 from canvasrelay.protocol.signal_crypto import topic_of_verifier, turn_verifier
@@ -53,12 +54,7 @@ class TurnConfig:
 
     @classmethod
     def load(cls, secret_file: Path, urls: list[str]) -> TurnConfig:
-        try:
-            secret = secret_file.read_bytes().strip()
-        except OSError as exc:
-            raise TurnConfigError(f"cannot read the TURN secret file {secret_file}: {exc.strerror}") from None
-        if not secret:
-            raise TurnConfigError(f"the TURN secret file {secret_file} is empty")
+        secret = read_secret(secret_file, "TURN secret", TurnConfigError)
         if not urls:
             raise TurnConfigError("--turn-secret-file needs at least one --turn-url (turn:host:3478)")
         bad = [url for url in urls if not url.startswith(("turn:", "turns:"))]
