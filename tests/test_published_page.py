@@ -120,3 +120,5 @@ def test_a_copy_that_is_not_the_hosts_own_is_never_where_links_point(
             assert check.verdict == "missing" and f"not published at {copy}" in check.words, check
         assert server.room_link.startswith(f"http://127.0.0.1:{server.port}/#room="), server.room_link
         assert not server.links_leave
+        reach = server.people.reach
+        assert reach is not None and not reach.anywhere, "the host page must not say the link works anywhere"

@@ -42,6 +42,9 @@ class LinkReach(Model):
     """The public relays guests find the room through; none: only where they can reach this server."""
     nearby_page: str | None = None
     """This server's own guest page, when links point elsewhere and it is on the network (`--host`)."""
+    anywhere: bool = False
+    """The page is served elsewhere and the host is found from anywhere (relays, or an outside
+    rendezvous): the link opens for people on other networks."""
 
 
 @server_frame

@@ -361,7 +361,8 @@ class CanvasServer:
     def _reach(self) -> LinkReach:
         own = self._own_page()
         nearby = own if self._page is not None and self.options.host not in LOOPBACK else None
-        return LinkReach(page=self._base() + "/", relays=self.relay_urls, nearby_page=nearby)
+        anywhere = self.links_leave and bool(self.relay_urls or self.options.signal_url)
+        return LinkReach(page=self._base() + "/", relays=self.relay_urls, nearby_page=nearby, anywhere=anywhere)
 
     @property
     def host_link(self) -> str:

@@ -15,11 +15,10 @@ export function useLinkBase(): string {
 /** How a link reaches the people it is sent to, in words. */
 export function reachWords(reach: LinkReach): string {
   const relays = reach.relays.length;
+  const through = relays ? `through ${relays} public relay${relays === 1 ? "" : "s"}` : "through your rendezvous";
+  if (reach.anywhere) return `It works for anyone, on any network: guests find the room ${through}.`;
   if (relays === 0) return "It opens on this network only: no public relay carries it.";
-  const through = `through ${relays} public relay${relays === 1 ? "" : "s"}`;
-  return reach.page.startsWith(location.origin)
-    ? `Guests find the room ${through}, but the page it opens is on this computer: send it to people on this network.`
-    : `It works for anyone, on any network: guests find the room ${through}.`;
+  return `Guests find the room ${through}, but the page it opens is on this computer: send it to people on this network.`;
 }
 
 function Reach() {

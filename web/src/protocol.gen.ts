@@ -702,6 +702,7 @@ export interface LinkReach {
   page: string;
   relays: string[];
   nearbyPage: string | null;
+  anywhere: boolean;
 }
 
 export interface Mark {
