@@ -129,10 +129,12 @@ def test_canvas_serve_says_who_is_contacted(project: Path, relays: list[NostrRel
         assert "never the offer, the answer or the room's key" in printed
     finally:
         assert server.stop(timeout=60) == 0
-    lan = ServerProcess(project, extra_args=["--lan-only"]).start()
+    lan = ServerProcess(project, extra_args=["--lan-only", "--ice-server", "stun:127.0.0.1:3478"]).start()
     try:
         assert "nostr=" not in lan.room_link
-        assert "Guests find the room on this network only" in "".join(lan.output)
+        printed = "".join(lan.output)
+        assert "Guests find the room on this network only" in printed
+        assert "Each side asks its public address of 127.0.0.1 (STUN" in printed
     finally:
         assert lan.stop(timeout=60) == 0
 

@@ -147,12 +147,12 @@ async def _print_links(server: CanvasServer, root: Path) -> None:
         hosts = ", ".join(urlsplit(url).hostname or url for url in relays)
         say(f"Guests anywhere find the room through {len(relays)} Nostr relays: {hosts}")
         say("  (they see addresses, timing and an opaque topic; never the offer, the answer or the room's key)")
+    else:
+        say("Guests find the room on this network only (no public relay in use)")
     stun = [url for url in server.options.ice_servers if url.startswith("stun")]
     if stun:
         hosts = ", ".join(url.split(":")[1] for url in stun)
         say(f"Each side asks its public address of {hosts} (STUN: they learn that address and when, nothing else)")
-    else:
-        say("Guests find the room on this network only (no public relay in use)")
     if server.page_check is not None:
         opens = "the published guest page" if server.links_leave else "this server"
         say(f"The room link opens {opens}: {server.page_check.words}")
