@@ -55,6 +55,9 @@ def join_with(browser: Any, link: str, width: int, scheme: str = "light", name: 
         field.fill(name)
     page.get_by_test_id("guest-join").click()
     page.get_by_test_id("connection-state").filter(has_text="Connected").wait_for(timeout=WAIT_MS)
+    # The board's opening view moves what is on it once the board is whole: a click aimed before
+    # that lands where the item was.
+    page.locator('[data-testid="board"][data-view="chosen"]').wait_for(timeout=WAIT_MS)
     return page
 
 

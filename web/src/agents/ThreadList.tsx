@@ -26,6 +26,11 @@ interface Place extends Anchor {
   count: number;
 }
 
+function placeAt(offsets: ArrayLike<number>, keys: readonly string[], scrollTop: number): Place {
+  const at = anchorAt(offsets, scrollTop);
+  return { ...at, key: keys[at.index], count: keys.length };
+}
+
 /**
  * A scrolling list that draws only the rows in and near the viewport, so a thread of thousands
  * of items costs what a screenful does. Rows are measured as drawn; while the reader is at the
@@ -47,6 +52,8 @@ export function ThreadList<T>({
   const [viewport, setViewport] = useState(0);
   const [following, setFollowing] = useState(true);
   const anchor = useRef<Place>({ index: 0, within: 0, key: undefined, count: 0 });
+  // The scroll position this list last set or was told of by a scroll event.
+  const known = useRef(0);
   // Made by the first row drawn (refs attach before effects run), ended with the list.
   const rowObserver = useRef<ResizeObserver | null>(null);
 
@@ -94,12 +101,19 @@ export function ThreadList<T>({
 
   // After every layout change: follow the bottom, or keep the reader's row where it was.
   useLayoutEffect(() => {
-    offsetsRef.current = offsets;
-    keysRef.current = keys;
     const element = container.current;
     if (!element) return;
+    // The reader scrolled and this render came before the scroll event: their new place wins
+    // over the one held, or the render would scroll them back (found under load, in Chromium).
+    const moved = Math.abs(element.scrollTop - known.current) >= 1;
+    if (moved) anchor.current = placeAt(offsetsRef.current, keysRef.current, element.scrollTop);
+    offsetsRef.current = offsets;
+    keysRef.current = keys;
     let target = element.scrollHeight - element.clientHeight;
-    if (!following) {
+    if (moved && following && !atBottom(element.scrollTop, element.scrollHeight, element.clientHeight)) {
+      setFollowing(false);
+      target = element.scrollTop;
+    } else if (!following) {
       const held = anchor.current;
       const found = held.key === undefined ? -1 : keys.indexOf(held.key);
       // A row folded into an older one that came: as many rows down as arrived above it.
@@ -108,6 +122,7 @@ export function ThreadList<T>({
       anchor.current = { ...held, index, key: keys[index], count: keys.length };
     }
     if (Math.abs(element.scrollTop - target) >= 1) element.scrollTop = target;
+    known.current = element.scrollTop;
   });
 
   // Within a screen of the top, with older rows to load: ask for them, on a scroll and again after
@@ -128,8 +143,8 @@ export function ThreadList<T>({
     const element = container.current;
     if (!element) return;
     setFollowing(atBottom(element.scrollTop, element.scrollHeight, element.clientHeight));
-    const at = anchorAt(offsetsRef.current, element.scrollTop);
-    anchor.current = { ...at, key: keysRef.current[at.index], count: keysRef.current.length };
+    known.current = element.scrollTop;
+    anchor.current = placeAt(offsetsRef.current, keysRef.current, element.scrollTop);
     setScrollTop(element.scrollTop);
     nearTop(element);
   }, [nearTop]);

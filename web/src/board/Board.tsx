@@ -177,7 +177,7 @@ function Canvas({ session }: { session: BoardSession }) {
   // The first view is chosen once, when the board is whole: a big board comes in parts after the
   // welcome. An empty board is not fitted later: that would jump the view from under the person
   // who just placed its first item.
-  const viewChosen = useRef(savedView !== null);
+  const [viewChosen, setViewChosen] = useState(savedView !== null);
   const byId = useMemo(() => new Map(items.map((item) => [item.id, item])), [items]);
   /** Where each item being dragged started, and the items a dragged frame carries along. */
   const dragStart = useRef<{ origin: Map<string, { x: number; y: number }>; carried: string[] } | null>(null);
@@ -522,13 +522,13 @@ function Canvas({ session }: { session: BoardSession }) {
   // (once React Flow can move its view and the board is whole).
   useEffect(() => {
     const board = wrapper.current;
-    if (viewChosen.current || !whole || !flowReady || !board) return;
-    viewChosen.current = true;
+    if (viewChosen || !whole || !flowReady || !board) return;
+    setViewChosen(true);
     const area = board.getBoundingClientRect();
     const boxes = nodes.map((node) => ({ ...nodeBox(node), z: node.data.item.z }));
     const view = openingView(boxes, { w: area.width, h: area.height }, coveredInsets(board), phone ? PHONE_OPENING_ZOOM : WIDE_OPENING_ZOOM);
     if (view) void flow.setViewport(view);
-  }, [whole, flowReady, nodes, flow, phone]);
+  }, [viewChosen, whole, flowReady, nodes, flow, phone]);
   const onInit = useCallback(() => setFlowReady(true), []);
 
   const { showFrame, reveal } = useShowFrame(session, wrapper, readOnly, setSelected);
@@ -538,7 +538,7 @@ function Canvas({ session }: { session: BoardSession }) {
     (event: MouseEvent | TouchEvent | null) => {
       // Before the opening view, any move of the view is someone's choice (a pan, a zoom, "fit",
       // following a person, a frame shown): the board arriving later leaves it where it is.
-      viewChosen.current = true;
+      setViewChosen(true);
       link.onMoveStart(event);
     },
     [link],
@@ -874,6 +874,7 @@ function Canvas({ session }: { session: BoardSession }) {
       aria-label="Board"
       aria-keyshortcuts="?"
       data-testid="board"
+      data-view={viewChosen ? "chosen" : "opening"}
       onKeyDown={onKeyDown}
       onPointerMove={onPointerMove}
       onPointerLeave={() => session.setPresence({ cursor: null })}
