@@ -53,6 +53,11 @@ def toolbar_button(page: Any, button: Any) -> Any:
     return button
 
 
+FITTED_VIEW_KEPT = """() => Object.keys(localStorage)
+  .filter(key => key.startsWith('canvas.view.'))
+  .some(key => JSON.parse(localStorage.getItem(key)).zoom < 0.3)"""
+"""True once a view far out (a big board fitted) is kept: the board keeps its view when it stops moving."""
+
 NEW_FRAME = """known => {
   for (const node of document.querySelectorAll('.react-flow__node-frame.selected'))
     if (!known.includes(node.dataset.id)) return node.dataset.id;

@@ -14,7 +14,7 @@ import pytest
 
 from canvasrelay.server.board.log import BOARD_LOG, write_log
 from tests.bench.board_scale import seeded_board
-from tests.browser_pages import VIEW_CENTRE, serious_violations, view_centre
+from tests.browser_pages import FITTED_VIEW_KEPT, VIEW_CENTRE, serious_violations, view_centre
 from tests.support import ServerThread
 from tests.test_browser_board import open_board
 
@@ -24,9 +24,6 @@ WAIT_MS = 30_000
 ITEMS = 600
 # The seeded grid of 600 items: 450 boxes in 21 columns of 260 board units, the last 200 wide.
 GRID_CENTRE = ((20 * 260 + 200) / 2, (21 * 260 + 200) / 2)
-FITTED_VIEW_KEPT = """() => Object.keys(localStorage)
-  .filter(key => key.startsWith('canvas.view.'))
-  .some(key => JSON.parse(localStorage.getItem(key)).zoom < 0.3)"""
 
 
 @pytest.fixture
