@@ -185,3 +185,15 @@ export function visibleText(id: string): string {
   const body = document.querySelector<HTMLElement>(`.react-flow__node[data-id="${CSS.escape(id)}"] .board-frame-body`);
   return (body?.innerText ?? "").replace(/\n{3,}/g, "\n\n").trim();
 }
+
+/** Downloads the selection (or the whole board when nothing is selected) as `format`; says why when it cannot. */
+export async function exportItems(items: Item[], selected: ReadonlySet<string>, format: "png" | "svg", notify: (message: string) => void): Promise<void> {
+  const chosen = selected.size ? items.filter((item) => selected.has(item.id)) : items;
+  const { svg, w, h } = boardSvg(chosen, items, visibleText);
+  const name = `board-${new Date().toISOString().slice(0, 10)}.${format}`;
+  try {
+    download(format === "svg" ? new Blob([svg], { type: "image/svg+xml" }) : await svgToPng(svg, w, h), name);
+  } catch (error) {
+    notify(error instanceof Error ? error.message : "The export failed.");
+  }
+}

@@ -15,12 +15,12 @@ const PASTE_STEP = 24;
 
 export interface ClipboardProps {
   session: BoardSession;
-  selected: Set<string>;
+  selected: ReadonlySet<string>;
   readOnly: boolean;
   paste: (clip: ClipItem[], offset: { x: number; y: number }) => void;
   remove: () => void;
   viewCentre: () => { x: number; y: number };
-  select: (ids: Set<string>) => void;
+  select: (ids: ReadonlySet<string>) => void;
   notify: (message: string) => void;
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { placesOnClick, SHORTCUTS, toolForKey, TOOLS } from "./tools";
+import { SHORTCUTS, toolForKey, TOOLS } from ".";
 
 const bare = { ctrlKey: false, altKey: false, metaKey: false };
 
@@ -24,13 +24,5 @@ describe("the tool table", () => {
     expect(new Set(keys).size).toBe(keys.length);
     const listed = SHORTCUTS.map(([key]) => key.toLowerCase());
     for (const key of keys) expect(listed).toContain(key);
-  });
-
-  it("places items on click only for the tools that make one", () => {
-    expect(placesOnClick("note")).toBe(true);
-    expect(placesOnClick("frame")).toBe(true);
-    expect(placesOnClick("select")).toBe(false);
-    expect(placesOnClick("arrow")).toBe(false);
-    expect(placesOnClick("pen")).toBe(false);
   });
 });

@@ -1,6 +1,15 @@
 /** The board's tools, their letter shortcuts, and the keys the help sheet lists. */
 
-export type Tool = "select" | "note" | "text" | "rect" | "ellipse" | "arrow" | "pen" | "frame";
+import { arrowTool } from "./arrow";
+import { frameTool } from "./frame";
+import { noteTool } from "./note";
+import { penTool } from "./pen";
+import { selectTool } from "./select";
+import { ellipseTool, rectTool } from "./shape";
+import { textTool } from "./text";
+import type { BoardTool, Tool } from "./types";
+
+export type { Tool } from "./types";
 
 export interface ToolInfo {
   tool: Tool;
@@ -20,16 +29,23 @@ export const TOOLS: ToolInfo[] = [
   { tool: "frame", label: "Empty frame", key: "f" },
 ];
 
+/** Each tool's own behaviour, by the tool. */
+export const BOARD_TOOLS: Record<Tool, BoardTool> = {
+  select: selectTool,
+  note: noteTool,
+  text: textTool,
+  rect: rectTool,
+  ellipse: ellipseTool,
+  arrow: arrowTool,
+  pen: penTool,
+  frame: frameTool,
+};
+
 /** The tool a key press picks, or null: only a bare letter (no Ctrl, Alt or Meta) picks one. */
 export function toolForKey(event: { key: string; ctrlKey: boolean; altKey: boolean; metaKey: boolean }): Tool | null {
   if (event.ctrlKey || event.altKey || event.metaKey) return null;
   const key = event.key.toLowerCase();
   return TOOLS.find((info) => info.key === key)?.tool ?? null;
-}
-
-/** Tools that make an item where the person clicks on the empty board. */
-export function placesOnClick(tool: Tool): tool is "note" | "text" | "rect" | "ellipse" | "frame" {
-  return tool === "note" || tool === "text" || tool === "rect" || tool === "ellipse" || tool === "frame";
 }
 
 /** Every key the board answers to, for the `?` sheet: keys as shown, and what they do. */
