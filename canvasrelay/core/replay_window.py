@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from pycrdt import Doc
 
 from canvasrelay.core.asciicast import DEFAULT_SIZE, RESET, Cast, CastEvent
-from canvasrelay.core.recording import Entry, Kind, parse_size
+from canvasrelay.core.audit import AGENT_PREFIX
+from canvasrelay.core.recording import AGENT, Entry, Kind, agent_author, parse_size
 from canvasrelay.core.terminal_output import Scrollback
 from canvasrelay.protocol.people import AuditEntry
 from canvasrelay.protocol.replay import (
@@ -31,7 +32,7 @@ BOARD_MARK_GAP_S = 30.0
 """One person's board changes closer together than this are one mark."""
 MARK_TEXT = 80
 APPROVALS = ("approved", "denied", "trusted", "answered an agent's permission request", "gave control of a terminal")
-NOT_PEOPLE = {"agent", "canvas"}
+NOT_PEOPLE = {AGENT, "canvas"}
 
 
 @dataclass(frozen=True)
@@ -96,7 +97,7 @@ def window(
         for tid in casts
     ]
     record = [entry for entry in sources.record if begin <= entry.at <= finish]
-    people = _people(sources.people, record, changes)
+    people = _people(sources.people, record, changes, sessions)
     room = ReplayRoom(
         project=sources.project,
         start=begin,
@@ -202,13 +203,18 @@ _TERMINAL_KINDS = {Kind.TERM_START, Kind.TERM_BASE, Kind.TERM_OUT, Kind.TERM_SIZ
 
 
 def _people(
-    known: dict[str, ReplayPerson], record: list[AuditEntry], changes: list[BoardChange]
+    known: dict[str, ReplayPerson],
+    record: list[AuditEntry],
+    changes: list[BoardChange],
+    sessions: list[ReplaySession],
 ) -> dict[str, ReplayPerson]:
     people = {
         "host": ReplayPerson(name="the host"),
-        "agent": ReplayPerson(name="an agent"),
+        AGENT: ReplayPerson(name="an agent"),
         "api": ReplayPerson(name="the host's terminal"),
     }
+    # An agent's board edits are its session's, by the name its frame shows.
+    people.update({agent_author(session.id): ReplayPerson(name=session.title) for session in sessions})
     for entry in record:
         people.setdefault(entry.who, ReplayPerson(name=entry.name))
     people.update(known)
@@ -278,7 +284,14 @@ def _board_mark(run: tuple[str, float, float, int], people: dict[str, ReplayPers
 
 
 def _id_of(people: dict[str, ReplayPerson], name: str | None) -> str:
-    return next((who for who, person in people.items() if person.name == name and who not in NOT_PEOPLE), "guest")
+    return next(
+        (
+            who
+            for who, person in people.items()
+            if person.name == name and who not in NOT_PEOPLE and not who.startswith(AGENT_PREFIX)
+        ),
+        "guest",
+    )
 
 
 def _cut(text: str) -> str:
