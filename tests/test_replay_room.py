@@ -141,6 +141,7 @@ async def test_the_timeline_shows_what_the_page_showed_at_each_moment(project: P
         assert seen_asking["status"] == "waiting"
         assert as_json(timeline.at(answered).threads[session_id]) == seen_answered
         assert any(item["type"] == "tool" for item in seen_answered["items"])
+        assert [(t.id, t.name) for t in timeline.room.terminals] == [("t1", "Terminal 1")]
         shown = timeline.at(drawn).terminals["t1"]
         assert replayed(shown.cols, shown.rows, shown.output) == seen_drawn
         assert seen_drawn[4][9:19] == "drawn-here" and seen_drawn[1][2:8] == "up-top"

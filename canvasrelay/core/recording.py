@@ -35,6 +35,8 @@ class Kind(IntEnum):
     """The shell's size, `COLSxROWS`."""
     TERM_EXIT = 8
     """The shell ended; its exit code."""
+    TERM_NAME = 9
+    """What the room calls the terminal now ("Terminal 1", or the host's name for it), UTF-8."""
 
 
 @dataclass(frozen=True, slots=True)
