@@ -18,7 +18,7 @@ from pycrdt import Doc, Map, Text
 from canvasrelay.core.asciicast import RESET, read_cast, write_cast
 from canvasrelay.core.recording import Entry, Kind, size_text
 from canvasrelay.core.replay_file import ReplayRefused, read_replay, write_replay
-from canvasrelay.core.replay_window import RoomSources, StoredSession, window
+from canvasrelay.core.replay_window import RoomSources, StoredSession, following, window
 from canvasrelay.core.timeline import Timeline
 from canvasrelay.protocol.people import AuditEntry
 from canvasrelay.protocol.session_events import stored_event
@@ -220,3 +220,39 @@ def _repacked_part(blob: bytes, name: str) -> bytes:
         extracted = tar.extractfile(name)
         assert extracted is not None
         return extracted.read()
+
+
+def test_what_came_after_a_moment_is_the_rest_of_the_whole_window(tmp_path: Path) -> None:
+    """The host's open timeline grows by `following`: up to T plus what came after T is the whole
+    recording (the board's changes, the events, the output), a board run that goes on past T is
+    one mark, and the recorder's tail in memory holds what the segments do."""
+    recorder, clock = _recorded(tmp_path, RecordingLimits(segment_mb=1))
+    doc: Doc = Doc()
+    recorder.add(Kind.TERM_START, "t1", b"")
+    recorder.add(Kind.TERM_NAME, "t1", "Build log".encode())
+    recorder.add(Kind.BOARD, "host", _note(doc, "a", "first"))
+    recorder.add(Kind.TERM_OUT, "t1", b"one\r\n")
+    clock.now += 5
+    cut = clock.now
+    clock.now += 5
+    recorder.add(Kind.BOARD, "host", _note(doc, "b", "second"))
+    recorder.add(Kind.BOARD, "agent:s1", _note(doc, "c", "the agent's"))
+    recorder.add(Kind.EVENT, "s1", _event('{"seq":1,"kind":"turn","text":"hi","author":"Ada","time":1}'))
+    recorder.add(Kind.TERM_OUT, "t1", b"two\r\n")
+    tail = recorder.since(T0)
+    recorder.close()
+    entries = read_entries(tmp_path / "recording")
+    assert tail is not None and [e.at for e in tail] == [e.at for e in entries if e.at > T0]
+    assert recorder.since(T0 - 1) is None, "the tail does not reach back before this run"
+    sessions = [StoredSession("s1", "Tests", "demo", T0, [])]
+    whole, whole_casts = window(RoomSources("demo", entries, sessions))
+    early, _ = window(RoomSources("demo", entries, sessions), end=cut)
+    rest, rest_casts = following(RoomSources("demo", [e for e in entries if e.at > cut - 30], sessions), cut)
+    assert [c.update for c in early.board] + [c.update for c in rest.board] == [c.update for c in whole.board]
+    assert [t.event for t in rest.sessions[0].events] == [t.event for t in whole.sessions[0].events]
+    assert [e.data for e in rest_casts["t1"].events] == ["two\r\n"]
+    assert whole.terminals[0].name == "Build log"
+    board_marks = [(m.who, m.name) for m in rest.marks if m.kind == "board"]
+    assert board_marks == [("agent:s1", "Tests")], "the host's run goes on from before; the agent's is its session's"
+    assert [m.kind for m in rest.marks].count("prompt") == 1 and rest.start == cut and rest.end == whole.end
+    assert [e.data for e in whole_casts["t1"].events] == [RESET, "one\r\n", "two\r\n"]

@@ -118,6 +118,11 @@ async def test_the_timeline_shows_what_the_page_showed_at_each_moment(project: P
             answered = moment()
             seen_answered = thread_of(page.events)
 
+            # The agent's own board edit, through its board tools.
+            await host.send({"t": "agent-prompt", "sessionId": session_id, "text": "/note the agent's note"})
+            await events_until(host, session_id, "turn-end")
+            page.take()
+
             # A program that draws with cursor moves.
             screen = await open_terminal(host, "t1", cols=100, rows=30)
             await host.send({"t": "term-input", "id": "t1", "data": f"{DRAW}\r"})
@@ -136,6 +141,7 @@ async def test_the_timeline_shows_what_the_page_showed_at_each_moment(project: P
         assert seen_asking["status"] == "waiting"
         assert as_json(timeline.at(answered).threads[session_id]) == seen_answered
         assert any(item["type"] == "tool" for item in seen_answered["items"])
+        assert [(t.id, t.name) for t in timeline.room.terminals] == [("t1", "Terminal 1")]
         shown = timeline.at(drawn).terminals["t1"]
         assert replayed(shown.cols, shown.rows, shown.output) == seen_drawn
         assert seen_drawn[4][9:19] == "drawn-here" and seen_drawn[1][2:8] == "up-top"
@@ -143,6 +149,10 @@ async def test_the_timeline_shows_what_the_page_showed_at_each_moment(project: P
         assert ("board", "the host") in marks and ("board", "Ada") in marks
         assert ("join", "Ada") in marks and any(kind == "prompt" for kind, _ in marks)
         assert any(kind == "approval" for kind, _ in marks)
+        title = next(session.title for session in timeline.room.sessions if session.id == session_id)
+        by_agent = [mark for mark in timeline.marks if mark.kind == "board" and mark.who == f"agent:{session_id}"]
+        assert [mark.name for mark in by_agent] == [title], "the agent's edit is its session's, not the host's"
+        added_later = sorted(set(page.board()) - set(seen_first))
 
         # Restoring the board as it was at the first moment: a new change both pages receive.
         async with aiohttp.ClientSession() as http:
@@ -151,7 +161,7 @@ async def test_the_timeline_shows_what_the_page_showed_at_each_moment(project: P
                 f"{served.base_url}/api/board/restore", headers=headers, data=json.dumps({"at": first})
             ) as response:
                 assert response.status == 200, await response.text()
-                assert (await response.json())["removed"] == ["n2"]
+                assert sorted((await response.json())["removed"]) == added_later
         restored = await host.expect("board-update")
         page._take(restored)
         assert page.board() == seen_first

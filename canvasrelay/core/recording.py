@@ -13,6 +13,8 @@ import struct
 from dataclasses import dataclass
 from enum import IntEnum
 
+from canvasrelay.core.audit import AGENT_PREFIX
+
 _HEAD = struct.Struct("<BdH")
 
 
@@ -20,7 +22,7 @@ class Kind(IntEnum):
     BOARD_BASE = 1
     """The whole board (a Yjs update): where a segment or a run of canvas starts."""
     BOARD = 2
-    """One update to the board; the source is who made it (`host`, a guest's id, `agent`)."""
+    """One update to the board; the source is who made it (`host`, a guest's id, `agent:<session>`)."""
     EVENT = 3
     """One session event as stored (its JSON); the source is the session's id."""
     TERM_START = 4
@@ -33,6 +35,8 @@ class Kind(IntEnum):
     """The shell's size, `COLSxROWS`."""
     TERM_EXIT = 8
     """The shell ended; its exit code."""
+    TERM_NAME = 9
+    """What the room calls the terminal now ("Terminal 1", or the host's name for it), UTF-8."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,13 +65,23 @@ def decode(raw: bytes) -> Entry | None:
     return Entry(Kind(kind), at, source, raw[start + length :])
 
 
+AGENT = "agent"
+
+
+def agent_author(session_id: str) -> str:
+    """An agent session as the author of a board change, as the room's record names it."""
+    return f"{AGENT_PREFIX}{session_id}"
+
+
 def author(peer_id: str | None) -> str:
-    """Who a board change is by, as the room's record names people: `host`, a guest's id, or `agent`
-    (an agent's tools, which no peer sent)."""
+    """Who a board change is by, as the room's record names people: `host`, a guest's id, an agent's
+    session (`agent:` and its id, for its board tools' edits) or `agent` (a session not known)."""
     if peer_id is None:
-        return "agent"
+        return AGENT
     if peer_id.startswith("host-"):
         return "host"
+    if peer_id.startswith(AGENT_PREFIX):
+        return peer_id
     return peer_id.removeprefix("guest-")
 
 

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from pycrdt import Doc
 
 from canvasrelay.core.asciicast import DEFAULT_SIZE, RESET, Cast, CastEvent
-from canvasrelay.core.recording import Entry, Kind, parse_size
+from canvasrelay.core.audit import AGENT_PREFIX
+from canvasrelay.core.recording import AGENT, Entry, Kind, agent_author, parse_size
 from canvasrelay.core.terminal_output import Scrollback
 from canvasrelay.protocol.people import AuditEntry
 from canvasrelay.protocol.replay import (
@@ -31,7 +32,7 @@ BOARD_MARK_GAP_S = 30.0
 """One person's board changes closer together than this are one mark."""
 MARK_TEXT = 80
 APPROVALS = ("approved", "denied", "trusted", "answered an agent's permission request", "gave control of a terminal")
-NOT_PEOPLE = {"agent", "canvas"}
+NOT_PEOPLE = {AGENT, "canvas"}
 
 
 @dataclass(frozen=True)
@@ -84,19 +85,15 @@ def window(
     # From the recording's own start, every entry is inside; from a moment in it, those then are the start.
     before = [e for e in entries if e.at <= begin] if start is not None else []
     inside = [e for e in entries[len(before) :] if e.at <= finish]
-    changes = [
-        BoardChange(at=e.at, by=e.source or "canvas", update=_b64(e.data))
-        for e in inside
-        if e.kind in (Kind.BOARD, Kind.BOARD_BASE)
-    ]
+    changes = _changes(inside)
     sessions = _sessions(sources.sessions, [*before, *inside], begin, finish)
-    casts = _casts(sources.terminal_names, before, inside, begin)
+    names = {**sources.terminal_names, **_names([*before, *inside])}
+    casts = _casts(names, before, inside, begin)
     terminals = [
-        ReplayTerminal(id=tid, name=sources.terminal_names.get(tid) or "A terminal", cast=f"{CASTS}{tid}.cast")
-        for tid in casts
+        ReplayTerminal(id=tid, name=names.get(tid) or "A terminal", cast=f"{CASTS}{tid}.cast") for tid in casts
     ]
     record = [entry for entry in sources.record if begin <= entry.at <= finish]
-    people = _people(sources.people, record, changes)
+    people = _people(sources.people, record, changes, sessions)
     room = ReplayRoom(
         project=sources.project,
         start=begin,
@@ -110,6 +107,50 @@ def window(
         marks=marks(changes, sessions, record, people),
     )
     return room, casts
+
+
+def following(sources: RoomSources, after: float) -> tuple[ReplayRoom, dict[str, Cast]]:
+    """What the room did after `after`, as a replay of only that, for a timeline that ends at `after`
+    to take in: its board changes, sessions' events, terminals' output and marks (no board or screen
+    at its start: the timeline has them). `sources.entries` may begin up to `BOARD_MARK_GAP_S` before
+    `after`: a person's run of board changes that began before goes on, and is not a new mark. The
+    terminals' names are the room's now (`sources.terminal_names`) unless the entries rename them."""
+    inside = [e for e in sources.entries if e.at > after]
+    finish = inside[-1].at if inside else after
+    changes = _changes(inside)
+    sessions = _sessions(sources.sessions, inside, after, finish)
+    names = {**sources.terminal_names, **_names(sources.entries)}
+    # A screen's recent output at a new segment's start was shown before: the timeline has it.
+    shown = {e.source for e in inside if e.kind is Kind.TERM_BASE}
+    casts = _casts(names, [], inside, after, shown)
+    terminals = [
+        ReplayTerminal(id=tid, name=names.get(tid) or "A terminal", cast=f"{CASTS}{tid}.cast") for tid in casts
+    ]
+    record = [entry for entry in sources.record if after < entry.at <= finish]
+    people = _people(sources.people, record, changes, sessions)
+    looked_back = _changes([e for e in sources.entries if e.at <= after])
+    found = [mark for mark in marks([*looked_back, *changes], sessions, record, people) if mark.at > after]
+    room = ReplayRoom(
+        project=sources.project,
+        start=after,
+        end=finish,
+        board_base=_b64(Doc().get_update()),
+        board=changes,
+        sessions=sessions,
+        terminals=terminals,
+        record=record,
+        people=people,
+        marks=found,
+    )
+    return room, casts
+
+
+def _changes(entries: list[Entry]) -> list[BoardChange]:
+    return [
+        BoardChange(at=e.at, by=e.source or "canvas", update=_b64(e.data))
+        for e in entries
+        if e.kind in (Kind.BOARD, Kind.BOARD_BASE)
+    ]
 
 
 def _b64(data: bytes) -> str:
@@ -147,9 +188,17 @@ def _sessions(stored: list[StoredSession], entries: list[Entry], begin: float, f
     return out
 
 
-def _casts(names: dict[str, str], before: list[Entry], inside: list[Entry], begin: float) -> dict[str, Cast]:
+def _names(entries: list[Entry]) -> dict[str, str]:
+    """Each terminal's name as the recording last had it: without tmux, canvas keeps no file of them."""
+    return {e.source: e.data.decode("utf-8", "replace") for e in entries if e.kind is Kind.TERM_NAME and e.data}
+
+
+def _casts(
+    names: dict[str, str], before: list[Entry], inside: list[Entry], begin: float, shown: Iterable[str] = ()
+) -> dict[str, Cast]:
     """Each terminal's output from `begin`: first its screen's recent output as a late joiner got it
-    replayed (bounded as the live ring is), then what came after, as it came."""
+    replayed (bounded as the live ring is), then what came after, as it came. A terminal `shown`
+    before has its screen already: its recent output at a segment's start is not output again."""
     screens: dict[str, Scrollback] = {}
     sizes: dict[str, tuple[int, int]] = {}
     ended: set[str] = set()
@@ -174,7 +223,7 @@ def _casts(names: dict[str, str], before: list[Entry], inside: list[Entry], begi
         for tid, screen in screens.items()
         if tid not in ended and len(screen)
     }
-    seen = set(screens)
+    seen = {*screens, *shown}
     for entry in inside:
         if entry.kind not in _TERMINAL_KINDS:
             continue
@@ -202,13 +251,18 @@ _TERMINAL_KINDS = {Kind.TERM_START, Kind.TERM_BASE, Kind.TERM_OUT, Kind.TERM_SIZ
 
 
 def _people(
-    known: dict[str, ReplayPerson], record: list[AuditEntry], changes: list[BoardChange]
+    known: dict[str, ReplayPerson],
+    record: list[AuditEntry],
+    changes: list[BoardChange],
+    sessions: list[ReplaySession],
 ) -> dict[str, ReplayPerson]:
     people = {
         "host": ReplayPerson(name="the host"),
-        "agent": ReplayPerson(name="an agent"),
+        AGENT: ReplayPerson(name="an agent"),
         "api": ReplayPerson(name="the host's terminal"),
     }
+    # An agent's board edits are its session's, by the name its frame shows.
+    people.update({agent_author(session.id): ReplayPerson(name=session.title) for session in sessions})
     for entry in record:
         people.setdefault(entry.who, ReplayPerson(name=entry.name))
     people.update(known)
@@ -278,7 +332,14 @@ def _board_mark(run: tuple[str, float, float, int], people: dict[str, ReplayPers
 
 
 def _id_of(people: dict[str, ReplayPerson], name: str | None) -> str:
-    return next((who for who, person in people.items() if person.name == name and who not in NOT_PEOPLE), "guest")
+    return next(
+        (
+            who
+            for who, person in people.items()
+            if person.name == name and who not in NOT_PEOPLE and not who.startswith(AGENT_PREFIX)
+        ),
+        "guest",
+    )
 
 
 def _cut(text: str) -> str:

@@ -212,7 +212,14 @@ class CanvasServer:
                 invite_link=self.invite_link,
                 allowed_origins=lambda: self.own_origins() | set(self.config.api.cors_origins),
                 webrtc=self.webrtc_library.describe(),
-                replays=Replays(self.canvas_dir, self.recorder, self.board.tools, self.audit),
+                replays=Replays(
+                    self.canvas_dir,
+                    self.recorder,
+                    self.board.tools,
+                    self.audit,
+                    self.store.sessions,
+                    lambda: dict(self.recording.names),
+                ),
             ),
         )
 

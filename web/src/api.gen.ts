@@ -334,6 +334,8 @@ export interface SpanQuery {
   from?: number | null;
   /** Seconds since the epoch. */
   to?: number | null;
+  /** Only what the room did after this moment (seconds since the epoch): a timeline that ends there. */
+  after?: number | null;
 }
 
 export interface TextBlock {

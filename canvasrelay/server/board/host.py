@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Concatenate, ParamSpec
 
@@ -12,6 +14,7 @@ from canvasrelay.core import board_edits as board_api
 from canvasrelay.core.board import EMPTY_UPDATE, Board, BoardBounds
 from canvasrelay.core.board_edits import Edit
 from canvasrelay.core.board_room import AwarenessDue, BoardRoom, CompactBoard, StoreBoardUpdate
+from canvasrelay.core.recording import agent_author
 from canvasrelay.core.room import Room
 from canvasrelay.server.background import Background
 from canvasrelay.server.board.log import BoardLog, set_aside
@@ -19,6 +22,8 @@ from canvasrelay.server.config import CanvasConfig
 from canvasrelay.server.runtime import Adapter, Runtime
 
 log = logging.getLogger(__name__)
+
+_acting: ContextVar[str | None] = ContextVar("board_tools_acting_for", default=None)
 
 
 def board_bounds(config: CanvasConfig) -> BoardBounds:
@@ -99,12 +104,23 @@ class BoardTools:
         return board_api.read_item(self.board, item_id)
 
     async def edit(self, fn: Callable[Concatenate[Board, P], Edit], *args: P.args, **kwargs: P.kwargs) -> Edit:
-        return await self.edit_by(None, fn, *args, **kwargs)
+        session_id = _acting.get()
+        return await self.edit_by(agent_author(session_id) if session_id else None, fn, *args, **kwargs)
+
+    @contextmanager
+    def acting_for(self, session_id: str | None) -> Iterator[None]:
+        """The edits awaited inside are the agent session `session_id`'s (the recording credits them
+        to it); a context variable, so concurrent tool calls of other sessions keep their own."""
+        token = _acting.set(session_id)
+        try:
+            yield
+        finally:
+            _acting.reset(token)
 
     async def edit_by(
         self, peer: str | None, fn: Callable[Concatenate[Board, P], Edit], *args: P.args, **kwargs: P.kwargs
     ) -> Edit:
-        """An edit made for `peer` (None: an agent's tools), which every page receives, its own too."""
+        """An edit made for `peer` (None: an agent's tools, session unknown), which every page receives."""
         with self.board.within_bounds():
             edit = fn(self.board, *args, **kwargs)
         if edit.update != EMPTY_UPDATE:

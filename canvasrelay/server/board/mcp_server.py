@@ -46,14 +46,17 @@ def _server(tools: BoardTools, caller: Callable[[Context], str | None], name: st
         return json.dumps(value, ensure_ascii=False)
 
     async def edit(ctx: Context, call: Any) -> str:
+        session = caller(ctx)
         try:
-            result = await call
+            # The coroutine runs when awaited, so its edit is made in the session's name.
+            with tools.acting_for(session):
+                result = await call
         except (BoardApiError, UnknownItemError, BoardFullError) as exc:
             # A ToolError's message reaches the model (any other exception is only "Error executing
             # tool"), so it can correct its call.
             raise ToolError(str(exc)) from None
         # The room's record credits the edit to the agent whose session asked for it.
-        tools.edited_by(caller(ctx))
+        tools.edited_by(session)
         return out({"id": result.id, "removed": list(result.removed)})
 
     @mcp.tool()

@@ -9,8 +9,10 @@ import time
 from pathlib import Path
 
 from canvasrelay import __version__
+from canvasrelay.core.recording import Entry
 from canvasrelay.core.replay_file import write_replay
 from canvasrelay.core.replay_window import RoomSources, StoredSession, window
+from canvasrelay.protocol.people import AuditEntry
 from canvasrelay.protocol.replay import ReplayPerson
 from canvasrelay.server.guests.people_store import GUEST_ROWS, GUESTS, read_audit
 from canvasrelay.server.recording.segments import RECORDING_DIR, read_entries
@@ -18,16 +20,24 @@ from canvasrelay.server.store import DB_FILE, stored_logs
 from canvasrelay.server.terminals.host import RECORD
 
 
-def room_sources(canvas_dir: Path) -> RoomSources:
-    sessions = [
-        StoredSession(row.id, row.title, row.agent, row.created, events)
-        for row, events in stored_logs(canvas_dir / DB_FILE)
-    ]
+def room_sources(
+    canvas_dir: Path,
+    entries: list[Entry] | None = None,
+    sessions: list[StoredSession] | None = None,
+    record: list[AuditEntry] | None = None,
+) -> RoomSources:
+    """What a replay is made from; the recording, the sessions and the record are read from the files
+    unless given (the live room has the newest of them in memory)."""
+    if sessions is None:
+        sessions = [
+            StoredSession(row.id, row.title, row.agent, row.created, events)
+            for row, events in stored_logs(canvas_dir / DB_FILE)
+        ]
     return RoomSources(
         project=canvas_dir.parent.name,
-        entries=read_entries(canvas_dir / RECORDING_DIR),
+        entries=read_entries(canvas_dir / RECORDING_DIR) if entries is None else entries,
         sessions=sessions,
-        record=read_audit(canvas_dir),
+        record=read_audit(canvas_dir) if record is None else record,
         people=_people(canvas_dir),
         terminal_names=_terminal_names(canvas_dir),
     )

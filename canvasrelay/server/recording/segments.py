@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import os
 import time
+from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 
@@ -30,6 +32,10 @@ SUFFIX = ".rec"
 FLUSH_BYTES = 1 << 20
 """A buffer this large is written at once rather than at the end of the loop's turn."""
 MB = 1024 * 1024
+TAIL_BYTES = 8 * MB
+"""The newest entries kept in memory too: the host's open timeline takes in what is new from
+them, without reading the segments again (and so without holding the live room up)."""
+TAIL_ENTRIES = 50_000
 
 
 def segment_files(folder: Path) -> list[Path]:
@@ -75,6 +81,10 @@ class Recorder:
         self._base_size = 0
         """The baselines' bytes at the segment's start: a segment's size counts what came after them."""
         self._failed = False
+        self._tail: deque[Entry] = deque()
+        self._tail_bytes = 0
+        self._tail_from = math.inf
+        """Every entry of this run after this moment is in the tail."""
 
     @property
     def enabled(self) -> bool:
@@ -86,6 +96,7 @@ class Recorder:
             return
         self.folder.mkdir(mode=DIR_MODE, exist_ok=True)
         os.chmod(self.folder, DIR_MODE)
+        self._tail_from = self.clock()
         self._open_next()
 
     def add(self, kind: Kind, source: str, data: bytes) -> None:
@@ -105,6 +116,24 @@ class Recorder:
         record = frame_record(encode(entry))
         self._buffer.append(record)
         self._buffered += len(record)
+        self._tail.append(entry)
+        self._tail_bytes += len(entry.data)
+        while self._tail_bytes > TAIL_BYTES or len(self._tail) > TAIL_ENTRIES:
+            dropped = self._tail.popleft()
+            self._tail_bytes -= len(dropped.data)
+            self._tail_from = dropped.at
+
+    def since(self, after: float) -> list[Entry] | None:
+        """The entries after `after`, from memory; None when the tail does not reach back so far."""
+        if after < self._tail_from:
+            return None
+        found: list[Entry] = []
+        for entry in reversed(self._tail):
+            if entry.at <= after:
+                break
+            found.append(entry)
+        found.reverse()
+        return found
 
     def flush(self) -> None:
         self._scheduled = False

@@ -6,13 +6,17 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from pathlib import Path
 
+from canvasrelay import __version__
+from canvasrelay.core.agent_sessions import StoredSession as SessionRow
 from canvasrelay.core.audit import HOST_ID, Audit
 from canvasrelay.core.board_edits import Edit
 from canvasrelay.core.board_restore import restore
 from canvasrelay.core.errors import Refused
-from canvasrelay.core.replay_window import board_at, span, window
+from canvasrelay.core.replay_file import write_replay
+from canvasrelay.core.replay_window import BOARD_MARK_GAP_S, StoredSession, board_at, following, span, window
 from canvasrelay.protocol.replay import ReplayRoom
 from canvasrelay.server.board.host import BoardTools
 from canvasrelay.server.recording.export import export_replay, room_sources
@@ -22,11 +26,23 @@ NOT_RECORDED = "This room is not recorded: `[recording] enabled = false` in .can
 
 
 class Replays:
-    def __init__(self, canvas_dir: Path, recorder: Recorder, board: BoardTools, audit: Audit) -> None:
+    def __init__(
+        self,
+        canvas_dir: Path,
+        recorder: Recorder,
+        board: BoardTools,
+        audit: Audit,
+        sessions: Callable[[], list[SessionRow]],
+        terminal_names: Callable[[], dict[str, str]],
+    ) -> None:
         self.canvas_dir = canvas_dir
         self.recorder = recorder
         self.board = board
         self.audit = audit
+        self.sessions = sessions
+        """The store's sessions, rows only: what a session new since a moment is called."""
+        self.terminal_names = terminal_names
+        """What the room calls each terminal now."""
 
     def _ready(self) -> None:
         if not self.recorder.enabled:
@@ -41,6 +57,26 @@ class Replays:
     async def export(self, start: float | None, end: float | None) -> bytes:
         self._ready()
         return await asyncio.to_thread(export_replay, self.canvas_dir, start, end)
+
+    async def following(self, after: float) -> bytes:
+        """The replay file of what the room did after `after`, for the host's open timeline to take
+        in: from the recording's tail in memory, and the record's and the sessions' as the room has
+        them, so a timeline that follows the room costs the room next to nothing."""
+        self._ready()
+        back = after - BOARD_MARK_GAP_S
+        entries = self.recorder.since(back)
+        sessions = [StoredSession(row.id, row.title, row.agent, row.created, []) for row in self.sessions()]
+        record = [entry for entry in self.audit.entries if entry.at > after]
+        names = self.terminal_names()
+
+        def made() -> bytes:
+            recent = entries if entries is not None else [e for e in read_entries(self.recorder.folder) if e.at > back]
+            sources = room_sources(self.canvas_dir, recent, sessions, record)
+            sources.terminal_names.update(names)
+            room, casts = following(sources, after)
+            return write_replay(room, casts, __version__, time.time())
+
+        return await asyncio.to_thread(made)
 
     async def restore(self, at: float, item_id: str | None) -> Edit:
         """The board (or one item) as it was at `at`, as a new change by the host."""

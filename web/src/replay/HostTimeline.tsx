@@ -1,4 +1,4 @@
-import { lazy, Suspense, useEffect, useRef, useState } from "react";
+import { lazy, Suspense, useCallback, useEffect, useRef, useState } from "react";
 import { fragmentParams } from "../connection";
 import type { RestoreOut } from "../api.gen";
 import { loadReplay } from "./loadReplay";
@@ -7,17 +7,21 @@ import type { Replay } from "./replayFile";
 // The timeline's code (xterm included) loads when the host first opens it, not with the page.
 const ReplayView = lazy(() => import("./ReplayView").then((module) => ({ default: module.ReplayView })));
 
-/** The host's way back: the room's recording until now, over the live room, which goes on under it.
- * Esc (or "Back to now") closes it; a restore is a new change by the host that every page receives. */
+/** The host's way back: the room's recording until now, over the live room, which goes on under it
+ * and whose new work the timeline takes in while open. Esc (or "Back to now") closes it; a restore
+ * is a new change by the host that every page receives. */
+function hostAuth(): Record<string, string> {
+  return { Authorization: `Bearer ${fragmentParams().get("token") ?? ""}` };
+}
+
 export function HostTimeline() {
   const [replay, setReplay] = useState<Replay | string | null>(null);
   const [open, setOpen] = useState(false);
   const opener = useRef<HTMLButtonElement>(null);
-  const auth = { Authorization: `Bearer ${fragmentParams().get("token") ?? ""}` };
   const show = () => {
     setOpen(true);
     setReplay(null);
-    void loadReplay("/api/replay", { headers: auth }).then(setReplay);
+    void loadReplay("/api/replay", { headers: hostAuth() }).then(setReplay);
   };
   const close = () => {
     setOpen(false);
@@ -31,10 +35,12 @@ export function HostTimeline() {
     document.addEventListener("keydown", onKey);
     return () => document.removeEventListener("keydown", onKey);
   });
+  // What the room did since the timeline's end: a replay of only that, so it grows while open.
+  const follow = useCallback((after: number) => loadReplay(`/api/replay?after=${after}`, { headers: hostAuth() }), []);
   const restore = async (at: number, item: string | null): Promise<string> => {
     const response = await fetch("/api/board/restore", {
       method: "POST",
-      headers: { ...auth, "Content-Type": "application/json" },
+      headers: { ...hostAuth(), "Content-Type": "application/json" },
       body: JSON.stringify(item ? { at, item } : { at }),
     });
     const body = (await response.json()) as RestoreOut & { message?: string };
@@ -57,7 +63,7 @@ export function HostTimeline() {
           )}
           {replay && typeof replay !== "string" && (
             <Suspense fallback={<p className="loading">Opening the timeline…</p>}>
-              <ReplayView replay={replay} onNow={close} restore={restore} />
+              <ReplayView replay={replay} onNow={close} restore={restore} follow={follow} />
             </Suspense>
           )}
         </div>

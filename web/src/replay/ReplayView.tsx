@@ -1,15 +1,17 @@
-import { useEffect, useMemo, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { Mark } from "../protocol.gen";
-import { ReplayBoard } from "./ReplayBoard";
+import { ReplayBoard, type FrameSource, type Held } from "./ReplayBoard";
 import { ReplayTerminal } from "./ReplayTerminal";
 import { ReplayThread } from "./ReplayThread";
 import type { Replay } from "./replayFile";
+import { threadText } from "./threadWords";
 import { Timeline } from "./timeline";
 import "./replay.css";
 
 const SPEEDS = [1, 4, 16] as const;
 const TICK_MS = 100;
 const STEP_S = 5;
+const FOLLOW_MS = 2000;
 const PALETTE = ["#1864ab", "#c2255c", "#2b8a3e", "#e67700", "#5f3dc4", "#0b7285"];
 const KIND_WORDS: Record<Mark["kind"], string> = {
   prompt: "prompt",
@@ -35,19 +37,70 @@ export interface Restore {
   (at: number, item: string | null): Promise<string>;
 }
 
+/** What the room did after `after`, as a replay of only that (or why it could not be read). */
+export interface Follow {
+  (after: number): Promise<Replay | string>;
+}
+
+const JUMPS: { key: string; words: string; wanted: (mark: Mark) => boolean }[] = [
+  { key: "p", words: "Next prompt", wanted: (m) => m.kind === "prompt" },
+  { key: "a", words: "Next approval", wanted: (m) => m.kind === "approval" },
+  { key: "j", words: "Next person", wanted: (m) => m.kind === "join" || m.kind === "leave" },
+];
+
 /**
  * The timeline of a replay: a scrubber with the marks in each author's colour, play at 1×, 4× or
  * 16×, jumps to the next prompt, approval or person, and the room as it was at the moment. Keys:
- * Space plays or pauses, ←/→ step five seconds, N jumps to the next mark, Esc (`onNow`) returns to now.
+ * Space plays or pauses, ←/→ step five seconds (on the scrubber, Home, End, the arrows and Page
+ * keys move it), N jumps to the next mark, P, A and J to the next prompt, approval or person, Esc
+ * (`onNow`) returns to now. With `follow`, the timeline grows with what the live room does while
+ * it is open; at its end, the moment stays the newest.
  */
-export function ReplayView({ replay, onNow, restore }: { replay: Replay; onNow?: () => void; restore?: Restore }) {
+export function ReplayView({
+  replay,
+  onNow,
+  restore,
+  follow,
+}: {
+  replay: Replay;
+  onNow?: () => void;
+  restore?: Restore;
+  follow?: Follow;
+}) {
   const timeline = useMemo(() => new Timeline(replay.room, replay.casts), [replay]);
   const [at, setAt] = useState(timeline.end);
+  const [grown, setGrown] = useState(0);
   const [speed, setSpeed] = useState<(typeof SPEEDS)[number]>(1);
   const [playing, setPlaying] = useState(false);
   const [picked, setPicked] = useState<string | null>(null);
   const [said, setSaid] = useState("");
-  const people = replay.room.people;
+  const [screens, setScreens] = useState<Record<string, string>>({});
+  const scrubber = useRef<HTMLInputElement>(null);
+  const people = timeline.people;
+
+  useEffect(() => scrubber.current?.focus(), []);
+
+  useEffect(() => {
+    if (!follow) return;
+    let timer: ReturnType<typeof setTimeout>;
+    let stopped = false;
+    const poll = async () => {
+      const end = timeline.end;
+      const more = await follow(end);
+      if (stopped) return;
+      if (typeof more !== "string" && more.room.end > end) {
+        timeline.extend(more);
+        setAt((now) => (now >= end ? timeline.end : now));
+        setGrown((n) => n + 1);
+      }
+      timer = setTimeout(() => void poll(), FOLLOW_MS);
+    };
+    timer = setTimeout(() => void poll(), FOLLOW_MS);
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
+  }, [follow, timeline]);
 
   useEffect(() => {
     if (!playing) return;
@@ -80,10 +133,31 @@ export function ReplayView({ replay, onNow, restore }: { replay: Replay; onNow?:
       setPlaying((p) => !p);
     } else if (event.key === "ArrowRight") setAt((a) => Math.min(timeline.end, a + STEP_S));
     else if (event.key === "ArrowLeft") setAt((a) => Math.max(timeline.start, a - STEP_S));
-    else if (event.key.toLowerCase() === "n" && !event.ctrlKey && !event.metaKey) jump(() => true);
+    else if (!event.ctrlKey && !event.metaKey && !event.altKey) {
+      const key = event.key.toLowerCase();
+      if (key === "n") jump(() => true);
+      const chosen = JUMPS.find((j) => j.key === key);
+      if (chosen) jump(chosen.wanted);
+    }
   };
 
-  const board = useMemo(() => timeline.boardAt(at), [timeline, at]);
+  // `grown` is the timeline's growth: the moment's board is read again when the timeline has more.
+  // eslint-disable-next-line react-hooks/exhaustive-deps
+  const board = useMemo(() => timeline.boardAt(at), [timeline, at, grown]);
+  const onScreen = useCallback(
+    (id: string, text: string) => setScreens((now) => (now[id] === text ? now : { ...now, [id]: text })),
+    [],
+  );
+  const frames = useMemo<FrameSource>(() => {
+    const sessions = new Map(timeline.sessions.map((s) => [s.id, s.title]));
+    const terminals = new Map(timeline.terminals.map((t) => [t.id, t.name]));
+    return {
+      name: (held: Held) => (held.type === "agent" ? sessions.get(held.ref) : held.type === "terminal" ? terminals.get(held.ref) : held.ref) ?? null,
+      shown: (held: Held) =>
+        held.type === "agent" ? threadText(timeline.threadAt(held.ref, at)) : held.type === "terminal" ? (screens[held.ref] ?? "") : "",
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [timeline, at, screens, grown]);
   const span = Math.max(1e-6, timeline.end - timeline.start);
   const doRestore = async (item: string | null) => {
     if (!restore) return;
@@ -109,9 +183,11 @@ export function ReplayView({ replay, onNow, restore }: { replay: Replay; onNow?:
             </label>
           ))}
         </fieldset>
-        <button type="button" onClick={() => jump((m) => m.kind === "prompt")}>Next prompt</button>
-        <button type="button" onClick={() => jump((m) => m.kind === "approval")}>Next approval</button>
-        <button type="button" onClick={() => jump((m) => m.kind === "join" || m.kind === "leave")}>Next person</button>
+        {JUMPS.map((j) => (
+          <button key={j.key} type="button" onClick={() => jump(j.wanted)} aria-keyshortcuts={j.key.toUpperCase()}>
+            {j.words} ({j.key.toUpperCase()})
+          </button>
+        ))}
         <button type="button" onClick={() => (onNow ? onNow() : setAt(timeline.end))}>
           {onNow ? "Back to now (Esc)" : "To the end (Esc)"}
         </button>
@@ -127,6 +203,7 @@ export function ReplayView({ replay, onNow, restore }: { replay: Replay; onNow?:
           step={0.1}
           value={at}
           onChange={(event) => setAt(Number(event.target.value))}
+          ref={scrubber}
           aria-label="Moment"
           aria-valuetext={clock(at)}
           data-testid="replay-scrubber"
@@ -155,7 +232,7 @@ export function ReplayView({ replay, onNow, restore }: { replay: Replay; onNow?:
       <div className="replay-panes">
         <section className="replay-pane" aria-label="Board">
           <h2>Board</h2>
-          <ReplayBoard doc={board} picked={picked} onPick={restore ? setPicked : undefined} />
+          <ReplayBoard doc={board} frames={frames} picked={picked} onPick={restore ? setPicked : undefined} />
           {restore && (
             <p className="replay-actions">
               <button type="button" onClick={() => void doRestore(null)}>
@@ -169,17 +246,22 @@ export function ReplayView({ replay, onNow, restore }: { replay: Replay; onNow?:
         </section>
         <section className="replay-pane" aria-label="Threads">
           <h2>Threads</h2>
-          {replay.room.sessions.map((session) => (
+          {timeline.sessions.map((session) => (
             <ReplayThread key={session.id} title={session.title} thread={timeline.threadAt(session.id, at)} />
           ))}
-          {replay.room.sessions.length === 0 && <p className="replay-muted">No agent session.</p>}
+          {timeline.sessions.length === 0 && <p className="replay-muted">No agent session.</p>}
         </section>
         <section className="replay-pane" aria-label="Terminals">
           <h2>Terminals</h2>
-          {replay.room.terminals.map((terminal) => (
-            <ReplayTerminal key={terminal.id} name={terminal.name} shown={timeline.terminalAt(terminal.id, at)} />
+          {timeline.terminals.map((terminal) => (
+            <ReplayTerminal
+              key={terminal.id}
+              name={terminal.name}
+              shown={timeline.terminalAt(terminal.id, at)}
+              onScreen={(text) => onScreen(terminal.id, text)}
+            />
           ))}
-          {replay.room.terminals.length === 0 && <p className="replay-muted">No terminal.</p>}
+          {timeline.terminals.length === 0 && <p className="replay-muted">No terminal.</p>}
         </section>
       </div>
     </section>

@@ -7,8 +7,8 @@
 import * as Y from "yjs";
 import { fromBase64 } from "../base64";
 import { fold } from "../agents/sessionLog";
-import type { Mark, ReplayRoom, Thread } from "../protocol.gen";
-import type { Cast } from "./replayFile";
+import type { Mark, ReplayRoom, ReplaySession, ReplayTerminal, Thread } from "../protocol.gen";
+import type { Cast, Replay } from "./replayFile";
 
 const KEYFRAME_EVERY = 250;
 const RING_BYTES = 2 * 1024 * 1024;
@@ -39,25 +39,31 @@ class Track {
   private readonly starts: number[] = [];
   private readonly sizes: [number, number][] = [];
   private readonly exits: (number | null)[] = [];
+  private start = 0;
+  private size: [number, number];
+  private code: number | null = null;
 
   constructor(cast: Cast) {
-    let start = 0;
-    let size: [number, number] = [cast.cols, cast.rows];
-    let code: number | null = null;
-    cast.events.forEach((event, index) => {
+    this.size = [cast.cols, cast.rows];
+    this.add(cast.events);
+  }
+
+  /** More of the terminal's output, after what the track has. */
+  add(events: Cast["events"]): void {
+    for (const event of events) {
       if (event.code === "o" && event.data.startsWith(RESET)) {
-        start = index;
-        code = null;
+        this.start = this.times.length;
+        this.code = null;
       } else if (event.code === "r") {
         const [cols, rows] = event.data.split("x").map(Number);
-        if (cols > 0 && rows > 0) size = [cols, rows];
-      } else if (event.code === "x") code = Number(event.data);
+        if (cols > 0 && rows > 0) this.size = [cols, rows];
+      } else if (event.code === "x") this.code = Number(event.data);
       this.times.push(event.at);
       this.texts.push(event.code === "o" ? event.data : "");
-      this.starts.push(start);
-      this.sizes.push(size);
-      this.exits.push(code);
-    });
+      this.starts.push(this.start);
+      this.sizes.push(this.size);
+      this.exits.push(this.code);
+    }
   }
 
   at(moment: number): TerminalAt | null {
@@ -79,32 +85,72 @@ class Track {
   }
 }
 
+/**
+ * The room's timeline. The host's grows while it is open: `extend` adds what the room did after
+ * `end` (a replay of only that), so the live room's new marks show without reading it all again.
+ */
 export class Timeline {
   readonly start: number;
-  readonly end: number;
+  end: number;
   readonly marks: Mark[];
-  private readonly boardTimes: number[];
-  private readonly updates: Uint8Array[];
+  readonly sessions: ReplaySession[];
+  readonly terminals: ReplayTerminal[];
+  readonly people: ReplayRoom["people"];
+  private readonly boardTimes: number[] = [];
+  private readonly updates: Uint8Array[] = [];
+  /** The board before each KEYFRAME_EVERY-th update: the first is the board at the start. */
   private readonly keyframes: Uint8Array[] = [];
+  private readonly tip = new Y.Doc();
   private readonly tracks = new Map<string, Track>();
 
-  constructor(
-    readonly room: ReplayRoom,
-    casts: Map<string, Cast>,
-  ) {
+  constructor(room: ReplayRoom, casts: Map<string, Cast>) {
     this.start = room.start;
     this.end = room.end;
-    this.marks = room.marks;
-    this.boardTimes = room.board.map((change) => change.at);
-    this.updates = room.board.map((change) => fromBase64(change.update));
-    const doc = new Y.Doc();
-    Y.applyUpdate(doc, fromBase64(room.boardBase));
-    this.updates.forEach((update, index) => {
-      if (index % KEYFRAME_EVERY === 0) this.keyframes.push(Y.encodeStateAsUpdate(doc));
-      Y.applyUpdate(doc, update);
-    });
-    if (this.updates.length === 0) this.keyframes.push(Y.encodeStateAsUpdate(doc));
+    this.marks = [...room.marks];
+    this.sessions = room.sessions.map((session) => ({ ...session, events: [...session.events] }));
+    this.terminals = [...room.terminals];
+    this.people = { ...room.people };
+    Y.applyUpdate(this.tip, fromBase64(room.boardBase));
+    this.keyframes.push(Y.encodeStateAsUpdate(this.tip));
+    this.addBoard(room.board);
     for (const [id, cast] of casts) this.tracks.set(id, new Track(cast));
+  }
+
+  private addBoard(changes: ReplayRoom["board"]): void {
+    for (const change of changes) {
+      if (this.updates.length > 0 && this.updates.length % KEYFRAME_EVERY === 0) this.keyframes.push(Y.encodeStateAsUpdate(this.tip));
+      const update = fromBase64(change.update);
+      Y.applyUpdate(this.tip, update);
+      this.updates.push(update);
+      this.boardTimes.push(change.at);
+    }
+  }
+
+  /** What the room did after `end`: its board changes, events, output and marks follow what is here. */
+  extend(after: Replay): void {
+    const { room, casts } = after;
+    if (room.end <= this.end) return;
+    this.addBoard(room.board.filter((change) => change.at > this.end));
+    for (const session of room.sessions) {
+      const known = this.sessions.find((s) => s.id === session.id);
+      if (known) known.events.push(...session.events.filter((timed) => timed.at > this.end));
+      else this.sessions.push({ ...session, events: [...session.events] });
+    }
+    for (const terminal of room.terminals) {
+      const cast = casts.get(terminal.id);
+      const track = this.tracks.get(terminal.id);
+      if (!cast) continue;
+      if (track) track.add(cast.events.filter((event) => event.at > this.end));
+      else {
+        this.tracks.set(terminal.id, new Track(cast));
+        this.terminals.push(terminal);
+      }
+      const named = this.terminals.findIndex((t) => t.id === terminal.id);
+      this.terminals[named] = { ...this.terminals[named], name: terminal.name };
+    }
+    Object.assign(this.people, room.people);
+    this.marks.push(...room.marks.filter((mark) => mark.at > this.end));
+    this.end = room.end;
   }
 
   /** The board as it was at `moment`: a document of its own, never the live one. */
@@ -118,7 +164,7 @@ export class Timeline {
   }
 
   threadAt(sessionId: string, moment: number): Thread | null {
-    const session = this.room.sessions.find((s) => s.id === sessionId);
+    const session = this.sessions.find((s) => s.id === sessionId);
     if (!session) return null;
     const upTo = countUpTo(
       session.events.map((e) => e.at),

@@ -179,6 +179,12 @@ MOMENT_MAX = 1e11
 class SpanQuery(QueryModel):
     from_: float | None = Field(default=None, alias="from", ge=0, le=MOMENT_MAX, description="Seconds since the epoch.")
     to: float | None = Field(default=None, ge=0, le=MOMENT_MAX, description="Seconds since the epoch.")
+    after: float | None = Field(
+        default=None,
+        ge=0,
+        le=MOMENT_MAX,
+        description="Only what the room did after this moment (seconds since the epoch): a timeline that ends there.",
+    )
 
 
 class TimelineOut(ApiModel):

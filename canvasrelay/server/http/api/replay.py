@@ -39,7 +39,8 @@ def operations(services: ApiServices) -> list[Operation]:
 
     async def export_replay(call: Call) -> web.Response:
         query: SpanQuery = call.query
-        blob = await answered(replays.export(query.from_, query.to))
+        made = replays.export(query.from_, query.to) if query.after is None else replays.following(query.after)
+        blob = await answered(made)
         return web.Response(
             body=blob,
             content_type=REPLAY_MEDIA,
@@ -66,7 +67,8 @@ def operations(services: ApiServices) -> list[Operation]:
             "GET",
             "/api/replay",
             export_replay,
-            "The replay file of the recording (or of from…to): open it with `canvas replay FILE`.",
+            "The replay file of the recording (or of from…to, or of what came after `after`): open it with"
+            " `canvas replay FILE`.",
             "timeline",
             query=SpanQuery,
             stream=REPLAY_MEDIA,
