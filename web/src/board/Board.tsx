@@ -34,7 +34,7 @@ import "./board.css";
 import { INK, NO_STYLE, paint, type Style, styleEdits } from "./colours";
 import { type ArrowEnd, DrawLayer } from "./DrawLayer";
 import { EmptyHint } from "./EmptyHint";
-import { boardSvg, download, svgToPng, visibleText } from "./exportBoard";
+import { boardSvg, download, pagePaper, svgToPng, visibleText } from "./exportBoard";
 import { HelpSheet } from "./HelpSheet";
 import { OWN_KEYS } from "./keyTarget";
 import {
@@ -787,7 +787,7 @@ function Canvas({ session }: { session: BoardSession }) {
   const exportBoard = useCallback(
     async (format: ExportFormat) => {
       const chosen = selected.size ? items.filter((item) => selected.has(item.id)) : items;
-      const { svg, w, h } = boardSvg(chosen, items, visibleText);
+      const { svg, w, h } = boardSvg(chosen, items, visibleText, pagePaper());
       const name = `board-${new Date().toISOString().slice(0, 10)}.${format}`;
       try {
         download(format === "svg" ? new Blob([svg], { type: "image/svg+xml" }) : await svgToPng(svg, w, h), name);
