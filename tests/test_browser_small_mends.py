@@ -3,10 +3,14 @@ empty board has no blank map, and a phone's hint names taps, not keys; a notice 
 rather than pushing it down; the host's second browser shows the name the first one set; no id
 is shared by two controls; a guest's terminal request that waits offers no "Start a shell" beside
 it; a terminal's notes lie under its screen, never over the prompt line; an arrow's line stops at
-its label; a note the agent adds reads as words in its thread, not as JSON."""
+its label; a note the agent adds reads as words in its thread, not as JSON; a dark board exports dark,
+and its menu says so."""
 
 from __future__ import annotations
 
+import base64
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,7 +28,7 @@ from tests.browser_pages import (
     serious_violations,
 )
 from tests.support import ServerProcess
-from tests.test_browser_board_edit import board_point
+from tests.test_browser_board_edit import add_note, board_point
 from tests.test_browser_invites import join_with, open_room_panel, shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
@@ -155,4 +159,46 @@ def test_a_note_the_agent_adds_reads_as_words_in_its_thread(browser: Any, server
     row.wait_for(timeout=WAIT_MS)
     assert "A note on the board: ship it on Friday" in row.inner_text()
     assert_plain(host)
+    host.context.close()
+
+
+PIXEL = """async png => {
+  const image = new Image();
+  image.src = 'data:image/png;base64,' + png;
+  await image.decode();
+  const canvas = document.createElement('canvas');
+  canvas.width = image.width;
+  canvas.height = image.height;
+  const context = canvas.getContext('2d');
+  context.drawImage(image, 0, 0);
+  return [...context.getImageData(2, 2, 1, 1).data.slice(0, 3)];
+}"""
+"""The colour of the exported picture's top left corner, read by the page from the file's bytes."""
+
+
+def test_a_dark_board_exports_dark_and_its_menu_says_so(browser: Any, server: ServerProcess, tmp_path: Path) -> None:
+    host = open_host(browser, server, width=1440, scheme="dark")
+    add_note(host, 300, 300, "dark words")
+    add_frame(host, "terminal")
+    host.mouse.click(*board_point(host, 5, 600))
+    host.get_by_test_id("board-export").click()
+    png_item = host.get_by_test_id("board-export-png")
+    assert "(dark, as shown)" in png_item.inner_text()
+    with host.expect_download() as png:
+        png_item.click()
+    corner = host.evaluate(PIXEL, base64.b64encode(Path(png.value.path()).read_bytes()).decode())
+    assert max(corner) < 60, f"the exported board is light: {corner}"
+
+    host.get_by_test_id("board-export").click()
+    with host.expect_download() as svg:
+        host.get_by_test_id("board-export-svg").click()
+    text = Path(svg.value.path()).read_text(encoding="utf-8")
+    ground, frame_body = host.evaluate(
+        "() => [getComputedStyle(document.documentElement).getPropertyValue('--board-bg').trim(),"
+        " getComputedStyle(document.documentElement).getPropertyValue('--surface').trim()]"
+    )
+    first_fill = re.search(r'<rect [^>]*fill="([^"]+)"', text)
+    assert first_fill and first_fill.group(1) == ground, text[:300]
+    assert f'fill="{frame_body}"' in text and 'fill="#ffffff"' not in text, "a terminal frame drawn white"
+    assert "dark words" in text
     host.context.close()

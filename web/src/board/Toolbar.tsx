@@ -5,6 +5,7 @@
  */
 import { type ReactNode, useEffect, useRef, useState } from "react";
 import { FONT_SIZES, STROKE_WIDTHS } from "../protocol.gen";
+import { useTheme } from "../theme";
 import type { Alignment, Distribution } from "./arrange";
 import { FILLS, paint, STROKES, type Style } from "./colours";
 import type { HoldsType } from "./model";
@@ -201,15 +202,17 @@ export function Toolbar(props: ToolbarProps) {
   );
 }
 
+/** The export's items say the file is drawn in the page's theme, as the board shows now. */
 function ExportItems({ onExport, selection = false }: { onExport: (format: ExportFormat) => void; selection?: boolean }) {
   const what = selection ? "the selection" : "the board";
+  const theme = useTheme();
   return (
     <>
       <button type="button" role="menuitem" data-testid="board-export-png" onClick={() => onExport("png")}>
-        Export {what} as PNG
+        Export {what} as PNG ({theme}, as shown)
       </button>
       <button type="button" role="menuitem" data-testid="board-export-svg" onClick={() => onExport("svg")}>
-        Export {what} as SVG
+        Export {what} as SVG ({theme}, as shown)
       </button>
     </>
   );

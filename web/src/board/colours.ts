@@ -63,10 +63,15 @@ export function colourEdits(kind: ItemKind, choice: Partial<Style>): Record<stri
   return edits;
 }
 
+/** Whether a stored colour is the default ink, which is drawn in the theme's ink. */
+export function isInk(colour: string): boolean {
+  const lower = colour.toLowerCase();
+  return lower === INK || lower === OLD_ARROW;
+}
+
 /** What to paint for a stored colour: the default ink follows the theme. */
 export function paint(colour: string): string {
-  const lower = colour.toLowerCase();
-  return lower === INK || lower === OLD_ARROW ? "var(--board-ink)" : colour;
+  return isInk(colour) ? "var(--board-ink)" : colour;
 }
 
 /** Arrows used to be drawn in this grey, too faint on a dark board: it is painted as ink now. */

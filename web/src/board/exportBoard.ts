@@ -1,10 +1,11 @@
 /**
- * The board (or a selection) as an SVG document and as a PNG drawn from it. Frames that hold an
- * agent or a terminal are drawn with the text they show now, read from the page.
+ * The board (or a selection) as an SVG document and as a PNG drawn from it, in the colours the page
+ * shows it in (a dark board exports dark). Frames that hold an agent or a terminal are drawn with
+ * the text they show now, read from the page.
  */
 import { arrowEnds, arrowPath, controlPoint, dashArray, middle } from "./arrows";
 import { bounds, type Rect } from "./arrange";
-import { INK, NO_FILL } from "./colours";
+import { INK, isInk, NO_FILL } from "./colours";
 import type { Item } from "./model";
 import { strokePath } from "./nodes";
 import { isColour, isImageSrc } from "./values";
@@ -30,9 +31,29 @@ function el(name: string, attributes: Attributes, body = ""): string {
   return body ? `<${name}${written}>${body}</${name}>` : `<${name}${written}/>`;
 }
 
-/** Stored ink is drawn dark in an exported file, whatever the page's theme. */
-function colour(value: string | undefined, fallback = INK): string {
-  return isColour(value) ? value : fallback;
+/** The page's colours an export is drawn in: the board, its ink, and a frame's body, bar and words. */
+export interface Paper {
+  board: string;
+  ink: string;
+  surface: string;
+  bar: string;
+  text: string;
+  muted: string;
+}
+
+/** The colours of the page's theme now, read from its own variables so an export matches the screen. */
+export function pagePaper(): Paper {
+  const style = getComputedStyle(document.documentElement);
+  const read = (name: string) => {
+    const value = style.getPropertyValue(name).trim();
+    return isColour(value) ? value : INK;
+  };
+  return { board: read("--board-bg"), ink: read("--board-ink"), surface: read("--surface"), bar: read("--surface-2"), text: read("--text"), muted: read("--muted") };
+}
+
+/** A stored colour as drawn on `paper`: the default ink is the theme's, as on screen. */
+function colour(value: string | undefined, paper: Paper): string {
+  return !isColour(value) || isInk(value) ? paper.ink : value;
 }
 
 /** `text` broken into lines that fit `width` at `size`, cut to `maxLines`. */
@@ -60,27 +81,28 @@ export function wrap(text: string, width: number, size: number, maxLines: number
 
 function textBlock(lines: string[], x: number, y: number, size: number, fill: string, anchor = "start"): string {
   const spans = lines.map((line, i) => el("tspan", { x, y: y + size * (1 + i * LINE) }, escape(line) || " ")).join("");
-  return el("text", { "font-family": "system-ui, sans-serif", "font-size": size, fill: colour(fill), "text-anchor": anchor }, spans);
+  return el("text", { "font-family": "system-ui, sans-serif", "font-size": size, fill, "text-anchor": anchor }, spans);
 }
 
-function itemSvg(item: Item, frameText: (id: string) => string, boxOf: (id: string) => Rect | undefined): string {
+function itemSvg(item: Item, paper: Paper, frameText: (id: string) => string, boxOf: (id: string) => Rect | undefined): string {
   const { x, y, w, h } = item;
-  const stroke = colour(item.color);
+  const stroke = colour(item.color, paper);
   const width = item.strokeWidth ?? 2;
   const line = { stroke, "stroke-width": width, "stroke-dasharray": dashArray(item.dash, width) };
   const text = item.text?.toString() ?? "";
   switch (item.kind) {
     case "note": {
       const size = item.fontSize ?? 16;
+      // A note is paper of its own colour with dark words, on either theme.
       const body = textBlock(wrap(text, w - 24, size, Math.floor((h - 24) / (size * LINE))), x + 12, y + 12, size, INK);
-      return el("rect", { x, y, width: w, height: h, rx: 4, fill: stroke }) + body;
+      return el("rect", { x, y, width: w, height: h, rx: 4, fill: isColour(item.color) ? item.color : stroke }) + body;
     }
     case "text": {
       const size = item.fontSize ?? 20;
       return textBlock(wrap(text, w - 8, size, 1000), x + 4, y + 4, size, stroke);
     }
     case "shape": {
-      const fill = item.fill === undefined ? { fill: stroke, "fill-opacity": 0.2 } : { fill: item.fill === NO_FILL ? "none" : colour(item.fill) };
+      const fill = item.fill === undefined ? { fill: stroke, "fill-opacity": 0.2 } : { fill: item.fill === NO_FILL ? "none" : colour(item.fill, paper) };
       const body =
         item.shape === "ellipse"
           ? el("ellipse", { cx: x + w / 2, cy: y + h / 2, rx: w / 2, ry: h / 2, ...fill, ...line })
@@ -88,22 +110,22 @@ function itemSvg(item: Item, frameText: (id: string) => string, boxOf: (id: stri
       const size = item.fontSize ?? 15;
       const lines = wrap(text, w - 16, size, Math.floor((h - 16) / (size * LINE)));
       const top = y + h / 2 - (lines.length * size * LINE) / 2 - size * 0.2;
-      return body + textBlock(lines, x + w / 2, top, size, INK, "middle");
+      return body + textBlock(lines, x + w / 2, top, size, paper.ink, "middle");
     }
     case "stroke":
       return el("path", { transform: `translate(${finite(x)} ${finite(y)})`, d: strokePath((item.points ?? []).filter(Number.isFinite), width * 3), fill: stroke });
     case "image":
       return isImageSrc(item.src)
         ? el("image", { x, y, width: w, height: h, href: item.src, preserveAspectRatio: "xMidYMid meet" })
-        : el("rect", { x, y, width: w, height: h, fill: "none", stroke: "#868e96", "stroke-dasharray": "6 4" }) +
-            textBlock([item.alt ?? ""], x + w / 2, y + h / 2 - 8, 14, "#495057", "middle");
+        : el("rect", { x, y, width: w, height: h, fill: "none", stroke: paper.muted, "stroke-dasharray": "6 4" }) +
+            textBlock([item.alt ?? ""], x + w / 2, y + h / 2 - 8, 14, paper.muted, "middle");
     case "frame": {
-      const title = textBlock([item.title || (item.holds ? item.holds.type : "Frame")], x + 10, y + 6, 13, INK);
-      const body = item.holds ? textBlock(wrap(frameText(item.id), w - 20, 12, Math.floor((h - 44) / (12 * LINE))), x + 10, y + 36, 12, INK) : "";
-      const outline = { x, y, width: w, height: h, rx: 8, fill: item.holds ? "#ffffff" : "none", stroke, "stroke-width": 2 };
+      const title = textBlock([item.title || (item.holds ? item.holds.type : "Frame")], x + 10, y + 6, 13, paper.text);
+      const body = item.holds ? textBlock(wrap(frameText(item.id), w - 20, 12, Math.floor((h - 44) / (12 * LINE))), x + 10, y + 36, 12, paper.text) : "";
+      const outline = { x, y, width: w, height: h, rx: 8, fill: item.holds ? paper.surface : "none", stroke, "stroke-width": 2 };
       return (
         el("rect", { ...outline, "stroke-dasharray": item.holds ? undefined : "8 6" }) +
-        el("rect", { x: x + 1, y: y + 1, width: w - 2, height: 27, fill: "#f1f3f5" }) +
+        el("rect", { x: x + 1, y: y + 1, width: w - 2, height: 27, fill: paper.bar }) +
         title +
         body
       );
@@ -129,8 +151,8 @@ function finite(value: number): number {
   return Number.isFinite(value) ? value : 0;
 }
 
-/** The SVG of `items` (already the ones to export, back to front) and its size in pixels. */
-export function boardSvg(items: Item[], all: Item[], frameText: (id: string) => string): { svg: string; w: number; h: number } {
+/** The SVG of `items` (already the ones to export, back to front) on `paper`, and its size in pixels. */
+export function boardSvg(items: Item[], all: Item[], frameText: (id: string) => string, paper: Paper): { svg: string; w: number; h: number } {
   const boxes = new Map(all.map((item) => [item.id, item]));
   const boxOf = (id: string) => boxes.get(id);
   const shapes = items.map((item) => {
@@ -143,9 +165,9 @@ export function boardSvg(items: Item[], all: Item[], frameText: (id: string) => 
   const h = Math.ceil(finite(box.h) + PAD * 2);
   const left = finite(box.x) - PAD;
   const top = finite(box.y) - PAD;
-  const body = items.map((item) => itemSvg(item, frameText, boxOf)).join("\n");
-  const paper = el("rect", { x: left, y: top, width: w, height: h, fill: "#ffffff" });
-  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" viewBox="${left} ${top} ${w} ${h}">${paper}\n${body}\n</svg>`;
+  const body = items.map((item) => itemSvg(item, paper, frameText, boxOf)).join("\n");
+  const ground = el("rect", { x: left, y: top, width: w, height: h, fill: paper.board });
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" viewBox="${left} ${top} ${w} ${h}">${ground}\n${body}\n</svg>`;
   return { svg, w, h };
 }
 
@@ -189,7 +211,7 @@ export function visibleText(id: string): string {
 /** Downloads the selection (or the whole board when nothing is selected) as `format`; says why when it cannot. */
 export async function exportItems(items: Item[], selected: ReadonlySet<string>, format: "png" | "svg", notify: (message: string) => void): Promise<void> {
   const chosen = selected.size ? items.filter((item) => selected.has(item.id)) : items;
-  const { svg, w, h } = boardSvg(chosen, items, visibleText);
+  const { svg, w, h } = boardSvg(chosen, items, visibleText, pagePaper());
   const name = `board-${new Date().toISOString().slice(0, 10)}.${format}`;
   try {
     download(format === "svg" ? new Blob([svg], { type: "image/svg+xml" }) : await svgToPng(svg, w, h), name);

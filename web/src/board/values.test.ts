@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import * as Y from "yjs";
 import { decodeClip, encodeClip } from "./clipboard";
-import { boardSvg } from "./exportBoard";
+import { boardSvg, type Paper } from "./exportBoard";
 import { type ClipItem, readItem, readItems } from "./model";
 import { isColour, isImageSrc } from "./values";
 
@@ -17,6 +17,8 @@ const VECTORS = JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.u
 const LEAK = "http://127.0.0.1:9/leak";
 const BREAK_OUT = '"/><script>alert(1)</script><x a="';
 const PNG = "data:image/png;base64,iVBORw0KGgo=";
+const LIGHT: Paper = { board: "#fbfbfa", ink: "#1e1e1e", surface: "#ffffff", bar: "#f0f0ee", text: "#1d1d1f", muted: "#595959" };
+const DARK: Paper = { board: "#18181b", ink: "#e8e8ec", surface: "#1f1f23", bar: "#2a2a2f", text: "#ececf0", muted: "#b0b0b8" };
 
 describe("the board's value vectors", () => {
   for (const colour of VECTORS.colours.fit) it(`${JSON.stringify(colour)} is a colour`, () => expect(isColour(colour)).toBe(true));
@@ -86,7 +88,7 @@ describe("exporting", () => {
   it("writes an SVG of a hostile board with no markup but its own", () => {
     const items = hostileBoard();
     const all = readItems(items);
-    const { svg } = boardSvg(all, all, () => BREAK_OUT);
+    const { svg } = boardSvg(all, all, () => BREAK_OUT, LIGHT);
     expect(svg).not.toMatch(/<script|javascript:|url\(|127\.0\.0\.1|\son\w+=|data:image\/svg/i);
     const doc = new DOMParser().parseFromString(svg, "image/svg+xml");
     expect(doc.getElementsByTagName("parsererror")).toHaveLength(0);
@@ -102,6 +104,27 @@ describe("exporting", () => {
     for (const [key, value] of Object.entries({ kind: "image", x: 0, y: 0, w: 10, h: 10, z: 1, src: PNG })) map.set(key, value);
     items.set("i", map);
     const all = readItems(items);
-    expect(boardSvg(all, all, () => "").svg).toContain(`href="${PNG}"`);
+    expect(boardSvg(all, all, () => "", LIGHT).svg).toContain(`href="${PNG}"`);
+  });
+
+  it("draws a dark board dark: its ground, the default ink and a frame's body in the page's colours, a note's words still dark on its paper", () => {
+    const items = new Y.Doc().getMap<unknown>("items");
+    const put = (id: string, fields: Record<string, string | number>, holds?: Record<string, string>) => {
+      const map = new Y.Map<unknown>();
+      for (const [key, value] of Object.entries({ x: 0, y: 0, w: 120, h: 80, z: 1, ...fields })) map.set(key, key === "text" ? new Y.Text(String(value)) : value);
+      if (holds) map.set("holds", new Y.Map(Object.entries(holds)));
+      items.set(id, map);
+    };
+    put("t", { kind: "text", color: "#1e1e1e", text: "inked" });
+    put("n", { kind: "note", color: "#ffd43b", text: "on paper", x: 200 });
+    put("f", { kind: "frame", title: "Plan", color: "#1971c2", y: 200 }, { type: "agent", ref: "a" });
+    const all = readItems(items);
+    const doc = new DOMParser().parseFromString(boardSvg(all, all, () => "a turn", DARK).svg, "image/svg+xml");
+    const fills = [...doc.getElementsByTagName("*")].map((element) => element.getAttribute("fill"));
+    expect(doc.querySelector("rect")?.getAttribute("fill")).toBe(DARK.board);
+    expect([...doc.getElementsByTagName("text")].find((text) => text.textContent === "inked")?.getAttribute("fill")).toBe(DARK.ink);
+    expect([...doc.getElementsByTagName("text")].find((text) => text.textContent === "on paper")?.getAttribute("fill")).toBe("#1e1e1e");
+    expect(fills).toContain(DARK.surface);
+    expect(fills).not.toContain("#ffffff");
   });
 });

@@ -2,7 +2,7 @@ import { useMemo } from "react";
 import type * as Y from "yjs";
 import { bounds } from "../board/arrange";
 import { arrowEnds } from "../board/arrows";
-import { boardSvg } from "../board/exportBoard";
+import { boardSvg, pagePaper } from "../board/exportBoard";
 import { ITEMS, readItems, type HoldsType, type Item } from "../board/model";
 
 export interface Held {
@@ -53,7 +53,7 @@ export function ReplayBoard({
     const { svg } = boardSvg(items, items, (id) => {
       const holds = held(id);
       return holds ? frames.shown(holds) : "";
-    });
+    }, pagePaper());
     return { svg, viewBox: /viewBox="([^"]+)"/.exec(svg)?.[1] ?? "0 0 1 1", boxOf: (id: string) => byId.get(id) };
   }, [items, frames]);
   if (items.length === 0) return <p className="replay-muted" data-testid="replay-board-empty">The board was empty then.</p>;
