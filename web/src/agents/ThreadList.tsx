@@ -111,7 +111,7 @@ export function ThreadList<T>({
     keysRef.current = keys;
     let target = element.scrollHeight - element.clientHeight;
     if (moved && following && !atBottom(element.scrollTop, element.scrollHeight, element.clientHeight)) {
-      setFollowing(false);
+      // Its scroll event, on its way, stops the following.
       target = element.scrollTop;
     } else if (!following) {
       const held = anchor.current;
