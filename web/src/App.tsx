@@ -15,7 +15,7 @@ import { RoomList } from "./roomlist/RoomList";
 import { FilesPanel } from "./files/FilesPanel";
 import { TerminalsPanel } from "./terminals/TerminalsPanel";
 import { HostTimeline } from "./replay/HostTimeline";
-import "./agents/register";
+import { FRAME_KINDS } from "./frameKinds";
 
 const STATE_LABEL: Record<ConnectionState, string> = {
   connecting: "Connecting…",
@@ -58,7 +58,7 @@ function HostRoom({ store }: { store: RoomStore<ConnectionState> }) {
     >
       {welcome && (
         <main className="workspace">
-          <Board name={profile.name} color={profile.color} />
+          <Board name={profile.name} color={profile.color} frames={FRAME_KINDS} />
           <SidePanel label="Room" count={people}>
             <RoomLink />
             <HostName profile={profile} onChange={setProfile} />

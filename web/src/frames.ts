@@ -1,4 +1,4 @@
-import type { ComponentType } from "react";
+import { type ComponentType, createContext, useContext } from "react";
 import type { HoldsType } from "./board/model";
 import { sessionName, terminalName } from "./room/roomState";
 import { useRoom } from "./roomClient";
@@ -17,16 +17,6 @@ export interface FrameContentProps {
   opened?: boolean;
 }
 
-/**
- * Components that render a board frame's content, by what the frame holds. Features register
- * theirs (agents, terminals, files); the board draws a labelled placeholder for the rest.
- */
-export const frameContent: Partial<Record<FrameKind, ComponentType<FrameContentProps>>> = {};
-
-export function registerFrameContent(kind: FrameKind, component: ComponentType<FrameContentProps>): void {
-  frameContent[kind] = component;
-}
-
 export interface FramePickerProps {
   /** Called with what the new frame holds, once the person chose something that may be shown. */
   onPick: (ref: string, title: string) => void;
@@ -34,13 +24,24 @@ export interface FramePickerProps {
 }
 
 /**
- * Dialogs that choose what a new frame holds, for kinds whose `ref` a person picks (a shared
- * file); kinds without one get a new id of their own.
+ * One kind of frame the board can show: the component that renders what it holds, and for
+ * kinds whose `ref` a person picks (an agent to start, a shared file) the dialog that picks it;
+ * kinds without one (a terminal) get a new id of their own.
  */
-export const framePickers: Partial<Record<FrameKind, ComponentType<FramePickerProps>>> = {};
+export interface FrameKindSpec {
+  kind: FrameKind;
+  content: ComponentType<FrameContentProps>;
+  picker?: ComponentType<FramePickerProps>;
+}
 
-export function registerFramePicker(kind: FrameKind, component: ComponentType<FramePickerProps>): void {
-  framePickers[kind] = component;
+/**
+ * The frame kinds the board was given (the page's one list): a kind not in it is drawn as a
+ * labelled placeholder.
+ */
+export const FrameKinds = createContext<readonly FrameKindSpec[]>([]);
+
+export function useFrameKind(kind: FrameKind | undefined): FrameKindSpec | undefined {
+  return useContext(FrameKinds).find((spec) => spec.kind === kind);
 }
 
 /**

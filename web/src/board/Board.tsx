@@ -6,6 +6,7 @@
  */
 import { ReactFlowProvider } from "@xyflow/react";
 import { useEffect, useMemo, useState } from "react";
+import { FrameKinds, type FrameKindSpec } from "../frames";
 import { useRoomClient } from "../roomClient";
 import { Canvas } from "./Canvas";
 import { BoardSession, type Peer } from "./sync";
@@ -31,7 +32,8 @@ function localIdentity(): { name: string; color: string } {
   return identity;
 }
 
-export function Board({ name, color }: { name?: string; color?: string }) {
+/** `frames` are the kinds of frame this board shows (a page's one list of them). */
+export function Board({ name, color, frames }: { name?: string; color?: string; frames: readonly FrameKindSpec[] }) {
   const client = useRoomClient();
   const [refusals, setRefusals] = useState(0);
   const session = useMemo(() => {
@@ -53,9 +55,11 @@ export function Board({ name, color }: { name?: string; color?: string }) {
   const peers = usePeers(session);
   return (
     <ReactFlowProvider>
-      <ViewContext.Provider value={view}>
-        <Canvas session={session} peers={peers} />
-      </ViewContext.Provider>
+      <FrameKinds.Provider value={frames}>
+        <ViewContext.Provider value={view}>
+          <Canvas session={session} peers={peers} />
+        </ViewContext.Provider>
+      </FrameKinds.Provider>
     </ReactFlowProvider>
   );
 }

@@ -69,6 +69,7 @@ export function Canvas({ session, peers }: { session: BoardSession; peers: Map<s
   const overlay = useOverlay(items, byId);
   const { nodes, edges, boxOf, live } = useFlowItems({ session, items, byId, peers, overrides: overlay.overrides, measured: overlay.measured, readOnly, sketching });
   const opening = useOpeningView(boardId, nodes, whole, phone, wrapper);
+  const { fit } = opening;
   const { showFrame, reveal } = useShowFrame(session, wrapper, readOnly, (ids) => view.select(ids));
   const link = useBoardLink(session, flow, items, wrapper, showFrame);
 
@@ -79,7 +80,7 @@ export function Canvas({ session, peers }: { session: BoardSession; peers: Map<s
       view,
       camera: {
         viewport: () => ({ ...flow.getViewport(), width: wrapper.current?.clientWidth ?? 0, height: wrapper.current?.clientHeight ?? 0 }),
-        fit: () => opening.fit(),
+        fit: () => fit(),
         actualSize: () => void flow.zoomTo(1, { duration: 120 }),
       },
       items: () => items,
@@ -89,7 +90,7 @@ export function Canvas({ session, peers }: { session: BoardSession; peers: Map<s
       mayRemove: (ids) => link.mayRemove(ids),
       readOnly,
     }),
-    [session, view, flow, opening, items, byId, boxOf, writePositions, link, readOnly],
+    [session, view, flow, fit, items, byId, boxOf, writePositions, link, readOnly],
   );
   const dispatcher = useMemo(() => new Dispatcher(() => editor), [editor]);
   const drag = useDragHandlers(editor, overlay);
@@ -190,7 +191,7 @@ export function Canvas({ session, peers }: { session: BoardSession; peers: Map<s
       {labelling?.kind === "arrow" && <ArrowLabelEditor arrow={labelling} session={session} onDone={() => view.edit(null)} />}
       <Notice />
       <BoardToolbar editor={editor} dispatcher={dispatcher} showFrame={showFrame} notify={notify} />
-      <ZoomBar onFit={() => opening.fit()} />
+      <ZoomBar onFit={() => fit()} />
       <Sheets items={items} phone={phone} showFrame={showFrame} />
     </div>
   );

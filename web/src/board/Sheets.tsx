@@ -3,7 +3,7 @@
  * phone an agent's thread or a terminal at the screen's width (with the button that opens it).
  */
 import { useCallback } from "react";
-import { framePickers } from "../frames";
+import { useFrameKind } from "../frames";
 import type { BoardActions } from "./actions";
 import { HelpSheet } from "./HelpSheet";
 import type { Item } from "./model";
@@ -19,7 +19,7 @@ export function Sheets({ items, phone, showFrame }: { items: Item[]; phone: bool
   const closeSheet = useCallback(() => view.update({ reading: null }), [view]);
   const closeHelp = useCallback(() => view.update({ help: false }), [view]);
   const closePicker = useCallback(() => view.update({ picking: null }), [view]);
-  const Picker = picking ? framePickers[picking] : undefined;
+  const Picker = useFrameKind(picking ?? undefined)?.picker;
   const selectedSheet =
     selected.size === 1
       ? items.find((item) => selected.has(item.id) && (item.holds?.type === "agent" || item.holds?.type === "terminal"))

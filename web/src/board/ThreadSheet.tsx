@@ -1,6 +1,6 @@
 import { Suspense } from "react";
 import { Dialog } from "../Dialog";
-import { frameContent } from "../frames";
+import { useFrameKind } from "../frames";
 import type { Item } from "./model";
 
 /**
@@ -9,7 +9,7 @@ import type { Item } from "./model";
  */
 export function ThreadSheet({ item, onClose }: { item: Item; onClose: () => void }) {
   const holds = item.holds!;
-  const Content = frameContent[holds.type];
+  const Content = useFrameKind(holds.type)?.content;
   const height = Math.round(window.innerHeight * 0.75);
   return (
     <Dialog title={item.title || (holds.type === "terminal" ? "Terminal" : "Agent")} onClose={onClose} className="thread-sheet" testId="thread-sheet">

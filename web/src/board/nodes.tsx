@@ -13,7 +13,7 @@ import {
 } from "@xyflow/react";
 import { getStroke } from "perfect-freehand";
 import { type CSSProperties, memo, Suspense } from "react";
-import { frameContent, useFrameName } from "../frames";
+import { useFrameKind, useFrameName } from "../frames";
 import { ArrowShape } from "./ArrowShape";
 import { arrowEnds, dashArray, type Point } from "./arrows";
 import { paint, shapeFill } from "./colours";
@@ -251,7 +251,7 @@ function ArrowNode({ data, selected, positionAbsoluteX, positionAbsoluteY }: Nod
 function FrameNode({ data, selected, width, height }: NodeProps<BoardNode>) {
   const { item } = data;
   const holds = item.holds;
-  const Content = holds ? frameContent[holds.type] : undefined;
+  const Content = useFrameKind(holds?.type)?.content;
   const label = holds ? FRAME_LABEL[holds.type] : "Frame";
   const name = useFrameName(holds, item.title);
   const colour = paint(item.color);

@@ -1,13 +1,8 @@
 import { useCallback, useState } from "react";
 import { boardActions } from "../board/actions";
-import { registerFrameContent, registerFramePicker } from "../frames";
 import { mayBrowse, useAccess, useRoomClient } from "../roomClient";
-import { FilePicker } from "./FilePicker";
 import { FileTree } from "./FileTree";
 import { FileView } from "./FileView";
-
-registerFrameContent("file", FileView);
-registerFramePicker("file", FilePicker);
 
 /**
  * The file tree (for those who may browse) and the files this person opened from it: theirs

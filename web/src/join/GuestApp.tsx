@@ -10,7 +10,7 @@ import { RoomList } from "../roomlist/RoomList";
 import { TerminalsPanel } from "../terminals/TerminalsPanel";
 import { SidePanel } from "../SidePanel";
 import { AskForEdit } from "../guests/AskForEdit";
-import "../agents/register";
+import { FRAME_KINDS } from "../frameKinds";
 import type { RoomAbout } from "../protocol.gen";
 import {
   fetchAbout,
@@ -192,7 +192,7 @@ function GuestRoom({
         )}
         {access && welcome && (
           <div className="workspace">
-            <Board name={profile.name} color={profile.color} />
+            <Board name={profile.name} color={profile.color} frames={FRAME_KINDS} />
             <SidePanel label="Room" count={people}>
               <PeopleList me={welcome.peerId} />
               <RoomList />

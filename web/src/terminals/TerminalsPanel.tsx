@@ -1,18 +1,11 @@
-import { lazy, useState } from "react";
+import { useState } from "react";
 import { useBoardView } from "../boardView";
-import { registerFrameContent } from "../frames";
 import type { TerminalInfo } from "../protocol.gen";
 import { selectMayType } from "../room/roomState";
 import { useAccess, useRoom, useRoomClient } from "../roomClient";
 import { RoomEntry } from "../roomlist/RoomEntry";
 import { endedWords, newTerminalId } from "./stream";
 import "./control.css";
-
-// xterm is loaded with the first terminal frame, not with the page.
-registerFrameContent(
-  "terminal",
-  lazy(() => import("./TerminalView").then((module) => ({ default: module.TerminalView }))),
-);
 
 /**
  * Every terminal of the room, and a button for a new one. A terminal is shown (and typed into)

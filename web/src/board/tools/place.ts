@@ -9,11 +9,11 @@ import { IDLE } from "../viewStore";
 import type { BoardEditor, BoardTool, Tool, ToolPointer } from "./types";
 
 /** Below this many screen pixels of movement a press is a click, not a drag. */
-export const CLICK_PX = 4;
+const CLICK_PX = 4;
 /** A drawn box smaller than this (board units) on either side is taken as a click: the usual size. */
 const MIN_DRAWN = 8;
 
-export type Box = { x: number; y: number; w: number; h: number };
+type Box = { x: number; y: number; w: number; h: number };
 
 /** Whether the pointer stayed where it went down: a click. */
 export function isClick(from: Point, to: Point): boolean {
