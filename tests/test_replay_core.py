@@ -229,7 +229,7 @@ def test_what_came_after_a_moment_is_the_rest_of_the_whole_window(tmp_path: Path
     recorder, clock = _recorded(tmp_path, RecordingLimits(segment_mb=1))
     doc: Doc = Doc()
     recorder.add(Kind.TERM_START, "t1", b"")
-    recorder.add(Kind.TERM_NAME, "t1", "Build log".encode())
+    recorder.add(Kind.TERM_NAME, "t1", b"Build log")
     recorder.add(Kind.BOARD, "host", _note(doc, "a", "first"))
     recorder.add(Kind.TERM_OUT, "t1", b"one\r\n")
     clock.now += 5
