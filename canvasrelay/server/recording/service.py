@@ -64,7 +64,8 @@ class Replays:
         them, so a timeline that follows the room costs the room next to nothing."""
         self._ready()
         back = after - BOARD_MARK_GAP_S
-        entries = self.recorder.since(back)
+        # The look back at a run of board changes goes no further than the tail in memory does.
+        entries = self.recorder.since(max(back, min(after, self.recorder.kept_from)))
         sessions = [StoredSession(row.id, row.title, row.agent, row.created, []) for row in self.sessions()]
         record = [entry for entry in self.audit.entries if entry.at > after]
         names = self.terminal_names()
