@@ -192,6 +192,14 @@ class CanvasServer:
         self.files = FileHost(self.runtime, SharedFiles(self.room), self.root)
         self.recorder = Recorder(self.canvas_dir / RECORDING_DIR, self.config.recording)
         self.recording = RoomRecording(self.runtime, self.recorder, self.board.tools.board.state, self.terminals)
+        self.replays = Replays(
+            self.canvas_dir,
+            self.recorder,
+            self.board.tools,
+            self.audit,
+            self.store.sessions,
+            lambda: dict(self.recording.names),
+        )
         self._compose()
         mount_api(
             self.app,
@@ -212,14 +220,7 @@ class CanvasServer:
                 invite_link=self.invite_link,
                 allowed_origins=lambda: self.own_origins() | set(self.config.api.cors_origins),
                 webrtc=self.webrtc_library.describe(),
-                replays=Replays(
-                    self.canvas_dir,
-                    self.recorder,
-                    self.board.tools,
-                    self.audit,
-                    self.store.sessions,
-                    lambda: dict(self.recording.names),
-                ),
+                replays=self.replays,
             ),
         )
 
@@ -424,6 +425,7 @@ class CanvasServer:
         await self.people_store.stop()
         if self.runner is not None:
             await self.runner.cleanup()
+        self.replays.close()
         self.recorder.close()
         self.store.close()
         self.lock.release()
@@ -445,4 +447,3 @@ LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
 async def _maybe(check: Awaitable[PageCheck] | None) -> PageCheck | None:
     return None if check is None else await check
-

@@ -123,6 +123,11 @@ class Recorder:
             self._tail_bytes -= len(dropped.data)
             self._tail_from = dropped.at
 
+    @property
+    def kept_from(self) -> float:
+        """The tail in memory holds every entry of this run after this moment."""
+        return self._tail_from
+
     def since(self, after: float) -> list[Entry] | None:
         """The entries after `after`, from memory; None when the tail does not reach back so far."""
         if after < self._tail_from:

@@ -1,13 +1,17 @@
 """The recording for the host's surfaces (the API, the host page through it): the timeline's marks,
-an export, and a restore of the board as it was. The recording is read in a worker thread, so the
-live room goes on while it is read."""
+an export, and a restore of the board as it was. A whole recording is read in a process of its own
+(an export of hours of room is seconds of work, which in a thread would hold the interpreter's lock
+from the live room's loop); what came after a moment is made from memory, in a thread."""
 
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
 import time
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import TypeVar
 
 from canvasrelay import __version__
 from canvasrelay.core.agent_sessions import StoredSession as SessionRow
@@ -22,6 +26,14 @@ from canvasrelay.server.board.host import BoardTools
 from canvasrelay.server.recording.export import export_replay, room_sources
 from canvasrelay.server.recording.segments import RECORDING_DIR, Recorder, read_entries
 
+
+def timeline_of(canvas_dir: Path, start: float | None, end: float | None) -> ReplayRoom:
+    """The replay of start…end without its casts: what `/api/timeline` answers from."""
+    room, _ = window(room_sources(canvas_dir), start, end)
+    return room
+
+
+T = TypeVar("T")
 NOT_RECORDED = "This room is not recorded: `[recording] enabled = false` in .canvas/config.toml."
 
 
@@ -43,6 +55,18 @@ class Replays:
         """The store's sessions, rows only: what a session new since a moment is called."""
         self.terminal_names = terminal_names
         """What the room calls each terminal now."""
+        self._pool: ProcessPoolExecutor | None = None
+
+    def _reader(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            # Spawned, not forked: the server's threads and open sockets stay in the server.
+            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+        return self._pool
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
 
     def _ready(self) -> None:
         if not self.recorder.enabled:
@@ -51,12 +75,16 @@ class Replays:
 
     async def timeline(self, start: float | None, end: float | None) -> ReplayRoom:
         self._ready()
-        room, _ = await asyncio.to_thread(lambda: window(room_sources(self.canvas_dir), start, end))
-        return room
+        return await self._read(timeline_of, start, end)
 
     async def export(self, start: float | None, end: float | None) -> bytes:
         self._ready()
-        return await asyncio.to_thread(export_replay, self.canvas_dir, start, end)
+        return await self._read(export_replay, start, end)
+
+    async def _read(
+        self, reading: Callable[[Path, float | None, float | None], T], start: float | None, end: float | None
+    ) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._reader(), reading, self.canvas_dir, start, end)
 
     async def following(self, after: float) -> bytes:
         """The replay file of what the room did after `after`, for the host's open timeline to take
@@ -64,7 +92,8 @@ class Replays:
         them, so a timeline that follows the room costs the room next to nothing."""
         self._ready()
         back = after - BOARD_MARK_GAP_S
-        entries = self.recorder.since(back)
+        # The look back at a run of board changes goes no further than the tail in memory does.
+        entries = self.recorder.since(max(back, min(after, self.recorder.kept_from)))
         sessions = [StoredSession(row.id, row.title, row.agent, row.created, []) for row in self.sessions()]
         record = [entry for entry in self.audit.entries if entry.at > after]
         names = self.terminal_names()

@@ -123,7 +123,14 @@ export function ReplayView({
   };
 
   const onKey = (event: React.KeyboardEvent) => {
-    if (event.target instanceof HTMLInputElement && event.target.type === "range" && event.key.startsWith("Arrow")) return;
+    const onScrubber = event.target === scrubber.current;
+    if (onScrubber && (event.key === "Home" || event.key === "End")) {
+      // The scrubber's own keys stop at its last step, which can fall short of the end: these reach it.
+      event.preventDefault();
+      setAt(event.key === "Home" ? timeline.start : timeline.end);
+      return;
+    }
+    if (onScrubber && (event.key.startsWith("Arrow") || event.key.startsWith("Page"))) return;
     if (event.key === "Escape") {
       event.preventDefault();
       if (onNow) onNow();
