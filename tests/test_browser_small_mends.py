@@ -163,12 +163,16 @@ ON_BOARD = """words => {
 """Whether the note showing `words` lies wholly on the page's board ('selected' when it is selected too)."""
 
 
-@pytest.mark.parametrize(("width", "scheme"), [(1024, "dark"), (1440, "light")])
-def test_a_note_the_agent_adds_reads_as_words_in_its_thread_and_lands_in_view(
-    browser: Any, server: ServerProcess, width: int, scheme: str
+@pytest.mark.parametrize(("width", "height", "scheme"), [(1024, 768, "dark"), (1440, 900, "light")])
+def test_a_new_agent_frame_reads_a_turn_and_its_note_reads_as_words_and_lands_in_view(
+    browser: Any, server: ServerProcess, width: int, height: int, scheme: str
 ) -> None:
-    host = open_host(browser, server, width=width, height=768, scheme=scheme)
+    host = open_host(browser, server, width=width, height=height, scheme=scheme)
     view = add_agent(host)
+    # About 640 px tall, as much of it as the screen shows clear: a turn reads without scrolling.
+    frame, board = box(host.locator(".react-flow__node-frame").first), box(host.get_by_test_id("board"))
+    assert frame["height"] == 640 if height == 900 else 540 <= frame["height"] <= 640, frame
+    assert board["y"] <= frame["y"] and frame["y"] + frame["height"] <= board["y"] + board["height"], (frame, board)
     prompt(view, "/note ship it on Friday")
     row = view.get_by_test_id("agent-tool").filter(has_text="Add a note").filter(has_text="done")
     row.wait_for(timeout=WAIT_MS)
