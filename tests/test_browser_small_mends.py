@@ -151,14 +151,51 @@ def test_an_arrows_line_stops_at_its_label(browser: Any, server: ServerProcess, 
     host.context.close()
 
 
-def test_a_note_the_agent_adds_reads_as_words_in_its_thread(browser: Any, server: ServerProcess) -> None:
-    host = open_host(browser, server, width=1024, scheme="dark")
+ON_BOARD = """words => {
+  const node = [...document.querySelectorAll('.react-flow__node')]
+    .find(n => n.querySelector('[data-testid=board-note]')?.innerText.includes(words));
+  const board = document.querySelector('[data-testid=board]').getBoundingClientRect();
+  const item = node?.getBoundingClientRect();
+  const inside = !!item && item.left >= board.left && item.right <= board.right
+    && item.top >= board.top && item.bottom <= board.bottom;
+  return inside && (!node.classList.contains('selected') || 'selected');
+}"""
+"""Whether the note showing `words` lies wholly on the page's board ('selected' when it is selected too)."""
+
+
+@pytest.mark.parametrize(("width", "height", "scheme"), [(1024, 768, "dark"), (1440, 900, "light")])
+def test_a_new_agent_frame_reads_a_turn_and_its_note_reads_as_words_and_lands_in_view(
+    browser: Any, server: ServerProcess, width: int, height: int, scheme: str
+) -> None:
+    host = open_host(browser, server, width=width, height=height, scheme=scheme)
     view = add_agent(host)
+    # About 640 px tall, as much of it as the screen shows clear: a turn reads without scrolling.
+    frame, board = box(host.locator(".react-flow__node-frame").first), box(host.get_by_test_id("board"))
+    assert frame["height"] == 640 if height == 900 else 540 <= frame["height"] <= 640, frame
+    assert board["y"] <= frame["y"] and frame["y"] + frame["height"] <= board["y"] + board["height"], (frame, board)
     prompt(view, "/note ship it on Friday")
     row = view.get_by_test_id("agent-tool").filter(has_text="Add a note").filter(has_text="done")
     row.wait_for(timeout=WAIT_MS)
     assert "A note on the board: ship it on Friday" in row.inner_text()
     assert_plain(host)
+    # Beside its agent's frame, the note is brought into view for the person at that frame, who
+    # keeps typing where they were.
+    host.wait_for_function(ON_BOARD, arg="ship it", timeout=WAIT_MS)
+    note = host.locator(".react-flow__node").filter(has=host.get_by_test_id("board-note").filter(has_text="ship it"))
+    assert host.evaluate("() => document.activeElement?.dataset.testid") == "agent-input"
+    shot(host, f"agent-note-{width}-{scheme}")
+
+    # Panned so the note is past the board's right edge while the agent's frame stays in sight.
+    board = box(host.get_by_test_id("board"))
+    shift = board["x"] + board["width"] - box(note)["x"] + 20
+    start = (board["x"] + 20, board["y"] + board["height"] / 2)
+    host.mouse.move(*start)
+    host.mouse.down(button="middle")
+    host.mouse.move(start[0] + shift, start[1], steps=8)
+    host.mouse.up(button="middle")
+    assert not host.evaluate(ON_BOARD, "ship it"), "the drag left the note in view"
+    row.get_by_test_id("tool-board-show").click()
+    host.wait_for_function(f"() => ({ON_BOARD})('ship it') === 'selected'", timeout=WAIT_MS)
     host.context.close()
 
 

@@ -397,8 +397,10 @@ class _Turn:
         self.said.append(text)
         await self.send(update_agent_message_text(text))
 
-    async def update_tool(self, tool_call_id: str, status: ToolCallStatus, content: Any = None) -> None:
-        await self.send(update_tool_call(tool_call_id, status=status, content=content))
+    async def update_tool(
+        self, tool_call_id: str, status: ToolCallStatus, content: Any = None, raw_output: Any = None
+    ) -> None:
+        await self.send(update_tool_call(tool_call_id, status=status, content=content, raw_output=raw_output))
 
     async def answer(self, text: str) -> None:
         await self.plan(composing="in_progress", sending="pending")
@@ -585,10 +587,12 @@ class _Turn:
         except Exception as exc:
             log.warning("add_note failed", exc_info=True)
             result_text, is_error = f"{type(exc).__name__}: {exc}", True
-        # The tool's answer is for a model (the new item's id, as JSON); the thread says it in words.
+        # The tool's answer is for a model (the new item's id, as JSON): the thread says it in words
+        # and passes the answer on as the raw output, which is how the page finds the note.
         shown = result_text if is_error else f"A note on the board: {text}"
         content = [tool_content(text_block(shown))] if shown else None
-        await self.update_tool(tool_call_id, "failed" if is_error else "completed", content)
+        raw = None if is_error else result_text
+        await self.update_tool(tool_call_id, "failed" if is_error else "completed", content, raw)
         if is_error:
             await self.say(f"The board refused the note: {result_text}")
         else:

@@ -21,4 +21,10 @@ describe("tool call words", () => {
     expect(toolTitle("Add a note")).toBe("Add a note");
     expect(toolTitle("")).toBe("A tool call");
   });
+
+  it("says an MCP tool's bare name in words, the board's as what it does there", () => {
+    expect(toolTitle("mcp__canvas-board__add_note")).toBe("Add note on the board");
+    expect(toolTitle("mcp__github__list_pull_requests")).toBe("List pull requests (github)");
+    expect(toolTitle("mcp__ nothing")).toBe("mcp__ nothing");
+  });
 });

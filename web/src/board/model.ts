@@ -65,6 +65,14 @@ export const DEFAULTS: Record<Exclude<ItemKind, "arrow" | "stroke">, { w: number
   image: { w: 320, h: 240, color: "#868e96" },
 };
 
+/**
+ * A new frame's size by what it holds: an agent's is tall enough that a whole turn (the prompt,
+ * its tool rows and the answer) reads without scrolling; a terminal's or a file's is the default.
+ */
+export function frameSize(type: HoldsType): { w: number; h: number } {
+  return type === "agent" ? { w: 640, h: 640 } : { w: DEFAULTS.frame.w, h: DEFAULTS.frame.h };
+}
+
 function optionalNumber(value: unknown): number | undefined {
   return typeof value === "number" && Number.isFinite(value) ? value : undefined;
 }

@@ -7,7 +7,7 @@ import { type Edge, useReactFlow } from "@xyflow/react";
 import { type RefObject, useCallback, useEffect } from "react";
 import { useRoomClient } from "../roomClient";
 import { type BoardActions, registerBoardActions } from "./actions";
-import { addItem, DEFAULTS, type HoldsType, type NewItem, readItems } from "./model";
+import { addItem, DEFAULTS, frameSize, type HoldsType, type NewItem, readItems } from "./model";
 import { coveredInsets, type Insets, panInto, READABLE_ZOOM, uncovered, viewFor } from "./navigation";
 import { readableSize } from "./openingView";
 import { PHONE } from "./phone";
@@ -75,12 +75,12 @@ export function useShowFrame(
 
   /**
    * Moves the view so `box` is in view clear of what floats over the board, at a zoom where its
-   * text can be read (zooming out only if it must), then gives it the focus. At the zoom it has,
+   * text can be read (zooming out only if it must); `reveal` then gives it the focus. At the zoom it has,
    * the view pans no further than it must, so what was in sight beside `box` (the agent's frame
    * above a new terminal) moves only as far, rather than on under the toolbar.
    */
-  const reveal = useCallback(
-    (id: string, box: Box) => {
+  const bringIntoView = useCallback(
+    (box: Box) => {
       const board = wrapperRef.current;
       if (board) {
         const { clear, area, insets } = clearView(board);
@@ -94,10 +94,28 @@ export function useShowFrame(
           void flow.setViewport(fitted.zoom === zoom ? panInto(flow.getViewport(), shown, area, insets) : fitted, { duration: 200 });
         }
       }
+    },
+    [flow, clearView, wrapperRef, phone],
+  );
+
+  const reveal = useCallback(
+    (id: string, box: Box) => {
+      bringIntoView(box);
       select(new Set([id]));
       focusWhenDrawn(wrapperRef, id);
     },
-    [flow, clearView, wrapperRef, select, phone],
+    [bringIntoView, wrapperRef, select],
+  );
+
+  const showItem = useCallback(
+    (id: string, { pick }: { pick: boolean }): boolean => {
+      const item = readItems(session.items).find((entry) => entry.id === id);
+      if (!item) return false;
+      if (pick) reveal(id, item);
+      else bringIntoView(item);
+      return true;
+    },
+    [session, reveal, bringIntoView],
   );
 
   /** Adds an item in free space near the middle of what the person sees clear, and reveals it. */
@@ -125,16 +143,18 @@ export function useShowFrame(
         return there.id;
       }
       if (readOnly) return null;
-      const { w, h, color } = DEFAULTS.frame;
+      const size = frameSize(type);
       const board = wrapperRef.current;
-      // On a phone a new frame is as wide as the screen shows it at a readable zoom.
-      const fits = phone && board ? readableSize({ w: board.clientWidth, h: board.clientHeight }, coveredInsets(board, { panel: false }), PHONE_READABLE_ZOOM, { w, h }) : { w, h };
-      return place({ kind: "frame", ...fits, color, holds: { type, ref }, title });
+      // A new frame is no bigger than the screen shows clear at a readable zoom (on a phone as
+      // wide as the screen, on a short laptop screen as tall), so it never opens zoomed out.
+      const area = board && { w: board.clientWidth, h: board.clientHeight };
+      const fits = board && area ? readableSize(area, coveredInsets(board, { panel: !phone }), phone ? PHONE_READABLE_ZOOM : 1, size) : size;
+      return place({ kind: "frame", ...fits, color: DEFAULTS.frame.color, holds: { type, ref }, title });
     },
     [session, reveal, place, readOnly, phone, wrapperRef],
   );
 
-  useEffect(() => registerBoardActions(roomClient, { showFrame } satisfies BoardActions), [roomClient, showFrame]);
+  useEffect(() => registerBoardActions(roomClient, { showFrame, showItem } satisfies BoardActions), [roomClient, showFrame, showItem]);
 
   return { showFrame, reveal };
 }

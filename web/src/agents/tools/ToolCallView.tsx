@@ -1,7 +1,9 @@
-import { memo } from "react";
+import { memo, useRef } from "react";
 import type { ToolItem, ToolLocation } from "../../protocol.gen";
 import { useRoom } from "../../roomClient";
 import { toolKindWord, toolStatusWord, toolTitle } from "../toolWords";
+import { boardEdit } from "./boardEdit";
+import { BoardEditView } from "./BoardEditView";
 import { DiffView } from "./DiffView";
 import { OutputView } from "./OutputView";
 import { toolOutput } from "./toolOutput";
@@ -21,12 +23,15 @@ function locationWords(location: ToolLocation, show: (path: string) => string): 
   return location.line ? `${show(location.path)}, line ${location.line}` : show(location.path);
 }
 
-/** One tool call: what it is and how it went, then what it did — output, diffs, files read. */
+/** One tool call: what it is and how it went, then what it did — output, diffs, files read, a board edit. */
 export const ToolCallView = memo(function ToolCallView({ item }: { item: ToolItem }) {
   const cwd = useRoom((s) => s.welcome?.cwd ?? null);
   const project = useRoom((s) => s.welcome?.project ?? "");
   const show = (path: string) => shownPath(path, cwd, project);
   const output = toolOutput(item);
+  const edit = boardEdit(item);
+  // A call first drawn unfinished is one the person saw happen, not one read back from history.
+  const arrived = useRef(item.status !== "completed").current;
   const diffs = item.content.filter((block) => block.type === "diff");
   const terminals = item.content.filter((block) => block.type === "terminal");
   const kind = toolKindWord(item.kind, item.title);
@@ -56,9 +61,10 @@ export const ToolCallView = memo(function ToolCallView({ item }: { item: ToolIte
           {output.text ? "Ran in a terminal:" : "Ran in a terminal; the agent sent none of its output."}
         </div>
       ))}
-      {(output.text || output.exitCode !== null) && (
+      {!edit?.inText && (output.text || output.exitCode !== null) && (
         <OutputView text={output.text} exitCode={output.exitCode} failed={item.status === "failed"} />
       )}
+      {edit && <BoardEditView edit={edit} arrived={arrived} />}
     </div>
   );
 });

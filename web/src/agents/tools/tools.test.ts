@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ansiRuns, stripAnsi } from "./ansi";
+import { boardEdit, boardEditWords } from "./boardEdit";
 import { outputLines, toolOutput } from "./toolOutput";
 
 describe("ansiRuns", () => {
@@ -38,5 +39,27 @@ describe("toolOutput", () => {
   it("splits lines without an empty last one", () => {
     expect(outputLines("a\nb\n")).toEqual(["a", "b"]);
     expect(outputLines("")).toEqual([]);
+  });
+});
+
+describe("a board tool's answer", () => {
+  const text = (value: string) => [{ type: "content" as const, content: { type: "text" as const, text: value } }];
+
+  it("is read from a real agent's output text, which then reads as words", () => {
+    const edit = boardEdit({ status: "completed", content: text('{"id": "3fa2c1d0e9b8", "removed": []}'), rawOutput: null });
+    expect(edit).toEqual({ id: "3fa2c1d0e9b8", removed: [], inText: true });
+    expect(boardEditWords(edit!)).toBe("Done on the board.");
+  });
+
+  it("is read from the raw output beside words the agent gave", () => {
+    const edit = boardEdit({ status: "completed", content: text("A note on the board: hi"), rawOutput: '{"id": "a1", "removed": ["a1", "b2"]}' });
+    expect(edit).toEqual({ id: "a1", removed: ["a1", "b2"], inText: false });
+    expect(boardEditWords(edit!)).toBe("Took it off the board, with 1 arrow attached to it.");
+  });
+
+  it("is none for other JSON, for a call still running and for plain output", () => {
+    expect(boardEdit({ status: "completed", content: text('{"id": "a1", "removed": [], "x": 1}'), rawOutput: null })).toBeNull();
+    expect(boardEdit({ status: "in_progress", content: text('{"id": "a1", "removed": []}'), rawOutput: null })).toBeNull();
+    expect(boardEdit({ status: "completed", content: text("{ not json"), rawOutput: { exit_code: 0 } })).toBeNull();
   });
 });
