@@ -271,5 +271,5 @@ def test_the_catalog_says_how_to_install_each_known_agent(monkeypatch: pytest.Mo
         info = choices[0].info()
         assert not info.available
         assert info.reason is not None and "npm i -g " in info.reason and "reads" in info.reason
-    assert "npm i -g @zed-industries/claude-agent-acp" in KNOWN[0][0].missing()
+    assert "npm i -g @agentclientprotocol/claude-agent-acp" in KNOWN[0][0].missing()
     assert "GEMINI_API_KEY" in next(c[0] for c in KNOWN if c[0].id == "gemini").missing()

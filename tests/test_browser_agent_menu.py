@@ -33,7 +33,7 @@ def test_the_agent_button_offers_every_agent_in_words_and_starts_the_one_picked(
     # The real agents are not on this machine's PATH: each says so, and how to install it.
     claude = menu.get_by_test_id("agent-offer-claude")
     assert "Not installed." in claude.inner_text()
-    assert "npm i -g @zed-industries/claude-agent-acp" in claude.inner_text()
+    assert "npm i -g @agentclientprotocol/claude-agent-acp" in claude.inner_text()
     assert menu.get_by_test_id("agent-start-claude").is_disabled()
     # The side panel lists the same menu.
     assert "Not installed." in host.get_by_test_id("side-panel").get_by_test_id("agent-offer-claude").inner_text()

@@ -79,6 +79,9 @@ def _claude(fake_url: str, home: Path, root: Path) -> dict[str, str]:
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
         "DISABLE_AUTOUPDATER": "1",
         "DISABLE_TELEMETRY": "1",
+        # Claude Code hides MCP tools (the board's) behind its ToolSearch, which the stand-in
+        # models do not speak: it lists them to the model up front.
+        "ENABLE_TOOL_SEARCH": "false",
     }
 
 

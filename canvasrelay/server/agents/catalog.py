@@ -79,6 +79,8 @@ class AgentSpec:
     """What it rewrites as it runs, copied from the host's home into its own once."""
     has_provider: Callable[[Mapping[str, str]], bool] | None = None
     """Whether its own configuration names a model provider (then it needs none of `key_vars`)."""
+    asking_mode: str | None = None
+    """The mode its new sessions are put in, where it asks before a command or an edit."""
 
     def resolve(self) -> str | None:
         return shutil.which(self.command)
@@ -135,7 +137,7 @@ class AgentSpec:
 DEMO = AgentSpec("demo", "Demo agent", sys.executable, ("-m", "canvasrelay.agents.demo"))
 
 _CLAUDE: dict[str, Any] = {
-    "install": "npm i -g @zed-industries/claude-agent-acp",
+    "install": "npm i -g @agentclientprotocol/claude-agent-acp",
     "keys": "ANTHROPIC_API_KEY",
     "key_vars": ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"),
     "logins": (".claude/.credentials.json",),
@@ -143,6 +145,7 @@ _CLAUDE: dict[str, Any] = {
     "refusal_as_error": True,
     "reads": (".claude/.credentials.json", ".claude/settings.json", ".claude/CLAUDE.md"),
     "seeds": (".claude.json",),
+    "asking_mode": "default",
 }
 KNOWN: tuple[tuple[AgentSpec, ...], ...] = (
     (
@@ -212,6 +215,7 @@ def _user_agent(name: str, entry: AgentEntry, command: str) -> AgentSpec:
         tuple(entry.args),
         dict(entry.env),
         refusal_as_error=known.refusal_as_error if known else False,
+        asking_mode=known.asking_mode if known else None,
         offers_files=known.offers_files if known else True,
         reads=known.reads if known else (),
         seeds=known.seeds if known else (),

@@ -345,6 +345,7 @@ class AgentHost:
             files=self.files,
             refusal_as_error=spec.refusal_as_error,
             offers_files=spec.offers_files,
+            asking_mode=spec.asking_mode,
         )
 
     async def _open(self, session_id: str, proc: AgentProcess) -> str:

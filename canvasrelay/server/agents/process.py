@@ -134,6 +134,7 @@ class AgentProcess:
         on_stderr: Callable[[str], None] | None = None,
         refusal_as_error: bool = False,
         offers_files: bool = True,
+        asking_mode: str | None = None,
     ) -> None:
         self.command = command
         self.args = list(args)
@@ -147,6 +148,9 @@ class AgentProcess:
         """Refuse with a reason as an error answer: the one way some agents (Claude's) tell
         their model why; others drop `_meta.reason`, and some end the turn on an error."""
         self._offers_files = offers_files
+        self._asking_mode = asking_mode
+        """The mode a new session is put in when it starts in another: Claude's adapter starts in
+        "auto", where a classifier rather than the host allows its commands and edits."""
         self._env = {**os.environ, **(env or {})}
         self._init_timeout = init_timeout
         self._proc: asyncio.subprocess.Process | None = None
@@ -278,7 +282,16 @@ class AgentProcess:
             self._connection().new_session(cwd=self._cwd(cwd), mcp_servers=list(mcp_servers)),
             SESSION_TIMEOUT,
         )
-        return response.session_id
+        session_id = response.session_id
+        if self._asking_mode is not None and self._can_switch_to(session_id, "mode", self._asking_mode):
+            await self.set_config(session_id, "mode", self._asking_mode)
+        return session_id
+
+    def _can_switch_to(self, session_id: str, config_id: str, value: str) -> bool:
+        option = next((o for o in self.config_options(session_id) if o.id == config_id), None)
+        if option is None or option.current_value == value:
+            return False
+        return any(getattr(choice, "value", None) == value for choice in option.options)
 
     async def load_session(
         self, session_id: str, cwd: str | Path | None = None, mcp_servers: Sequence[McpServer] = ()
