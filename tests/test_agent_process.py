@@ -206,30 +206,23 @@ async def test_a_new_session_starts_in_the_mode_that_asks(root: Path) -> None:
     """An agent whose sessions start in a mode where nothing asks the host (Claude's adapter
     starts in "auto") is put in its asking mode; a mode it does not offer is left alone."""
     recorder = Recorder()
-    asking = AgentProcess(
-        *DEMO[:1],
-        DEMO[1:],
-        root=root,
-        env=ENV,
-        on_update=recorder.on_update,
-        on_permission=recorder.on_permission,
-        asking_mode="verbose",
-    )
-    async with asking as agent:
-        session = await agent.new_session()
-        assert agent.config_options(session)[0].current_value == "verbose"
-    unknown = AgentProcess(
-        *DEMO[:1],
-        DEMO[1:],
-        root=root,
-        env=ENV,
-        on_update=recorder.on_update,
-        on_permission=recorder.on_permission,
-        asking_mode="careful",
-    )
-    async with unknown as agent:
-        session = await agent.new_session()
-        assert agent.config_options(session)[0].current_value == "concise"
+
+    async def first_mode(asking_mode: str) -> object:
+        process = AgentProcess(
+            *DEMO[:1],
+            DEMO[1:],
+            root=root,
+            env=ENV,
+            on_update=recorder.on_update,
+            on_permission=recorder.on_permission,
+            asking_mode=asking_mode,
+        )
+        async with process as agent:
+            session = await agent.new_session()
+            return agent.config_options(session)[0].current_value
+
+    assert await first_mode("verbose") == "verbose"
+    assert await first_mode("careful") == "concise"
 
 
 async def test_load_session_keeps_state_and_drops_replayed_history(root: Path) -> None:
