@@ -105,6 +105,11 @@ def open_timeline(page: Any) -> Any:
     return scrubber
 
 
+COVERED = """() => [[0.98, 0.02], [0.5, 0.98], [0.02, 0.5]].every(([x, y]) =>
+  document.elementFromPoint(innerWidth * x, innerHeight * y)?.closest('.replay-overlay'))"""
+"""Whether the timeline lies over the whole window, the room panel's button included."""
+
+
 def scrub_to(page: Any, scrubber: Any, target: float) -> None:
     """Home, then Page Up while it stays before `target`, then the arrows (a tenth of a second each)
     to the first step at or past it."""
@@ -202,6 +207,7 @@ def test_the_host_scrubs_the_room_by_keyboard_while_it_goes_on(browser: Any, ser
 
     scrubber = open_timeline(host)
     replay = host.get_by_test_id("replay")
+    assert host.evaluate(COVERED)
     for index, moment in enumerate(moments):
         scrub_to(host, scrubber, moment.at)
         later = [w for m in moments[index + 1 :] for w in m.said if w not in moment.said]
@@ -249,6 +255,7 @@ def test_the_host_scrubs_the_room_by_keyboard_while_it_goes_on(browser: Any, ser
     phone = open_host(browser, server, width=390, height=844, scheme="dark")
     scrubber = open_timeline(phone)
     assert phone.evaluate("document.documentElement.scrollWidth") <= 390
+    assert phone.evaluate(COVERED)
     for index, moment in enumerate(moments):
         scrub_to(phone, scrubber, moment.at)
         later = [w for m in moments[index + 1 :] for w in m.said if w not in moment.said]

@@ -256,3 +256,24 @@ def test_what_came_after_a_moment_is_the_rest_of_the_whole_window(tmp_path: Path
     assert board_marks == [("agent:s1", "Tests")], "the host's run goes on from before; the agent's is its session's"
     assert [m.kind for m in rest.marks].count("prompt") == 1 and rest.start == cut and rest.end == whole.end
     assert [e.data for e in whole_casts["t1"].events] == [RESET, "one\r\n", "two\r\n"]
+
+
+def test_what_came_after_a_new_segment_holds_no_screen_twice(tmp_path: Path) -> None:
+    """A segment begins with each terminal's recent output, which the timeline already showed: what
+    came after a moment before it has only the output that came after, once."""
+    recorder, clock = _recorded(tmp_path, RecordingLimits(segment_mb=1))
+    recorder.baselines = lambda: [Entry(Kind.TERM_BASE, clock(), "t1", b"one")]
+    recorder.add(Kind.TERM_START, "t1", b"")
+    recorder.add(Kind.TERM_OUT, "t1", b"one")
+    cut = clock.now + 0.5
+    clock.now += 1
+    # Another terminal's output fills the segment: the next begins with t1's screen.
+    recorder.add(Kind.TERM_OUT, "t2", b"x" * (1024 * 1024 + 1))
+    clock.now += 1
+    recorder.add(Kind.TERM_OUT, "t1", b" after")
+    recorder.close()
+    entries = read_entries(tmp_path / "recording")
+    assert len(segment_files(tmp_path / "recording")) == 2
+    assert any(e.kind is Kind.TERM_BASE and e.at > cut for e in entries)
+    _, casts = following(RoomSources("demo", entries), cut)
+    assert [e.data for e in casts["t1"].events] == [" after"]

@@ -1,4 +1,5 @@
 import { lazy, Suspense, useCallback, useEffect, useRef, useState } from "react";
+import { createPortal } from "react-dom";
 import { fragmentParams } from "../connection";
 import type { RestoreOut } from "../api.gen";
 import { loadReplay } from "./loadReplay";
@@ -53,20 +54,23 @@ export function HostTimeline() {
       <button type="button" ref={opener} onClick={show} data-testid="open-timeline">
         Timeline
       </button>
-      {open && (
-        <div className="replay-overlay" role="dialog" aria-modal="true" aria-label="The room's timeline">
-          {replay === null && <p className="loading">Reading the recording…</p>}
-          {typeof replay === "string" && (
-            <p className="notice">
-              {replay} <button type="button" onClick={close}>Close</button>
-            </p>
-          )}
-          {replay && typeof replay !== "string" && (
-            <Suspense fallback={<p className="loading">Opening the timeline…</p>}>
-              <ReplayView replay={replay} onNow={close} restore={restore} follow={follow} />
-            </Suspense>
-          )}
-        </div>
+      {/* Over the whole page, not inside the room's panel (a drawer or a phone's sheet) that opened it. */}
+      {open &&
+        createPortal(
+          <div className="replay-overlay" role="dialog" aria-modal="true" aria-label="The room's timeline">
+            {replay === null && <p className="loading">Reading the recording…</p>}
+            {typeof replay === "string" && (
+              <p className="notice">
+                {replay} <button type="button" onClick={close}>Close</button>
+              </p>
+            )}
+            {replay && typeof replay !== "string" && (
+              <Suspense fallback={<p className="loading">Opening the timeline…</p>}>
+                <ReplayView replay={replay} onNow={close} restore={restore} follow={follow} />
+              </Suspense>
+            )}
+          </div>,
+        document.body,
       )}
     </>
   );
