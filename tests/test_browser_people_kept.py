@@ -31,6 +31,33 @@ def invite_row(host: Any, name: str) -> Any:
     return host.locator(f'[data-testid="invite"][data-name="{name}"]')
 
 
+@pytest.mark.parametrize(("width", "scheme"), [(390, "dark"), (1024, "light")])
+def test_the_join_page_says_the_access_its_person_keeps_and_that_a_removed_one_is_out(
+    browser: Any, server: ServerProcess, width: int, scheme: str
+) -> None:
+    host = open_host(browser, server, width=1440)
+    ada = join_with(browser, invite_in_panel(host, "Ada", "edit"), width, scheme)
+    ada.locator('[data-testid="access-banner"][data-access="edit"]').wait_for(timeout=WAIT_MS)
+
+    # The invitation stands: through the open link (whose default is view) the same key keeps edit,
+    # and the page says so before she joins.
+    again = ada.context.new_page()
+    again.goto(server.room_link)
+    again.get_by_test_id("join-about").filter(has_text="You will join with edit access").wait_for(timeout=WAIT_MS)
+    shot(again, f"join-page-own-access-{width}-{scheme}")
+    again.close()
+
+    host.locator('[data-testid="guest"][data-name="Ada"] [data-testid="kick"]').click()
+    host.locator('[data-testid="guest"][data-name="Ada"] [data-testid="kick-yes"]').click()
+    out = ada.context.new_page()
+    out.goto(server.room_link)
+    out.get_by_test_id("join-refused").filter(has_text="The host removed you from this room").wait_for(timeout=WAIT_MS)
+    assert out.get_by_test_id("guest-join").count() == 0, "a Join button the room would refuse"
+    shot(out, f"join-page-removed-{width}-{scheme}")
+    for page in (host, ada):
+        page.context.close()
+
+
 def test_a_revoked_guest_through_the_open_link_gets_the_access_its_join_page_said(
     browser: Any, server: ServerProcess
 ) -> None:

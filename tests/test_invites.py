@@ -145,6 +145,25 @@ async def test_removing_an_open_link_guest_blocks_its_identity_and_says_so(
     await eve.close()
 
 
+async def test_the_join_page_asks_with_its_key_and_hears_the_access_its_person_would_get(
+    served: InProcessServer, host_client: HostClient
+) -> None:
+    ada_link = await invite(served, "Ada", "edit")
+    ada = await joined(ada_link, "Ada")
+    # The open link's default is view; asked with Ada's key, the room says the edit she keeps.
+    through_open = Guest(served.room_link, name="Ada", identity=ada.identity)
+    assert (await through_open.about()).access == "edit"
+    assert (await Guest(served.room_link, name="Bo").about()).access == "view"
+    await host_client.send({"t": "guest-set-access", "guestId": ada.guest_id, "access": "trusted"})
+    await ada.expect("access", access="trusted")
+    assert (await Guest(ada_link, name="Ada", identity=ada.identity).about()).access == "trusted"
+    await host_client.send({"t": "guest-kick", "guestId": ada.guest_id})
+    await ada.expect("bye")
+    with pytest.raises(HubRefused, match="removed"):
+        await through_open.about()
+    await ada.close()
+
+
 async def test_a_view_guest_asks_for_edit_and_gets_it(served: InProcessServer, host_client: HostClient) -> None:
     vi = await joined(await invite(served, "Vi", "view"), "Vi")
     await vi.send({"t": "access-ask", "access": "edit"})

@@ -344,8 +344,8 @@ class Guest:
         return (await self._ask(session, signal_url, message, HubAnswer)).sdp
 
     async def about(self) -> RoomAbout:
-        """What the room is, before joining it: its project, host and the access a new guest gets."""
-        message = AboutAsk(from_=self._conn())
+        """What the room is, before joining it: its project, host and the access this guest would get."""
+        message = AboutAsk(from_=self._conn(), key=public_key(self.identity))
         async with asyncio.timeout(HANDSHAKE_TIMEOUT), aiohttp.ClientSession() as session:
             return await self._ask(session, self.rendezvous[self._using], message, RoomAbout)
 

@@ -18,7 +18,7 @@ from canvasrelay.core.effects import AnyEffect, Broadcast, Close, Send
 from canvasrelay.core.errors import Refused
 from canvasrelay.core.feature import Feature, Route
 from canvasrelay.core.guest_identity import Identities, Identity
-from canvasrelay.core.invites import OPEN_ID, WITHDRAWN, Invites
+from canvasrelay.core.invites import OPEN_ID, WITHDRAWN, Invite, Invites
 from canvasrelay.core.peer import Peer
 from canvasrelay.core.room import Room, error, needs_approval
 from canvasrelay.protocol import ClientFrame
@@ -572,6 +572,22 @@ class Guests:
     def about(self) -> dict[str, str | None]:
         """What the join page says before one joins: the project, whose room it is, the access one gets."""
         return {"project": self.room.info.project, "host": self.host_name or None, "access": self.default_access.value}
+
+    def about_for(self, guest_id: str | None, invite: Invite) -> dict[str, str | None] | str:
+        """What the join page says to the person `guest_id` (None when the page did not say who it
+        is) before it joins through `invite`: the access that join would give, as `admit` sets it,
+        and whom a named invite is for; or why it may not join."""
+        if guest_id is not None and (guest_id in self.banned or self.identities.is_blocked(guest_id)):
+            return KICKED
+        about = self.about()
+        if invite.access is not None:
+            about["name"] = invite.name
+        identity = self.identities.get(guest_id) if guest_id is not None else None
+        if invite.access is not None and (identity is None or invite.id not in identity.invites):
+            about["access"] = invite.access
+        elif identity is not None and identity.own_access is not None:
+            about["access"] = identity.own_access
+        return about
 
     def _sync_peer(self, guest: Guest) -> list[AnyEffect]:
         """Apply the guest's current access to its live peer and tell the guest."""

@@ -33,10 +33,13 @@ class GuestOffer(SignalMessage):
 
 
 class AboutAsk(SignalMessage):
-    """The join page asks, before joining, what room this is."""
+    """The join page asks, before joining, what room this is, and with its identity key what
+    access its person would join with."""
 
     kind: Literal["about"] = "about"
     from_: str = Field(validation_alias="from", serialization_alias="from")
+    key: str | None = Field(default=None, max_length=128)
+    """The guest's public key, as its join would carry it; without it the answer is the link's."""
 
 
 class HubAnswer(SignalMessage):

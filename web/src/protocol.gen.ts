@@ -221,6 +221,7 @@ export type HostAnswer = "once" | "reject" | "always" | "never" | "session";
 export interface AboutAsk {
   kind: "about";
   from: string;
+  key: string | null;
 }
 
 export interface AccessAsk {

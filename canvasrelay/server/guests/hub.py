@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 import aiohttp
 
 from canvasrelay.core.guest_admission import GuestAdmission, Handshake
-from canvasrelay.core.guest_identity import CHALLENGE_BYTES, proven_guest
+from canvasrelay.core.guest_identity import CHALLENGE_BYTES, guest_id_of, proven_guest
 from canvasrelay.core.guests import Guests, peer_id_of
 from canvasrelay.core.invites import Invite
 from canvasrelay.core.peer import Peer
@@ -61,6 +61,8 @@ INBOUND_QUEUE = 64
 LATENCY_EVERY = 5.0
 SIGNAL_RETRY_MAX = 10.0
 SDP_MAX = 32 * 1024
+MAX_ABOUT_KEY = 128
+"""The longest identity key an about may name (a P-256 point is 87 characters of base64url)."""
 BUFFER_LOW = 256 * 1024
 """The stream writes again once a guest's send buffer is down to this."""
 LAST_WORD_S = 0.5
@@ -272,7 +274,7 @@ class Hub:
         standing = listener.invite.stands(self.guests.invites.clock())
         if message.get("kind") == "about" or (message.get("kind") == "offer" and not standing):
             if self.admission.may_ask_about(sender, listener.invite.id):
-                self._spawn(self._tell_about(listener, message.get("from")))
+                self._spawn(self._tell_about(listener, message.get("from"), message.get("key")))
             return None
         if message.get("kind") != "offer":
             return None
@@ -296,23 +298,22 @@ class Hub:
         if self.refusals[reason] % 100 == 1:
             log.warning("turned away %d so far: %s", self.refusals[reason], reason)
 
-    async def _tell_about(self, listener: _Listener, conn: object) -> None:
-        """The join page asks, before joining, what room this is: the project, whose, what access; or
-        it hears that its invitation was withdrawn."""
+    async def _tell_about(self, listener: _Listener, conn: object, key: object) -> None:
+        """The join page asks, before joining, what room this is: the project, whose, the access its
+        person (the identity key it names, when it does) would join with; or it hears that its
+        invitation was withdrawn, or that the host removed that person."""
         if not (isinstance(conn, str) and len(conn) <= 64):
             return
+        said = self.guests.about_for(_asking_guest(key), listener.invite)
         refusal = listener.invite.refusal(self.guests.invites.clock())
-        if refusal is not None:
-            await self._send_envelope(listener, Withdrawn(to=conn, reason=refusal))
+        if refusal is not None or isinstance(said, str):
+            await self._send_envelope(listener, Withdrawn(to=conn, reason=refusal or str(said)))
             return
-        about: dict[str, Any] = {"to": conn, **self.guests.about()}
+        about: dict[str, Any] = {"to": conn, **said}
         about["iceServers"] = [
             {"urls": list(server.urls), "username": server.username, "credential": server.credential}
             for server in await self._own_turn()
         ]
-        invite = listener.invite
-        if invite.access is not None:
-            about |= {"access": invite.access, "name": invite.name}
         await self._send_envelope(listener, RoomAbout.model_validate(about))
 
     async def _own_turn(self) -> list[IceServer]:
@@ -591,3 +592,14 @@ class Hub:
 
 async def _round_trip_ms(channel: Channel | None) -> float | None:
     return await channel.round_trip_ms() if channel is not None else None
+
+
+def _asking_guest(key: object) -> str | None:
+    """The guest an about names by its public key (unproven: it only chooses what the page is told,
+    which that person's own join would show), or None when it names none or not a key."""
+    if not (isinstance(key, str) and 0 < len(key) <= MAX_ABOUT_KEY):
+        return None
+    try:
+        return guest_id_of(key)
+    except ValueError:
+        return None

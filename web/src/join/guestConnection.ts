@@ -378,8 +378,7 @@ export class GuestConnection implements Connection<GuestState> {
   /** The TURN servers the host minted for this page (none when it has no TURN server), asking it about the room again once they run out. */
   private async mintedTurn(key: SealingKey): Promise<RTCIceServer[]> {
     if (!this.about || !turnStillValid(this.about.iceServers)) {
-      const asked: GuestMessage = { kind: "about", from: connectionTag(this.link) };
-      this.about = await ask(this.link, "", key, asked, "about", HANDSHAKE_MS);
+      this.about = await ask(this.link, "", key, await aboutAsk(this.link), "about", HANDSHAKE_MS);
     }
     return this.about.iceServers.map((server) => server as unknown as RTCIceServer);
   }
@@ -427,22 +426,33 @@ export class GuestConnection implements Connection<GuestState> {
   }
 }
 
+/**
+ * The question about the room, with this browser's identity key: the host answers with the access
+ * this person would join with (kept from an earlier visit, or what a revoke left them), not only
+ * the link's. A page without a stored identity (IndexedDB refused) asks as nobody in particular.
+ */
+async function aboutAsk(link: RoomLinkParams): Promise<GuestMessage> {
+  const identity = await guestIdentity().catch(() => null);
+  return { kind: "about", from: connectionTag(link), key: identity?.publicKey ?? null };
+}
+
 /** The hub says this link's invitation was withdrawn, expired or turned off: joining again cannot help. */
 export class Withdrawn extends Error {}
 
 /**
  * Asks the hub what room this is, through the rendezvous, sealed with the room key like an offer: the project,
- * whose room it is, the access a guest gets, and whom a named invitation is for (the name the page suggests).
+ * whose room it is, the access this person would join with, and whom a named invitation is for (the name the
+ * page suggests).
  */
 export async function fetchAbout(link: RoomLinkParams): Promise<RoomAbout> {
   const key = await signalKey(link.key);
-  const from = connectionTag(link);
-  if (link.relays.length) return ask(link, "", key, { kind: "about", from }, "about", HANDSHAKE_MS);
+  const asked = await aboutAsk(link);
+  if (link.relays.length) return ask(link, "", key, asked, "about", HANDSHAKE_MS);
   let failure: unknown = new Error("the link names no rendezvous");
   // Each rendezvous of the link in turn, as the handshake tries them.
   for (const url of link.signals) {
     try {
-      return await ask(link, url, key, { kind: "about", from }, "about", HANDSHAKE_MS);
+      return await ask(link, url, key, asked, "about", HANDSHAKE_MS);
     } catch (error) {
       if (error instanceof Withdrawn) throw error;
       failure = error;

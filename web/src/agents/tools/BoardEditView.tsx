@@ -3,8 +3,8 @@ import { boardActions } from "../../board/actions";
 import { useRoomClient } from "../../roomClient";
 import { type BoardEdit, boardEditWords } from "./boardEdit";
 
-/** Frames to wait for the board to hold an item the agent just added (its update may land a little after the thread's). */
-const FRAMES_FOR_THE_ITEM = 60;
+/** How long to wait for the board to hold an item the agent just added (its update may land after the thread's, more so on a loaded machine). */
+const WAIT_FOR_THE_ITEM_MS = 5_000;
 
 /**
  * What a board tool did, in words, with a way to the item. A call seen finishing (not read from the
@@ -21,9 +21,9 @@ export function BoardEditView({ edit, arrived }: { edit: BoardEdit; arrived: boo
     const at = row.current?.closest('[data-testid="agent-view"]');
     if (!arrived || !onBoard || !at?.contains(document.activeElement)) return;
     let frame = 0;
-    let left = FRAMES_FOR_THE_ITEM;
+    const until = performance.now() + WAIT_FOR_THE_ITEM_MS;
     const bring = () => {
-      if (!boardActions(client)?.showItem(edit.id, { pick: false }) && left-- > 0) frame = requestAnimationFrame(bring);
+      if (!boardActions(client)?.showItem(edit.id, { pick: false }) && performance.now() < until) frame = requestAnimationFrame(bring);
     };
     bring();
     return () => cancelAnimationFrame(frame);
