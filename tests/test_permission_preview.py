@@ -62,3 +62,22 @@ def test_a_call_that_says_nothing_previews_as_nothing_but_its_kind() -> None:
         "rules": {},
         "named": False,
     }
+
+
+def test_a_file_replaced_whole_is_shown_against_its_text_on_disk() -> None:
+    """Claude's Write tool sends only the new text; the caller reads the file on disk, so what the
+    host approves says what is removed, and a file not on disk stays a new file."""
+    call = {
+        "toolCallId": "w1",
+        "content": [
+            {"type": "diff", "path": f"{ROOT}/notes.txt", "oldText": None, "newText": "new words\n"},
+            {"type": "diff", "path": f"{ROOT}/fresh.txt", "newText": "fresh\n"},
+            {"type": "diff", "path": f"{ROOT}/edited.txt", "oldText": "a\n", "newText": "b\n"},
+        ],
+    }
+    assert permission_preview.unread_replacements(call) == [f"{ROOT}/notes.txt", f"{ROOT}/fresh.txt"]
+    filled = permission_preview.with_old_texts(call, {f"{ROOT}/notes.txt": "plain notes\n"})
+    [replaced, fresh, _] = preview(filled, ROOT)["changes"]
+    assert replaced["diff"] == "@@ -1 +1 @@\n-plain notes\n+new words"
+    assert fresh.get("diff") is None and fresh["head"] == "fresh"
+    assert permission_preview.unread_replacements(filled) == [f"{ROOT}/fresh.txt"]

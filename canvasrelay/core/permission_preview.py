@@ -49,6 +49,40 @@ def preview(tool_call: Mapping[str, Any], root: str) -> PermissionPreview:
     )
 
 
+def unread_replacements(tool_call: Mapping[str, Any]) -> list[str]:
+    """The paths of diffs that carry no old text: a new file, or (Claude's Write tool) a file
+    replaced whole, whose text on disk the caller reads so the host sees what is lost."""
+    return [block["path"] for block in _diffs(tool_call) if block.get("oldText") is None]
+
+
+def with_old_texts(tool_call: Mapping[str, Any], on_disk: Mapping[str, str]) -> dict[str, Any]:
+    """The call with each of those diffs given the text on disk the caller found (a path it did
+    not find stays a new file); a call without content is left as it is."""
+    if not isinstance(tool_call.get("content"), list):
+        return dict(tool_call)
+    content = [
+        {**block, "oldText": on_disk[block["path"]]}
+        if _is_diff(block) and block.get("oldText") is None and block["path"] in on_disk
+        else block
+        for block in tool_call["content"]
+    ]
+    return {**tool_call, "content": content}
+
+
+def _diffs(tool_call: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    content = tool_call.get("content")
+    return [block for block in content if _is_diff(block)][:MAX_CHANGES] if isinstance(content, list) else []
+
+
+def _is_diff(block: Any) -> bool:
+    return (
+        isinstance(block, Mapping)
+        and block.get("type") == "diff"
+        and isinstance(block.get("newText"), str)
+        and isinstance(block.get("path"), str)
+    )
+
+
 def _command(tool_call: Mapping[str, Any]) -> str | None:
     """The command as it will run: an argv list is quoted back into one shell line, so the host
     reads exactly the words that become arguments."""

@@ -17,6 +17,7 @@ from typing import Any, TypeVar, get_args
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from canvasrelay.core.board import MAX_BOARD_BYTES, MAX_BOARD_ITEMS
+from canvasrelay.core.budgets import COST_MAX, Limits
 from canvasrelay.core.errors import ConfigError
 from canvasrelay.core.permission_rules import Rule
 
@@ -57,6 +58,22 @@ class AgentProcesses(Section):
     )
 
 
+class GuestBudgets(Section):
+    """`[budgets]`: what each guest may spend on the room's agents unless the host sets its own
+    (core/budgets.py); unset, no limit."""
+
+    prompts_per_hour: int | None = Field(default=None, ge=0, le=10_000, description="Prompts a guest may run an hour.")
+    turn_minutes_per_hour: float | None = Field(
+        default=None, ge=0, le=60, description="Minutes of agent turns a guest's prompts may take an hour."
+    )
+    cost: float | None = Field(
+        default=None, ge=0, le=COST_MAX, description="What a guest's turns may cost in all, as the agent reports it."
+    )
+
+    def limits(self) -> Limits:
+        return Limits(self.prompts_per_hour, self.turn_minutes_per_hour, self.cost)
+
+
 class BoardLimits(Section):
     """`[board]`: what the board may hold."""
 
@@ -87,6 +104,7 @@ class CanvasConfig(Section):
 
     agents: dict[str, AgentEntry] = Field(default_factory=dict)
     agent_processes: AgentProcesses = AgentProcesses()
+    budgets: GuestBudgets = GuestBudgets()
     board: BoardLimits = BoardLimits()
     api: ApiSettings = ApiSettings()
     recording: RecordingLimits = RecordingLimits()

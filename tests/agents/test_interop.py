@@ -235,13 +235,18 @@ async def test_a_real_agent_through_canvas(agent: str, tmp_path: Path) -> None:
                 assert any("tool-says-42" in json.dumps([t["content"], t["rawOutput"]]) for t in ran), ran
             read = tools_of(await run.turn("ACTION: read notes.txt"))
             assert any("notes.txt" in json.dumps([t["title"], t["locations"]]) for t in read), read
-            wrote = tools_of(await run.turn("ACTION: write notes.txt notes changed by the agent"))
+            writing = await run.turn("ACTION: write notes.txt notes changed by the agent")
+            wrote = tools_of(writing)
             assert (root / "notes.txt").read_text().startswith("notes changed by the agent")
             if agent in SHOWS_DIFFS:
                 diffs = [c for tool in wrote for c in tool["content"] if c.get("type") == "diff"]
                 assert diffs and diffs[0]["newText"].startswith("notes changed by the agent"), wrote
-                # Claude's Write tool sends the new text alone, as for a new file.
-                assert agent == "claude" or diffs[0]["oldText"].startswith("plain notes"), diffs
+                assert diffs[0]["oldText"].startswith("plain notes"), diffs
+            # what the host approved replacing the file: its removed line beside the new one (Claude's
+            # Write tool sends the new text alone; canvas reads what it replaces off the disk)
+            changes = [c for e in writing if e["kind"] == "permission" for c in e["preview"]["changes"]]
+            if changes:
+                assert "-plain notes" in changes[0]["diff"] and "+notes changed" in changes[0]["diff"], changes
 
             if agent in EDITS_WITH_A_TOOL:
                 # the agent's edit tool against an allow and a deny path rule: no one is asked

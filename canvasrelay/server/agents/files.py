@@ -85,6 +85,17 @@ class AgentFiles:
         self._record(session_id, "read", path, "done")
         return str(read["text"])
 
+    async def on_disk(self, path: str) -> str | None:
+        """The file's text as it is now, for the host to see what a change replaces; None for a
+        file that is missing, outside the shared set, binary or too large. Canvas's own read, so
+        it is not an agent's in the record."""
+        try:
+            rel = self._relative(path)
+        except FileRefused:
+            return None
+        read = await asyncio.to_thread(read_shared_file, await self._shared_set(), rel)
+        return str(read["text"]) if read["kind"] == "text" else None
+
     async def write(self, session_id: str, path: str, content: str, confirm: Confirm | None = None) -> None:
         """Write the file (its folders made as needed); raises `FileRefused`. A file that runs
         code later is written only once `confirm(why, text it replaces)` says yes."""

@@ -46,7 +46,8 @@ from canvasrelay.core.agent_sessions import (
 )
 from canvasrelay.core.agent_slots import AgentSlots, Full, GiveWay, Wait
 from canvasrelay.core.effects import AnyEffect, Broadcast
-from canvasrelay.core.permission_rules import Choice, PermissionAsk
+from canvasrelay.core.permission_preview import unread_replacements, with_old_texts
+from canvasrelay.core.permission_rules import Choice, PermissionAsk, ToolCallJson
 from canvasrelay.core.project_paths import ProjectPaths
 from canvasrelay.protocol.access import Access
 from canvasrelay.protocol.core import ErrorFrame
@@ -476,6 +477,10 @@ class AgentHost:
         request = {**request, "toolCall": self.paths.value(request["toolCall"])}
         decision, choice = self.rules.verdict(session_id, request)
         announced = self.rules.full_tool_call(session_id, request["toolCall"])
+        found = await self._replaced_texts(session_id, announced)
+        if found:
+            announced = with_old_texts(announced, found)
+            request = {**request, "toolCall": with_old_texts(request["toolCall"], found)}
         if decision.action != "ask":
             self.pump(self.core.decided(session_id, request, choice, announced))
             return choice
@@ -489,6 +494,21 @@ class AgentHost:
             # Cancelled (turn over, agent gone) before anyone answered: the log says so.
             if self.waiting.pop((session_id, request_id), None) is not None:
                 self.pump(self.core.abandon(session_id, request_id))
+
+    async def _replaced_texts(self, session_id: str, tool_call: ToolCallJson) -> dict[str, str]:
+        """The text on disk of each file the call replaces whole, by its path, told to the thread
+        as the call's own update: the card and the thread show what is removed, not a new file."""
+        unread = unread_replacements(tool_call)
+        found = {path: text for path in unread if (text := await self.files.on_disk(path)) is not None}
+        if found:
+            content = with_old_texts(tool_call, found)["content"]
+            update = {
+                "sessionUpdate": "tool_call_update",
+                "toolCallId": tool_call.get("toolCallId"),
+                "content": content,
+            }
+            self.pump(self.core.update(session_id, session_update(update)))
+        return found
 
     async def _resolve(self, effect: ResolvePermission) -> None:
         answer = self.waiting.pop((effect.session_id, effect.request_id), None)

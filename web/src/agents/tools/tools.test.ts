@@ -25,6 +25,25 @@ describe("ansiRuns", () => {
 });
 
 describe("toolOutput", () => {
+  const text = (t: string) => [{ type: "content" as const, content: { type: "text" as const, text: t } }];
+
+  it("drops the fence around the whole output and the agent's injected reminders", () => {
+    expect(toolOutput({ content: text("```console\ntool-says-42\n```"), rawOutput: null }).text).toBe("tool-says-42");
+    expect(toolOutput({ content: text("````\na ``` b\n````"), rawOutput: null }).text).toBe("a ``` b");
+    const read = "1\tplain notes\n\n<system-reminder>\nWhenever you read a file…\n</system-reminder>\n";
+    expect(toolOutput({ content: text(read), rawOutput: null }).text).toBe("1\tplain notes");
+    // a fence inside the output is the output's own
+    expect(toolOutput({ content: text("see:\n```\nx\n```"), rawOutput: null }).text).toBe("see:\n```\nx\n```");
+  });
+
+  it("says the exit code a failed command's first line gives", () => {
+    expect(toolOutput({ content: text("```\nExit code 2\nno such file\n```"), rawOutput: null })).toEqual({
+      text: "no such file",
+      exitCode: 2,
+    });
+    expect(toolOutput({ content: [], rawOutput: "Exit code 1" })).toEqual({ text: "", exitCode: 1 });
+  });
+
   it("takes the text content and the exit code of the raw output", () => {
     const content = [{ type: "content" as const, content: { type: "text" as const, text: "a\nb\n" } }];
     expect(toolOutput({ content, rawOutput: { exit_code: 2 } })).toEqual({ text: "a\nb\n", exitCode: 2 });
