@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from canvasrelay.net import public_relays
-from canvasrelay.server.http import page_bundle
+from canvasrelay.page import bundle as page_bundle
 from tests.agent_support import serving
 from tests.relay_pages import Loop
 from tests.services import Coturn, NostrRelay, RedisServer, SignalInstance

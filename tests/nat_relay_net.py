@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from canvasrelay import __version__
-from canvasrelay.server.http.page_bundle import ENV as PAGE_ENV
+from canvasrelay.page.bundle import ENV as PAGE_ENV
 from tests.nat_net import PUBLIC, NatNet
 from tests.services import _Output
 

@@ -15,8 +15,9 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestServer
 
-from canvasrelay.server.http.page_bundle import WEB_DIST
-from canvasrelay.server.http.page_policy import (
+from canvasrelay.page.assets import add_static_routes
+from canvasrelay.page.bundle import WEB_DIST
+from canvasrelay.page.policy import (
     BUNDLE_ONLY,
     NOTHING,
     bundle_policy,
@@ -26,7 +27,6 @@ from canvasrelay.server.http.page_policy import (
     self_contained_policy,
     socket_sources,
 )
-from canvasrelay.server.http.static_assets import add_static_routes
 from tests.support import InProcessServer, missing
 
 

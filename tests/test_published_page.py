@@ -18,7 +18,7 @@ import pytest
 from aiohttp import web
 
 from canvasrelay import __version__
-from canvasrelay.server.http.page_bundle import MANIFEST, WEB_DIST, page_files
+from canvasrelay.page.bundle import MANIFEST, WEB_DIST, page_files
 from tests.relay_pages import WAIT_MS, Loop, join, serving_on
 from tests.services import NostrRelay
 

@@ -11,7 +11,7 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestServer
 
-from canvasrelay.server.http.static_assets import IMMUTABLE, add_static_routes, chosen_encoding
+from canvasrelay.page.assets import IMMUTABLE, add_static_routes, chosen_encoding
 
 SCRIPT = b"export const answer = 42;\n" * 100
 HASHED = "index-AbC_12-x.js"

@@ -23,11 +23,11 @@ const WITHOUT_WEBCRYPTO = [
 
 /**
  * The built page's own policy (adr/0028), for a copy of it served by something other than canvas:
- * canvasrelay/server/http/page_policy.json's list, which the server sends too, but where it may
+ * canvasrelay/page/policy.json's list, which the server sends too, but where it may
  * connect (the server says that, and the page narrows it to its link) and frame-ancestors (which a
  * page cannot say for itself). tests/test_page_policy.py checks the built page carries it.
  */
-const SERVED_POLICY = JSON.parse(readFileSync(new URL("../canvasrelay/server/http/page_policy.json", import.meta.url), "utf8")) as {
+const SERVED_POLICY = JSON.parse(readFileSync(new URL("../canvasrelay/page/policy.json", import.meta.url), "utf8")) as {
   bundleOnly: string[];
 };
 const PAGE_POLICY = [

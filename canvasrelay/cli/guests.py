@@ -179,42 +179,23 @@ async def _until_stopped() -> None:
 
 async def _signal(args: argparse.Namespace) -> int:
     check_port(args.host, args.port)
-    from aiohttp import web
+    from canvasrelay.signal import redis_bus
+    from canvasrelay.signal.serve import start
 
-    from canvasrelay.net.bounded_site import BoundedSite, raise_file_limit
-    from canvasrelay.server.http.log import one_line_refusals
-    from canvasrelay.server.http.page_bundle import WEB_DIST
-    from canvasrelay.server.http.page_policy import guest_page_connects, security_headers
-    from canvasrelay.server.http.static_assets import add_static_routes
-    from canvasrelay.signal import redis_bus, rendezvous
-
-    one_line_refusals()
-    raise_file_limit()
     try:
         turn = turn_config(args)
     except UsageError as exc:
         print(f"canvas: {exc}", file=sys.stderr)
         return 2
-    bus = None
-    if args.redis:
-        bus = redis_bus.RedisBus(args.redis)
-    relay = rendezvous.Rendezvous(bus, bus.verifiers if bus else None, turn, args.forwarded_for, args.page_origin)
-    app = web.Application(middlewares=[security_headers])
-    rendezvous.add_routes(app, relay)
-    rendezvous.add_ops_routes(app, relay)
-    add_static_routes(app, WEB_DIST, guest_page_connects)
-    runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
     try:
-        await BoundedSite(runner, args.host, args.port).start()
+        site = await start(args.host, args.port, turn, args.redis, args.forwarded_for, args.page_origin)
     except OSError as exc:
-        await runner.cleanup()
         raise listen_error(exc, args.host, args.port) from None
-    port = int(runner.addresses[0][1])
-    print(f"canvas rendezvous on ws://{args.host}:{port}/signal, guest page at http://{args.host}:{port}/", flush=True)
-    if bus is not None:
+    address = f"{args.host}:{site.port}"
+    print(f"canvas rendezvous on ws://{address}/signal, guest page at http://{address}/", flush=True)
+    if site.bus is not None:
         where = redis_bus.describe(args.redis)
-        if await bus.wait_up(REDIS_START_WAIT):
+        if await site.bus.wait_up(REDIS_START_WAIT):
             print(f"Sharing topics through Redis at {where}", flush=True)
         else:
             print(f"Redis at {where} is not reachable yet: /readyz answers 503 until it is", flush=True)
@@ -222,7 +203,7 @@ async def _signal(args: argparse.Namespace) -> int:
         print(f"Handing out TURN credentials for {', '.join(turn.urls)}", flush=True)
     print("Put it behind TLS, then: canvas serve --signal wss://<name>/signal --base-url https://<name>/", flush=True)
     await _until_stopped()
-    await runner.cleanup()
+    await site.close()
     return 0
 
 

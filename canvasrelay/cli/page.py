@@ -21,7 +21,7 @@ def add_command(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from canvasrelay.server.http.page_bundle import MANIFEST, NotBuilt, export
+    from canvasrelay.page.bundle import MANIFEST, NotBuilt, export
 
     target: Path = args.dir
     if target.exists() and not target.is_dir():

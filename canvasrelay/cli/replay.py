@@ -106,9 +106,9 @@ def _read(path: Path) -> bytes:
 async def _open(path: Path, at_port: int, open_browser: bool) -> int:
     from aiohttp import web
 
+    from canvasrelay.page.assets import add_static_routes
+    from canvasrelay.page.policy import security_headers
     from canvasrelay.server.app import WEB_DIST
-    from canvasrelay.server.http.page_policy import security_headers
-    from canvasrelay.server.http.static_assets import add_static_routes
 
     blob = _read(path)
 

@@ -16,9 +16,9 @@ from collections import Counter
 from collections.abc import Hashable
 from dataclasses import dataclass, field
 
-from canvasrelay.core.invites import MAX_INVITES
 from canvasrelay.core.rate_limit import BucketPerKey, Clock, SeenOnce
 from canvasrelay.protocol import signal_crypto
+from canvasrelay.protocol.people import MAX_INVITES
 
 MAX_GUESTS = 64
 MAX_HANDSHAKES = 16

@@ -19,14 +19,11 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from canvasrelay.core.errors import Refused
 from canvasrelay.protocol.encoding import b64url, b64url_decode
-from canvasrelay.protocol.people import InviteAccess, InviteInfo, InviteState
+from canvasrelay.protocol.people import MAX_INVITES, MAX_REVOKED, InviteAccess, InviteInfo, InviteState
 
 OPEN_ID = "open"
 OPEN_NAME = "Open room link"
 ROOM_INFO = b"canvas/invite-room/v1"
-MAX_INVITES = 64
-"""Standing invites; each costs the hub one signalling socket."""
-MAX_REVOKED = 64
 REVOKED_KEPT_S = 7 * 24 * 3600.0
 """How long a revoked invite's link is still told "withdrawn" (then it meets silence)."""
 WITHDRAWN = "This invitation was withdrawn by the host."

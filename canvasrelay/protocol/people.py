@@ -13,6 +13,10 @@ NAME_MAX = 64
 ID_MAX = 64
 EXPIRY_MAX_S = 366 * 24 * 3600
 AUDIT_PAGE_MAX = 500
+MAX_INVITES = 64
+"""Standing invites; each costs the hub one signalling socket (the rendezvous sizes its limits by it)."""
+MAX_REVOKED = 64
+"""Revoked invites still told "withdrawn"; each also keeps a signalling socket."""
 InviteAccess = Literal["view", "edit", "trusted"]
 InviteState = Literal["standing", "off", "expired", "revoked"]
 

@@ -29,10 +29,15 @@ from canvasrelay.core.shared_files import SharedFiles
 from canvasrelay.core.terminals import TerminalRoom
 from canvasrelay.net import public_relays, relay_upkeep
 from canvasrelay.net.bounded_site import BoundedSite
+from canvasrelay.net.http_refusals import one_line_refusals
 from canvasrelay.net.nostr_rendezvous import RelayListening
 from canvasrelay.net.peer_connection import chosen
 from canvasrelay.net.tasks import cancelled
 from canvasrelay.net.turn_provider import ProviderTurn
+from canvasrelay.page import bundle as page_bundle
+from canvasrelay.page.assets import add_static_routes
+from canvasrelay.page.bundle import WEB_DIST, PageCheck
+from canvasrelay.page.policy import own_sockets, rendezvous_sources, security_headers, socket_sources
 from canvasrelay.protocol.people import LinkReach
 from canvasrelay.server import canvas_dir, room_secrets
 from canvasrelay.server.agents.catalog import AgentSpec, discover, process_limits
@@ -47,13 +52,8 @@ from canvasrelay.server.deferred_imports import AGENT_MODULES, DeferredImports
 from canvasrelay.server.files.host import FileHost
 from canvasrelay.server.guests.hub import Hub
 from canvasrelay.server.guests.people_store import PeopleStore
-from canvasrelay.server.http import page_bundle
 from canvasrelay.server.http.api import ApiServices, mount_api
 from canvasrelay.server.http.lan import link_hosts, url_host
-from canvasrelay.server.http.log import one_line_refusals
-from canvasrelay.server.http.page_bundle import WEB_DIST, PageCheck
-from canvasrelay.server.http.page_policy import own_sockets, rendezvous_sources, security_headers, socket_sources
-from canvasrelay.server.http.static_assets import add_static_routes
 from canvasrelay.server.recording.room import RoomRecording
 from canvasrelay.server.recording.segments import RECORDING_DIR, Recorder
 from canvasrelay.server.recording.service import Replays

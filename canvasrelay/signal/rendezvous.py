@@ -28,9 +28,9 @@ from urllib.parse import urlsplit
 
 from aiohttp import WSMsgType, web
 
-from canvasrelay.core.invites import MAX_INVITES, MAX_REVOKED
 from canvasrelay.core.rate_limit import InboundGate
 from canvasrelay.protocol.encoding import b64url
+from canvasrelay.protocol.people import MAX_INVITES, MAX_REVOKED
 from canvasrelay.protocol.signal_crypto import topic_of_verifier
 from canvasrelay.signal.client_address import client_address
 from canvasrelay.signal.metrics import RendezvousMetrics

@@ -11,11 +11,11 @@ from aiohttp import web
 from pydantic import BaseModel, ValidationError
 
 from canvasrelay import __version__
+from canvasrelay.page.policy import self_contained_policy
 from canvasrelay.protocol.base import MAX_ELEMENTS, FrameError, load_bounded
 from canvasrelay.server.http.api.errors import ApiError, Handler, error_response, errors_middleware, invalid
 from canvasrelay.server.http.api.openapi import VERSION_HEADER, Call, Operation, spec
 from canvasrelay.server.http.api.services import ApiServices
-from canvasrelay.server.http.page_policy import self_contained_policy
 
 DOCS_PAGE = Path(__file__).with_name("docs.html")
 CORS_MAX_AGE = "600"

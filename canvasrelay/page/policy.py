@@ -28,7 +28,7 @@ from canvasrelay.protocol.ice import signal_urls, turn_endpoint_for
 # which CSP does not govern). A browser without the -elem/-attr directives falls back to style-src.
 # What a style sheet fetches (url(), @import) still meets img-src and style-src-elem. The list is
 # one file the built page's own policy (web/vite.config.ts) reads too.
-BUNDLE_ONLY: tuple[str, ...] = tuple(json.loads(Path(__file__).with_name("page_policy.json").read_text())["bundleOnly"])
+BUNDLE_ONLY: tuple[str, ...] = tuple(json.loads(Path(__file__).with_name("policy.json").read_text())["bundleOnly"])
 NOTHING = "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 """For whatever else is served (JSON, errors, plain text): it is no page and loads nothing."""
 ANY_RENDEZVOUS = ("https:", "wss:")

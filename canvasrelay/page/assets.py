@@ -4,7 +4,7 @@
 a content hash in their names, so they are cached for a year and never revalidated. The build
 writes a gzip and a brotli copy beside each text asset; the copy sent is the one the browser
 prefers in its `Accept-Encoding` (q-values honoured), else the plain file. `index.html` carries
-the page's Content-Security-Policy (`page_policy`), whose `connect-src` the caller decides.
+the page's Content-Security-Policy (`policy`), whose `connect-src` the caller decides.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 
 from aiohttp import web
 
-from canvasrelay.server.http.page_policy import bundle_policy, own_sockets
+from canvasrelay.page.policy import bundle_policy, own_sockets
 
 IMMUTABLE = "public, max-age=31536000, immutable"
 FAVICON_CACHE = "public, max-age=86400"

@@ -21,7 +21,7 @@ import aiohttp
 
 from canvasrelay import __version__
 
-WEB_DIST = Path(__file__).resolve().parents[2] / "web_dist"
+WEB_DIST = Path(__file__).resolve().parents[1] / "web_dist"
 MANIFEST = "canvas-page.json"
 """Written beside an exported copy: the canvas version it came from and each file's SHA-256."""
 PUBLISHED_HOME = "https://canvasrelay.github.io/canvas"
