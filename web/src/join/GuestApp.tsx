@@ -67,9 +67,10 @@ export function GuestApp({ link }: { link: RoomLinkParams }) {
   if (about instanceof Withdrawn) {
     return (
       <main className="notice guest-join">
-        <h1 data-testid="join-title">This link no longer opens the room</h1>
+        {/* Said alike for a withdrawn invitation and for a person the host removed: the reason says which. */}
+        <h1 data-testid="join-title">This link does not let you in</h1>
         <p data-testid="join-refused" role="alert">
-          {about.message} Ask the host for a new invitation.
+          {about.message} Ask the host if you should be here.
         </p>
       </main>
     );
