@@ -40,12 +40,13 @@ async def test_closing_the_terminal_leaves_neither_the_agent_nor_what_it_runs(ag
         missing(*lacks)
     fake = await FakeModels().start()
     root = project_for(tmp_path, agent, fake)
-    command = f"sleep {4700 + AGENTS.index(agent)}"
+    # Not a `sleep`: Claude Code refuses to run one that starts a command.
+    command = f"timeout {4700 + AGENTS.index(agent)} tail -f /dev/null"
     server = ServerProcess(root).start()
     try:
         host = await HostClient.connect(server)
         run = Run(host, await create(host, agent, options=False))
-        # Allowed once where the agent asks (Claude's runs a `sleep` unasked).
+        # Allowed once where the agent asks (Claude's may run it unasked).
         turn = asyncio.create_task(run.turn(f"ACTION: run {command}"))
         deadline = asyncio.get_running_loop().time() + AGENT_TIMEOUT
         while not running(command):
