@@ -53,6 +53,13 @@ def test_tools_by_letter_palette_help_hint_minimap_and_kept_view(browser: Any, s
         page.keyboard.press("?")
         sheet = page.get_by_test_id("board-help-sheet")
         sheet.get_by_text("Leave a terminal").wait_for(timeout=WAIT_MS)
+        # Every line reads whole: nothing is cut at the sheet's edge, no description squeezed to a few letters.
+        cut = sheet.evaluate(
+            """el => [...el.querySelectorAll('td')].filter(td =>
+              td.getBoundingClientRect().right > el.getBoundingClientRect().right + 1 || td.clientWidth < 120
+            ).map(td => td.textContent)"""
+        )
+        assert cut == [], cut
         page.keyboard.press("Escape")
         sheet.wait_for(state="detached", timeout=WAIT_MS)
 

@@ -217,6 +217,9 @@ def test_a_dark_board_exports_dark_and_its_menu_says_so(browser: Any, server: Se
     host = open_host(browser, server, width=1440, scheme="dark")
     add_note(host, 300, 300, "dark words")
     add_frame(host, "terminal")
+    view = add_agent(host)
+    prompt(view, "draw me in the export")
+    view.get_by_test_id("agent-message").filter(has_text="draw me in the export").wait_for(timeout=WAIT_MS)
     host.mouse.click(*board_point(host, 5, 600))
     host.get_by_test_id("board-export").click()
     png_item = host.get_by_test_id("board-export-png")
@@ -238,4 +241,7 @@ def test_a_dark_board_exports_dark_and_its_menu_says_so(browser: Any, server: Se
     assert first_fill and first_fill.group(1) == ground, text[:300]
     assert f'fill="{frame_body}"' in text and 'fill="#ffffff"' not in text, "a terminal frame drawn white"
     assert "dark words" in text
+    # A frame is drawn with what it shows, not its controls' labels.
+    assert "draw me in the export" in text
+    assert not re.search(r"Copy reply|>Send<|Concise|Hand over", text), text
     host.context.close()

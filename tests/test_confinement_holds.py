@@ -252,6 +252,24 @@ async def test_an_agent_installed_under_tmp_starts_confined(tmp_path: Path) -> N
         await host.close()
 
 
+def test_what_an_agent_under_tmp_runs_from_is_there_inside_the_sandbox(tmp_path: Path) -> None:
+    """A script the command names by its path, and an editable install's source that a prefix's
+    `.pth` adds, lie under /tmp too: the sandbox shows them, read-only, or the agent cannot start."""
+    script = tmp_path / "tools" / "agent.js"
+    script.parent.mkdir()
+    script.write_text("// an agent\n")
+    source = tmp_path / "source"
+    source.mkdir()
+    site = tmp_path / "venv" / "lib" / "python3.11" / "site-packages"
+    site.mkdir(parents=True)
+    (site / "_editable.pth").write_text(f"{source}\nimport os\n")
+    (tmp_path / "venv" / "bin").mkdir()
+    python = tmp_path / "venv" / "bin" / "python"
+    python.write_text("")
+    shown = agent_sandbox.prefixes_in_tmp([python], [str(python), str(script)])
+    assert set(shown) == {tmp_path / "venv", tmp_path / "tools", source}, shown
+
+
 def test_an_agent_that_cannot_start_confined_says_why(tmp_path: Path) -> None:
     """The menu says in words that it cannot start, rather than "Ready. Confined" and a thread
     that reads only "it exited with code 1"."""

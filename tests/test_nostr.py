@@ -105,7 +105,8 @@ async def test_what_a_relay_held_from_before_a_subscription_never_reaches_it(
     try:
         assert await link.until_connected(5)
         await link.subscribe("offers", topic_query("held"))
-        assert (await earlier.publish(signal_event(NostrKey.fresh(), "now", topic="held"))).accepted
+        # Sent on the subscription's own connection, so the relay reads it after the subscription.
+        assert (await link.publish(signal_event(NostrKey.fresh(), "now", topic="held"))).accepted
         assert await asyncio.wait_for(heard.get(), 5) == "now"
         assert heard.empty()
     finally:

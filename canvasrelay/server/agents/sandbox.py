@@ -24,6 +24,7 @@ Elsewhere, or without bubblewrap, the agent runs as the host's user and the agen
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -179,7 +180,7 @@ def wrap(argv: list[str], root: Path, env: Mapping[str, str], home: AgentHome) -
         command += ["--uid", UNPRIVILEGED, "--gid", UNPRIVILEGED]
     command += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     command += ["--tmpfs", str(HIDDEN_ROOT), "--setenv", "TMPDIR", str(HIDDEN_ROOT)]
-    for prefix in prefixes_in_tmp(programs):
+    for prefix in prefixes_in_tmp(programs, argv):
         command += ["--ro-bind", str(prefix), str(prefix)]
     command += ["--bind", str(home.path), str(home.path)]
     for source, target in home.reads:
@@ -231,14 +232,28 @@ def _hooks_path(root: Path) -> str | None:
     return project_relative(value, str(root)) if out.returncode == 0 and value else None
 
 
-def prefixes_in_tmp(programs: list[Path]) -> list[Path]:
+def prefixes_in_tmp(programs: list[Path], argv: list[str]) -> list[Path]:
     """What `programs` (`_programs`) run from that lies under `/tmp`, which the sandbox replaces
-    with its own: each program's prefix (the folder holding its `bin/` or its `node_modules/`),
-    and for canvas's own interpreter (the demo agent) its prefixes and the `canvasrelay` package."""
-    places = [_prefix(program) for program in programs]
-    if Path(sys.executable).resolve() in programs:
+    with its own: each program's prefix (the folder holding its `bin/` or its `node_modules/`), the
+    prefix of each file the command names by its absolute path (`node /tmp/x/agent.js`), the folders
+    a Python prefix's `.pth` files add (an editable install's source), and for canvas's own
+    interpreter (the demo agent) its prefixes and the `canvasrelay` package."""
+    named = [Path(os.path.abspath(arg)) for arg in argv[1:] if os.path.isabs(arg) and os.path.isfile(arg)]
+    places = [_prefix(program) for program in [*programs, *named]]
+    if Path(sys.executable).resolve() in {program.resolve() for program in [*programs, *named]}:
         places += [Path(sys.prefix), Path(sys.base_prefix), Path(canvasrelay.__file__).resolve().parent]
+    places += [reach for place in places for reach in _pth_reaches(place)]
     return _topmost(place for place in places if place.is_relative_to(HIDDEN_ROOT) and place != HIDDEN_ROOT)
+
+
+def _pth_reaches(prefix: Path) -> list[Path]:
+    """The folders the `.pth` files of a Python prefix's site-packages add to its path."""
+    reaches: list[Path] = []
+    for pth in prefix.glob("lib/python*/site-packages/*.pth"):
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            lines = pth.read_text("utf-8").splitlines()
+            reaches += [Path(line) for line in lines if line.startswith("/") and Path(line).is_dir()]
+    return reaches
 
 
 def _programs(argv: list[str], env: Mapping[str, str]) -> list[Path]:

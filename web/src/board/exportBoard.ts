@@ -202,10 +202,23 @@ export function download(blob: Blob, name: string): void {
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
-/** What a frame shows now, as text: an agent's thread, a terminal's screen. */
+/** A frame's controls and words for screen readers: what a person works with, not what the frame shows. */
+const NOT_SHOWN = "button, select, input, textarea, label, [role=toolbar], [aria-hidden=true], .visually-hidden";
+
+/** What a frame shows now, as text: an agent's thread, a terminal's screen, without its controls. */
 export function visibleText(id: string): string {
   const body = document.querySelector<HTMLElement>(`.react-flow__node[data-id="${CSS.escape(id)}"] .board-frame-body`);
-  return (body?.innerText ?? "").replace(/\n{3,}/g, "\n\n").trim();
+  if (!body) return "";
+  // A copy laid out off screen: `innerText` keeps the lines only of what is rendered.
+  const copy = body.cloneNode(true) as HTMLElement;
+  for (const control of copy.querySelectorAll(NOT_SHOWN)) control.remove();
+  copy.style.cssText = `position: fixed; left: -100000px; top: 0; width: ${body.clientWidth}px`;
+  document.body.append(copy);
+  try {
+    return copy.innerText.replace(/\n{3,}/g, "\n\n").trim();
+  } finally {
+    copy.remove();
+  }
 }
 
 /** Downloads the selection (or the whole board when nothing is selected) as `format`; says why when it cannot. */
