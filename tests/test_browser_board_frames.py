@@ -138,7 +138,11 @@ def test_an_agents_note_lands_beside_its_frame(browser: Any, server: ServerProce
         composer.press("Enter")
         note = page.locator(".react-flow__node-note").filter(has_text="next to me")
         note.wait_for(timeout=WAIT_MS)
-        frame, placed = box(agent), box(note)
+        # Both read in one frame: the board may be panning to show the note, moving both alike.
+        frame, placed = page.evaluate(
+            "([a, b]) => [a, b].map(e => e.getBoundingClientRect()).map(r => ({x: r.x, y: r.y, width: r.width}))",
+            [agent.element_handle(), note.element_handle()],
+        )
         zoom = frame["width"] / 640
         assert placed["x"] == pytest.approx(frame["x"] + frame["width"] + 40 * zoom, abs=2)
         assert placed["y"] == pytest.approx(frame["y"], abs=2)

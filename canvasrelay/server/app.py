@@ -425,7 +425,6 @@ class CanvasServer:
         await self.people_store.stop()
         if self.runner is not None:
             await self.runner.cleanup()
-        self.replays.close()
         self.recorder.close()
         self.store.close()
         self.lock.release()

@@ -1,15 +1,13 @@
 """The recording for the host's surfaces (the API, the host page through it): the timeline's marks,
-an export, and a restore of the board as it was. A whole recording is read in a process of its own
-(an export of hours of room is seconds of work, which in a thread would hold the interpreter's lock
-from the live room's loop); what came after a moment is made from memory, in a thread."""
+an export, and a restore of the board as it was. A whole recording is read in a thread (a worker
+process kept its interpreter's lock off the live loop, but outlived a stopped server: adr/0031);
+what came after a moment is made from memory, in a thread."""
 
 from __future__ import annotations
 
 import asyncio
-import multiprocessing
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import TypeVar
 
@@ -55,18 +53,6 @@ class Replays:
         """The store's sessions, rows only: what a session new since a moment is called."""
         self.terminal_names = terminal_names
         """What the room calls each terminal now."""
-        self._pool: ProcessPoolExecutor | None = None
-
-    def _reader(self) -> ProcessPoolExecutor:
-        if self._pool is None:
-            # Spawned, not forked: the server's threads and open sockets stay in the server.
-            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
-        return self._pool
-
-    def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
 
     def _ready(self) -> None:
         if not self.recorder.enabled:
@@ -84,7 +70,7 @@ class Replays:
     async def _read(
         self, reading: Callable[[Path, float | None, float | None], T], start: float | None, end: float | None
     ) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self._reader(), reading, self.canvas_dir, start, end)
+        return await asyncio.to_thread(reading, self.canvas_dir, start, end)
 
     async def following(self, after: float) -> bytes:
         """The replay file of what the room did after `after`, for the host's open timeline to take
