@@ -28,17 +28,21 @@ def main(link: str, wait_s: float) -> dict[str, object]:
     with sync_playwright() as playwright, tempfile.TemporaryDirectory() as profile:
         args = [*CHROMIUM_ARGS, f"--unsafely-treat-insecure-origin-as-secure={origin}"]
         context = playwright.chromium.launch_persistent_context(profile, executable_path=CHROMIUM, args=args)
-        page = context.new_page()
-        started = time.monotonic()
-        page.goto(link)
-        page.get_by_test_id("guest-name").fill("Behind a NAT")
-        page.get_by_test_id("guest-join").click()
-        board, trouble = page.get_by_test_id("board-toolbar"), page.get_by_test_id("join-trouble")
-        board.or_(trouble).first.wait_for(timeout=wait_ms)
-        seconds = round(time.monotonic() - started, 3)
-        if trouble.is_visible():
-            return {"trouble": trouble.inner_text(), "seconds": seconds}
-        return {"seconds": seconds, "project": page.get_by_test_id("project").inner_text()}
+        # Closed before its profile folder goes: a running Chromium still writes there.
+        try:
+            page = context.new_page()
+            started = time.monotonic()
+            page.goto(link)
+            page.get_by_test_id("guest-name").fill("Behind a NAT")
+            page.get_by_test_id("guest-join").click()
+            board, trouble = page.get_by_test_id("board-toolbar"), page.get_by_test_id("join-trouble")
+            board.or_(trouble).first.wait_for(timeout=wait_ms)
+            seconds = round(time.monotonic() - started, 3)
+            if trouble.is_visible():
+                return {"trouble": trouble.inner_text(), "seconds": seconds}
+            return {"seconds": seconds, "project": page.get_by_test_id("project").inner_text()}
+        finally:
+            context.close()
 
 
 if __name__ == "__main__":
