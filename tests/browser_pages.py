@@ -151,6 +151,14 @@ def add_agent(host: Any) -> Any:
     return view
 
 
+def open_thread_sheet(page: Any) -> Any:
+    """On a phone, where a frame is wider than the screen: picks the agent's frame by its title and
+    opens its thread in a sheet, as its reader does; returns the sheet."""
+    page.locator(".react-flow__node-frame .board-frame-title").click(position={"x": 30, "y": 10})
+    page.get_by_test_id("board-open-thread").click()
+    return page.get_by_test_id("thread-sheet")
+
+
 def edit_guest(browser: Any, server: ServerProcess, host: Any, name: str) -> Any:
     """A guest page whose guest the host gave edit access."""
     page = open_guest(browser, server, name)

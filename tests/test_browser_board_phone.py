@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser_pages import add_agent, join_as_guest, open_host, prompt, waiting_list
+from tests.browser_pages import add_agent, join_as_guest, open_host, open_thread_sheet, prompt, waiting_list
 from tests.support import ServerProcess
 from tests.test_browser_responsive import check_toolbar
 
@@ -26,9 +26,7 @@ def test_a_phone_guest_with_a_request_waiting_gets_the_board_near_the_top(browse
         guest.locator('[data-testid="access-banner"][data-access="edit"]').wait_for(timeout=WAIT_MS)
 
         # Ada prompts the agent from its thread sheet: the prompt waits for the host.
-        guest.locator(".react-flow__node-frame .board-frame-title").click(position={"x": 30, "y": 10})
-        guest.get_by_test_id("board-open-thread").click()
-        sheet = guest.get_by_test_id("thread-sheet")
+        sheet = open_thread_sheet(guest)
         composer = sheet.get_by_test_id("agent-input")
         composer.fill("please look at the tests")
         composer.press("Enter")

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser_pages import add_agent, open_host, prompt, waiting_list
+from tests.browser_pages import add_agent, open_host, open_thread_sheet, prompt, waiting_list
 from tests.support import ServerProcess
 
 pytestmark = pytest.mark.browser
@@ -149,9 +149,7 @@ def test_a_view_guest_asks_from_the_closed_prompt_box_and_it_opens(
     where = vi
     if width < 600:
         # A phone shows the frame wider than the screen: its reader opens the thread, and asks there.
-        vi.locator(".react-flow__node-frame .board-frame-title").click(position={"x": 30, "y": 10})
-        vi.get_by_test_id("board-open-thread").click()
-        where = vi.get_by_test_id("thread-sheet")
+        where = open_thread_sheet(vi)
     closed = where.get_by_test_id("agent-view").get_by_test_id("agent-composer-off")
     closed.get_by_test_id("ask-edit").click()
     closed.get_by_test_id("ask-edit").filter(has_text="Asked the host").wait_for(timeout=WAIT_MS)

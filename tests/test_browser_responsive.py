@@ -16,6 +16,7 @@ from tests.browser_pages import (
     edit_guest,
     join_as_guest,
     open_host,
+    open_thread_sheet,
     prompt,
     wait_waiting,
     waiting_list,
@@ -186,10 +187,7 @@ def test_on_a_phone_the_guest_page_is_the_board_with_a_bottom_sheet(browser: Any
         # An agent's frame is too small to read on the phone: its thread opens in a sheet.
         agent = add_frame(host, "agent")
         agent.get_by_test_id("agent-input").wait_for(timeout=WAIT_MS)
-        title = guest.locator(".react-flow__node-frame .board-frame-title")
-        title.click(position={"x": 30, "y": 10})
-        guest.get_by_test_id("board-open-thread").click()
-        thread = guest.get_by_test_id("thread-sheet")
+        thread = open_thread_sheet(guest)
         thread.get_by_test_id("agent-input").wait_for(timeout=WAIT_MS)
         assert box(thread)["width"] >= 0.9 * 390
         assert box(thread.get_by_test_id("agent-view"))["width"] >= 0.85 * 390
